@@ -1,0 +1,37 @@
+/**
+ * The SWE-bench instance schema as locfix uses it.
+ *
+ * Hugging Face exports store FAIL_TO_PASS / PASS_TO_PASS as JSON-encoded strings; locfix normalizes them
+ * to arrays once, at load time, so no later stage has to care. Fields that only the full dataset carries
+ * (test_patch, the test lists, version) default to empty so the 300-row Lite export in shared/ loads too.
+ */
+import { z } from 'zod';
+
+const testList = z.preprocess((value) => {
+  if (value === undefined || value === null || value === '') return [];
+  if (typeof value === 'string') {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value; // left as a string so zod reports a precise type error for this field
+    }
+  }
+  return value;
+}, z.array(z.string()));
+
+export const SweInstanceSchema = z.object({
+  instance_id: z.string().min(1),
+  repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'expected "owner/name"'),
+  base_commit: z.string().regex(/^[0-9a-f]{7,40}$/, 'expected a git commit hash'),
+  problem_statement: z.string(),
+  patch: z.string().default(''),
+  test_patch: z.string().default(''),
+  hints_text: z.string().default(''),
+  created_at: z.string().optional(),
+  version: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().optional()),
+  environment_setup_commit: z.string().optional(),
+  FAIL_TO_PASS: testList.default([]),
+  PASS_TO_PASS: testList.default([]),
+});
+
+export type SweInstance = z.infer<typeof SweInstanceSchema>;
