@@ -1,0 +1,28 @@
+/** Line numbers are 1-based and inclusive everywhere in locfix. */
+
+export interface CodeChunk {
+  /** repository-relative path of the file the chunk comes from */
+  path: string;
+  startLine: number;
+  endLine: number;
+  /** text to embed/index: starts with the path line (path augmentation), then the code */
+  text: string;
+  /** AST node type(s) the chunk covers, e.g. "function_definition", "class_definition", "module" */
+  kind: string;
+  /** qualified name of the innermost definition enclosing the chunk, e.g. "Request.register_hook" */
+  symbol?: string;
+}
+
+export type DefinitionKind = 'class' | 'function' | 'method';
+
+export interface Definition {
+  path: string;
+  /** bare name, e.g. "register_hook" */
+  name: string;
+  /** dotted qualified name inside the file, e.g. "Request.register_hook" (nested classes: "A.B.f") */
+  qualifiedName: string;
+  kind: DefinitionKind;
+  /** includes decorators */
+  startLine: number;
+  endLine: number;
+}
