@@ -33,5 +33,3 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     process.exitCode = 1;
   }
 }
-
-await main();
