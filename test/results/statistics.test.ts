@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import {
+  binomialHalfCdf,
+  clusteredBootstrap,
+  holmAdjust,
+  mcnemarExact,
+  normalSf,
+  pairedBootstrap,
+  seededRandom,
+  wilcoxonSignedRank,
+} from '../../results/statistics.ts';
+
+// Reference values below were computed with scipy 1.17.1 (scipy.stats.wilcoxon / binomtest / norm) and by hand.
+
+describe('wilcoxonSignedRank', () => {
+  const d = [6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75];
+  const zeros = d.map(() => 0);
+
+  it('matches scipy exact p for the textbook example (no ties, no zeros)', () => {
+    const r = wilcoxonSignedRank(d, zeros);
+    expect(r.method).toBe('exact');
+    expect(r.statistic).toBe(24);
+    expect(r.pValue).toBeCloseTo(0.041259765625, 12);
+  });
+
+  it('matches scipy normal approximation when asked for it', () => {
+    const r = wilcoxonSignedRank(d, zeros, { method: 'approx' });
+    expect(r.pValue).toBeCloseTo(0.04088813291185591, 10);
+  });
+
+  it('handles ties and zeros in small samples like scipy (exact sign flips over tied ranks)', () => {
+    const x = [1, 0.5, 0.5, 1, 0, 1, 0.5, 0, 1, 1, 0.5, 0];
+    const y = [0.5, 0.5, 0, 0, 0, 0.5, 1, 0.5, 0.5, 1, 0, 0];
+    const r = wilcoxonSignedRank(x, y);
+    expect(r.zeros).toBe(4);
+    expect(r.n).toBe(8);
+    expect(r.statistic).toBe(8);
+    // by hand: 7 tied |d| of rank 4, one of rank 8; P(W- <= 8) = (1 + 7 + 21 + 1) / 256, two-sided 60/256
+    expect(r.pValue).toBeCloseTo(60 / 256, 12);
+  });
+
+  it('uses the tie-corrected normal approximation for larger tied samples, as scipy does', () => {
+    // solve frequencies in quarters (4 runs), 40 instances, generated once with numpy (seed 5)
+    const x = [0.75, 1, 0, 1, 0.5, 0.5, 0.75, 0.25, 1, 0, 0.25, 0.25, 0.5, 0.5, 0, 0, 0, 0, 0, 1, 0, 0.75, 0.75, 0.25, 0.25, 0.5, 0.25, 1, 0, 1, 0.75, 1, 0, 0.25, 0.75, 0.5, 0.75, 0.75, 0.75, 0];
+    const y = [1, 0.5, 1, 0.25, 0.25, 1, 0, 0, 0.25, 0.75, 0, 1, 0.25, 0.25, 0.5, 1, 1, 1, 0.25, 0, 0.75, 0.75, 0.75, 0, 0, 0.5, 0.25, 0.5, 1, 0.25, 0.5, 0.25, 0.25, 1, 0, 0.25, 0, 0, 0.25, 0.75];
+    const r = wilcoxonSignedRank(x, y);
+    expect(r.method).toBe('approx');
+    expect(r.statistic).toBe(329);
+    expect(r.pValue).toBeCloseTo(0.9493388150639782, 9);
+    expect(wilcoxonSignedRank(x, y, { continuityCorrection: true }).pValue).toBeCloseTo(0.9556644756122695, 9);
+  });
+
+  it('returns p = 1 when every pair is tied', () => {
+    expect(wilcoxonSignedRank([1, 2], [1, 2]).pValue).toBe(1);
+  });
+});
+
+describe('McNemar and Holm', () => {
+  it('exact McNemar equals the two-sided binomial test on discordant pairs', () => {
+    // 2 pairs favour the reference, 9 the alternative: scipy binomtest(2, 11).pvalue
+    const reference = [true, true, ...Array(9).fill(false), true, false];
+    const alternative = [false, false, ...Array(9).fill(true), true, false];
+    const r = mcnemarExact(reference, alternative);
+    expect(r.referenceOnly).toBe(2);
+    expect(r.alternativeOnly).toBe(9);
+    expect(r.pValue).toBeCloseTo(0.0654296875, 12);
+    expect(binomialHalfCdf(7, 20) * 2).toBeCloseTo(0.26317596435546875, 12);
+    expect(mcnemarExact([true, false], [true, false]).pValue).toBe(1);
+  });
+
+  it('Holm adjusts step-down and keeps monotonicity', () => {
+    const adjusted = holmAdjust([0.01, 0.04, 0.03, 0.005]);
+    [0.03, 0.06, 0.06, 0.02].forEach((v, i) => expect(adjusted[i]).toBeCloseTo(v, 12));
+    expect(holmAdjust([0.5, 0.9])).toEqual([1, 1]);
+  });
+});
+
+describe('normal tail', () => {
+  it('matches scipy.stats.norm.sf', () => {
+    expect(normalSf(3.5)).toBeCloseTo(0.00023262907903552502, 14);
+    expect(normalSf(0.1)).toBeCloseTo(0.460172162722971, 12);
+    expect(2 * normalSf(2.0447)).toBeCloseTo(0.0408844436345652, 12);
+  });
+});
+
+describe('bootstrap', () => {
+  const random = seededRandom(7);
+  const reference = Array.from({ length: 300 }, () => (random() < 0.5 ? 1 : 0));
+  const alternative = reference.map((v) => (random() < 0.15 ? 1 - v : v));
+
+  it('is reproducible with the fixed seed and sensitive to the seed', () => {
+    const a = pairedBootstrap(reference, alternative);
+    const b = pairedBootstrap(reference, alternative);
+    expect(a).toEqual(b);
+    expect(a.resamples).toBe(10_000);
+    // continuous data so that percentiles are not pinned to a few discrete values
+    const rnd = seededRandom(3);
+    const ref = Array.from({ length: 50 }, () => rnd());
+    const alt = ref.map((v) => v + rnd() - 0.4);
+    expect(pairedBootstrap(ref, alt, { seed: 1 }).low).not.toBe(pairedBootstrap(ref, alt).low);
+    expect(pairedBootstrap(ref, alt).low).toBe(pairedBootstrap(ref, alt).low);
+  });
+
+  it('brackets the estimate with a width close to the normal-theory interval', () => {
+    const r = pairedBootstrap(reference, alternative);
+    const diffs = alternative.map((v, i) => v - reference[i]);
+    const m = diffs.reduce((s, v) => s + v, 0) / diffs.length;
+    const sd = Math.sqrt(diffs.reduce((s, v) => s + (v - m) ** 2, 0) / (diffs.length - 1));
+    const halfWidth = (1.96 * sd) / Math.sqrt(diffs.length);
+    expect(r.estimate).toBeCloseTo(m, 12);
+    expect(r.low).toBeLessThan(m);
+    expect(r.high).toBeGreaterThan(m);
+    expect((r.high - r.low) / 2).toBeGreaterThan(halfWidth * 0.9);
+    expect((r.high - r.low) / 2).toBeLessThan(halfWidth * 1.1);
+  });
+
+  it('a constant improvement gives a degenerate interval that excludes zero', () => {
+    const r = pairedBootstrap([0, 0, 0, 0], [1, 1, 1, 1]);
+    expect([r.low, r.high, r.estimate]).toEqual([1, 1, 1]);
+    expect(r.excludesZero).toBe(true);
+  });
+
+  it('clustered bootstrap is wider when outcomes are correlated within repositories', () => {
+    // every repository is either all-better or all-same: instance resampling overstates certainty
+    const clusters: string[] = [];
+    const ref: number[] = [];
+    const alt: number[] = [];
+    for (let repo = 0; repo < 10; repo++) {
+      for (let i = 0; i < 30; i++) {
+        clusters.push(`repo${repo}`);
+        ref.push(0);
+        alt.push(repo % 2 === 0 ? 1 : 0);
+      }
+    }
+    const plain = pairedBootstrap(ref, alt);
+    const clustered = clusteredBootstrap(ref, alt, clusters);
+    expect(clustered.estimate).toBeCloseTo(0.5, 12);
+    expect(clustered.high - clustered.low).toBeGreaterThan(3 * (plain.high - plain.low));
+    expect(clusteredBootstrap(ref, alt, clusters)).toEqual(clustered);
+  });
+});
