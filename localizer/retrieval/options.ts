@@ -1,0 +1,92 @@
+/**
+ * Every tunable of the model-free retriever in one place. The defaults were chosen on the even-indexed
+ * SWE-bench Lite instances and checked on the odd ones (BENCHMARKS.md); nothing here is per repository.
+ */
+import type { Normalization } from './fusion.ts';
+import type { MentionSource } from './structural-query.ts';
+
+export interface ChannelWeights {
+  /** dense (embedding) chunk search, file score = max over its chunks */
+  dense: number;
+  /** BM25 over chunks, file score = max over its chunks */
+  chunkBm25: number;
+  /** BM25 over whole files */
+  fileBm25: number;
+  /** files that define the identifiers a query's signals name */
+  definitions: number;
+  /** files named by path, dotted module or traceback frame */
+  paths: number;
+}
+
+export interface RetrievalOptions {
+  /** 'weighted' = weighted normalized-score fusion; 'rrf' = reciprocal-rank fusion */
+  fusion: 'weighted' | 'rrf';
+  normalization: Normalization;
+  rrfK: number;
+  weights: ChannelWeights;
+  /** per query label; labels not listed get 1 */
+  queryWeights: Record<string, number>;
+  /** chunks asked from each chunk search, files from the file search */
+  chunkDepth: number;
+  fileDepth: number;
+  /** candidate pool: top-m of each query's own ranking, unique, capped */
+  poolPerQuery: number;
+  poolCap: number;
+  /** files kept in the stored full ranking (metrics beyond the pool use it) */
+  rankingDepth: number;
+  /** evidence chunks kept per ranked file */
+  evidencePerFile: number;
+  /** how much a name mention counts, by where it was seen */
+  mentionWeights: Record<MentionSource, number>;
+  /** extra weight when a `Class.method` mention matches a definition's qualified name */
+  qualifiedWeight: number;
+  /** a name defined in n files contributes weight / n^definitionSpreadExponent to each */
+  definitionSpreadExponent: number;
+  /** names defined in more files than this are ignored for the boost */
+  maxDefiningFiles: number;
+  /** path-signal weights: explicit path, the innermost repository frame, module path */
+  pathWeights: { path: number; frame: number; module: number };
+  /** each further (outer) repository frame counts this factor less than the previous one */
+  frameDecay: number;
+}
+
+export const DEFAULT_RETRIEVAL_OPTIONS: RetrievalOptions = {
+  fusion: 'weighted',
+  normalization: 'max',
+  rrfK: 60,
+  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1 },
+  queryWeights: {},
+  chunkDepth: 300,
+  fileDepth: 200,
+  poolPerQuery: 10,
+  poolCap: 15,
+  rankingDepth: 100,
+  evidencePerFile: 3,
+  mentionWeights: { frame: 1, backtick: 1, code: 0.5, prose: 0.6 },
+  qualifiedWeight: 1,
+  definitionSpreadExponent: 1,
+  maxDefiningFiles: 30,
+  pathWeights: { path: 1, frame: 1, module: 0.7 },
+  frameDecay: 0.5,
+};
+
+/** Deep-merges partial options over the defaults and checks the values. */
+export function resolveRetrievalOptions(partial: DeepPartial<RetrievalOptions> = {}): RetrievalOptions {
+  const d = DEFAULT_RETRIEVAL_OPTIONS;
+  const o: RetrievalOptions = {
+    ...d,
+    ...(partial as Partial<RetrievalOptions>),
+    weights: { ...d.weights, ...partial.weights },
+    queryWeights: { ...d.queryWeights, ...(partial.queryWeights as Record<string, number> | undefined) },
+    mentionWeights: { ...d.mentionWeights, ...partial.mentionWeights },
+    pathWeights: { ...d.pathWeights, ...partial.pathWeights },
+  };
+  for (const key of ['chunkDepth', 'fileDepth', 'poolPerQuery', 'poolCap', 'rankingDepth', 'evidencePerFile'] as const) {
+    if (!Number.isInteger(o[key]) || o[key] < 1) throw new Error(`retrieval option ${key} must be a positive integer, got ${o[key]}`);
+  }
+  if (o.fusion !== 'weighted' && o.fusion !== 'rrf') throw new Error(`retrieval option fusion must be "weighted" or "rrf", got ${String(o.fusion)}`);
+  for (const [k, w] of Object.entries(o.weights)) if (!(w >= 0)) throw new Error(`retrieval weight ${k} must be >= 0, got ${w}`);
+  return o;
+}
+
+export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };

@@ -1,0 +1,108 @@
+/**
+ * Maps paths named in an issue (file paths, traceback frames, dotted modules) onto repository files.
+ *
+ * Issues give paths relative to wherever the reporter stood: absolute site-packages paths, paths from the
+ * repository root, or from a `src/` folder. We match by trailing path segments: the repository file that
+ * shares the longest suffix with the issue path wins. A bare file name ("models.py") matches every file of
+ * that name, so its weight is shared among them; a longer path whose only match is the file name (a
+ * reporter's own `myapp/models.py`) is not a match at all.
+ */
+import type { StructuralSignals } from './structural-query.ts';
+
+export class RepoPathMatcher {
+  private readonly byBasename = new Map<string, string[]>();
+
+  constructor(files: Iterable<string>) {
+    for (const f of files) {
+      const base = f.slice(f.lastIndexOf('/') + 1);
+      const list = this.byBasename.get(base);
+      if (list) list.push(f);
+      else this.byBasename.set(base, [f]);
+    }
+  }
+
+  /** Repository files best matching an issue path (several only when tied). */
+  match(issuePath: string): string[] {
+    const segs = issuePath.split('/').filter((s) => s && s !== '.');
+    if (segs.length === 0) return [];
+    const candidates = this.byBasename.get(segs[segs.length - 1]);
+    if (!candidates) return [];
+    let best = 0;
+    let winners: string[] = [];
+    for (const cand of candidates) {
+      const csegs = cand.split('/');
+      let m = 0;
+      while (m < segs.length && m < csegs.length && segs[segs.length - 1 - m] === csegs[csegs.length - 1 - m]) m++;
+      if (m > best) {
+        best = m;
+        winners = [cand];
+      } else if (m === best) winners.push(cand);
+    }
+    if (segs.length >= 2 && best < 2) return [];
+    return winners;
+  }
+
+  /** `a.b.c` as a module or package, trying shorter prefixes when the tail names attributes. */
+  matchModule(dotted: string): string[] {
+    const parts = dotted.split('.');
+    for (let n = parts.length; n >= 2; n--) {
+      const base = parts.slice(0, n).join('/');
+      const asModule = this.match(`${base}.py`).filter((p) => p.endsWith(`/${base}.py`) || p === `${base}.py`);
+      if (asModule.length) return asModule;
+      const asPackage = this.match(`${base}/__init__.py`).filter((p) => p.endsWith(`/${base}/__init__.py`) || p === `${base}/__init__.py`);
+      if (asPackage.length) return asPackage;
+    }
+    return [];
+  }
+}
+
+export interface PathEvidence {
+  path: string;
+  /** what in the issue named it */
+  signal: 'path' | 'frame' | 'module';
+  mention: string;
+  weight: number;
+}
+
+export interface PathWeights {
+  path: number;
+  frame: number;
+  module: number;
+}
+
+/**
+ * Path-signal scores per file. Frames count from the innermost repository frame down, each outer one
+ * `frameDecay` times the previous (frames outside the repository — stdlib, user scripts — are skipped and
+ * do not use up rank). Ambiguous matches share their weight.
+ */
+export function pathSignalScores(
+  signals: StructuralSignals,
+  matcher: RepoPathMatcher,
+  weights: PathWeights,
+  frameDecay: number,
+): { scores: Map<string, number>; evidence: PathEvidence[] } {
+  const scores = new Map<string, number>();
+  const evidence: PathEvidence[] = [];
+  const add = (files: string[], signal: PathEvidence['signal'], mention: string, weight: number): void => {
+    if (files.length === 0 || weight <= 0) return;
+    const share = weight / files.length;
+    for (const f of files) {
+      scores.set(f, (scores.get(f) ?? 0) + share);
+      evidence.push({ path: f, signal, mention, weight: share });
+    }
+  };
+  let frameWeight = weights.frame;
+  const seenFrameFiles = new Set<string>();
+  for (const frame of signals.frames) {
+    const files = matcher.match(frame.path);
+    if (files.length === 0) continue;
+    const key = files.join('\n');
+    // a recursion or repeated frame in the same file does not count twice
+    if (!seenFrameFiles.has(key)) add(files, 'frame', `${frame.path}:${frame.line}${frame.func ? ` in ${frame.func}` : ''}`, frameWeight);
+    seenFrameFiles.add(key);
+    frameWeight *= frameDecay;
+  }
+  for (const p of signals.paths) add(matcher.match(p), 'path', p, weights.path);
+  for (const m of signals.modules) add(matcher.matchModule(m), 'module', m, weights.module);
+  return { scores, evidence };
+}

@@ -1,0 +1,218 @@
+/**
+ * The model-free file retriever: several queries × several retrievers → one fused file ranking, a
+ * candidate pool, and evidence per file.
+ *
+ * Per query, each text retriever gives file scores: dense and chunk-BM25 take the max over a file's chunks
+ * (BLAgent §2.3), file-BM25 scores whole files. A query that carries structural signals adds two more
+ * channels: the definition boost and path matches. Each query's channels are fused into that query's own
+ * ranking (for the BLAgent-style pool); all channels of all queries are fused into the final ranking.
+ */
+import type { CodeChunk, Definition } from '../../src/parsing/types.ts';
+import { candidatePool, rankFiles, reciprocalRankFusion, weightedScoreFusion, type Channel, type RankedFile } from './fusion.ts';
+import { definitionScores, type DefinitionEvidence } from './definition-boost.ts';
+import { pathSignalScores, RepoPathMatcher, type PathEvidence } from './path-match.ts';
+import { resolveRetrievalOptions, type ChannelWeights, type DeepPartial, type RetrievalOptions } from './options.ts';
+import { assertQueries, type RetrievalQuery } from './query.ts';
+
+export interface ChunkHit {
+  chunk: CodeChunk;
+  score: number;
+}
+
+export interface FileHit {
+  path: string;
+  score: number;
+}
+
+/** What the retriever needs from a repository index (src/index/repo-index.ts provides it). */
+export interface RetrievalIndex {
+  /** repository-relative paths of every indexed file */
+  readonly filePaths: readonly string[];
+  searchDense(text: string, k: number): Promise<ChunkHit[]>;
+  searchChunksBm25(text: string, k: number): Promise<ChunkHit[]>;
+  searchFilesBm25(text: string, k: number): Promise<FileHit[]>;
+  definitionsOf(name: string): readonly Definition[];
+}
+
+export type ChannelKind = keyof ChannelWeights;
+
+export interface EvidenceChunk {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  query: string;
+  signal: 'dense' | 'chunkBm25';
+  symbol?: string;
+}
+
+export interface RankedFileWithEvidence extends RankedFile {
+  /** normalized contribution of each channel ("raw/fileBm25": 0.8, …) before fusion weights */
+  channels: Record<string, number>;
+  chunks: EvidenceChunk[];
+  definitions: DefinitionEvidence[];
+  pathSignals: PathEvidence[];
+}
+
+export interface QueryRanking {
+  label: string;
+  text: string;
+  files: RankedFile[];
+  timingsMs: Record<string, number>;
+}
+
+export interface RetrievalResult {
+  /** fused ranking over all queries and channels, best first, `rankingDepth` long */
+  ranking: RankedFileWithEvidence[];
+  /** unique(top-m of each query's ranking), capped */
+  pool: string[];
+  perQuery: QueryRanking[];
+  timingsMs: { total: number };
+}
+
+function maxPerFile(hits: readonly ChunkHit[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const h of hits) {
+    const prev = out.get(h.chunk.path);
+    if (prev === undefined || h.score > prev) out.set(h.chunk.path, h.score);
+  }
+  return out;
+}
+
+function fuse(channels: readonly Channel[], options: RetrievalOptions): Map<string, number> {
+  return options.fusion === 'rrf' ? reciprocalRankFusion(channels, options.rrfK) : weightedScoreFusion(channels, options.normalization);
+}
+
+async function timed<T>(timings: Record<string, number>, key: string, work: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await work();
+  } finally {
+    timings[key] = Math.round((performance.now() - t0) * 10) / 10;
+  }
+}
+
+export async function retrieveFiles(
+  index: RetrievalIndex,
+  queries: readonly RetrievalQuery[],
+  partialOptions: DeepPartial<RetrievalOptions> | RetrievalOptions = {},
+): Promise<RetrievalResult> {
+  assertQueries(queries);
+  const options = resolveRetrievalOptions(partialOptions as DeepPartial<RetrievalOptions>);
+  const started = performance.now();
+  const w = options.weights;
+  let matcher: RepoPathMatcher | undefined;
+
+  const allChannels: Channel[] = [];
+  const perQuery: QueryRanking[] = [];
+  const chunkEvidence = new Map<string, EvidenceChunk[]>();
+  const defEvidence = new Map<string, DefinitionEvidence[]>();
+  const pathEvidence = new Map<string, PathEvidence[]>();
+  const pushTo = <T>(map: Map<string, T[]>, key: string, value: T): void => {
+    const list = map.get(key);
+    if (list) list.push(value);
+    else map.set(key, [value]);
+  };
+
+  for (const query of queries) {
+    const qw = options.queryWeights[query.label] ?? 1;
+    const timings: Record<string, number> = {};
+    const channels: Channel[] = [];
+    const text = query.text.trim();
+    if (text) {
+      if (w.dense > 0) {
+        const hits = await timed(timings, 'dense', () => index.searchDense(text, options.chunkDepth));
+        channels.push({ label: `${query.label}/dense`, scores: maxPerFile(hits), weight: w.dense * qw });
+        for (const h of hits) pushTo(chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'dense'));
+      }
+      if (w.chunkBm25 > 0) {
+        const hits = await timed(timings, 'chunkBm25', () => index.searchChunksBm25(text, options.chunkDepth));
+        channels.push({ label: `${query.label}/chunkBm25`, scores: maxPerFile(hits), weight: w.chunkBm25 * qw });
+        for (const h of hits) pushTo(chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'chunkBm25'));
+      }
+      if (w.fileBm25 > 0) {
+        const hits = await timed(timings, 'fileBm25', () => index.searchFilesBm25(text, options.fileDepth));
+        channels.push({ label: `${query.label}/fileBm25`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: w.fileBm25 * qw });
+      }
+    }
+    if (query.signals) {
+      const signals = query.signals;
+      if (w.definitions > 0) {
+        const t0 = performance.now();
+        const { scores, evidence } = definitionScores(signals, index, options);
+        timings.definitions = Math.round((performance.now() - t0) * 10) / 10;
+        channels.push({ label: `${query.label}/definitions`, scores, weight: w.definitions * qw });
+        for (const e of evidence) pushTo(defEvidence, e.path, e);
+      }
+      if (w.paths > 0) {
+        matcher ??= new RepoPathMatcher(index.filePaths);
+        const { scores, evidence } = pathSignalScores(signals, matcher, options.pathWeights, options.frameDecay);
+        channels.push({ label: `${query.label}/paths`, scores, weight: w.paths * qw });
+        for (const e of evidence) pushTo(pathEvidence, e.path, e);
+      }
+    }
+    perQuery.push({ label: query.label, text: query.text, files: rankFiles(fuse(channels, options)).slice(0, options.rankingDepth), timingsMs: timings });
+    allChannels.push(...channels);
+  }
+
+  const fused = rankFiles(fuse(allChannels, options)).slice(0, options.rankingDepth);
+  const normalizedByChannel = allChannels.map((c) => ({ label: c.label, scores: normalizeForReport(c.scores) }));
+  const ranking: RankedFileWithEvidence[] = fused.map((f) => {
+    const contributions: Record<string, number> = {};
+    for (const c of normalizedByChannel) {
+      const s = c.scores.get(f.path);
+      if (s !== undefined) contributions[c.label] = Math.round(s * 1e4) / 1e4;
+    }
+    return {
+      path: f.path,
+      score: f.score,
+      channels: contributions,
+      chunks: bestChunks(chunkEvidence.get(f.path) ?? [], options.evidencePerFile),
+      definitions: dedupeDefinitions(defEvidence.get(f.path) ?? []).slice(0, options.evidencePerFile),
+      pathSignals: (pathEvidence.get(f.path) ?? []).slice(0, options.evidencePerFile),
+    };
+  });
+  const pool = candidatePool(perQuery.map((q) => q.files.map((f) => f.path)), options.poolPerQuery, options.poolCap);
+  return { ranking, pool, perQuery, timingsMs: { total: Math.round(performance.now() - started) } };
+}
+
+function chunkToEvidence(hit: ChunkHit, query: string, signal: EvidenceChunk['signal']): EvidenceChunk {
+  const c = hit.chunk;
+  return { path: c.path, startLine: c.startLine, endLine: c.endLine, score: hit.score, query, signal, ...(c.symbol ? { symbol: c.symbol } : {}) };
+}
+
+function normalizeForReport(scores: ReadonlyMap<string, number>): Map<string, number> {
+  let max = 0;
+  for (const s of scores.values()) if (s > max) max = s;
+  const out = new Map<string, number>();
+  if (max > 0) for (const [p, s] of scores) out.set(p, s / max);
+  return out;
+}
+
+/** Chunk hits of one file: the best ones, each region once (dense and BM25 often agree). */
+function bestChunks(hits: readonly EvidenceChunk[], n: number): EvidenceChunk[] {
+  // scores of different retrievers are not comparable; rank within each retriever, interleave by rank
+  const byRank = [...hits].map((h) => ({ h, rank: hits.filter((o) => o.signal === h.signal && o.query === h.query && o.score > h.score).length }));
+  byRank.sort((a, b) => a.rank - b.rank || b.h.score - a.h.score);
+  const out: EvidenceChunk[] = [];
+  const seen = new Set<string>();
+  for (const { h } of byRank) {
+    const key = `${h.startLine}-${h.endLine}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(h);
+    if (out.length >= n) break;
+  }
+  return out;
+}
+
+function dedupeDefinitions(list: readonly DefinitionEvidence[]): DefinitionEvidence[] {
+  const seen = new Map<string, DefinitionEvidence>();
+  for (const d of list) {
+    const key = `${d.qualifiedName}@${d.startLine}`;
+    const prev = seen.get(key);
+    if (prev) prev.weight += d.weight;
+    else seen.set(key, { ...d });
+  }
+  return [...seen.values()].sort((a, b) => b.weight - a.weight);
+}
