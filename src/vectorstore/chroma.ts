@@ -1,0 +1,146 @@
+/**
+ * VectorStore on a Chroma server through the `chromadb` client. Embeddings are always supplied by locfix
+ * (collections are created with no embedding function); collections use cosine space.
+ */
+import { ChromaClient, type Collection, type Where } from 'chromadb';
+import type { VectorCollection, VectorHit, VectorMetadata, VectorQueryOptions, VectorRecord, VectorStore } from './types.ts';
+import { startChromaServer, type ChromaServer } from './chroma-server.ts';
+
+/** Chroma rejects very large requests; upserts and id lookups go in batches of this many records. */
+const WRITE_BATCH = 1000;
+const ID_LOOKUP_BATCH = 5000;
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{1,61}[A-Za-z0-9]$/;
+
+function toArray(v: readonly number[] | Float32Array): number[] {
+  return Array.isArray(v) ? (v as number[]) : Array.from(v);
+}
+
+class ChromaCollection implements VectorCollection {
+  constructor(
+    readonly name: string,
+    private readonly collection: Collection,
+  ) {}
+
+  count(): Promise<number> {
+    return this.collection.count();
+  }
+
+  async existing(ids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < ids.length; i += ID_LOOKUP_BATCH) {
+      const res = await this.collection.get({ ids: ids.slice(i, i + ID_LOOKUP_BATCH), include: [] });
+      for (const id of res.ids) found.add(id);
+    }
+    return found;
+  }
+
+  async upsert(records: readonly VectorRecord[]): Promise<void> {
+    for (let i = 0; i < records.length; i += WRITE_BATCH) {
+      const batch = records.slice(i, i + WRITE_BATCH);
+      const withMeta = batch.some((r) => r.metadata && Object.keys(r.metadata).length > 0);
+      await this.collection.upsert({
+        ids: batch.map((r) => r.id),
+        embeddings: batch.map((r) => toArray(r.embedding)),
+        ...(withMeta ? { metadatas: batch.map((r) => r.metadata ?? {}) } : {}),
+      });
+    }
+  }
+
+  async query(embedding: readonly number[] | Float32Array, k: number, options: VectorQueryOptions = {}): Promise<VectorHit[]> {
+    if (k <= 0) return [];
+    if (options.ids && options.ids.length === 0) return [];
+    let where: Where | undefined;
+    if (options.whereIn) {
+      if (options.whereIn.values.length === 0) return [];
+      where = { [options.whereIn.field]: { $in: [...options.whereIn.values] } } as Where;
+    }
+    const res = await this.collection.query({
+      queryEmbeddings: [toArray(embedding)],
+      nResults: k,
+      ...(options.ids ? { ids: [...options.ids] } : {}),
+      ...(where ? { where } : {}),
+      include: options.includeMetadata ? ['distances', 'metadatas'] : ['distances'],
+    });
+    const ids = res.ids[0] ?? [];
+    const distances = res.distances?.[0] ?? [];
+    const metadatas = res.metadatas?.[0] ?? [];
+    return ids.map((id, i) => ({
+      id,
+      // cosine space: distance = 1 - cosine similarity
+      score: 1 - (distances[i] ?? 1),
+      ...(options.includeMetadata && metadatas[i] ? { metadata: metadatas[i] as VectorMetadata } : {}),
+    }));
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += WRITE_BATCH) await this.collection.delete({ ids: ids.slice(i, i + WRITE_BATCH) });
+  }
+}
+
+export interface ChromaStoreOptions {
+  /** server URL, e.g. http://127.0.0.1:8000 */
+  url: string;
+  tenant?: string;
+  database?: string;
+}
+
+export class ChromaVectorStore implements VectorStore {
+  readonly client: ChromaClient;
+  private readonly collections = new Map<string, Promise<ChromaCollection>>();
+
+  constructor(options: ChromaStoreOptions) {
+    const u = new URL(options.url);
+    this.client = new ChromaClient({
+      host: u.hostname,
+      port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80,
+      ssl: u.protocol === 'https:',
+      ...(options.tenant ? { tenant: options.tenant } : {}),
+      ...(options.database ? { database: options.database } : {}),
+    });
+  }
+
+  collection(name: string): Promise<VectorCollection> {
+    if (!NAME_RE.test(name)) {
+      throw new Error(`invalid vector collection name "${name}": 3–63 chars of [A-Za-z0-9._-], starting and ending alphanumeric`);
+    }
+    let c = this.collections.get(name);
+    if (!c) {
+      c = this.client
+        .getOrCreateCollection({ name, embeddingFunction: null, configuration: { hnsw: { space: 'cosine' } } })
+        .then((col) => new ChromaCollection(name, col));
+      // a failed lookup must not poison later calls
+      c.catch(() => this.collections.delete(name));
+      this.collections.set(name, c);
+    }
+    return c;
+  }
+
+  async deleteCollection(name: string): Promise<void> {
+    this.collections.delete(name);
+    try {
+      await this.client.deleteCollection({ name });
+    } catch (err) {
+      if ((err as Error).name !== 'ChromaNotFoundError') throw err;
+    }
+  }
+}
+
+/**
+ * The Chroma store locfix uses: the server at `url` when given, otherwise a local server started (or
+ * reused) for `<cacheDir>/chroma`. `close()` stops a server this call started.
+ */
+export async function openChromaStore(options: { url?: string; cacheDir: string }): Promise<{
+  store: ChromaVectorStore;
+  server?: ChromaServer;
+  close(): Promise<void>;
+}> {
+  if (options.url) {
+    const store = new ChromaVectorStore({ url: options.url });
+    return { store, close: async () => {} };
+  }
+  const { join } = await import('node:path');
+  const server = await startChromaServer({ dataDir: join(options.cacheDir, 'chroma') });
+  const store = new ChromaVectorStore({ url: server.url });
+  return { store, server, close: () => server.stop() };
+}
