@@ -1,0 +1,283 @@
+/**
+ * Per-stage failure analysis (BLAgent paper §4, RQ2.1/RQ2.2, Figure 18).
+ *
+ * Each instance lands in exactly one category, judged against the gold patch in pipeline order:
+ *   resolved → evaluation-error → empty-patch → file → function → line → patch-generation.
+ * The localization flags are recorded for every instance (also for resolved and empty ones), so the
+ * categories can be re-cut later without rerunning anything.
+ *
+ * - file level: a gold file is among the files handed to repair (top 3 by default);
+ * - function level: a gold function/method is among the selected elements of that file (a selected class
+ *   covers its methods; edits outside any function are covered when their file was selected at all);
+ * - line level: the paper's approximation, see `lineLevelMatch`.
+ */
+import { modifiedExistingFiles, parsePatch, type FilePatch, type PatchLine } from '../src/patch.ts';
+import type { Definition } from '../src/parsing/types.ts';
+import { sequenceRatio } from './sequence-similarity.ts';
+
+export type FailureCategory =
+  | 'resolved'
+  | 'evaluation-error'
+  | 'empty-patch'
+  | 'file'
+  | 'function'
+  | 'line'
+  | 'patch-generation';
+
+export const FAILURE_CATEGORIES: readonly FailureCategory[] = [
+  'resolved',
+  'evaluation-error',
+  'empty-patch',
+  'file',
+  'function',
+  'line',
+  'patch-generation',
+];
+
+/** A code element: `name` is "func", "Class" or "Class.method" (dotted for nesting), or "<module>". */
+export interface CodeElement {
+  path: string;
+  name: string;
+}
+
+export const MODULE_LEVEL = '<module>';
+
+export interface InstanceEvidence {
+  instanceId: string;
+  repo: string;
+  goldPatch: string;
+  /** files handed to the repair stage, in rank order */
+  handedFiles: string[];
+  /** elements chosen by function-level localization; undefined when that stage produced nothing */
+  selectedElements?: CodeElement[];
+  /** elements the gold patch edits (see `goldElements`) */
+  goldElements: CodeElement[];
+  /** the selected (final) patch; empty string when none */
+  modelPatch: string;
+  /** why the patch is empty, from the repair/selection stage */
+  emptyReason?: string;
+  resolved: boolean;
+  /** the patch did not apply or the harness failed */
+  evaluationError?: string;
+}
+
+export interface LineMatch {
+  correct: boolean;
+  /** how it was decided */
+  rule: 'within-5-lines' | 'similar-within-10-lines' | 'different-file' | 'too-far' | 'no-code-line';
+  gold?: { path: string; line: number; text: string };
+  model?: { path: string; line: number; text: string };
+  distance?: number;
+  similarity?: number;
+}
+
+export interface InstanceAnalysis {
+  instanceId: string;
+  repo: string;
+  category: FailureCategory;
+  fileCorrect: boolean;
+  functionCorrect: boolean;
+  /** undefined when there is no model patch to compare */
+  line?: LineMatch;
+  emptyReason?: string;
+  evaluationError?: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Gold elements
+
+/**
+ * The elements a patch edits in the pre-patch files: for every removed line and every insertion point, the
+ * innermost enclosing function/method, else class, else the module. `definitionsOf(path)` gives the
+ * definitions of the pre-patch file (tree-sitter, src/parsing/definitions.ts).
+ */
+export function goldElements(patch: string, definitionsOf: (path: string) => readonly Definition[]): CodeElement[] {
+  const out = new Map<string, CodeElement>();
+  for (const file of parsePatch(patch)) {
+    if (file.isNew || !file.oldPath) continue;
+    const defs = definitionsOf(file.oldPath);
+    for (const line of changedLines(file)) {
+      const element = innermostElement(defs, line.oldLine, line.kind === 'add');
+      out.set(`${file.oldPath}::${element}`, { path: file.oldPath, name: element });
+    }
+  }
+  return [...out.values()];
+}
+
+function innermostElement(defs: readonly Definition[], line: number, insertion: boolean): string {
+  let best: Definition | undefined;
+  for (const d of defs) {
+    // An insertion point just after a definition's last line still belongs to it (appending to a body).
+    const end = insertion ? d.endLine + 1 : d.endLine;
+    if (line < d.startLine || line > end) continue;
+    if (!best || d.endLine - d.startLine < best.endLine - best.startLine) best = d;
+  }
+  return best ? best.qualifiedName : MODULE_LEVEL;
+}
+
+function changedLines(file: FilePatch): PatchLine[] {
+  return file.hunks.flatMap((h) => h.lines.filter((l) => l.kind !== 'context'));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Function level
+
+function covers(selected: CodeElement, gold: CodeElement): boolean {
+  if (selected.path !== gold.path) return false;
+  if (selected.name === gold.name) return true;
+  // a selected class (or outer function) covers what is nested in it
+  return gold.name.startsWith(selected.name + '.');
+}
+
+export function functionLevelCorrect(selected: readonly CodeElement[] | undefined, gold: readonly CodeElement[], handedFiles: readonly string[]): boolean {
+  if (!selected || selected.length === 0) return false;
+  return gold.some((g) =>
+    g.name === MODULE_LEVEL
+      ? handedFiles.includes(g.path) && selected.some((s) => s.path === g.path)
+      : selected.some((s) => covers(s, g)),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Line level (paper §4 RQ2.2, "Line-level Approximation")
+
+interface CodeLine {
+  path: string;
+  line: number;
+  text: string;
+}
+
+/**
+ * The first added or removed line of a patch that is code: not blank, not a comment, not part of a
+ * docstring. Docstrings are recognised inside the hunk: lines from a line opening a triple-quoted string to
+ * the line closing it (context lines included, so a change in the middle of a docstring is skipped too).
+ */
+export function firstChangedCodeLine(patch: string): CodeLine | undefined {
+  for (const file of parsePatch(patch)) {
+    const path = file.oldPath ?? file.path;
+    for (const hunk of file.hunks) {
+      // The old and new sides are separate texts: a removed docstring opener and its replacement must not
+      // close each other, so each side keeps its own string state (context lines advance both).
+      const open: Record<'old' | 'new', string | undefined> = { old: undefined, new: undefined };
+      for (const l of hunk.lines) {
+        const stripped = l.text.trim();
+        const sides: Array<'old' | 'new'> = l.kind === 'context' ? ['old', 'new'] : l.kind === 'remove' ? ['old'] : ['new'];
+        const side = sides[0];
+        const wasInString = open[side] !== undefined;
+        for (const s of sides) open[s] = updateTripleQuoteState(stripped, open[s]);
+        if (l.kind === 'context') continue;
+        const isDocLine = wasInString || open[side] !== undefined || /^[rRbBuU]?("""|''')/.test(stripped);
+        if (!stripped || stripped.startsWith('#') || isDocLine) continue;
+        return { path, line: l.oldLine, text: stripped };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Tracks whether we are inside a triple-quoted string after this line. */
+function updateTripleQuoteState(line: string, open: string | undefined): string | undefined {
+  let state = open;
+  const re = /"""|'''/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(line))) {
+    if (state === undefined) state = m[0];
+    else if (state === m[0]) state = undefined;
+  }
+  return state;
+}
+
+export const LINE_WINDOW = 5;
+export const SIMILARITY_WINDOW = 10;
+export const SIMILARITY_THRESHOLD = 0.6;
+
+/**
+ * The paper's line-level approximation: compare the first changed code line of the model patch with that of
+ * the gold patch. Correct when both are in the same file and at most 5 lines apart; otherwise correct when
+ * in the same file, at most 10 lines apart, and textually similar (difflib ratio ≥ 0.6, see
+ * results/sequence-similarity.ts). Positions are old-file line numbers, so insertions and edits compare on
+ * the same scale.
+ */
+export function lineLevelMatch(modelPatch: string, goldPatch: string): LineMatch {
+  const gold = firstChangedCodeLine(goldPatch);
+  const model = firstChangedCodeLine(modelPatch);
+  if (!gold || !model) return { correct: false, rule: 'no-code-line', gold, model };
+  if (gold.path !== model.path) return { correct: false, rule: 'different-file', gold, model };
+  const distance = Math.abs(gold.line - model.line);
+  if (distance <= LINE_WINDOW) return { correct: true, rule: 'within-5-lines', gold, model, distance };
+  const similarity = sequenceRatio(model.text, gold.text);
+  if (distance <= SIMILARITY_WINDOW && similarity >= SIMILARITY_THRESHOLD) {
+    return { correct: true, rule: 'similar-within-10-lines', gold, model, distance, similarity };
+  }
+  return { correct: false, rule: 'too-far', gold, model, distance, similarity };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Categorisation
+
+export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
+  const goldFiles = new Set(modifiedExistingFiles(e.goldPatch));
+  const fileCorrect = e.handedFiles.some((f) => goldFiles.has(f));
+  const functionCorrect = fileCorrect && functionLevelCorrect(e.selectedElements, e.goldElements, e.handedFiles);
+  const hasPatch = e.modelPatch.trim().length > 0;
+  const line = hasPatch ? lineLevelMatch(e.modelPatch, e.goldPatch) : undefined;
+  let category: FailureCategory;
+  if (e.resolved) category = 'resolved';
+  else if (e.evaluationError) category = 'evaluation-error';
+  else if (!hasPatch) category = 'empty-patch';
+  else if (!fileCorrect) category = 'file';
+  else if (!functionCorrect) category = 'function';
+  else if (!line?.correct) category = 'line';
+  else category = 'patch-generation';
+  return {
+    instanceId: e.instanceId,
+    repo: e.repo,
+    category,
+    fileCorrect,
+    functionCorrect,
+    line,
+    ...(e.emptyReason && !hasPatch ? { emptyReason: e.emptyReason } : {}),
+    ...(e.evaluationError ? { evaluationError: e.evaluationError } : {}),
+  };
+}
+
+export interface CategoryCount {
+  count: number;
+  /** share of all instances */
+  share: number;
+  /** share of the unresolved instances (the paper's Figure 18b denominator); undefined for 'resolved' */
+  shareOfUnresolved?: number;
+  instances: string[];
+}
+
+export interface FailureSummary {
+  total: number;
+  unresolved: number;
+  categories: Record<FailureCategory, CategoryCount>;
+  byRepo: Record<string, Record<FailureCategory, number>>;
+  emptyReasons: Record<string, number>;
+}
+
+export function summarizeFailures(analyses: readonly InstanceAnalysis[]): FailureSummary {
+  const total = analyses.length;
+  const unresolved = analyses.filter((a) => a.category !== 'resolved').length;
+  const categories = Object.fromEntries(
+    FAILURE_CATEGORIES.map((c) => {
+      const instances = analyses.filter((a) => a.category === c).map((a) => a.instanceId).sort();
+      const entry: CategoryCount = { count: instances.length, share: total ? instances.length / total : 0, instances };
+      if (c !== 'resolved') entry.shareOfUnresolved = unresolved ? instances.length / unresolved : 0;
+      return [c, entry];
+    }),
+  ) as Record<FailureCategory, CategoryCount>;
+  const byRepo: Record<string, Record<FailureCategory, number>> = {};
+  const emptyReasons: Record<string, number> = {};
+  for (const a of analyses) {
+    byRepo[a.repo] ??= Object.fromEntries(FAILURE_CATEGORIES.map((c) => [c, 0])) as Record<FailureCategory, number>;
+    byRepo[a.repo][a.category]++;
+    if (a.category === 'empty-patch') {
+      const reason = a.emptyReason ?? 'unknown';
+      emptyReasons[reason] = (emptyReasons[reason] ?? 0) + 1;
+    }
+  }
+  return { total, unresolved, categories, byRepo, emptyReasons };
+}

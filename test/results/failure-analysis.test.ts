@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import {
+  analyzeInstance,
+  firstChangedCodeLine,
+  goldElements,
+  lineLevelMatch,
+  summarizeFailures,
+  type InstanceEvidence,
+} from '../../results/failure-analysis.ts';
+import { sequenceRatio } from '../../results/sequence-similarity.ts';
+import type { Definition } from '../../src/parsing/types.ts';
+
+describe('sequenceRatio (difflib.SequenceMatcher(None, a, b).ratio())', () => {
+  // expected values printed by CPython 3.11 difflib
+  it.each([
+    ['if x is None:', 'if x is not None:', 0.8666666666666667],
+    ['return self._value', 'return self.value', 0.9714285714285714],
+    ['abcd', 'bcde', 0.75],
+    ['', '', 1],
+    ['foo', '', 0],
+    ['    raise ValueError("bad")', '    raise TypeError("bad input")', 0.7796610169491526],
+    ['private Thread currentThread;', 'private volatile Thread currentThread;', 0.8656716417910447],
+    // 200+ characters: difflib's autojunk makes both letters "popular", so nothing matches
+    ['a'.repeat(150) + 'b'.repeat(100), 'b'.repeat(120) + 'a'.repeat(130), 0],
+  ])('%s ~ %s', (a, b, expected) => {
+    expect(sequenceRatio(a, b)).toBeCloseTo(expected, 12);
+  });
+});
+
+const hunk = (path: string, oldStart: number, lines: string[]) => {
+  const removed = lines.filter((l) => !l.startsWith('+')).length;
+  const added = lines.filter((l) => !l.startsWith('-')).length;
+  return `diff --git a/${path} b/${path}\n--- a/${path}\n+++ b/${path}\n@@ -${oldStart},${removed} +${oldStart},${added} @@\n${lines.join('\n')}\n`;
+};
+
+describe('line-level approximation', () => {
+  it('skips comments, blank lines and docstrings when finding the first changed code line', () => {
+    const patch = hunk('pkg/m.py', 10, [
+      ' def f(x):',
+      '-    """Old doc.',
+      '+    """New doc.',
+      '     more doc',
+      '     """',
+      '+    # a comment',
+      '+',
+      '-    return x',
+      '+    return x + 1',
+    ]);
+    expect(firstChangedCodeLine(patch)).toEqual({ path: 'pkg/m.py', line: 14, text: 'return x' });
+  });
+
+  it('accepts edits within 5 lines, similar edits within 10 lines, and rejects the rest', () => {
+    const gold = hunk('a.py', 20, [' ctx', '-    if x is None:', '+    if x is not None:']);
+    const near = hunk('a.py', 24, [' ctx', '-    y = 1', '+    y = 2']);
+    expect(lineLevelMatch(near, gold)).toMatchObject({ correct: true, rule: 'within-5-lines', distance: 4 });
+    const similar = hunk('a.py', 28, [' ctx', '-    if x is None :', '+    if x is not None:']);
+    expect(lineLevelMatch(similar, gold)).toMatchObject({ correct: true, rule: 'similar-within-10-lines', distance: 8 });
+    const dissimilar = hunk('a.py', 28, [' ctx', '-    total = compute(a, b)', '+    total = 0']);
+    expect(lineLevelMatch(dissimilar, gold)).toMatchObject({ correct: false, rule: 'too-far' });
+    const farButSimilar = hunk('a.py', 60, [' ctx', '-    if x is None:', '+    if x:']);
+    expect(lineLevelMatch(farButSimilar, gold)).toMatchObject({ correct: false, rule: 'too-far', distance: 40 });
+    const otherFile = hunk('b.py', 21, [' ctx', '-    if x is None:', '+    if x is not None:']);
+    expect(lineLevelMatch(otherFile, gold)).toMatchObject({ correct: false, rule: 'different-file' });
+  });
+});
+
+const defs: Definition[] = [
+  { path: 'a.py', name: 'Box', qualifiedName: 'Box', kind: 'class', startLine: 1, endLine: 30 },
+  { path: 'a.py', name: 'get', qualifiedName: 'Box.get', kind: 'method', startLine: 5, endLine: 12 },
+  { path: 'a.py', name: 'helper', qualifiedName: 'helper', kind: 'function', startLine: 40, endLine: 50 },
+];
+
+describe('gold elements and categories', () => {
+  const gold = hunk('a.py', 8, [' ctx', '-        return self._v', '+        return self.v']);
+
+  it('maps changed lines to the innermost definition', () => {
+    expect(goldElements(gold, () => defs)).toEqual([{ path: 'a.py', name: 'Box.get' }]);
+    const moduleLevel = hunk('a.py', 33, [' ctx', '-X = 1', '+X = 2']);
+    expect(goldElements(moduleLevel, () => defs)).toEqual([{ path: 'a.py', name: '<module>' }]);
+  });
+
+  const base = (over: Partial<InstanceEvidence>): InstanceEvidence => ({
+    instanceId: 'o__r-1',
+    repo: 'o/r',
+    goldPatch: gold,
+    handedFiles: ['a.py', 'b.py', 'c.py'],
+    selectedElements: [{ path: 'a.py', name: 'Box' }],
+    goldElements: goldElements(gold, () => defs),
+    modelPatch: hunk('a.py', 9, [' ctx', '-        x = 1', '+        x = 2']),
+    resolved: false,
+    ...over,
+  });
+
+  it('assigns each stage in pipeline order', () => {
+    expect(analyzeInstance(base({ resolved: true })).category).toBe('resolved');
+    expect(analyzeInstance(base({ evaluationError: 'patch did not apply' })).category).toBe('evaluation-error');
+    expect(analyzeInstance(base({ modelPatch: '', emptyReason: 'syntax-error' }))).toMatchObject({ category: 'empty-patch', emptyReason: 'syntax-error', fileCorrect: true });
+    expect(analyzeInstance(base({ handedFiles: ['b.py', 'c.py', 'd.py'] })).category).toBe('file');
+    expect(analyzeInstance(base({ selectedElements: [{ path: 'a.py', name: 'helper' }] })).category).toBe('function');
+    expect(analyzeInstance(base({ selectedElements: undefined })).category).toBe('function');
+    expect(analyzeInstance(base({ modelPatch: hunk('a.py', 45, [' ctx', '-    pass', '+    return']) })).category).toBe('line');
+    expect(analyzeInstance(base({})).category).toBe('patch-generation');
+  });
+
+  it('summarizes counts, shares of unresolved, per-repo counts and empty reasons', () => {
+    const analyses = [
+      analyzeInstance(base({ instanceId: 'i1', resolved: true })),
+      analyzeInstance(base({ instanceId: 'i2', modelPatch: '', emptyReason: 'no-edits-parsed' })),
+      analyzeInstance(base({ instanceId: 'i3', handedFiles: ['z.py'] })),
+      analyzeInstance(base({ instanceId: 'i4', repo: 'o/other' })),
+    ];
+    const s = summarizeFailures(analyses);
+    expect(s.total).toBe(4);
+    expect(s.unresolved).toBe(3);
+    expect(s.categories.resolved).toMatchObject({ count: 1, share: 0.25, instances: ['i1'] });
+    expect(s.categories.file).toMatchObject({ count: 1, shareOfUnresolved: 1 / 3 });
+    expect(s.byRepo['o/other']['patch-generation']).toBe(1);
+    expect(s.emptyReasons).toEqual({ 'no-edits-parsed': 1 });
+  });
+});
