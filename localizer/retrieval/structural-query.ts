@@ -218,11 +218,18 @@ export function extractStructuralSignals(issue: string): StructuralSignals {
     return ' ';
   });
 
-  const pathText = text.replace(CPYTHON_FRAME, ' ');
+  // source links (github.com/o/r/blob/<ref>/pkg/mod.py#L10) name a repository path; other URLs are noise
+  const urlPaths: string[] = [];
+  const pathText = text.replace(CPYTHON_FRAME, ' ').replace(/\bhttps?:\/\/\S+/g, (url) => {
+    const m = url.match(/\/(?:blob|tree|blame)\/[^/\s]+\/([^\s#?)\]>]+)/);
+    if (m) urlPaths.push(m[1]);
+    return ' ';
+  });
+  for (const p of urlPaths) for (const m of p.matchAll(PATH_RE)) pushUnique(into.paths, normalizeIssuePath(m[0]));
   const framePaths = new Set(into.frames.map((f) => f.path));
   for (const m of pathText.matchAll(PATH_RE)) {
     const p = normalizeIssuePath(m[0]);
-    if (!framePaths.has(p) && !/^https?:/.test(p)) pushUnique(into.paths, p);
+    if (!framePaths.has(p)) pushUnique(into.paths, p);
   }
 
   const proseNoUrls = prose.replace(/\bhttps?:\/\/\S+/g, ' ').replace(PATH_RE, ' ');

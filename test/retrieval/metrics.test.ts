@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { goldFilesFromPatch, goldPaths } from '../../results/gold.ts';
+import { computeLocMetrics, firstGoldRank, formatLocMetricsTable, metricsSummary } from '../../results/loc-metrics.ts';
+
+const PATCH = `diff --git a/pkg/core.py b/pkg/core.py
+index 1111111..2222222 100644
+--- a/pkg/core.py
++++ b/pkg/core.py
+@@ -1,3 +1,3 @@
+-x = 1
++x = 2
+diff --git a/pkg/new_mod.py b/pkg/new_mod.py
+new file mode 100644
+index 0000000..3333333
+--- /dev/null
++++ b/pkg/new_mod.py
+@@ -0,0 +1 @@
++y = 1
+diff --git a/pkg/old.py b/pkg/old.py
+deleted file mode 100644
+index 4444444..0000000
+--- a/pkg/old.py
++++ /dev/null
+@@ -1 +0,0 @@
+-z = 1
+diff --git a/pkg/a.py b/pkg/b.py
+similarity index 90%
+rename from pkg/a.py
+rename to pkg/b.py
+diff --git "a/pkg/sp ace\\303\\251.py" "b/pkg/sp ace\\303\\251.py"
+--- "a/pkg/sp ace\\303\\251.py"
++++ "b/pkg/sp ace\\303\\251.py"
+@@ -1 +1 @@
+-a
++b
+`;
+
+describe('gold files', () => {
+  it('reads modified, added, deleted, renamed and quoted paths', () => {
+    expect(goldFilesFromPatch(PATCH)).toEqual([
+      { path: 'pkg/core.py', status: 'modified' },
+      { path: 'pkg/new_mod.py', status: 'added' },
+      { path: 'pkg/old.py', status: 'deleted' },
+      { path: 'pkg/a.py', status: 'renamed', newPath: 'pkg/b.py' },
+      { path: 'pkg/sp aceé.py', status: 'modified' },
+    ]);
+    expect(goldPaths('')).toEqual([]);
+    expect(() => goldPaths('not a patch')).toThrow(/diff --git/);
+  });
+});
+
+describe('localization metrics', () => {
+  it('first gold rank is 1-based; none is null', () => {
+    expect(firstGoldRank(['a', 'b', 'c'], ['c', 'b'])).toBe(2);
+    expect(firstGoldRank(['a'], ['z'])).toBeNull();
+  });
+
+  it('a miss and a failure count 0 and stay in the denominator', () => {
+    const m = computeLocMetrics([
+      { instanceId: 'i1', gold: ['g'], ranking: ['g', 'x'] }, // rank 1
+      { instanceId: 'i2', gold: ['g'], ranking: ['a', 'b', 'c', 'g'] }, // rank 4
+      { instanceId: 'i3', gold: ['g'], ranking: ['a', 'b', 'c', 'd', 'e', 'f', 'g'] }, // rank 7
+      { instanceId: 'i4', gold: ['g'], ranking: ['a'] }, // miss
+      { instanceId: 'i5', gold: ['g'] }, // failed
+    ]);
+    expect(m.ranks).toEqual({ i1: 1, i2: 4, i3: 7, i4: null, i5: null });
+    expect(m.n).toBe(5);
+    expect(m.failed).toBe(1);
+    expect(m.top1).toBeCloseTo(1 / 5, 12);
+    expect(m.top3).toBeCloseTo(1 / 5, 12);
+    expect(m.top5).toBeCloseTo(2 / 5, 12);
+    expect(m.top10).toBeCloseTo(3 / 5, 12);
+    expect(m.top15).toBeCloseTo(3 / 5, 12);
+    expect(m.mrr).toBeCloseTo((1 + 1 / 4 + 1 / 7) / 5, 12);
+    expect(Object.keys(metricsSummary(m))).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr']);
+  });
+
+  it('rank 15 counts for Top-15 only', () => {
+    const ranking = Array.from({ length: 14 }, (_, i) => `f${i}`).concat('g');
+    const m = computeLocMetrics([{ instanceId: 'x', gold: ['g'], ranking }]);
+    expect([m.top10, m.top15, m.mrr]).toEqual([0, 1, 1 / 15]);
+  });
+
+  it('empty selection gives zeros, and the table has one row per label', () => {
+    const m = computeLocMetrics([]);
+    expect(m.n).toBe(0);
+    expect(m.mrr).toBe(0);
+    const table = formatLocMetricsTable([{ label: 'bm25', metrics: m }]).split('\n');
+    expect(table).toHaveLength(2);
+    expect(table[0]).toMatch(/Top-1.*MRR/);
+  });
+});
