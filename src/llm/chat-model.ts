@@ -1,0 +1,328 @@
+/**
+ * The ChatModel every stage uses. It wraps a provider transport (openai.ts, ollama.ts) with what all
+ * providers share: the per-endpoint concurrency queue, per-request timeouts, retries with backoff, the
+ * on-disk response cache (per sample), reasoning separation, usage and cost accounting, and traces.
+ */
+import path from 'node:path';
+import { ResponseCache, requestKey, type CachedSample } from './cache.ts';
+import { endpointQueue, normalizeBaseURL } from './endpoint-queue.ts';
+import { LlmError, describeError } from './errors.ts';
+import { splitReasoning } from './reasoning.ts';
+import { withRetries } from './retry.ts';
+import { countChatTokens, countTokens } from './tokens.ts';
+import type { ChatTransport, RawCompletion } from './transport.ts';
+import type { ChatChoice, ChatModel, ChatRequest, ChatResponse, ChatTrace, Usage } from './types.ts';
+import { addUsage, costOf, emptyUsage, findPrice, type PriceTable, type UsageMeter } from './usage.ts';
+
+export interface ChatModelOptions {
+  /** concurrent HTTP requests to this model's base URL, shared with every model on that URL (default 4) */
+  concurrency?: number;
+  /** per HTTP request, queue time excluded (default 300 000 ms) */
+  timeoutMs?: number;
+  /** HTTP attempts per call including the first (default 5) */
+  maxAttempts?: number;
+  /** first backoff ceiling, doubled per retry (default 1 000 ms) */
+  retryBaseDelayMs?: number;
+  /** backoff cap (default 60 000 ms) */
+  retryMaxDelayMs?: number;
+  /** USD per 1M tokens by model id or glob */
+  prices?: PriceTable;
+  /** responses are cached under `<cacheDir>/llm`; no cache when absent */
+  cacheDir?: string;
+  /** every call's usage is recorded here under its `purpose` */
+  meter?: UsageMeter;
+  /** receives every call's trace (in addition to a per-request `trace`) */
+  trace?: (trace: ChatTrace) => void;
+}
+
+interface NormalizedRequest {
+  provider: string;
+  baseURL: string;
+  model: string;
+  messages: ChatRequest['messages'];
+  temperature?: number;
+  maxTokens?: number;
+  stop?: string[];
+  seed?: number;
+  options: Record<string, unknown>;
+}
+
+/** One generated or cached sample before it becomes a ChatChoice. */
+interface SampleRecord {
+  raw: string;
+  thinking?: string;
+  finishReason?: string;
+  promptTokens: number;
+  completionTokens: number;
+  cached: boolean;
+}
+
+export class ManagedChatModel implements ChatModel {
+  readonly id: string;
+  private readonly cache?: ResponseCache;
+  private readonly timeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly retryBaseDelayMs: number;
+  private readonly retryMaxDelayMs: number;
+  private readonly concurrency: number;
+
+  constructor(
+    private readonly transport: ChatTransport,
+    private readonly options: ChatModelOptions = {},
+  ) {
+    this.id = `${transport.provider}:${transport.model}`;
+    this.timeoutMs = options.timeoutMs ?? 300_000;
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 1_000;
+    this.retryMaxDelayMs = options.retryMaxDelayMs ?? 60_000;
+    this.concurrency = options.concurrency ?? 4;
+    if (!(this.timeoutMs > 0)) throw new Error(`LLM timeoutMs must be positive, got ${this.timeoutMs}`);
+    if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) throw new Error(`LLM maxAttempts must be an integer >= 1, got ${this.maxAttempts}`);
+    endpointQueue(transport.baseURL, this.concurrency);
+    if (options.cacheDir) this.cache = new ResponseCache(path.join(options.cacheDir, 'llm'));
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResponse> {
+    const started = Date.now();
+    const startedAt = new Date(started).toISOString();
+    const n = request.n ?? 1;
+    const traceRequest = {
+      messages: request.messages,
+      temperature: request.temperature,
+      n,
+      maxTokens: request.maxTokens,
+      stop: request.stop,
+      seed: request.seed,
+    };
+    const emit = (trace: ChatTrace): void => {
+      this.options.trace?.(trace);
+      request.trace?.(trace);
+    };
+    try {
+      validate(request, n);
+      const response = await this.serve(request, n, started);
+      this.options.meter?.record(request.purpose, response);
+      emit({ modelId: this.id, purpose: request.purpose, startedAt, request: traceRequest, response, latencyMs: response.latencyMs });
+      return response;
+    } catch (err) {
+      // Anything that is not an LlmError (a cache folder that cannot be written, ...) is locfix's own fault:
+      // traced as 'internal' and rethrown unchanged.
+      const error = err instanceof LlmError ? err.toJSON() : { kind: 'internal', message: describeError(err), attempts: 0 };
+      this.options.meter?.recordFailure(request.purpose);
+      emit({ modelId: this.id, purpose: request.purpose, startedAt, request: traceRequest, error, latencyMs: Date.now() - started });
+      throw err;
+    }
+  }
+
+  private normalize(request: ChatRequest): NormalizedRequest {
+    return {
+      provider: this.transport.provider,
+      baseURL: normalizeBaseURL(this.transport.baseURL),
+      model: this.transport.model,
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      temperature: request.temperature,
+      maxTokens: request.maxTokens,
+      stop: request.stop && request.stop.length ? request.stop : undefined,
+      seed: request.seed,
+      options: this.transport.answerOptions,
+    };
+  }
+
+  private async serve(request: ChatRequest, n: number, started: number): Promise<ChatResponse> {
+    const normalized = this.normalize(request);
+    const key = requestKey(normalized);
+    const useCache = this.cache !== undefined && request.cache !== false;
+    const samples: (SampleRecord | undefined)[] = new Array(n).fill(undefined);
+
+    if (useCache) {
+      const hits = await Promise.all(Array.from({ length: n }, (_, i) => this.cache!.get(key, i)));
+      hits.forEach((hit, i) => {
+        if (hit) samples[i] = { ...pick(hit), cached: true };
+      });
+    }
+
+    let requests = 0;
+    const store = async (index: number, sample: SampleRecord): Promise<void> => {
+      samples[index] = sample;
+      if (!useCache) return;
+      const entry: CachedSample = {
+        version: 1,
+        key,
+        sampleIndex: index,
+        modelId: this.id,
+        raw: sample.raw,
+        ...(sample.thinking !== undefined ? { thinking: sample.thinking } : {}),
+        ...(sample.finishReason !== undefined ? { finishReason: sample.finishReason } : {}),
+        promptTokens: sample.promptTokens,
+        completionTokens: sample.completionTokens,
+        createdAt: new Date().toISOString(),
+      };
+      await this.cache!.put(entry, normalized);
+    };
+
+    const missing = samples.flatMap((s, i) => (s ? [] : [i]));
+    if (missing.length > 0) {
+      if (this.transport.supportsN) {
+        // One call for all missing samples; a server that returns fewer than asked gets asked again for the rest.
+        let pending = missing;
+        while (pending.length > 0) {
+          const batch = pending;
+          const { completion, attempts } = await this.call(request, batch.length, batch[0]!);
+          requests += attempts;
+          const got = completion.samples.slice(0, batch.length);
+          const records = attribute(completion, got.length, request);
+          await Promise.all(got.map((_, j) => store(batch[j]!, records[j]!)));
+          pending = batch.slice(got.length);
+        }
+      } else {
+        // One call per sample, all queued at once; the endpoint queue bounds how many run together.
+        const results = await Promise.allSettled(
+          missing.map(async (index) => {
+            const { completion, attempts } = await this.call(request, 1, index).catch((err: unknown) => {
+              if (err instanceof LlmError) requests += err.attempts;
+              throw err;
+            });
+            requests += attempts;
+            await store(index, attribute(completion, 1, request)[0]!);
+          }),
+        );
+        const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failure) throw failure.reason;
+      }
+    }
+
+    const price = findPrice(this.options.prices, this.id);
+    const choices: ChatChoice[] = samples.map((sample) => {
+      const s = sample!;
+      const split = splitReasoning(s.raw, s.thinking);
+      const usage: Usage = {
+        promptTokens: s.promptTokens,
+        completionTokens: s.completionTokens,
+        cost: costOf(price, s.promptTokens, s.completionTokens),
+      };
+      return {
+        content: split.content,
+        ...(split.reasoning !== undefined ? { reasoning: split.reasoning } : {}),
+        ...(s.finishReason !== undefined ? { finishReason: s.finishReason } : {}),
+        raw: s.raw,
+        cached: s.cached,
+        usage,
+      };
+    });
+    let paidUsage = emptyUsage();
+    let cachedUsage = emptyUsage();
+    for (const choice of choices) {
+      if (choice.cached) cachedUsage = addUsage(cachedUsage, choice.usage!);
+      else paidUsage = addUsage(paidUsage, choice.usage!);
+    }
+    return {
+      model: this.id,
+      choices,
+      usage: addUsage(paidUsage, cachedUsage),
+      cached: choices.every((c) => c.cached),
+      latencyMs: Date.now() - started,
+      paidUsage,
+      cachedUsage,
+      requests,
+    };
+  }
+
+  /** One logical call: queued per endpoint, each attempt with its own timeout, retried with backoff. */
+  private async call(request: ChatRequest, count: number, firstIndex: number): Promise<{ completion: RawCompletion; attempts: number }> {
+    const queue = endpointQueue(this.transport.baseURL, this.concurrency);
+    // With a seed, sample i uses seed + i, so repeated calls give different samples and the same ones on rerun.
+    const seed = request.seed === undefined ? undefined : request.seed + firstIndex;
+    let attempts = 0;
+    const completion = await withRetries(
+      async () => {
+        attempts++;
+        const run = async (): Promise<RawCompletion> => {
+          const timeout = AbortSignal.timeout(this.timeoutMs);
+          const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+          try {
+            if (signal.aborted) throw signal.reason;
+            const completion = await this.transport.complete({
+              messages: request.messages,
+              n: count,
+              temperature: request.temperature,
+              maxTokens: request.maxTokens,
+              stop: request.stop && request.stop.length ? request.stop : undefined,
+              seed,
+              signal,
+            });
+            if (completion.samples.length === 0) throw new LlmError('parse', `${this.id}: the server returned no choices`, { modelId: this.id });
+            return completion;
+          } catch (err) {
+            if (request.signal?.aborted) throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
+            if (timeout.aborted) throw new LlmError('timeout', `${this.id}: no answer within ${this.timeoutMs} ms`, { modelId: this.id, cause: err });
+            if (err instanceof LlmError) throw err;
+            throw new LlmError('connection', `${this.id}: ${describeError(err)}`, { modelId: this.id, cause: err });
+          }
+        };
+        try {
+          return await queue.add(run, { signal: request.signal });
+        } catch (err) {
+          if (!(err instanceof LlmError) && request.signal?.aborted) throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
+          throw err;
+        }
+      },
+      {
+        maxAttempts: this.maxAttempts,
+        baseDelayMs: this.retryBaseDelayMs,
+        maxDelayMs: this.retryMaxDelayMs,
+        signal: request.signal,
+      },
+    );
+    return { completion, attempts };
+  }
+}
+
+function pick(hit: CachedSample): Omit<SampleRecord, 'cached'> {
+  return {
+    raw: hit.raw,
+    ...(hit.thinking !== undefined ? { thinking: hit.thinking } : {}),
+    ...(hit.finishReason !== undefined ? { finishReason: hit.finishReason } : {}),
+    promptTokens: hit.promptTokens,
+    completionTokens: hit.completionTokens,
+  };
+}
+
+/**
+ * Usage per sample of one HTTP call. The prompt was paid once per call, so it goes to the call's first
+ * sample. Servers report completion tokens summed over choices; they are split in proportion to each
+ * sample's locally counted tokens (rounding kept exact). Without server usage, everything is counted locally.
+ */
+function attribute(completion: RawCompletion, count: number, request: ChatRequest): SampleRecord[] {
+  const samples = completion.samples.slice(0, count);
+  const local = samples.map((s) => countTokens(s.text) + (s.thinking ? countTokens(s.thinking) : 0));
+  const promptTokens = completion.usage?.promptTokens ?? countChatTokens(request.messages);
+  let completionShares = local;
+  if (completion.usage) {
+    const total = completion.usage.completionTokens;
+    const localSum = local.reduce((a, b) => a + b, 0);
+    completionShares = samples.map((_, i) =>
+      localSum > 0 ? Math.floor((total * local[i]!) / localSum) : Math.floor(total / samples.length),
+    );
+    let rest = total - completionShares.reduce((a, b) => a + b, 0);
+    for (let i = 0; rest > 0; i = (i + 1) % samples.length, rest--) completionShares[i]!++;
+  }
+  return samples.map((s, i) => ({
+    raw: s.text,
+    ...(s.thinking !== undefined ? { thinking: s.thinking } : {}),
+    ...(s.finishReason !== undefined ? { finishReason: s.finishReason } : {}),
+    promptTokens: i === 0 ? promptTokens : 0,
+    completionTokens: completionShares[i]!,
+    cached: false,
+  }));
+}
+
+function validate(request: ChatRequest, n: number): void {
+  if (!Array.isArray(request.messages) || request.messages.length === 0) throw new LlmError('invalid', 'chat request has no messages');
+  for (const [i, m] of request.messages.entries()) {
+    if (!['system', 'user', 'assistant'].includes(m.role)) throw new LlmError('invalid', `chat message ${i} has an unknown role "${String(m.role)}"`);
+    if (typeof m.content !== 'string') throw new LlmError('invalid', `chat message ${i} has no text content`);
+  }
+  if (!Number.isInteger(n) || n < 1) throw new LlmError('invalid', `chat request n must be an integer >= 1, got ${n}`);
+  if (request.maxTokens !== undefined && (!Number.isInteger(request.maxTokens) || request.maxTokens < 1))
+    throw new LlmError('invalid', `chat request maxTokens must be a positive integer, got ${request.maxTokens}`);
+}
