@@ -1,0 +1,36 @@
+/**
+ * Where a run keeps its files. Every stage writes one atomic JSON artifact per instance:
+ *
+ *   runs/<id>/manifest.json                  config, versions, models, seeds, start/end times
+ *   runs/<id>/<stage>/<instance>.json        a StageArtifact (status, timings, output or error)
+ *   runs/<id>/evaluation/<instance>/…        harness logs and report.json
+ *
+ * A stage is resumable because "done" means "its artifact exists"; a kill at any moment loses at most the
+ * instances that were in flight in that stage.
+ */
+import path from 'node:path';
+import { safeFileName } from '../util/fsx.ts';
+
+export class RunLayout {
+  constructor(readonly root: string) {}
+
+  get id(): string {
+    return path.basename(this.root);
+  }
+
+  stageDir(stage: string): string {
+    return path.join(this.root, stage);
+  }
+
+  artifactPath(stage: string, instanceId: string): string {
+    return path.join(this.stageDir(stage), `${safeFileName(instanceId)}.json`);
+  }
+
+  get manifestPath(): string {
+    return path.join(this.root, 'manifest.json');
+  }
+
+  file(...parts: string[]): string {
+    return path.join(this.root, ...parts);
+  }
+}
