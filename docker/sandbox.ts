@@ -1,0 +1,461 @@
+/**
+ * Sandboxed containers for running code locfix did not write (model patches, repository tests,
+ * model-written reproduction scripts).
+ *
+ * Every container: no network (NetworkDisabled + network mode "none"), memory (swap included), CPU and
+ * pids limits, labels `locfix=1` and `locfix.run=<run id>` so leftovers of a crashed run can be swept, and
+ * a guaranteed removal: `withSandbox` removes it in a finally block, and SIGINT/SIGTERM remove every
+ * container this process still holds before the process exits.
+ *
+ * A command that runs past its timeout cannot be killed through the Docker API (execs have no kill), so
+ * the whole container is killed and the sandbox is marked dead; callers that reuse a sandbox create a new
+ * one after a timeout. Where the process runs on the same host as the daemon that is also what the
+ * harness ends up doing (it stops the container).
+ */
+import Docker from 'dockerode';
+import PQueue from 'p-queue';
+import { PassThrough, Readable } from 'node:stream';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { pack as tarPack, extract as tarExtract, type Header, type Pack } from 'tar-stream';
+
+export const SANDBOX_LABEL = 'locfix';
+export const RUN_LABEL = 'locfix.run';
+
+export interface SandboxLimits {
+  /** hard memory limit in bytes; swap is capped at the same value, so the container gets no swap */
+  memoryBytes: number;
+  /** CPU quota in units of 1e-9 CPUs (1e9 = one core) */
+  nanoCpus: number;
+  /** maximum number of processes/threads in the container (fork bombs) */
+  pidsLimit: number;
+}
+
+export const DEFAULT_LIMITS: SandboxLimits = {
+  memoryBytes: 4 * 1024 ** 3,
+  nanoCpus: 1e9,
+  pidsLimit: 1024,
+};
+
+export interface SandboxOptions {
+  image: string;
+  /** run id recorded as a label, so `sweepContainers(runId)` finds what this run left behind */
+  runId?: string;
+  /** container name prefix (a random suffix is added) */
+  namePrefix?: string;
+  limits?: Partial<SandboxLimits>;
+  workdir?: string;
+  env?: Record<string, string>;
+  labels?: Record<string, string>;
+}
+
+export interface ExecOptions {
+  /** kill the container when the command runs longer (default: no timeout) */
+  timeoutMs?: number;
+  workdir?: string;
+  env?: Record<string, string>;
+  user?: string;
+  /** keep at most this many bytes of output (head and tail are kept, the middle is dropped) */
+  maxOutputBytes?: number;
+}
+
+export interface ExecResult {
+  /** null when the command was killed by the timeout */
+  exitCode: number | null;
+  /** stdout and stderr interleaved in arrival order */
+  output: string;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export interface FileToCopy {
+  /** path inside the container, absolute */
+  path: string;
+  content: string | Buffer;
+  mode?: number;
+}
+
+export class SandboxDeadError extends Error {
+  constructor(id: string, reason: string) {
+    super(`sandbox ${id.slice(0, 12)} is no longer usable: ${reason}`);
+    this.name = 'SandboxDeadError';
+  }
+}
+
+export class DockerUnavailableError extends Error {
+  constructor(detail: string) {
+    super(`the Docker daemon does not answer (${detail}); run scripts/setup-docker.sh as root, or set DOCKER_HOST`);
+    this.name = 'DockerUnavailableError';
+  }
+}
+
+/** A dockerode client for DOCKER_HOST when it is set, the local socket otherwise (dockerode's defaults). */
+export function createDockerClient(): Docker {
+  return new Docker();
+}
+
+const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
+
+/** Collects interleaved output, keeping the first and last halves of the budget when it overflows. */
+class OutputCollector {
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  private dropped = 0;
+  constructor(private readonly maxBytes: number) {}
+
+  push(chunk: Buffer): void {
+    const half = Math.floor(this.maxBytes / 2);
+    if (this.headBytes < half) {
+      const take = chunk.subarray(0, half - this.headBytes);
+      this.head.push(take);
+      this.headBytes += take.length;
+      chunk = chunk.subarray(take.length);
+    }
+    if (chunk.length === 0) return;
+    this.tail.push(chunk);
+    this.tailBytes += chunk.length;
+    while (this.tailBytes > half && this.tail.length > 0) {
+      const first = this.tail[0];
+      const excess = this.tailBytes - half;
+      if (first.length <= excess) {
+        this.tail.shift();
+        this.tailBytes -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.tail[0] = first.subarray(excess);
+        this.tailBytes -= excess;
+        this.dropped += excess;
+      }
+    }
+  }
+
+  text(): string {
+    const head = Buffer.concat(this.head).toString('utf8');
+    const tail = Buffer.concat(this.tail).toString('utf8');
+    return this.dropped > 0 ? `${head}\n[locfix: ${this.dropped} bytes of output dropped]\n${tail}` : head + tail;
+  }
+}
+
+/** Every container this process created and has not removed yet: removed on SIGINT/SIGTERM. */
+const liveSandboxes = new Set<Sandbox>();
+let signalHandlersInstalled = false;
+
+function installSignalCleanup(): void {
+  if (signalHandlersInstalled) return;
+  signalHandlersInstalled = true;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const pending = [...liveSandboxes].map((sandbox) => sandbox.dispose().catch(() => undefined));
+    // Give the removals a bounded time, then exit with the conventional 128+signal code.
+    const code = signal === 'SIGINT' ? 130 : 143;
+    const timer = setTimeout(() => process.exit(code), 10_000);
+    timer.unref();
+    void Promise.all(pending).finally(() => process.exit(code));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+}
+
+/** One running container. Obtain through `SandboxRuntime.withSandbox` (or `create` + `dispose`). */
+export class Sandbox {
+  private dead?: string;
+  private disposed?: Promise<void>;
+
+  constructor(
+    readonly docker: Docker,
+    readonly container: Docker.Container,
+    readonly image: string,
+    readonly startedMs: number,
+  ) {}
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  get alive(): boolean {
+    return this.dead === undefined;
+  }
+
+  /** Copies files in (as one tar archive); parent folders are created. */
+  async copyFiles(files: readonly FileToCopy[]): Promise<void> {
+    this.assertAlive();
+    const pack = tarPack();
+    const dirs = new Set<string>();
+    for (const file of files) {
+      if (!path.posix.isAbsolute(file.path)) throw new Error(`copyFiles: container path must be absolute: ${file.path}`);
+      const rel = file.path.replace(/^\/+/, '');
+      const parts = rel.split('/');
+      for (let i = 1; i < parts.length; i++) {
+        const dir = parts.slice(0, i).join('/');
+        if (!dirs.has(dir)) {
+          dirs.add(dir);
+          pack.entry({ name: dir, type: 'directory', mode: 0o755 });
+        }
+      }
+      const body = typeof file.content === 'string' ? Buffer.from(file.content, 'utf8') : file.content;
+      pack.entry({ name: rel, mode: file.mode ?? 0o644, size: body.length }, body);
+    }
+    pack.finalize();
+    await this.container.putArchive(pack as unknown as Readable, { path: '/' });
+  }
+
+  /** Copies a host folder (recursively, symlinks kept) to `containerDir`. */
+  async copyDir(hostDir: string, containerDir: string): Promise<void> {
+    this.assertAlive();
+    if (!path.posix.isAbsolute(containerDir)) throw new Error(`copyDir: container path must be absolute: ${containerDir}`);
+    const pack = tarPack();
+    const prefix = containerDir.replace(/^\/+/, '').replace(/\/+$/, '');
+    const producing = (async () => {
+      pack.entry({ name: prefix, type: 'directory', mode: 0o755 });
+      await addTree(pack, hostDir, prefix);
+      pack.finalize();
+    })();
+    producing.catch((err) => pack.destroy(err as Error));
+    await Promise.all([this.container.putArchive(pack as unknown as Readable, { path: '/' }), producing]);
+  }
+
+  /** Reads one file out of the container. */
+  async readFile(containerPath: string): Promise<Buffer> {
+    this.assertAlive();
+    const archive = (await this.container.getArchive({ path: containerPath })) as unknown as Readable;
+    const extract = tarExtract();
+    const chunks: Buffer[] = [];
+    let found = false;
+    await new Promise<void>((resolve, reject) => {
+      extract.on('entry', (header, stream, next) => {
+        if (!found && header.type === 'file') {
+          found = true;
+          stream.on('data', (c: unknown) => { chunks.push(c as Buffer); });
+        } else {
+          stream.resume();
+        }
+        stream.on('end', next);
+      });
+      extract.on('finish', resolve);
+      extract.on('error', reject);
+      archive.on('error', reject);
+      archive.pipe(extract);
+    });
+    if (!found) throw new Error(`${containerPath} in the container is not a regular file`);
+    return Buffer.concat(chunks);
+  }
+
+  /**
+   * Runs a command (a string goes through `/bin/bash -c`). stdout and stderr are demultiplexed into one
+   * log in arrival order. On timeout the container is killed and the sandbox is dead afterwards.
+   */
+  async exec(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.assertAlive();
+    const cmd = typeof command === 'string' ? ['/bin/bash', '-c', command] : [...command];
+    const started = Date.now();
+    const exec = await this.container.exec({
+      Cmd: cmd,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      WorkingDir: options.workdir,
+      User: options.user,
+      Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
+    });
+    const stream = (await exec.start({ hijack: true, stdin: false })) as NodeJS.ReadableStream & { destroy?: () => void };
+    const collector = new OutputCollector(options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
+    const sink = new PassThrough();
+    sink.on('data', (chunk: Buffer) => collector.push(chunk));
+    this.docker.modem.demuxStream(stream, sink, sink);
+
+    const finished = new Promise<void>((resolve, reject) => {
+      stream.on('end', resolve);
+      stream.on('close', resolve);
+      stream.on('error', reject);
+    });
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = options.timeoutMs
+      ? new Promise<void>((resolve) => {
+          timer = setTimeout(() => {
+            timedOut = true;
+            resolve();
+          }, options.timeoutMs);
+        })
+      : undefined;
+    try {
+      await (timeout ? Promise.race([finished, timeout]) : finished);
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+    if (timedOut) {
+      this.dead = `a command timed out after ${options.timeoutMs} ms`;
+      await this.container.kill().catch(() => undefined);
+      stream.destroy?.();
+      return { exitCode: null, output: collector.text(), timedOut: true, durationMs: Date.now() - started };
+    }
+    // The stream can end a moment before the daemon records the exit code.
+    let info = await exec.inspect();
+    for (let i = 0; i < 50 && info.Running; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      info = await exec.inspect();
+    }
+    return { exitCode: info.ExitCode ?? null, output: collector.text(), timedOut: false, durationMs: Date.now() - started };
+  }
+
+  /** Stops and removes the container; safe to call more than once. */
+  dispose(): Promise<void> {
+    if (!this.disposed) {
+      this.dead ??= 'disposed';
+      this.disposed = this.container
+        .remove({ force: true, v: true })
+        .catch((err: { statusCode?: number }) => {
+          // 404: already gone; 409: removal already in progress
+          if (err?.statusCode !== 404 && err?.statusCode !== 409) throw err;
+        })
+        .finally(() => liveSandboxes.delete(this));
+    }
+    return this.disposed;
+  }
+
+  /** Container state as the daemon reports it (for diagnostics and tests). */
+  async inspect(): Promise<Docker.ContainerInspectInfo> {
+    return this.container.inspect();
+  }
+
+  private assertAlive(): void {
+    if (this.dead !== undefined) throw new SandboxDeadError(this.id, this.dead);
+  }
+}
+
+async function addTree(pack: Pack, hostDir: string, prefix: string): Promise<void> {
+  const entries = await fs.readdir(hostDir, { withFileTypes: true });
+  for (const entry of entries) {
+    const hostPath = path.join(hostDir, entry.name);
+    const name = `${prefix}/${entry.name}`;
+    const stat = await fs.lstat(hostPath);
+    if (stat.isSymbolicLink()) {
+      await addEntry(pack, { name, type: 'symlink', linkname: await fs.readlink(hostPath), mode: stat.mode & 0o7777 });
+    } else if (stat.isDirectory()) {
+      await addEntry(pack, { name, type: 'directory', mode: stat.mode & 0o7777 });
+      await addTree(pack, hostPath, name);
+    } else if (stat.isFile()) {
+      await addEntry(pack, { name, type: 'file', mode: stat.mode & 0o7777, size: stat.size }, await fs.readFile(hostPath));
+    }
+  }
+}
+
+function addEntry(pack: Pack, header: Partial<Header> & { name: string }, body?: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    pack.entry(header, body ?? Buffer.alloc(0), (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+export interface SandboxRuntimeOptions {
+  docker?: Docker;
+  /** how many sandboxes may run at once through `withSandbox` (default 2) */
+  concurrency?: number;
+  defaultLimits?: Partial<SandboxLimits>;
+}
+
+/** Creates sandboxes against one daemon, at most `concurrency` at a time. */
+export class SandboxRuntime {
+  readonly docker: Docker;
+  private readonly queue: PQueue;
+  private readonly limits: SandboxLimits;
+
+  constructor(options: SandboxRuntimeOptions = {}) {
+    this.docker = options.docker ?? createDockerClient();
+    this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
+    this.limits = { ...DEFAULT_LIMITS, ...options.defaultLimits };
+  }
+
+  /** Throws DockerUnavailableError when the daemon does not answer. */
+  async ping(): Promise<void> {
+    try {
+      await this.docker.ping();
+    } catch (err) {
+      throw new DockerUnavailableError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  async imageExists(name: string): Promise<boolean> {
+    try {
+      await this.docker.getImage(name).inspect();
+      return true;
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 404) return false;
+      throw err;
+    }
+  }
+
+  /** Creates and starts a container. The caller must `dispose()` it; prefer `withSandbox`. */
+  async create(options: SandboxOptions): Promise<Sandbox> {
+    const limits = { ...this.limits, ...options.limits };
+    const name = `${options.namePrefix ?? 'locfix'}-${randomBytes(5).toString('hex')}`.replace(/[^a-zA-Z0-9_.-]/g, '_');
+    installSignalCleanup();
+    const container = await this.docker.createContainer({
+      name,
+      Image: options.image,
+      Cmd: ['sleep', 'infinity'],
+      WorkingDir: options.workdir,
+      Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
+      NetworkDisabled: true,
+      Labels: {
+        [SANDBOX_LABEL]: '1',
+        ...(options.runId ? { [RUN_LABEL]: options.runId } : {}),
+        ...options.labels,
+      },
+      HostConfig: {
+        NetworkMode: 'none',
+        Memory: limits.memoryBytes,
+        MemorySwap: limits.memoryBytes,
+        NanoCpus: limits.nanoCpus,
+        PidsLimit: limits.pidsLimit,
+        // tini as PID 1 reaps zombies left by test processes and forwards the kill on timeout
+        Init: true,
+        AutoRemove: false,
+      },
+    });
+    const sandbox = new Sandbox(this.docker, container, options.image, Date.now());
+    liveSandboxes.add(sandbox);
+    try {
+      await container.start();
+    } catch (err) {
+      await sandbox.dispose().catch(() => undefined);
+      throw err;
+    }
+    return sandbox;
+  }
+
+  /** Runs `fn` with a fresh sandbox (queued by the concurrency limit); the container is always removed. */
+  async withSandbox<T>(options: SandboxOptions, fn: (sandbox: Sandbox) => Promise<T>): Promise<T> {
+    return (await this.queue.add(async () => {
+      const sandbox = await this.create(options);
+      try {
+        return await fn(sandbox);
+      } finally {
+        await sandbox.dispose();
+      }
+    })) as T;
+  }
+
+  /** Removes containers labelled by locfix (only those of `runId` when given). Returns how many. */
+  async sweepContainers(runId?: string): Promise<number> {
+    const label = runId ? [`${RUN_LABEL}=${runId}`] : [`${SANDBOX_LABEL}=1`];
+    const containers = await this.docker.listContainers({ all: true, filters: { label } });
+    await Promise.all(
+      containers.map((info) =>
+        this.docker
+          .getContainer(info.Id)
+          .remove({ force: true, v: true })
+          .catch((err: { statusCode?: number }) => {
+            if (err?.statusCode !== 404 && err?.statusCode !== 409) throw err;
+          }),
+      ),
+    );
+    return containers.length;
+  }
+}
+
+/** Module-level convenience for `locfix` commands and scripts. */
+export async function sweepContainers(runId?: string, docker: Docker = createDockerClient()): Promise<number> {
+  return new SandboxRuntime({ docker }).sweepContainers(runId);
+}
