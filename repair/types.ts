@@ -128,7 +128,7 @@ export interface RepairSample {
   /** normalized voting key ('' when the diff is empty) */
   normalized: string;
   diffCheck?: { ok: boolean; message?: string };
-  /** why `diff` is empty (undefined when there is a patch) */
+  /** why this sample is not a voting candidate (undefined = candidate); `diff` may still be set, for the record */
   emptyReason?: EmptyPatchReason;
   /** this sample's share of its call's usage (the call served `n` samples) */
   usage: Usage;
@@ -154,7 +154,8 @@ export interface VoteEntry {
   eligible: boolean;
 }
 
-export type SelectionFilter = 'regression+reproduction' | 'regression' | 'none';
+/** which Agentless 1.5 filter chose the eligible candidates ('none': plain majority vote over all) */
+export type SelectionFilter = 'regression+reproduction' | 'reproduction' | 'regression' | 'none';
 
 export interface Selection {
   /** '' when no sample produced a patch */
