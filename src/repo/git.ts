@@ -1,0 +1,83 @@
+/**
+ * Minimal git process helpers. Only plumbing commands are used on mirrors, and every call names the git
+ * directory explicitly, so nothing depends on the current directory or on a work tree.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+export class GitCommandError extends Error {
+  readonly args: readonly string[];
+  readonly exitCode: number | null;
+  readonly stderr: string;
+
+  constructor(args: readonly string[], exitCode: number | null, stderr: string, cause?: unknown) {
+    const detail = stderr.trim().split('\n').slice(-3).join(' | ') || (cause instanceof Error ? cause.message : '');
+    super(`git ${args.join(' ')} failed (exit ${exitCode ?? 'signal'})${detail ? `: ${detail}` : ''}`, cause === undefined ? undefined : { cause });
+    this.name = 'GitCommandError';
+    this.args = args;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+  }
+}
+
+export interface RunGitOptions {
+  /** working directory (defaults to the current one; mirrors are addressed with --git-dir instead) */
+  cwd?: string;
+  /** bytes written to stdin */
+  input?: string | Buffer;
+  /** exit codes that are not failures (e.g. 1 for `rev-parse --verify --quiet`) */
+  okExitCodes?: readonly number[];
+}
+
+export interface GitResult {
+  stdout: Buffer;
+  stderr: string;
+  exitCode: number;
+}
+
+/** Git never prompts (no terminal here) and never reads the user's pager or editor. */
+export function gitEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_EDITOR: 'true', LC_ALL: 'C' };
+}
+
+export function runGit(args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: options.cwd, env: gitEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', (error) => reject(new GitCommandError(args, null, '', error)));
+    child.on('close', (code) => {
+      const stderr = Buffer.concat(err).toString('utf8');
+      const exitCode = code ?? -1;
+      if (exitCode === 0 || options.okExitCodes?.includes(exitCode)) {
+        resolve({ stdout: Buffer.concat(out), stderr, exitCode });
+      } else {
+        reject(new GitCommandError(args, code, stderr));
+      }
+    });
+    child.stdin.on('error', () => {}); // git may exit before reading stdin; the exit code reports the failure
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** True when `dir` looks like a git directory (bare repository or a `.git` folder). */
+export async function isGitDir(dir: string): Promise<boolean> {
+  try {
+    const [head, objects] = await Promise.all([fs.stat(path.join(dir, 'HEAD')), fs.stat(path.join(dir, 'objects'))]);
+    return head.isFile() && objects.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Accepts a bare repository, a `.git` folder, or a work tree that contains `.git`; returns the git dir. */
+export async function findGitDir(candidate: string): Promise<string | undefined> {
+  const abs = path.resolve(candidate);
+  if (await isGitDir(abs)) return abs;
+  const dotGit = path.join(abs, '.git');
+  if (await isGitDir(dotGit)) return dotGit;
+  return undefined;
+}

@@ -1,0 +1,465 @@
+/**
+ * The repository store: one bare mirror per repository, read at any commit without a checkout.
+ *
+ * Where a mirror comes from, first match wins:
+ *   1. `mirrors["owner/name"]`: an explicit path (bare repository, `.git` folder, or a work tree with `.git`);
+ *   2. `<mirrorsDir>/owner+name/repo` (also `<mirrorsDir>/owner+name` itself, and SWE-bench's own GitHub
+ *      mirror naming `<mirrorsDir>/swe-bench+owner__name/repo`);
+ *   3. the store's own clone `<cacheDir>/repos/owner+name.git`, made with `git clone --mirror` from
+ *      `cloneUrl(repo)` on first use when `allowClone` is true (the default).
+ *
+ * Trees come from `git ls-tree -r -l -z` (cached per commit in a small LRU) and blobs from one long-lived
+ * `git cat-file --batch` process per mirror (see catfile.ts).
+ *
+ * `materialize` makes a real work tree only for the stages that need one (Docker, applying patches).
+ * It uses a fresh repository whose object store *borrows* the mirror's objects (objects/info/alternates)
+ * and a detached checkout: as fast as `git archive | tar -x` (~1.7 s for a django commit here) but the
+ * result is a git checkout, so `git diff`/`git apply` work in it. The borrowed objects mean the checkout's
+ * history needs the mirror to stay where it is; pass `{ git: false }` for self-contained plain files
+ * (`git archive | tar -x`), e.g. to copy into a container.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { CatFileBatch } from './catfile.ts';
+import { RepoError } from './errors.ts';
+import { findGitDir, GitCommandError, gitEnv, runGit } from './git.ts';
+import type { RepoSnapshot, TreeEntry } from './types.ts';
+
+export interface RepoStoreOptions {
+  /** holds the store's own clones under `repos/` */
+  cacheDir: string;
+  /** "owner/name" -> path to a bare repository or a .git folder (or a work tree containing .git) */
+  mirrors?: Record<string, string>;
+  /** folder holding mirrors laid out as `owner+name/repo` */
+  mirrorsDir?: string;
+  /** where to clone a repository from; default `https://github.com/<repo>.git` */
+  cloneUrl?: (repo: string) => string;
+  /** clone missing repositories into the cache (default true) */
+  allowClone?: boolean;
+  /** how many commits' file lists to keep in memory per store (default 16) */
+  treeCacheSize?: number;
+}
+
+export interface MaterializeOptions {
+  /** true (default): a git checkout borrowing the mirror's objects; false: plain files from `git archive` */
+  git?: boolean;
+}
+
+const REPO_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+export function defaultCloneUrl(repo: string): string {
+  return `https://github.com/${repo}.git`;
+}
+
+/** "owner/name" -> "owner+name": the folder naming used by mirror directories and the clone cache. */
+export function mirrorFolderName(repo: string): string {
+  return repo.replace('/', '+');
+}
+
+function assertRepoName(repo: string): void {
+  if (!REPO_NAME.test(repo) || repo.split('/').some((part) => part === '.' || part === '..')) {
+    throw new RepoError('missing-repo', repo, `invalid repository name ${JSON.stringify(repo)}: expected "owner/name"`);
+  }
+}
+
+function describeGitFailure(err: unknown): string {
+  if (err instanceof GitCommandError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Parses `git ls-tree -r -l -z` output, keeping regular files (symlinks and submodules left out). */
+export function parseLsTree(output: Buffer): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let start = 0;
+  while (start < output.length) {
+    let end = output.indexOf(0, start);
+    if (end < 0) end = output.length;
+    const tab = output.indexOf(0x09, start);
+    if (tab > start && tab < end) {
+      // "<mode> SP <type> SP <oid> SP+ <size> TAB <path>"; the path is raw bytes (UTF-8 in practice)
+      const meta = output.toString('latin1', start, tab).split(/ +/);
+      const [mode, type, blob, size] = meta;
+      if (type === 'blob' && mode !== undefined && mode.startsWith('100') && blob !== undefined) {
+        entries.push({ path: output.toString('utf8', tab + 1, end), blob, size: Number(size) });
+      }
+    }
+    start = end + 1;
+  }
+  return entries;
+}
+
+/** A small insertion-ordered LRU for per-commit file lists. */
+class LruCache<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(private readonly capacity: number) {}
+  get(key: K): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    while (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as K);
+  }
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+}
+
+interface FileTree {
+  entries: TreeEntry[];
+  byPath: Map<string, TreeEntry>;
+}
+
+/** One repository's mirror: its git dir, its cat-file process, and where it came from. */
+class Mirror {
+  readonly catFile: CatFileBatch;
+  constructor(
+    readonly repo: string,
+    readonly gitDir: string,
+    /** true for the store's own clone, which may be fetched into when a commit is missing */
+    readonly owned: boolean,
+  ) {
+    this.catFile = new CatFileBatch(gitDir);
+  }
+}
+
+export class GitRepoSnapshot implements RepoSnapshot {
+  constructor(
+    private readonly store: RepoStore,
+    private readonly mirror: Mirror,
+    readonly commit: string,
+  ) {}
+
+  get repo(): string {
+    return this.mirror.repo;
+  }
+
+  /** the mirror's git directory, for stages that run their own git commands against this commit */
+  get gitDir(): string {
+    return this.mirror.gitDir;
+  }
+
+  async listFiles(): Promise<TreeEntry[]> {
+    return (await this.store.fileTree(this.mirror, this.commit)).entries;
+  }
+
+  readFile(filePath: string): Promise<string | undefined> {
+    return this.store.track(this.readFileNow(filePath));
+  }
+
+  readFiles(paths: readonly string[]): Promise<Map<string, string>> {
+    return this.store.track(this.readFilesNow(paths));
+  }
+
+  readBlob(blob: string): Promise<Buffer> {
+    return this.store.track(this.readBlobNow(blob));
+  }
+
+  private async readFileNow(filePath: string): Promise<string | undefined> {
+    const entry = (await this.store.fileTree(this.mirror, this.commit)).byPath.get(filePath);
+    if (!entry) return undefined;
+    return (await this.readBlobNow(entry.blob)).toString('utf8');
+  }
+
+  private async readFilesNow(paths: readonly string[]): Promise<Map<string, string>> {
+    const tree = await this.store.fileTree(this.mirror, this.commit);
+    const wanted = paths.map((p) => tree.byPath.get(p)).filter((e): e is TreeEntry => e !== undefined);
+    const contents = await Promise.all(wanted.map((entry) => this.readBlobNow(entry.blob)));
+    const result = new Map<string, string>();
+    wanted.forEach((entry, i) => result.set(entry.path, contents[i]!.toString('utf8')));
+    return result;
+  }
+
+  private async readBlobNow(blob: string): Promise<Buffer> {
+    if (!/^[0-9a-f]{40,64}$/.test(blob)) {
+      throw new RepoError('git-failed', this.repo, `${this.repo}: invalid blob id ${JSON.stringify(blob)}`, { commit: this.commit });
+    }
+    let object;
+    try {
+      object = await this.mirror.catFile.read(blob);
+    } catch (err) {
+      throw new RepoError('git-failed', this.repo, `${this.repo}@${this.commit}: reading blob ${blob} failed: ${describeGitFailure(err)}`, {
+        commit: this.commit,
+        cause: err,
+      });
+    }
+    if (!object || object.type !== 'blob') {
+      throw new RepoError('git-failed', this.repo, `${this.repo}@${this.commit}: blob ${blob} is ${object ? `a ${object.type}` : 'missing from the mirror'}`, {
+        commit: this.commit,
+      });
+    }
+    return object.content;
+  }
+}
+
+export class RepoStore {
+  readonly cacheDir: string;
+  private readonly mirrors: Record<string, string>;
+  private readonly mirrorsDir: string | undefined;
+  private readonly cloneUrl: (repo: string) => string;
+  private readonly allowClone: boolean;
+  private readonly opened = new Map<string, Promise<Mirror>>();
+  private readonly commits = new Map<string, Promise<string>>();
+  private readonly trees: LruCache<string, Promise<FileTree>>;
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  constructor(options: RepoStoreOptions) {
+    this.cacheDir = path.resolve(options.cacheDir);
+    this.mirrors = { ...(options.mirrors ?? {}) };
+    this.mirrorsDir = options.mirrorsDir === undefined ? undefined : path.resolve(options.mirrorsDir);
+    this.cloneUrl = options.cloneUrl ?? defaultCloneUrl;
+    this.allowClone = options.allowClone ?? true;
+    this.trees = new LruCache(Math.max(1, options.treeCacheSize ?? 16));
+  }
+
+  /** A read-only view of `repo` at `commit` (short ids and refs resolve to the full commit id). */
+  async snapshot(repo: string, commit: string): Promise<GitRepoSnapshot> {
+    const mirror = await this.mirror(repo);
+    const full = await this.resolveCommit(mirror, commit);
+    return new GitRepoSnapshot(this, mirror, full);
+  }
+
+  /** The git directory the store reads `repo` from (cloning it first if that is how it is found). */
+  async gitDir(repo: string): Promise<string> {
+    return (await this.mirror(repo)).gitDir;
+  }
+
+  /**
+   * Writes a work tree of `repo` at `commit` into `dir` and returns its absolute path. `dir` must be absent
+   * or empty, or an earlier git materialization of the same commit, which is reset to pristine
+   * (`reset --hard` + `clean -fdx`), so stages can rerun.
+   */
+  async materialize(repo: string, commit: string, dir: string, options: MaterializeOptions = {}): Promise<string> {
+    const snapshot = await this.snapshot(repo, commit);
+    const target = path.resolve(dir);
+    const useGit = options.git ?? true;
+    const fail = (what: string, err: unknown): RepoError =>
+      new RepoError('git-failed', repo, `${repo}@${snapshot.commit}: ${what} in ${target} failed: ${describeGitFailure(err)}`, {
+        commit: snapshot.commit,
+        cause: err,
+      });
+
+    const existing = await fs.readdir(target).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [] as string[];
+      throw err;
+    });
+    if (existing.length > 0) {
+      if (useGit && existing.includes('.git')) {
+        const head = await runGit(['-C', target, 'rev-parse', '--verify', '--quiet', 'HEAD'], { okExitCodes: [1] }).catch(() => undefined);
+        if (head?.stdout.toString('utf8').trim() === snapshot.commit) {
+          try {
+            await runGit(['-C', target, 'reset', '--hard', '--quiet', snapshot.commit]);
+            await runGit(['-C', target, 'clean', '-fdxq']);
+          } catch (err) {
+            throw fail('resetting the existing checkout', err);
+          }
+          return target;
+        }
+      }
+      throw new RepoError('git-failed', repo, `${repo}@${snapshot.commit}: cannot materialize into ${target}: the folder is not empty${useGit ? ' and is not a checkout of this commit' : ''}`, {
+        commit: snapshot.commit,
+      });
+    }
+    await fs.mkdir(target, { recursive: true });
+
+    if (useGit) {
+      try {
+        await runGit(['init', '--quiet', target]);
+        const objects = path.join(snapshot.gitDir, 'objects');
+        await fs.writeFile(path.join(target, '.git', 'objects', 'info', 'alternates'), objects + '\n');
+        await runGit(['-C', target, '-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--detach', snapshot.commit]);
+      } catch (err) {
+        throw fail('checkout', err);
+      }
+    } else {
+      try {
+        await archiveInto(snapshot.gitDir, snapshot.commit, target);
+      } catch (err) {
+        throw fail('git archive | tar -x', err);
+      }
+    }
+    return target;
+  }
+
+  /**
+   * Ends every cat-file process (call it when a run is done, or the processes keep Node alive). Reading
+   * afterwards is allowed and simply starts a new process.
+   */
+  async close(): Promise<void> {
+    // Reads already started finish first (they may not have reached cat-file yet).
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    const mirrors = await Promise.allSettled([...this.opened.values()]);
+    await Promise.all(mirrors.map((m) => (m.status === 'fulfilled' ? m.value.catFile.close() : undefined)));
+  }
+
+  /** @internal counts a snapshot read as in flight until it settles, so close() can wait for it */
+  track<T>(operation: Promise<T>): Promise<T> {
+    this.inflight.add(operation);
+    const forget = (): void => void this.inflight.delete(operation);
+    operation.then(forget, forget);
+    return operation;
+  }
+
+  /** @internal the cached file list of one commit */
+  fileTree(mirror: Mirror, commit: string): Promise<FileTree> {
+    const key = `${mirror.gitDir}\0${commit}`;
+    let tree = this.trees.get(key);
+    if (!tree) {
+      tree = runGit(['--git-dir', mirror.gitDir, 'ls-tree', '-r', '-l', '-z', '--full-tree', commit]).then(
+        (result) => {
+          const entries = parseLsTree(result.stdout);
+          return { entries, byPath: new Map(entries.map((e) => [e.path, e])) };
+        },
+        (err: unknown) => {
+          this.trees.delete(key); // a failure is not cached
+          throw new RepoError('git-failed', mirror.repo, `${mirror.repo}@${commit}: listing files failed: ${describeGitFailure(err)}`, {
+            commit,
+            cause: err,
+          });
+        },
+      );
+      this.trees.set(key, tree);
+    }
+    return tree;
+  }
+
+  private mirror(repo: string): Promise<Mirror> {
+    assertRepoName(repo);
+    let mirror = this.opened.get(repo);
+    if (!mirror) {
+      mirror = this.openMirror(repo);
+      this.opened.set(repo, mirror);
+      mirror.catch(() => this.opened.delete(repo)); // retry on the next call (e.g. after the user adds a mirror)
+    }
+    return mirror;
+  }
+
+  private async openMirror(repo: string): Promise<Mirror> {
+    const looked: string[] = [];
+    const explicit = this.mirrors[repo];
+    if (explicit !== undefined) {
+      const gitDir = await findGitDir(explicit);
+      if (!gitDir) {
+        throw new RepoError('missing-repo', repo, `${repo}: the mirror given for it, ${path.resolve(explicit)}, is not a git repository`);
+      }
+      return new Mirror(repo, gitDir, false);
+    }
+    if (this.mirrorsDir) {
+      const [owner, name] = repo.split('/') as [string, string];
+      const candidates = [
+        path.join(this.mirrorsDir, mirrorFolderName(repo), 'repo'),
+        path.join(this.mirrorsDir, mirrorFolderName(repo)),
+        path.join(this.mirrorsDir, `swe-bench+${owner}__${name}`, 'repo'),
+      ];
+      for (const candidate of candidates) {
+        const gitDir = await findGitDir(candidate);
+        if (gitDir) return new Mirror(repo, gitDir, false);
+      }
+      looked.push(candidates[0]!);
+    }
+    const cloneDir = path.join(this.cacheDir, 'repos', `${mirrorFolderName(repo)}.git`);
+    const cached = await findGitDir(cloneDir);
+    if (cached) return new Mirror(repo, cached, true);
+    looked.push(cloneDir);
+    if (!this.allowClone) {
+      throw new RepoError(
+        'missing-repo',
+        repo,
+        `${repo}: no mirror found (looked in ${looked.join(', ')}) and cloning is off; ` +
+          `pass --mirror ${repo}=PATH or --mirrors DIR (holding ${mirrorFolderName(repo)}/repo)`,
+      );
+    }
+    await this.cloneMirror(repo, cloneDir);
+    return new Mirror(repo, cloneDir, true);
+  }
+
+  private async cloneMirror(repo: string, cloneDir: string): Promise<void> {
+    const url = this.cloneUrl(repo);
+    const partial = `${cloneDir}.partial-${process.pid}`;
+    await fs.rm(partial, { recursive: true, force: true });
+    await fs.mkdir(path.dirname(cloneDir), { recursive: true });
+    try {
+      await runGit(['clone', '--mirror', '--quiet', url, partial]);
+      await fs.rename(partial, cloneDir); // only a complete clone ever appears under its final name
+    } catch (err) {
+      await fs.rm(partial, { recursive: true, force: true });
+      throw new RepoError('missing-repo', repo, `${repo}: cloning ${url} into ${cloneDir} failed: ${describeGitFailure(err)}`, { cause: err });
+    }
+  }
+
+  private resolveCommit(mirror: Mirror, commit: string): Promise<string> {
+    const key = `${mirror.gitDir}\0${commit}`;
+    let resolved = this.commits.get(key);
+    if (!resolved) {
+      resolved = this.revParse(mirror, commit);
+      this.commits.set(key, resolved);
+      resolved.catch(() => this.commits.delete(key));
+    }
+    return resolved;
+  }
+
+  private async revParse(mirror: Mirror, commit: string): Promise<string> {
+    const repo = mirror.repo;
+    if (commit.length === 0 || commit.startsWith('-') || /[\s\0]/.test(commit)) {
+      throw new RepoError('missing-commit', repo, `${repo}: invalid commit ${JSON.stringify(commit)}`, { commit });
+    }
+    const lookup = async (): Promise<string | undefined> => {
+      // exit 1 with --quiet: not found / not a commit (and for short ids: ambiguous)
+      const result = await runGit(['--git-dir', mirror.gitDir, 'rev-parse', '--verify', '--quiet', `${commit}^{commit}`], { okExitCodes: [1] });
+      const full = result.stdout.toString('utf8').trim();
+      return result.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(full) ? full : undefined;
+    };
+    try {
+      let full = await lookup();
+      if (!full && mirror.owned && this.allowClone) {
+        // The store's own clone may predate the commit: fetch once, then look again.
+        await runGit(['--git-dir', mirror.gitDir, 'fetch', '--quiet', '--prune', 'origin']).catch(() => undefined);
+        full = await lookup();
+      }
+      if (full) return full;
+    } catch (err) {
+      throw new RepoError('git-failed', repo, `${repo}: resolving commit ${commit} failed: ${describeGitFailure(err)}`, { commit, cause: err });
+    }
+    throw new RepoError('missing-commit', repo, `${repo}: commit ${commit} is not in the mirror ${mirror.gitDir}`, { commit });
+  }
+}
+
+/** `git archive <commit> | tar -x -C <dir>` without a shell. */
+function archiveInto(gitDir: string, commit: string, dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const git = spawn('git', ['--git-dir', gitDir, 'archive', '--format=tar', commit], { env: gitEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const tar = spawn('tar', ['-x', '-f', '-', '-C', dir], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    git.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    tar.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    git.stdout.pipe(tar.stdin);
+    tar.stdin.on('error', () => {});
+    let gitCode: number | null = null;
+    let failed = false;
+    const onError = (err: Error): void => {
+      if (failed) return;
+      failed = true;
+      git.kill();
+      tar.kill();
+      reject(err);
+    };
+    git.on('error', onError);
+    tar.on('error', onError);
+    git.on('close', (code) => (gitCode = code));
+    tar.on('close', (code) => {
+      if (failed) return;
+      const finish = (): void => {
+        if (gitCode === 0 && code === 0) resolve();
+        else reject(new Error(`git archive exit ${gitCode}, tar exit ${code}${stderr.trim() ? `: ${stderr.trim()}` : ''}`));
+      };
+      if (git.exitCode !== null || gitCode !== null) finish();
+      else git.once('close', (c) => ((gitCode = c), finish()));
+    });
+  });
+}
