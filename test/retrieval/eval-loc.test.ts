@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { writeJsonAtomic } from '../../src/util/fsx.ts';
+import { RunLayout } from '../../src/orchestrator/run-layout.ts';
+import { selectionPath } from '../../localizer/retrieval/artifacts.ts';
+import { evaluateRun } from '../../src/commands/eval-loc.ts';
+
+const run = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
+let dir: string;
+
+function artifact(id: string, status: 'ok' | 'error', ranking?: string[]): unknown {
+  return {
+    stage: 'retrieve',
+    instanceId: id,
+    status,
+    startedAt: '',
+    finishedAt: '',
+    durationMs: 1,
+    attempt: 1,
+    ...(status === 'ok' ? { output: { ranking: ranking!.map((p, i) => ({ path: p, score: 10 - i })) } } : { error: { message: 'commit not found' } }),
+  };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-evalloc-'));
+  const layout = new RunLayout(dir);
+  await writeJsonAtomic(selectionPath(dir, 'retrieve'), {
+    stage: 'retrieve',
+    dataset: 'x.jsonl',
+    instances: ['o__r-1', 'o__r-2', 'o__r-3', 'o__r-4'],
+    gold: { 'o__r-1': ['a.py'], 'o__r-2': ['b.py'], 'o__r-3': ['c.py'], 'o__r-4': ['d.py'] },
+    createdAt: '',
+    settings: {},
+  });
+  await writeJsonAtomic(layout.artifactPath('retrieve', 'o__r-1'), artifact('o__r-1', 'ok', ['a.py', 'x.py']));
+  await writeJsonAtomic(layout.artifactPath('retrieve', 'o__r-2'), artifact('o__r-2', 'ok', ['x.py', 'y.py', 'b.py']));
+  await writeJsonAtomic(layout.artifactPath('retrieve', 'o__r-3'), artifact('o__r-3', 'error'));
+  // o__r-4 never finished: no artifact
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('eval-loc', () => {
+  it('counts failed and unfinished instances as misses in the denominator', async () => {
+    const m = await evaluateRun(dir);
+    expect(m.n).toBe(4);
+    expect(m.failed).toBe(2);
+    expect(m.top1).toBe(0.25);
+    expect(m.top3).toBe(0.5);
+    expect(m.mrr).toBeCloseTo((1 + 1 / 3) / 4, 12);
+  });
+
+  it('--json prints exactly one object with the documented keys', async () => {
+    const { stdout } = await run(process.execPath, [BIN, 'eval-loc', dir, '--json']);
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const obj = JSON.parse(lines[0]);
+    expect(Object.keys(obj)).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr']);
+    expect(obj).toMatchObject({ n: 4, top1: 0.25, top3: 0.5, top5: 0.5, top10: 0.5, top15: 0.5 });
+  });
+
+  it('prints a table, and a clear error for a folder that is not a run', async () => {
+    const { stdout } = await run(process.execPath, [BIN, 'eval-loc', dir]);
+    expect(stdout).toMatch(/Top-1/);
+    expect(stdout).toMatch(/0\.250/);
+    const bad = await run(process.execPath, [BIN, 'eval-loc', path.join(dir, 'nope')]).catch((e: { code: number; stderr: string }) => e);
+    expect((bad as { code: number }).code).toBe(1);
+    expect((bad as { stderr: string }).stderr).toMatch(/retrieve\.selection\.json not found/);
+  });
+});
