@@ -1,0 +1,88 @@
+/**
+ * Which repository files get indexed. The default follows BLAgent: Python sources only, and no tests —
+ * a file whose name starts with "test" (test_x.py, tests.py) or anything under a folder whose name starts
+ * with "test" (test/, tests/, testing/, testcases/) is left out. Include/exclude globs refine that.
+ */
+export interface FileFilterOptions {
+  /** file extensions to index (lowercase, with dot); default ['.py'] */
+  extensions?: readonly string[];
+  /** leave out test files and folders (see above); default true */
+  excludeTests?: boolean;
+  /** when given, a file must match at least one of these globs */
+  include?: readonly string[];
+  /** files matching any of these globs are left out */
+  exclude?: readonly string[];
+}
+
+export type FileFilter = (path: string) => boolean;
+
+/**
+ * Glob → RegExp over repository-relative POSIX paths: `**` any number of folders, `*` within one segment,
+ * `?` one char, `{a,b}` alternatives. A glob without `/` matches the file name in any folder.
+ */
+export function globToRegExp(glob: string): RegExp {
+  if (glob.length === 0) throw new Error('empty glob');
+  const anchored = glob.includes('/') ? glob.replace(/^\//, '') : `**/${glob}`;
+  let re = '';
+  for (let i = 0; i < anchored.length; i++) {
+    const c = anchored[i];
+    if (c === '*') {
+      if (anchored[i + 1] === '*') {
+        // "**/" matches zero or more folders; a trailing "**" matches the rest
+        if (anchored[i + 2] === '/') {
+          re += '(?:[^/]+/)*';
+          i += 2;
+        } else {
+          re += '.*';
+          i += 1;
+        }
+      } else {
+        re += '[^/]*';
+      }
+    } else if (c === '?') {
+      re += '[^/]';
+    } else if (c === '{') {
+      const close = anchored.indexOf('}', i);
+      if (close < 0) throw new Error(`glob "${glob}": unclosed "{"`);
+      const alts = anchored.slice(i + 1, close).split(',').map((a) => a.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*'));
+      re += `(?:${alts.join('|')})`;
+      i = close;
+    } else {
+      re += c.replace(/[.+^$()|[\]\\{}]/g, '\\$&');
+    }
+  }
+  return new RegExp(`^${re}$`);
+}
+
+export function isTestPath(path: string): boolean {
+  const segments = path.split('/');
+  for (let i = 0; i < segments.length; i++) {
+    if (segments[i].toLowerCase().startsWith('test')) return true;
+  }
+  return false;
+}
+
+export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
+  const extensions = (options.extensions ?? ['.py']).map((e) => e.toLowerCase());
+  const excludeTests = options.excludeTests ?? true;
+  const include = (options.include ?? []).map(globToRegExp);
+  const exclude = (options.exclude ?? []).map(globToRegExp);
+  return (path: string): boolean => {
+    const lower = path.toLowerCase();
+    if (!extensions.some((e) => lower.endsWith(e))) return false;
+    if (excludeTests && isTestPath(path)) return false;
+    if (include.length > 0 && !include.some((r) => r.test(path))) return false;
+    if (exclude.some((r) => r.test(path))) return false;
+    return true;
+  };
+}
+
+/** Stable description of the filter for cache keys and reports. */
+export function describeFileFilter(options: FileFilterOptions = {}): string {
+  return JSON.stringify({
+    extensions: options.extensions ?? ['.py'],
+    excludeTests: options.excludeTests ?? true,
+    include: options.include ?? [],
+    exclude: options.exclude ?? [],
+  });
+}

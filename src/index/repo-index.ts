@@ -1,0 +1,438 @@
+/**
+ * The searchable index of one repository at one commit: chunks (dense vectors in the vector store, BM25),
+ * whole files (BM25) and definitions.
+ *
+ * Everything per file is keyed by (blob, path) and kept in a per-repository memo, so the next commit of the
+ * same repository only reads, parses and tokenizes files whose blob changed. Chunk ids are content hashes
+ * (path, blob, lines, text); a chunk shared by many commits is one record in the vector store, and a
+ * commit's dense search is restricted to the ids of its own chunks. Vectors the store already has are never
+ * recomputed; texts embedded before (any path, any process) come from the content-keyed embedding cache.
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { RepoSnapshot, TreeEntry } from '../repo/types.ts';
+import type { CodeChunk, Definition } from '../parsing/types.ts';
+import type { Embedder } from '../embedding/types.ts';
+import type { VectorCollection, VectorStore } from '../vectorstore/types.ts';
+import { EmbeddingCache, embedDocumentsCached } from '../embedding/cache.ts';
+import { Bm25Index, queryTermsOf, TermDictionary, termVectorOf, type Bm25Settings, type TermVector } from './bm25.ts';
+import { createFileFilter, describeFileFilter, type FileFilterOptions } from './file-filter.ts';
+import { lineWindowChunks, type FileParser, type ParsedFile } from './file-parser.ts';
+
+export interface IndexedChunk extends CodeChunk {
+  /** content id: also the vector store record id */
+  id: string;
+  blob: string;
+}
+
+export interface IndexedFile {
+  path: string;
+  blob: string;
+  size: number;
+  /** set when the parser failed on this file and line windows stand in for its chunks */
+  parseError?: string;
+}
+
+export interface ChunkHit {
+  chunk: IndexedChunk;
+  score: number;
+}
+
+export interface FileHit {
+  path: string;
+  score: number;
+}
+
+/**
+ * How a commit's dense query is kept to that commit's chunks:
+ * - 'ids': the store pre-filters on the commit's chunk ids (exact);
+ * - 'overfetch': query the whole collection for more than k and drop foreign ids, widening until k are found.
+ */
+export type DenseFilterStrategy = 'ids' | 'overfetch';
+
+export interface IndexTimings {
+  /** true when no file came from the in-process memo */
+  cold: boolean;
+  totalMs: number;
+  listMs: number;
+  readMs: number;
+  parseMs: number;
+  tokenizeMs: number;
+  vectorSyncMs: number;
+  embedMs: number;
+  bm25Ms: number;
+  filesIndexed: number;
+  filesReused: number;
+  filesParsed: number;
+  chunks: number;
+  /** chunks the vector store did not have */
+  chunksUpserted: number;
+  /** texts the embedder was asked for (after the embedding cache) */
+  textsEmbedded: number;
+}
+
+export interface RepoIndex {
+  readonly repo: string;
+  readonly commit: string;
+  readonly embedderId: string;
+  readonly files: readonly IndexedFile[];
+  readonly filePaths: readonly string[];
+  readonly chunks: readonly IndexedChunk[];
+  readonly timings: IndexTimings;
+  /** chunks nearest to the query embedding, best first (cosine similarity) */
+  searchDense(queryText: string, k: number): Promise<ChunkHit[]>;
+  /** BM25 over chunks, best first */
+  searchChunksBm25(query: string, k: number): Promise<ChunkHit[]>;
+  /** BM25 over whole files (path + content), best first */
+  searchFilesBm25(query: string, k: number): Promise<FileHit[]>;
+  /** every class/function/method with this bare name */
+  definitionsOf(name: string): readonly Definition[];
+  /** definitions whose qualified name is exactly this ("Class.method") */
+  definitionsByQualifiedName(qualifiedName: string): readonly Definition[];
+  /** number of distinct files defining this bare name (for down-weighting common names) */
+  definingFileCount(name: string): number;
+  definitionsInFile(path: string): readonly Definition[];
+  chunksOfFile(path: string): readonly IndexedChunk[];
+  hasFile(path: string): boolean;
+}
+
+export interface BuildRepoIndexDeps {
+  embedder: Embedder;
+  vectorStore: VectorStore;
+  /** embedding cache and other persisted state live under here */
+  cacheDir: string;
+  fileFilter?: FileFilterOptions;
+  /** default: the tree-sitter chunker and definition extractor from src/parsing/ */
+  parser?: FileParser;
+  bm25?: Partial<Bm25Settings>;
+  denseFilter?: DenseFilterStrategy;
+  /** persist embeddings on disk; default true except for the lexical embedder, whose vectors cost less
+   * to recompute than to load (the vector store keeps them either way) */
+  persistEmbeddings?: boolean;
+  /** in-process reuse across commits; default one memo per process */
+  memo?: IndexMemo;
+  /** texts per embedder call / vector-store write; default 512 */
+  embedBatchSize?: number;
+  /** progress messages (files parsed, chunks embedded) */
+  onProgress?: (message: string) => void;
+}
+
+interface FileRecord {
+  file: IndexedFile;
+  chunks: IndexedChunk[];
+  definitions: Definition[];
+  fileTerms: TermVector;
+  chunkTerms: TermVector[];
+}
+
+/** Per-process state shared by the indexes of all commits: parsed files, known stored ids, caches. */
+export class IndexMemo {
+  readonly terms = new TermDictionary();
+  /** key: parser id + filter + blob + path */
+  readonly records = new Map<string, FileRecord>();
+  /** collection name → ids known to be stored there */
+  readonly storedIds = new Map<string, Set<string>>();
+  readonly embeddingCaches = new Map<string, Promise<EmbeddingCache>>();
+  readonly queryVectors = new Map<string, Float32Array | number[]>();
+}
+
+let processMemo: IndexMemo | undefined;
+export function defaultIndexMemo(): IndexMemo {
+  processMemo ??= new IndexMemo();
+  return processMemo;
+}
+
+let defaultParserPromise: Promise<FileParser> | undefined;
+
+/** The tree-sitter chunker from src/parsing/ (loaded on first use). */
+export function defaultFileParser(): Promise<FileParser> {
+  defaultParserPromise ??= (async () => {
+    const mod = (await import('./default-parser.ts')) as { createDefaultFileParser: () => Promise<FileParser> };
+    return mod.createDefaultFileParser();
+  })();
+  return defaultParserPromise;
+}
+
+function sha256hex(...parts: string[]): string {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex');
+}
+
+/** Content id of a chunk: the same chunk of the same file version gets the same id in every commit. */
+export function chunkId(chunk: CodeChunk, blob: string): string {
+  return sha256hex(chunk.path, blob, String(chunk.startLine), String(chunk.endLine), chunk.text).slice(0, 40);
+}
+
+/** Vector collection for (repository, embedder, parser): readable prefix + hash, within Chroma's limits. */
+export function collectionNameFor(repo: string, embedderId: string, parserId: string): string {
+  const readable = repo.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'repo';
+  return `lf-${readable}-${sha256hex(repo, embedderId, parserId).slice(0, 16)}`;
+}
+
+const now = (): number => performance.now();
+
+function buildFileRecord(entry: TreeEntry, content: string, parsed: ParsedFile | Error, terms: TermDictionary, timing: { tokenizeMs: number }): FileRecord {
+  const file: IndexedFile = { path: entry.path, blob: entry.blob, size: entry.size };
+  let chunks: CodeChunk[];
+  let definitions: Definition[];
+  if (parsed instanceof Error) {
+    file.parseError = parsed.message;
+    chunks = lineWindowChunks(entry.path, content);
+    definitions = [];
+  } else {
+    chunks = parsed.chunks;
+    definitions = parsed.definitions;
+  }
+  const indexed: IndexedChunk[] = chunks.map((c) => ({ ...c, path: entry.path, id: chunkId(c, entry.blob), blob: entry.blob }));
+  // a file can repeat a chunk verbatim only if the parser emits the same span twice; keep ids unique
+  const seen = new Set<string>();
+  const unique = indexed.filter((c) => (seen.has(c.id) ? false : (seen.add(c.id), true)));
+  const t0 = now();
+  const chunkTerms = unique.map((c) => termVectorOf(c.text, terms));
+  // whole-file document: the path (as chunks carry it) and the full content
+  const fileTerms = termVectorOf(`${entry.path}\n${content}`, terms);
+  timing.tokenizeMs += now() - t0;
+  return { file, chunks: unique, definitions, fileTerms, chunkTerms };
+}
+
+async function embeddingCacheFor(memo: IndexMemo, deps: BuildRepoIndexDeps): Promise<EmbeddingCache> {
+  const persist = deps.persistEmbeddings ?? !deps.embedder.id.startsWith('lexical:');
+  const key = `${persist ? 'disk' : 'mem'}:${path.resolve(deps.cacheDir)}:${deps.embedder.id}`;
+  let c = memo.embeddingCaches.get(key);
+  if (!c) {
+    c = persist
+      ? EmbeddingCache.open(path.join(deps.cacheDir, 'embeddings'), deps.embedder.id)
+      : Promise.resolve(EmbeddingCache.inMemory(deps.embedder.id));
+    memo.embeddingCaches.set(key, c);
+  }
+  return c;
+}
+
+export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoIndexDeps): Promise<RepoIndex> {
+  const tStart = now();
+  const memo = deps.memo ?? defaultIndexMemo();
+  const parser = deps.parser ?? (await defaultFileParser());
+  const filterOptions = deps.fileFilter ?? {};
+  const accept = createFileFilter(filterOptions);
+  const recordPrefix = `${snapshot.repo}\0${parser.id}\0${describeFileFilter(filterOptions)}\0`;
+  const batchSize = deps.embedBatchSize ?? 512;
+  const progress = deps.onProgress ?? (() => {});
+
+  const timings: IndexTimings = {
+    cold: true,
+    totalMs: 0,
+    listMs: 0,
+    readMs: 0,
+    parseMs: 0,
+    tokenizeMs: 0,
+    vectorSyncMs: 0,
+    embedMs: 0,
+    bm25Ms: 0,
+    filesIndexed: 0,
+    filesReused: 0,
+    filesParsed: 0,
+    chunks: 0,
+    chunksUpserted: 0,
+    textsEmbedded: 0,
+  };
+
+  // 1. files of this commit
+  let t = now();
+  const entries = (await snapshot.listFiles()).filter((e) => accept(e.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  timings.listMs = now() - t;
+
+  // 2. per-file records: reuse by (blob, path), build the rest
+  const records: FileRecord[] = new Array(entries.length);
+  const todo: number[] = [];
+  entries.forEach((e, i) => {
+    const r = memo.records.get(recordPrefix + e.blob + '\0' + e.path);
+    if (r) records[i] = r;
+    else todo.push(i);
+  });
+  timings.filesReused = entries.length - todo.length;
+  timings.cold = timings.filesReused === 0 && entries.length > 0;
+  if (todo.length > 0) {
+    t = now();
+    const contents = await Promise.all(todo.map(async (i) => (await snapshot.readBlob(entries[i].blob)).toString('utf8')));
+    timings.readMs = now() - t;
+    for (let j = 0; j < todo.length; j++) {
+      const entry = entries[todo[j]];
+      const content = contents[j];
+      const tp = now();
+      let parsed: ParsedFile | Error;
+      try {
+        parsed = await parser.parse(entry.path, content);
+      } catch (err) {
+        parsed = err instanceof Error ? err : new Error(String(err));
+      }
+      timings.parseMs += now() - tp;
+      const record = buildFileRecord(entry, content, parsed, memo.terms, timings);
+      memo.records.set(recordPrefix + entry.blob + '\0' + entry.path, record);
+      records[todo[j]] = record;
+      if ((j + 1) % 500 === 0) progress(`${snapshot.repo}: parsed ${j + 1}/${todo.length} files`);
+    }
+    timings.parseMs -= timings.tokenizeMs;
+    timings.parseMs = Math.max(0, timings.parseMs);
+    timings.filesParsed = todo.length;
+  }
+  timings.filesIndexed = entries.length;
+
+  // 3. flat views
+  const files = records.map((r) => r.file);
+  const chunks: IndexedChunk[] = [];
+  const chunkTerms: TermVector[] = [];
+  const chunksByFile = new Map<string, IndexedChunk[]>();
+  const definitionsByName = new Map<string, Definition[]>();
+  const definitionsByQualified = new Map<string, Definition[]>();
+  const definitionsByFile = new Map<string, Definition[]>();
+  for (const r of records) {
+    chunksByFile.set(r.file.path, r.chunks);
+    definitionsByFile.set(r.file.path, r.definitions);
+    for (let i = 0; i < r.chunks.length; i++) {
+      chunks.push(r.chunks[i]);
+      chunkTerms.push(r.chunkTerms[i]);
+    }
+    for (const d of r.definitions) {
+      const byName = definitionsByName.get(d.name);
+      if (byName) byName.push(d);
+      else definitionsByName.set(d.name, [d]);
+      const byQ = definitionsByQualified.get(d.qualifiedName);
+      if (byQ) byQ.push(d);
+      else definitionsByQualified.set(d.qualifiedName, [d]);
+    }
+  }
+  timings.chunks = chunks.length;
+  const chunkById = new Map<string, IndexedChunk>();
+  for (const c of chunks) chunkById.set(c.id, c);
+
+  // 4. vectors: store what the collection lacks
+  t = now();
+  const collectionName = collectionNameFor(snapshot.repo, deps.embedder.id, parser.id);
+  const collection = await deps.vectorStore.collection(collectionName);
+  let stored = memo.storedIds.get(collectionName);
+  if (!stored) {
+    stored = new Set();
+    memo.storedIds.set(collectionName, stored);
+  }
+  const unknown = chunks.filter((c) => !stored.has(c.id));
+  if (unknown.length > 0) {
+    const present = await collection.existing(unknown.map((c) => c.id));
+    for (const id of present) stored.add(id);
+    const missing = unknown.filter((c) => !present.has(c.id));
+    const cache = await embeddingCacheFor(memo, deps);
+    for (let i = 0; i < missing.length; i += batchSize) {
+      const batch = missing.slice(i, i + batchSize);
+      const te = now();
+      const { vectors, computed } = await embedDocumentsCached(
+        deps.embedder,
+        cache,
+        batch.map((c) => c.text),
+      );
+      timings.embedMs += now() - te;
+      timings.textsEmbedded += computed;
+      await collection.upsert(
+        batch.map((c, j) => ({
+          id: c.id,
+          embedding: vectors[j],
+          metadata: { path: c.path, blob: c.blob, startLine: c.startLine, endLine: c.endLine },
+        })),
+      );
+      for (const c of batch) stored.add(c.id);
+      timings.chunksUpserted += batch.length;
+      if (missing.length > batchSize) progress(`${snapshot.repo}: stored ${Math.min(i + batchSize, missing.length)}/${missing.length} chunk vectors`);
+    }
+  }
+  timings.vectorSyncMs = now() - t - timings.embedMs;
+
+  // 5. BM25 over this commit's chunks and files
+  t = now();
+  const chunkBm25 = new Bm25Index(chunkTerms, deps.bm25);
+  const fileBm25 = new Bm25Index(
+    records.map((r) => r.fileTerms),
+    deps.bm25,
+  );
+  timings.bm25Ms = now() - t;
+  timings.totalMs = now() - tStart;
+
+  const commitIds = chunks.map((c) => c.id);
+  const strategy = deps.denseFilter ?? 'ids';
+  const embedder = deps.embedder;
+
+  async function queryVector(text: string): Promise<Float32Array | number[]> {
+    const key = `${embedder.id}\0${text}`;
+    let v = memo.queryVectors.get(key);
+    if (!v) {
+      v = await embedder.embedQuery(text);
+      if (memo.queryVectors.size >= 512) memo.queryVectors.delete(memo.queryVectors.keys().next().value as string);
+      memo.queryVectors.set(key, v);
+    }
+    return v;
+  }
+
+  async function searchDense(queryText: string, k: number): Promise<ChunkHit[]> {
+    if (k <= 0 || chunks.length === 0) return [];
+    const vector = await queryVector(queryText);
+    const want = Math.min(k, chunks.length);
+    if (strategy === 'ids') {
+      const hits = await collection.query(vector, want, { ids: commitIds });
+      return hits.flatMap((h) => {
+        const chunk = chunkById.get(h.id);
+        return chunk ? [{ chunk, score: h.score }] : [];
+      });
+    }
+    return overfetch(collection, vector, want, chunkById);
+  }
+
+  const searchChunksBm25 = async (query: string, k: number): Promise<ChunkHit[]> =>
+    chunkBm25.search(queryTermsOf(query, memo.terms, chunkBm25.settings.queryTerms), k).map((h) => ({ chunk: chunks[h.doc], score: h.score }));
+
+  const searchFilesBm25 = async (query: string, k: number): Promise<FileHit[]> =>
+    fileBm25.search(queryTermsOf(query, memo.terms, fileBm25.settings.queryTerms), k).map((h) => ({ path: files[h.doc].path, score: h.score }));
+
+  const filePaths = files.map((f) => f.path);
+  const fileSet = new Set(filePaths);
+  const none: readonly never[] = Object.freeze([]);
+
+  return {
+    repo: snapshot.repo,
+    commit: snapshot.commit,
+    embedderId: embedder.id,
+    files,
+    filePaths,
+    chunks,
+    timings,
+    searchDense,
+    searchChunksBm25,
+    searchFilesBm25,
+    definitionsOf: (name) => definitionsByName.get(name) ?? none,
+    definitionsByQualifiedName: (q) => definitionsByQualified.get(q) ?? none,
+    definingFileCount: (name) => new Set((definitionsByName.get(name) ?? []).map((d) => d.path)).size,
+    definitionsInFile: (p) => definitionsByFile.get(p) ?? none,
+    chunksOfFile: (p) => chunksByFile.get(p) ?? none,
+    hasFile: (p) => fileSet.has(p),
+  };
+}
+
+async function overfetch(
+  collection: VectorCollection,
+  vector: Float32Array | number[],
+  want: number,
+  chunkById: Map<string, IndexedChunk>,
+): Promise<ChunkHit[]> {
+  const total = await collection.count();
+  let fetch = Math.min(total, Math.max(want * 2, want + 50));
+  for (;;) {
+    const hits = await collection.query(vector, fetch);
+    const out: ChunkHit[] = [];
+    for (const h of hits) {
+      const chunk = chunkById.get(h.id);
+      if (chunk) {
+        out.push({ chunk, score: h.score });
+        if (out.length === want) return out;
+      }
+    }
+    if (fetch >= total) return out;
+    fetch = Math.min(total, fetch * 4);
+  }
+}
