@@ -1,0 +1,276 @@
+/**
+ * Which image an instance runs in, building it when needed.
+ *
+ * Order of preference:
+ *   1. the official SWE-bench instance image, named as the harness names it
+ *      (`swebench/sweb.eval.x86_64.<id with "__" → "_1776_">:latest`), when present locally — or pulled when
+ *      `pullOfficialImages` is set (off by default: a pull talks to a remote registry);
+ *   2. an instance layer built locally on an environment image, which is either
+ *      (c) the image the user names for the repository/version in the config (`envImages`), or
+ *      (b) the environment layer built from the spec in docker/specs/ on the base image.
+ *
+ * Local images are made by running the setup commands in a network-less sandbox and committing it, so the
+ * same limits and cleanup apply as for any other container. Their tags are hashes of everything that goes
+ * into them (parent image id, repository, commit, commands), so an existing image is reused and a changed
+ * input gives a new tag.
+ *
+ * The instance layer holds the repository at its base commit under /testbed as a git checkout: a shallow,
+ * self-contained repository fetched from the local mirror (the base commit keeps its real hash, so the
+ * harness' `git checkout <base> -- <files>` works inside the container).
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runGit } from '../src/repo/git.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import { SandboxRuntime, type SandboxLimits } from './sandbox.ts';
+import { loadBuiltinSpecs, type ResolvedSpec, type SpecRegistry } from './specs.ts';
+
+export const DEFAULT_BASE_IMAGE = 'locfix/base:bookworm';
+export const TESTBED = '/testbed';
+
+/** The harness' name for the prebuilt evaluation image of an instance. */
+export function officialImageName(instanceId: string, namespace = 'swebench', tag = 'latest'): string {
+  return `${namespace}/sweb.eval.x86_64.${instanceId.replace(/__/g, '_1776_')}:${tag}`.toLowerCase();
+}
+
+/** Locates the git directory (bare mirror or .git) of a repository; RepoStore#gitDir fits. */
+export interface MirrorLocator {
+  gitDir(repo: string): Promise<string>;
+}
+
+export interface ImageConfig {
+  baseImage?: string;
+  /** user-named environment images: key "owner/name@version" (preferred) or "owner/name" */
+  envImages?: Record<string, string>;
+  /** commands run in /testbed on a user-named environment image instead of the spec's install command */
+  instanceSetup?: Record<string, string[]>;
+  /** use official SWE-bench images when present locally (default true) */
+  useOfficialImages?: boolean;
+  /** try `docker pull` for absent official images (default false: a pull reaches a remote registry) */
+  pullOfficialImages?: boolean;
+  /** limit for each setup step while building an image (default 30 min) */
+  buildTimeoutMs?: number;
+  buildLimits?: Partial<SandboxLimits>;
+}
+
+export interface InstanceImage {
+  image: string;
+  source: 'official' | 'local';
+  /** shell lines the eval script runs first (activating the official images' conda env) */
+  prelude: string[];
+  spec: ResolvedSpec;
+  /** true when this call built the image (false: it already existed) */
+  built: boolean;
+}
+
+export type ImageLog = (line: string) => void;
+
+export class ImageBuildError extends Error {
+  constructor(
+    message: string,
+    readonly log?: string,
+  ) {
+    super(message);
+    this.name = 'ImageBuildError';
+  }
+}
+
+function hashKey(parts: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
+}
+
+/** Docker repository names: lowercase, [a-z0-9._-] components. */
+function imageComponent(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9._-]+/g, '_').replace(/^[._-]+/, '') || 'x';
+}
+
+const OFFICIAL_PRELUDE = ['source /opt/miniconda3/bin/activate', 'conda activate testbed'];
+
+export class ImageProvider {
+  readonly specs: SpecRegistry;
+  private readonly inflight = new Map<string, Promise<boolean>>();
+  private readonly config: Required<Pick<ImageConfig, 'baseImage' | 'useOfficialImages' | 'pullOfficialImages' | 'buildTimeoutMs'>> &
+    ImageConfig;
+
+  constructor(
+    readonly runtime: SandboxRuntime,
+    readonly mirrors: MirrorLocator,
+    config: ImageConfig = {},
+    specs: SpecRegistry = loadBuiltinSpecs(),
+  ) {
+    this.specs = specs;
+    this.config = {
+      baseImage: DEFAULT_BASE_IMAGE,
+      useOfficialImages: true,
+      pullOfficialImages: false,
+      buildTimeoutMs: 30 * 60_000,
+      ...config,
+    };
+  }
+
+  /** The image to evaluate `instance` in (building the local layers when they are missing). */
+  async instanceImage(instance: SweInstance, log: ImageLog = () => undefined): Promise<InstanceImage> {
+    const spec = this.specs.get(instance.repo, instance.version);
+    if (this.config.useOfficialImages) {
+      const official = officialImageName(instance.instance_id);
+      if (await this.runtime.imageExists(official)) {
+        log(`using official image ${official}`);
+        return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };
+      }
+      if (this.config.pullOfficialImages && (await this.tryPull(official, log))) {
+        return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };
+      }
+    }
+    const env = await this.envImage(spec, log);
+    const setup = this.instanceSetupCommands(spec, env.userNamed);
+    const envId = await this.imageId(env.image);
+    const key = hashKey({ layer: 'instance', from: envId, repo: instance.repo, commit: instance.base_commit, setup });
+    const image = `locfix/sweb.inst.${imageComponent(instance.instance_id)}:${key}`;
+    const built = await this.once(image, async () => {
+      log(`building instance image ${image} on ${env.image}`);
+      const checkout = await fs.mkdtemp(path.join(os.tmpdir(), 'locfix-testbed-'));
+      try {
+        await this.shallowCheckout(instance.repo, instance.base_commit, checkout);
+        await this.commitLayer(env.image, image, key, log, async (sandbox) => {
+          await sandbox.copyDir(checkout, TESTBED);
+          return [
+            `cd ${TESTBED}`,
+            ...setup,
+            // As the harness does: whatever setup changed is committed, so `git diff` shows only later edits.
+            'git -c user.email=setup@locfix -c user.name=locfix commit --allow-empty -qam locfix-setup',
+          ];
+        });
+      } finally {
+        await fs.rm(checkout, { recursive: true, force: true });
+      }
+    });
+    return { image, source: 'local', prelude: [], spec, built };
+  }
+
+  /** The environment image: user-named, or built from the spec (on the base image). */
+  async envImage(spec: ResolvedSpec, log: ImageLog = () => undefined): Promise<{ image: string; userNamed: boolean }> {
+    const named = this.config.envImages?.[`${spec.repo}@${spec.version}`] ?? this.config.envImages?.[spec.repo];
+    if (named) {
+      if (!(await this.runtime.imageExists(named))) {
+        throw new ImageBuildError(`environment image ${named} configured for ${spec.repo}@${spec.version} does not exist locally`);
+      }
+      return { image: named, userNamed: true };
+    }
+    if (spec.spec.env_from !== 'base') {
+      throw new ImageBuildError(
+        `no image for ${spec.repo}@${spec.version}: the official image is absent, the config names no environment image ` +
+          `(envImages["${spec.repo}@${spec.version}"]), and the harness spec installs packages from the network, ` +
+          'which a network-less build cannot do',
+      );
+    }
+    const base = this.config.baseImage;
+    if (!(await this.runtime.imageExists(base))) {
+      throw new ImageBuildError(`base image ${base} is missing; build it with scripts/setup-docker.sh`);
+    }
+    const setup = spec.spec.env_setup ?? [];
+    if (setup.length === 0) return { image: base, userNamed: false };
+    const key = hashKey({ layer: 'env', from: await this.imageId(base), setup });
+    const image = `locfix/sweb.env.${imageComponent(spec.pattern.replace('/*', ''))}.${imageComponent(spec.version || 'any')}:${key}`;
+    await this.once(image, () => {
+      log(`building environment image ${image} on ${base}`);
+      return this.commitLayer(base, image, key, log, async () => setup);
+    });
+    return { image, userNamed: false };
+  }
+
+  private instanceSetupCommands(spec: ResolvedSpec, userNamedEnv: boolean): string[] {
+    const configured = this.config.instanceSetup?.[`${spec.repo}@${spec.version}`] ?? this.config.instanceSetup?.[spec.repo];
+    if (configured) return configured;
+    if (spec.spec.instance_setup) return spec.spec.instance_setup;
+    // On a user-named environment image the harness' own install step applies (e.g. `pip install -e .`).
+    return userNamedEnv && spec.spec.install ? [...(spec.spec.pre_install ?? []), spec.spec.install] : [];
+  }
+
+  private async imageId(name: string): Promise<string> {
+    return (await this.runtime.docker.getImage(name).inspect()).Id;
+  }
+
+  /** Runs `build` once per image name (also across concurrent callers); resolves true when it built. */
+  private async once(image: string, build: () => Promise<void>): Promise<boolean> {
+    if (await this.runtime.imageExists(image)) return false;
+    let pending = this.inflight.get(image);
+    if (!pending) {
+      pending = build().then(() => true);
+      this.inflight.set(image, pending);
+      pending.finally(() => this.inflight.delete(image)).catch(() => undefined);
+      return pending;
+    }
+    await pending;
+    return false;
+  }
+
+  /** Starts `from`, runs the commands `prepare` returns as one bash script, commits the container. */
+  private async commitLayer(
+    from: string,
+    image: string,
+    key: string,
+    log: ImageLog,
+    prepare: (sandbox: import('./sandbox.ts').Sandbox) => Promise<string[]>,
+  ): Promise<void> {
+    const sandbox = await this.runtime.create({ image: from, runId: 'image-build', namePrefix: 'locfix-build', limits: this.config.buildLimits });
+    try {
+      const commands = await prepare(sandbox);
+      const script = ['set -euxo pipefail', ...commands].join('\n') + '\n';
+      await sandbox.copyFiles([{ path: '/root/locfix-setup.sh', content: script, mode: 0o755 }]);
+      const result = await sandbox.exec('/bin/bash /root/locfix-setup.sh && rm -f /root/locfix-setup.sh', {
+        timeoutMs: this.config.buildTimeoutMs,
+      });
+      log(result.output);
+      if (result.timedOut || result.exitCode !== 0) {
+        throw new ImageBuildError(
+          `building ${image} failed: ${result.timedOut ? 'timed out' : `setup exited with ${result.exitCode}`}`,
+          result.output,
+        );
+      }
+      const [repo, tag] = splitImageName(image);
+      await sandbox.container.commit({
+        repo,
+        tag,
+        changes: [`WORKDIR ${image.includes('sweb.inst.') ? TESTBED : '/'}`, 'CMD ["/bin/bash"]', `LABEL locfix.image.key=${key}`],
+      });
+      log(`built ${image}`);
+    } finally {
+      await sandbox.dispose();
+    }
+  }
+
+  /** A shallow, self-contained git checkout of `repo` at `commit` (detached HEAD, real commit id). */
+  private async shallowCheckout(repo: string, commit: string, dir: string): Promise<void> {
+    const gitDir = await this.mirrors.gitDir(repo);
+    await runGit(['init', '-q', dir]);
+    try {
+      await runGit(['-C', dir, 'fetch', '-q', '--depth=1', `file://${path.resolve(gitDir)}`, commit]);
+    } catch (err) {
+      throw new ImageBuildError(`cannot fetch ${repo}@${commit} from ${gitDir}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await runGit(['-C', dir, '-c', 'advice.detachedHead=false', 'checkout', '-q', 'FETCH_HEAD']);
+  }
+
+  private async tryPull(image: string, log: ImageLog): Promise<boolean> {
+    try {
+      const stream = await this.runtime.docker.pull(image);
+      await new Promise<void>((resolve, reject) =>
+        this.runtime.docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+      );
+      log(`pulled official image ${image}`);
+      return true;
+    } catch (err) {
+      // No registry reachable, or no such image: fall through to local layers without noise.
+      log(`official image ${image} not pullable (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+      return false;
+    }
+  }
+}
+
+export function splitImageName(image: string): [string, string] {
+  const slash = image.lastIndexOf('/');
+  const colon = image.lastIndexOf(':');
+  return colon > slash ? [image.slice(0, colon), image.slice(colon + 1)] : [image, 'latest'];
+}
