@@ -3,11 +3,10 @@
  *
  * Matching is by whole lines and only inside the intervals the model saw (it cannot have meant code it was
  * never shown, and a match there would be a coincidence). Strategies, first hit wins:
- *  1. exact (trailing whitespace ignored);
- *  2. the same with blank lines at the edges of SEARCH dropped;
- *  3. indentation-insensitive: lines compared without leading whitespace, and REPLACE re-indented by the
- *     offset between the first non-blank SEARCH line and the file line it matched;
- *  4. as 3 but blank lines ignored on both sides.
+ *  1. exact (trailing whitespace ignored), first with blank lines at the edges of SEARCH dropped, then as is;
+ *  2. indentation-insensitive (same two variants): lines compared without leading whitespace, and REPLACE
+ *     re-indented by the offset between the first non-blank SEARCH line and the file line it matched;
+ *  3. as 2 but blank lines ignored on both sides.
  * Edits are applied in output order, each to the result of the previous ones; lines an edit inserts count
  * as shown. Splicing is line-based, so no stray newlines appear and the file keeps its final-newline state.
  */
@@ -160,12 +159,15 @@ interface Placement {
 
 function place(w: WorkingFile, edit: SearchReplaceEdit): Placement | undefined {
   const trimmed = trimBlankEdges(edit.search);
-  const variants: Array<{ search: string[]; replace: string[] }> = [{ search: edit.search, replace: edit.replace }];
+  // blank lines at the edges of SEARCH are usually incidental: match without them first, so that a REPLACE
+  // that does not repeat them does not delete the file's blank lines
+  const variants: Array<{ search: string[]; replace: string[] }> = [];
   if (trimmed.lead + trimmed.trail > 0 && trimmed.lines.length > 0) {
     variants.push({ search: trimmed.lines, replace: trimMirrored(edit.replace, trimmed.lead, trimmed.trail) });
   }
+  variants.push({ search: edit.search, replace: edit.replace });
   for (const mode of ['exact', 'indentation', 'ignoring-blank-lines'] as const) {
-    for (const v of mode === 'ignoring-blank-lines' ? variants.slice(0, 1) : variants) {
+    for (const v of mode === 'ignoring-blank-lines' ? variants.slice(-1) : variants) {
       const found = findMatches(w.lines, w.shown, v.search, mode, true);
       if (found.length === 0) continue;
       const match = found[0];

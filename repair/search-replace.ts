@@ -27,7 +27,7 @@ const GAP = '...';
 export function pathFromHeader(line: string): string | undefined {
   let s = line.trim();
   if (!s) return undefined;
-  s = s.replace(/^#+\s*/, '');
+  s = s.replace(/^#+\s*/, '').replace(/\*\*/g, '');
   s = s.replace(/^(?:file(?:name)?|path)\s*:\s*/i, '');
   s = s.replace(/^[*_`'"]+|[*_`'"]+$/g, '');
   s = s.replace(/:$/, '');
