@@ -1,0 +1,89 @@
+/**
+ * Instance selection: by id list, by a pattern on instance_id, by repository, and a limit, applied in that
+ * order. The dataset's order is always kept (so runs are reproducible whatever order ids are given in).
+ */
+export interface InstanceSelection {
+  /** exact instance ids */
+  ids?: readonly string[];
+  /** a glob (`django__django-11*`, `*requests*`) or a `/regex/flags` matched against the whole instance_id */
+  pattern?: string;
+  /** "owner/name", or just "name" */
+  repos?: readonly string[];
+  /** keep at most this many (after the other filters) */
+  limit?: number;
+}
+
+export interface SelectionResult<T> {
+  instances: T[];
+  /** requested ids that are not in the dataset */
+  unknownIds: string[];
+  /** requested repos that no instance of the dataset belongs to */
+  unknownRepos: string[];
+}
+
+export class SelectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SelectionError';
+  }
+}
+
+/** Turns a glob or `/regex/flags` into a RegExp that must match the whole id (globs) or anywhere (regexes). */
+export function instancePattern(pattern: string): RegExp {
+  const regex = /^\/(.+)\/([a-z]*)$/.exec(pattern);
+  if (regex) {
+    try {
+      return new RegExp(regex[1]!, regex[2]);
+    } catch (err) {
+      throw new SelectionError(`invalid instance pattern ${pattern}: ${(err as Error).message}`);
+    }
+  }
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*') source += '.*';
+    else if (c === '?') source += '.';
+    else if (c === '[') {
+      const close = pattern.indexOf(']', i + 2);
+      if (close < 0) {
+        source += '\\[';
+        continue;
+      }
+      let body = pattern.slice(i + 1, close).replace(/\\/g, '\\\\');
+      if (body.startsWith('!')) body = '^' + body.slice(1);
+      source += `[${body}]`;
+      i = close;
+    } else source += c.replace(/[.+^${}()|\\/\]]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`);
+}
+
+export function selectInstances<T extends { instance_id: string; repo: string }>(
+  instances: readonly T[],
+  selection: InstanceSelection = {},
+): SelectionResult<T> {
+  if (selection.limit !== undefined && (!Number.isInteger(selection.limit) || selection.limit < 0)) {
+    throw new SelectionError(`invalid limit ${selection.limit}: expected a whole number ≥ 0`);
+  }
+  let selected = [...instances];
+  let unknownIds: string[] = [];
+  let unknownRepos: string[] = [];
+
+  if (selection.ids && selection.ids.length > 0) {
+    const wanted = new Set(selection.ids);
+    const present = new Set(instances.map((i) => i.instance_id));
+    unknownIds = [...wanted].filter((id) => !present.has(id));
+    selected = selected.filter((i) => wanted.has(i.instance_id));
+  }
+  if (selection.pattern !== undefined && selection.pattern !== '') {
+    const regex = instancePattern(selection.pattern);
+    selected = selected.filter((i) => regex.test(i.instance_id));
+  }
+  if (selection.repos && selection.repos.length > 0) {
+    const matches = (repo: string, wanted: string): boolean => repo === wanted || (!wanted.includes('/') && repo.split('/')[1] === wanted);
+    unknownRepos = selection.repos.filter((wanted) => !instances.some((i) => matches(i.repo, wanted)));
+    selected = selected.filter((i) => selection.repos!.some((wanted) => matches(i.repo, wanted)));
+  }
+  if (selection.limit !== undefined) selected = selected.slice(0, selection.limit);
+  return { instances: selected, unknownIds, unknownRepos };
+}
