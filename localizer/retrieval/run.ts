@@ -20,8 +20,8 @@ import { retrieveFiles, type RetrievalIndex } from './retriever.ts';
 
 export interface RetrievalRunDeps {
   snapshot(repo: string, commit: string): Promise<RepoSnapshot>;
-  /** the (possibly incrementally updated) index of one snapshot */
-  openIndex(snapshot: RepoSnapshot): Promise<RetrievalIndex & { stats?: Record<string, unknown> }>;
+  /** the (possibly incrementally updated) index of one snapshot, and what building it took */
+  openIndex(snapshot: RepoSnapshot): Promise<{ index: RetrievalIndex; stats?: Record<string, unknown> }>;
 }
 
 export interface RetrievalRunSettings {
@@ -55,7 +55,7 @@ export async function retrieveForInstance(
 ): Promise<RetrieveOutput> {
   const t0 = performance.now();
   const snapshot = await deps.snapshot(inst.repo, inst.base_commit);
-  const index = await deps.openIndex(snapshot);
+  const { index, stats } = await deps.openIndex(snapshot);
   const tIndex = performance.now() - t0;
   const result = await retrieveFiles(index, settings.queries, settings.options);
   return {
@@ -65,7 +65,7 @@ export async function retrieveForInstance(
     options: settings.options,
     ...result,
     timingsMs: { ...result.timingsMs, index: Math.round(tIndex), retrieve: Math.round(performance.now() - t0 - tIndex) },
-    ...(index.stats ? { indexStats: index.stats } : {}),
+    ...(stats ? { indexStats: stats } : {}),
   };
 }
 
