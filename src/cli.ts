@@ -10,6 +10,7 @@ type Registrar = (program: Command) => void;
 
 const COMMANDS: Array<() => Promise<{ register: Registrar }>> = [
   // one line per command module, e.g. () => import('./commands/retrieve.ts'),
+  () => import('./commands/retrieve.ts'),
   () => import('./commands/eval-loc.ts'),
 ];
 
