@@ -1,0 +1,40 @@
+/**
+ * Markers and statuses with the SWE-bench harness' exact spellings: logs and reports written by locfix
+ * must read the same as the harness' own.
+ */
+export const START_TEST_OUTPUT = '>>>>> Start Test Output';
+export const END_TEST_OUTPUT = '>>>>> End Test Output';
+export const APPLY_PATCH_FAIL = '>>>>> Patch Apply Failed';
+export const APPLY_PATCH_PASS = '>>>>> Applied Patch';
+export const RESET_FAILED = '>>>>> Reset Failed';
+export const TESTS_ERROR = '>>>>> Tests Errored';
+export const TESTS_TIMEOUT = '>>>>> Tests Timed Out';
+
+export const TestStatus = {
+  FAILED: 'FAILED',
+  PASSED: 'PASSED',
+  SKIPPED: 'SKIPPED',
+  ERROR: 'ERROR',
+  XFAIL: 'XFAIL',
+} as const;
+export type TestStatus = (typeof TestStatus)[keyof typeof TestStatus];
+
+export const ResolvedStatus = {
+  NO: 'RESOLVED_NO',
+  PARTIAL: 'RESOLVED_PARTIAL',
+  FULL: 'RESOLVED_FULL',
+} as const;
+export type ResolvedStatus = (typeof ResolvedStatus)[keyof typeof ResolvedStatus];
+
+/** Model patches are tried with these commands, in order, as the harness does. */
+export const PATCH_APPLY_COMMANDS = ['git apply --verbose', 'git apply --verbose --reject', 'patch --batch --fuzz=5 -p1 -i'] as const;
+
+/** Files a test patch touches that are not tests (the harness' NON_TEST_EXTS; "csv" has no dot there). */
+export const NON_TEST_EXTS = ['.json', '.png', 'csv', '.txt', '.md', '.jpg', '.jpeg', '.pkl', '.yml', '.yaml', '.toml'];
+
+export const DOCKER_PATCH = '/tmp/patch.diff';
+export const DOCKER_WORKDIR = '/testbed';
+export const LOG_REPORT = 'report.json';
+export const LOG_INSTANCE = 'run_instance.log';
+export const LOG_TEST_OUTPUT = 'test_output.txt';
+export const HEREDOC_DELIMITER = 'EOF_114329324912';

@@ -1,0 +1,89 @@
+/**
+ * The per-instance evaluation script, written the way the harness writes it (test_spec/python.py):
+ * show the state, check out the test files at the base commit, apply the test patch, run the test command
+ * with directives derived from the test patch between start/end markers, and revert the test files.
+ */
+import { parsePatch } from '../src/patch.ts';
+import type { ResolvedSpec } from '../docker/specs.ts';
+import { DOCKER_WORKDIR, END_TEST_OUTPUT, HEREDOC_DELIMITER, NON_TEST_EXTS, START_TEST_OUTPUT } from './constants.ts';
+
+/** File paths named by `diff --git a/… b/<path>` lines, as the harness' regex reads them. */
+function diffTargets(testPatch: string): string[] {
+  return [...testPatch.matchAll(/diff --git a\/.* b\/(.*)/g)].map((m) => m[1]);
+}
+
+export function isDjangoTestFile(file: string): boolean {
+  const base = file.split('/').at(-1) ?? file;
+  return base === 'tests.py' || base.startsWith('test_') || file.includes('/tests/') || file.includes('/test_');
+}
+
+/** Test directives: test file paths, or for Django dotted module names relative to tests/. */
+export function testDirectives(testPatch: string, style: ResolvedSpec['testDirectives']): string[] {
+  const files = diffTargets(testPatch).filter((f) => !NON_TEST_EXTS.some((ext) => f.endsWith(ext)));
+  if (style !== 'django_modules') return files;
+  return files.filter(isDjangoTestFile).map((f) => {
+    let d = f.endsWith('.py') ? f.slice(0, -'.py'.length) : f;
+    if (d.startsWith('tests/')) d = d.slice('tests/'.length);
+    return d.replaceAll('/', '.');
+  });
+}
+
+/** Files the test patch modifies that exist at the base commit, and files it creates. */
+export function testPatchFiles(testPatch: string): { modified: string[]; created: string[] } {
+  const modified: string[] = [];
+  const created: string[] = [];
+  for (const file of parsePatch(testPatch)) {
+    if (file.isNew) {
+      if (file.newPath) created.push(file.newPath);
+    } else if (file.oldPath) {
+      modified.push(file.oldPath);
+    }
+  }
+  return { modified, created };
+}
+
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+export interface EvalScriptInput {
+  base_commit: string;
+  test_patch: string;
+}
+
+export interface EvalScriptOptions {
+  /** lines run first and again before the tests (conda activation in the official images) */
+  prelude?: readonly string[];
+  /** run the spec's install command before the tests (the harness does; only images that were set up with it) */
+  runInstall?: boolean;
+  /** test command override (default: the spec's test_cmd) */
+  testCommand?: string;
+}
+
+export function makeEvalScript(instance: EvalScriptInput, spec: ResolvedSpec, options: EvalScriptOptions = {}): string {
+  const prelude = options.prelude ?? [];
+  const { modified, created } = testPatchFiles(instance.test_patch);
+  const reset: string[] = [];
+  if (modified.length) reset.push(`git checkout ${instance.base_commit} ${modified.map(shellQuote).join(' ')}`);
+  if (created.length) reset.push(`rm -f ${created.map(shellQuote).join(' ')}`);
+  const testCommand = [options.testCommand ?? spec.spec.test_cmd, ...testDirectives(instance.test_patch, spec.testDirectives).map(shellQuote)].join(' ');
+  const lines = [
+    ...prelude,
+    `cd ${DOCKER_WORKDIR}`,
+    ...(spec.spec.eval_commands ?? []),
+    `git config --global --add safe.directory ${DOCKER_WORKDIR}`,
+    `cd ${DOCKER_WORKDIR}`,
+    'git status',
+    'git show',
+    `git -c core.fileMode=false diff ${instance.base_commit}`,
+    ...prelude,
+    ...(options.runInstall && spec.spec.install ? [spec.spec.install] : []),
+    ...reset,
+    `git apply -v - <<'${HEREDOC_DELIMITER}'\n${instance.test_patch}\n${HEREDOC_DELIMITER}`,
+    `: '${START_TEST_OUTPUT}'`,
+    testCommand,
+    `: '${END_TEST_OUTPUT}'`,
+    ...reset,
+  ];
+  return '#!/bin/bash\nset -uxo pipefail\n' + lines.join('\n') + '\n';
+}

@@ -1,0 +1,305 @@
+/**
+ * SWE-bench evaluation of predictions in Docker sandboxes, following the harness' run_instance:
+ *
+ *   runs/<id>/evaluation/<instance>/run_instance.log   what happened, with the patch-apply markers
+ *                                   patch.diff          the model patch as applied
+ *                                   eval.sh             the evaluation script
+ *                                   test_output.txt     the script's output (stdout+stderr)
+ *                                   report.json         the harness-format report (only when graded)
+ *   runs/<id>/evaluation/summary.json                  the run report with the harness' fields
+ *
+ * An instance is done when its report.json exists, so a rerun resumes. A patch that applies with none of
+ * the harness' commands, a timeout, or any other failure leaves no report.json: the instance is counted
+ * in error_ids, as the harness counts it. Empty patches are not run (empty_patch_ids).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import PQueue from 'p-queue';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import { readJsonIfExists, safeFileName, writeFileAtomic, writeJsonAtomic } from '../src/util/fsx.ts';
+import type { ImageProvider } from '../docker/images.ts';
+import type { SandboxRuntime, Sandbox } from '../docker/sandbox.ts';
+import {
+  APPLY_PATCH_FAIL,
+  APPLY_PATCH_PASS,
+  DOCKER_PATCH,
+  DOCKER_WORKDIR,
+  LOG_INSTANCE,
+  LOG_REPORT,
+  LOG_TEST_OUTPUT,
+  PATCH_APPLY_COMMANDS,
+} from './constants.ts';
+import { makeEvalScript } from './eval-script.ts';
+import { evalReport, type InstanceReport } from './grading.ts';
+import { LOG_PARSERS } from './log-parsers.ts';
+import type { Prediction } from './predictions.ts';
+
+export class EvaluationError extends Error {
+  constructor(
+    readonly instanceId: string,
+    message: string,
+  ) {
+    super(`${instanceId}: ${message}`);
+    this.name = 'EvaluationError';
+  }
+}
+
+export interface InstanceOutcome {
+  instanceId: string;
+  /** a report.json exists */
+  completed: boolean;
+  resolved: boolean;
+  /** the report was already there (resumed) */
+  reused: boolean;
+  error?: string;
+  durationMs: number;
+  /** time spent on image lookup/build, container lifetime, and the eval script */
+  timings?: { imageMs: number; containerMs: number; evalMs: number };
+}
+
+export interface RunSummary {
+  total_instances: number;
+  submitted_instances: number;
+  completed_instances: number;
+  resolved_instances: number;
+  unresolved_instances: number;
+  empty_patch_instances: number;
+  error_instances: number;
+  completed_ids: string[];
+  incomplete_ids: string[];
+  empty_patch_ids: string[];
+  submitted_ids: string[];
+  resolved_ids: string[];
+  unresolved_ids: string[];
+  error_ids: string[];
+  schema_version: 2;
+}
+
+export interface EvaluationOptions {
+  runId: string;
+  /** folder holding runs (default "runs") */
+  runsDir?: string;
+  dataset: readonly SweInstance[];
+  predictions: readonly Prediction[];
+  runtime: SandboxRuntime;
+  images: ImageProvider;
+  /** eval script timeout (default 1800 s, as the harness) */
+  timeoutMs?: number;
+  /** instances evaluated at once (default 1) */
+  maxWorkers?: number;
+  /** progress lines */
+  onProgress?: (outcome: InstanceOutcome) => void;
+}
+
+export function evaluationDir(runsDir: string, runId: string): string {
+  return path.join(runsDir, runId, 'evaluation');
+}
+
+export function instanceLogDir(runsDir: string, runId: string, instanceId: string): string {
+  return path.join(evaluationDir(runsDir, runId), safeFileName(instanceId));
+}
+
+function isEmptyPatch(p: Prediction | undefined): boolean {
+  return p?.model_patch === undefined || p.model_patch === null || p.model_patch === '';
+}
+
+class InstanceLog {
+  private lines: string[] = [];
+  constructor(private readonly file: string) {}
+  info(message: string): void {
+    this.lines.push(`${new Date().toISOString()} - INFO - ${message}`);
+  }
+  error(message: string): void {
+    this.lines.push(`${new Date().toISOString()} - ERROR - ${message}`);
+  }
+  async flush(): Promise<void> {
+    await fs.appendFile(this.file, this.lines.join('\n') + '\n');
+    this.lines = [];
+  }
+}
+
+/** Applies `patch` (already copied to DOCKER_PATCH) with the harness' commands, first success wins. */
+export async function applyModelPatch(sandbox: Sandbox, log: { info(message: string): void } | undefined, timeoutMs = 300_000): Promise<{ applied: boolean; output: string; command?: string }> {
+  let output = '';
+  for (const command of PATCH_APPLY_COMMANDS) {
+    const result = await sandbox.exec(`${command} ${DOCKER_PATCH}`, { workdir: DOCKER_WORKDIR, timeoutMs });
+    output = result.output;
+    if (result.exitCode === 0) {
+      // A patch that was already applied makes `patch` reverse-apply it and keep *.orig copies: restore.
+      const orig = await sandbox.exec(`find ${DOCKER_WORKDIR} -name '*.orig' -type f | head -1`, { workdir: DOCKER_WORKDIR });
+      if (orig.output.trim()) {
+        const restored = await sandbox.exec(`find ${DOCKER_WORKDIR} -name '*.orig' -exec sh -c 'mv "$1" "\${1%.orig}"' _ {} \\;`, {
+          workdir: DOCKER_WORKDIR,
+        });
+        if (restored.exitCode === 0) log?.info('Detected reverse patch, restored files from .orig and treating as already applied');
+      }
+      log?.info(`${APPLY_PATCH_PASS}:\n${output}`);
+      return { applied: true, output, command };
+    }
+    log?.info(`Failed to apply patch to container: ${command}`);
+  }
+  log?.info(`${APPLY_PATCH_FAIL}:\n${output}`);
+  return { applied: false, output };
+}
+
+export async function evaluateInstance(
+  instance: SweInstance,
+  prediction: Prediction,
+  options: Pick<EvaluationOptions, 'runId' | 'runsDir' | 'runtime' | 'images' | 'timeoutMs'>,
+): Promise<InstanceOutcome> {
+  const started = Date.now();
+  const runsDir = options.runsDir ?? 'runs';
+  const instanceId = instance.instance_id;
+  const logDir = instanceLogDir(runsDir, options.runId, instanceId);
+  const reportPath = path.join(logDir, LOG_REPORT);
+  const existing = await readJsonIfExists<InstanceReport>(reportPath).catch(() => undefined);
+  if (existing?.[instanceId]) {
+    return { instanceId, completed: true, resolved: existing[instanceId].resolved, reused: true, durationMs: Date.now() - started };
+  }
+  await fs.mkdir(logDir, { recursive: true });
+  const log = new InstanceLog(path.join(logDir, LOG_INSTANCE));
+  const timeoutMs = options.timeoutMs ?? 1_800_000;
+  const timings = { imageMs: 0, containerMs: 0, evalMs: 0 };
+  try {
+    const imageStarted = Date.now();
+    const image = await options.images.instanceImage(instance, (line) => log.info(line));
+    timings.imageMs = Date.now() - imageStarted;
+    const parser = LOG_PARSERS[image.spec.logParser];
+    const containerStarted = Date.now();
+    const report = await options.runtime.withSandbox(
+      { image: image.image, runId: options.runId, namePrefix: `locfix-eval-${instanceId}`, workdir: DOCKER_WORKDIR },
+      async (sandbox) => {
+        log.info(`Container for ${instanceId} started: ${sandbox.id} (image ${image.image}, ${image.source})`);
+        const patch = prediction.model_patch ?? '';
+        await writeFileAtomic(path.join(logDir, 'patch.diff'), patch);
+        await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
+        const applied = await applyModelPatch(sandbox, log);
+        if (!applied.applied) throw new EvaluationError(instanceId, `${APPLY_PATCH_FAIL}:\n${applied.output}`);
+
+        const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
+        log.info(`Git diff before:\n${before.output.trim()}`);
+        const script = makeEvalScript(instance, image.spec, { prelude: image.prelude, runInstall: image.source === 'official' });
+        await writeFileAtomic(path.join(logDir, 'eval.sh'), script);
+        await sandbox.copyFiles([{ path: '/eval.sh', content: script, mode: 0o755 }]);
+        log.info(`Eval script for ${instanceId} written to ${path.join(logDir, 'eval.sh')}; copied to container`);
+
+        const evalStarted = Date.now();
+        const result = await sandbox.exec('/bin/bash /eval.sh', { timeoutMs });
+        timings.evalMs = Date.now() - evalStarted;
+        log.info(`Test runtime: ${(timings.evalMs / 1000).toFixed(2)} seconds`);
+        let testOutput = result.output;
+        if (result.timedOut) testOutput += `\n\nTimeout error: ${timeoutMs / 1000} seconds exceeded.`;
+        await writeFileAtomic(path.join(logDir, LOG_TEST_OUTPUT), testOutput);
+        if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`);
+
+        const after = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
+        log.info(`Git diff after:\n${after.output.trim()}`);
+        if (after.output.trim() !== before.output.trim()) log.info('Git diff changed after running eval script');
+
+        log.info(`Grading answer for ${instanceId}...`);
+        return evalReport(instanceId, prediction.model_patch, testOutput, instance, parser);
+      },
+    );
+    timings.containerMs = Date.now() - containerStarted;
+    const resolved = report[instanceId].resolved;
+    log.info(`report: ${JSON.stringify(report)}\nResult for ${instanceId}: resolved: ${resolved}`);
+    await writeJsonAtomic(reportPath, report);
+    return { instanceId, completed: true, resolved, reused: false, durationMs: Date.now() - started, timings };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log.error(err instanceof EvaluationError ? message : `Error in evaluating model for ${instanceId}: ${err instanceof Error ? err.stack ?? message : message}`);
+    return { instanceId, completed: false, resolved: false, reused: false, error: message.split('\n')[0], durationMs: Date.now() - started, timings };
+  } finally {
+    await log.flush().catch(() => undefined);
+  }
+}
+
+/** The harness' make_run_report over the reports on disk. */
+export async function makeRunSummary(
+  runsDir: string,
+  runId: string,
+  dataset: readonly SweInstance[],
+  predictions: readonly Prediction[],
+): Promise<RunSummary> {
+  const byId = new Map(predictions.map((p) => [p.instance_id, p]));
+  const completed: string[] = [];
+  const resolved: string[] = [];
+  const unresolved: string[] = [];
+  const errors: string[] = [];
+  const incomplete: string[] = [];
+  const empty: string[] = [];
+  for (const instance of dataset) {
+    const id = instance.instance_id;
+    const prediction = byId.get(id);
+    if (!prediction) {
+      incomplete.push(id);
+      continue;
+    }
+    if (isEmptyPatch(prediction)) {
+      empty.push(id);
+      continue;
+    }
+    const reportFile = path.join(instanceLogDir(runsDir, runId, id), LOG_REPORT);
+    let text: string | undefined;
+    try {
+      text = (await fs.readFile(reportFile, 'utf8')).trim();
+    } catch {
+      errors.push(id);
+      continue;
+    }
+    completed.push(id);
+    try {
+      const report = JSON.parse(text) as InstanceReport;
+      if (report[id].resolved) resolved.push(id);
+      else unresolved.push(id);
+    } catch {
+      errors.push(id);
+    }
+  }
+  const sorted = (ids: string[]) => [...ids].sort();
+  return {
+    total_instances: dataset.length,
+    submitted_instances: predictions.length,
+    completed_instances: completed.length,
+    resolved_instances: resolved.length,
+    unresolved_instances: unresolved.length,
+    empty_patch_instances: empty.length,
+    error_instances: errors.length,
+    completed_ids: sorted(completed),
+    incomplete_ids: sorted(incomplete),
+    empty_patch_ids: sorted(empty),
+    submitted_ids: sorted(predictions.map((p) => p.instance_id)),
+    resolved_ids: sorted(resolved),
+    unresolved_ids: sorted(unresolved),
+    error_ids: sorted(errors),
+    schema_version: 2,
+  };
+}
+
+/**
+ * Evaluates every prediction with a non-empty patch whose instance is in `dataset` and has no report yet,
+ * then writes and returns the run summary. Predictions for instances outside the dataset are an error.
+ */
+export async function runEvaluation(options: EvaluationOptions): Promise<{ summary: RunSummary; outcomes: InstanceOutcome[]; summaryPath: string }> {
+  const runsDir = options.runsDir ?? 'runs';
+  const datasetIds = new Set(options.dataset.map((i) => i.instance_id));
+  const unknown = options.predictions.filter((p) => !datasetIds.has(p.instance_id)).map((p) => p.instance_id);
+  if (unknown.length) throw new Error(`predictions for instances not in the dataset: ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', …' : ''}`);
+  await options.runtime.ping();
+  const byId = new Map(options.predictions.map((p) => [p.instance_id, p]));
+  const toRun = options.dataset.filter((i) => byId.has(i.instance_id) && !isEmptyPatch(byId.get(i.instance_id)));
+  const queue = new PQueue({ concurrency: Math.max(1, options.maxWorkers ?? 1) });
+  const outcomes = await Promise.all(
+    toRun.map((instance) =>
+      queue.add(async () => {
+        const outcome = await evaluateInstance(instance, byId.get(instance.instance_id)!, options);
+        options.onProgress?.(outcome);
+        return outcome;
+      }),
+    ),
+  );
+  const summary = await makeRunSummary(runsDir, options.runId, options.dataset, options.predictions);
+  const summaryPath = path.join(evaluationDir(runsDir, options.runId), 'summary.json');
+  await writeJsonAtomic(summaryPath, summary);
+  return { summary, outcomes: outcomes as InstanceOutcome[], summaryPath };
+}

@@ -1,0 +1,182 @@
+/**
+ * Test-log parsers: test name -> status, behaving like the SWE-bench harness' parsers (log_parsers/python.py)
+ * line for line, including their quirks. The FAIL_TO_PASS / PASS_TO_PASS names in the dataset were produced
+ * by those parsers, so a "better" parser would grade differently: e.g. for `FAILED x - msg` the harness
+ * turns " - " into a space and takes the second word, which also cuts a parametrized id that contains
+ * " - " or a space at that point.
+ */
+import { TestStatus } from './constants.ts';
+import type { LogParserName } from '../docker/specs.ts';
+
+export type StatusMap = Record<string, TestStatus>;
+export type LogParser = (log: string) => StatusMap;
+
+const STATUSES = Object.values(TestStatus);
+const STATUS_ALT = STATUSES.join('|');
+const STATUS_FIRST = new RegExp(`^(${STATUS_ALT})\\s+(\\S+)`);
+const TEST_FIRST = new RegExp(`^(\\S+)\\s+(${STATUS_ALT})(?:\\s|$)`);
+const SKIP_COUNT = /^\[\d+\]/;
+
+/** Python's str.split() with no argument: split on whitespace runs, no empty words. */
+function words(text: string): string[] {
+  return text.split(/\s+/).filter((w) => w.length > 0);
+}
+
+function parsePytestResultLine(line: string): [string, TestStatus] | undefined {
+  const statusFirst = STATUS_FIRST.exec(line);
+  if (statusFirst) {
+    const status = statusFirst[1] as TestStatus;
+    let name = statusFirst[2];
+    if (status === TestStatus.FAILED) name = words(line.replaceAll(' - ', ' '))[1];
+    // "SKIPPED [3] tests/x.py:12: reason" is a summary of skips, not a test
+    if (status === TestStatus.SKIPPED && SKIP_COUNT.test(name)) return undefined;
+    return [name, status];
+  }
+  const testFirst = TEST_FIRST.exec(line);
+  if (testFirst) return [testFirst[1], testFirst[2] as TestStatus];
+  return undefined;
+}
+
+export function parseLogPytest(log: string): StatusMap {
+  const map: StatusMap = {};
+  for (const line of log.split('\n')) {
+    const parsed = parsePytestResultLine(line);
+    if (parsed) map[parsed[0]] = parsed[1];
+  }
+  return map;
+}
+
+/** Parametrized ids that are absolute paths keep only their last component (requests, pylint, pydicom). */
+function normalizeOptionTestName(name: string): string {
+  const match = /^(.*?)\[(.*)\]/.exec(name);
+  if (!match) return name;
+  const [, main, rawOption] = match;
+  let option = rawOption;
+  if (option.startsWith('/') && !option.startsWith('//') && !option.includes('*')) {
+    option = '/' + option.split('/').at(-1);
+  }
+  return `${main}[${option}]`;
+}
+
+export function parseLogPytestOptions(log: string): StatusMap {
+  const map: StatusMap = {};
+  for (const line of log.split('\n')) {
+    const parsed = parsePytestResultLine(line);
+    if (parsed) map[normalizeOptionTestName(parsed[0])] = parsed[1];
+  }
+  return map;
+}
+
+/** Later pytest versions: colour codes and control characters stripped first. */
+export function parseLogPytestV2(log: string): StatusMap {
+  const map: StatusMap = {};
+  for (const raw of log.split('\n')) {
+    // eslint-disable-next-line no-control-regex
+    const line = raw.replace(/\[(\d+)m/g, '').replace(/[\x01-\x1f]/g, '');
+    const parsed = parsePytestResultLine(line);
+    if (parsed) map[parsed[0]] = parsed[1];
+  }
+  return map;
+}
+
+export function parseLogDjango(log: string): StatusMap {
+  const map: StatusMap = {};
+  let prevTest: string | undefined;
+  for (const rawLine of log.split('\n')) {
+    let line = rawLine.trim();
+    // This output spans lines; the harness records it as one passing "test".
+    if (line.includes('--version is equivalent to version')) map['--version is equivalent to version'] = TestStatus.PASSED;
+    if (line.includes(' ... ')) prevTest = line.split(' ... ')[0];
+
+    for (const suffix of [' ... ok', ' ... OK', ' ...  OK']) {
+      if (line.endsWith(suffix)) {
+        // A migration message printed on the same line as the test name (django__django-7188).
+        if (line.trim().startsWith('Applying sites.0002_alter_domain_unique...test_no_migrations')) {
+          line = line.split('...').slice(1).join('...').trim();
+        }
+        map[line.slice(0, line.lastIndexOf(suffix))] = TestStatus.PASSED;
+        break;
+      }
+    }
+    if (line.includes(' ... skipped')) map[line.split(' ... skipped')[0]] = TestStatus.SKIPPED;
+    if (line.endsWith(' ... FAIL')) map[line.split(' ... FAIL')[0]] = TestStatus.FAILED;
+    if (line.startsWith('FAIL:')) {
+      const name = words(line)[1];
+      if (name !== undefined) map[name.trim()] = TestStatus.FAILED;
+    }
+    if (line.endsWith(' ... ERROR')) map[line.split(' ... ERROR')[0]] = TestStatus.ERROR;
+    if (line.startsWith('ERROR:')) {
+      const name = words(line)[1];
+      if (name !== undefined) map[name.trim()] = TestStatus.ERROR;
+    }
+    // The test passed, but other output (possibly several lines) came between "..." and "ok".
+    if (line.trimStart().startsWith('ok') && prevTest !== undefined) map[prevTest] = TestStatus.PASSED;
+  }
+  // Django's runner sometimes interrupts a test line with a long multi-line message before "ok".
+  const interrupted = [
+    /^(.*?)\s\.\.\.\sTesting against Django installed in ([\s\S]*?) silenced\)\.\nok$/gm,
+    /^(.*?)\s\.\.\.\sInternal Server Error: \/(.*)\/\nok$/gm,
+    /^(.*?)\s\.\.\.\sSystem check identified no issues \(0 silenced\)\nok$/gm,
+  ];
+  for (const pattern of interrupted) {
+    for (const match of log.matchAll(pattern)) map[match[1]] = TestStatus.PASSED;
+  }
+  return map;
+}
+
+export function parseLogSympy(log: string): StatusMap {
+  const map: StatusMap = {};
+  // Failure headers: "________ sympy/core/tests/test_basic.py:test_foo ________"
+  for (const match of log.matchAll(/(_*) (.*)\.py:(.*) (_*)/g)) {
+    map[`${match[2]}.py:${match[3]}`] = TestStatus.FAILED;
+  }
+  for (const raw of log.split('\n')) {
+    const line = raw.trim();
+    if (!line.startsWith('test_')) continue;
+    const name = words(line)[0];
+    if (line.endsWith(' E')) map[name] = TestStatus.ERROR;
+    if (line.endsWith(' F')) map[name] = TestStatus.FAILED;
+    if (line.endsWith(' ok')) map[name] = TestStatus.PASSED;
+  }
+  return map;
+}
+
+export function parseLogMatplotlib(log: string): StatusMap {
+  const map: StatusMap = {};
+  for (const raw of log.split('\n')) {
+    let line = raw.replaceAll('MouseButton.LEFT', '1').replaceAll('MouseButton.RIGHT', '3');
+    if (!STATUSES.some((s) => line.startsWith(s))) continue;
+    if (line.startsWith(TestStatus.FAILED)) line = line.replaceAll(' - ', ' ');
+    const parts = words(line);
+    if (parts.length <= 1) continue;
+    map[parts[1]] = parts[0] as TestStatus;
+  }
+  return map;
+}
+
+export function parseLogSeaborn(log: string): StatusMap {
+  const map: StatusMap = {};
+  for (const line of log.split('\n')) {
+    if (line.startsWith(TestStatus.FAILED)) {
+      const name = words(line)[1];
+      if (name !== undefined) map[name] = TestStatus.FAILED;
+    } else if (line.includes(` ${TestStatus.PASSED} `)) {
+      const parts = words(line);
+      if (parts[1] === TestStatus.PASSED) map[parts[0]] = TestStatus.PASSED;
+    } else if (line.startsWith(TestStatus.PASSED)) {
+      const name = words(line)[1];
+      if (name !== undefined) map[name] = TestStatus.PASSED;
+    }
+  }
+  return map;
+}
+
+export const LOG_PARSERS: Record<LogParserName, LogParser> = {
+  pytest: parseLogPytest,
+  pytest_options: parseLogPytestOptions,
+  pytest_v2: parseLogPytestV2,
+  django: parseLogDjango,
+  sympy: parseLogSympy,
+  matplotlib: parseLogMatplotlib,
+  seaborn: parseLogSeaborn,
+};
