@@ -294,10 +294,14 @@ function pick(hit: CachedSample): Omit<SampleRecord, 'cached'> {
  */
 function attribute(completion: RawCompletion, count: number, request: ChatRequest): SampleRecord[] {
   const samples = completion.samples.slice(0, count);
-  const local = samples.map((s) => countTokens(s.text) + (s.thinking ? countTokens(s.thinking) : 0));
+  // Local counting (a one-time tokenizer load of a few seconds) only when the server's numbers don't suffice.
+  const needLocal = !completion.usage || samples.length > 1;
+  const local = needLocal ? samples.map((s) => countTokens(s.text) + (s.thinking ? countTokens(s.thinking) : 0)) : [];
   const promptTokens = completion.usage?.promptTokens ?? countChatTokens(request.messages);
   let completionShares = local;
-  if (completion.usage) {
+  if (completion.usage && samples.length === 1) {
+    completionShares = [completion.usage.completionTokens];
+  } else if (completion.usage) {
     const total = completion.usage.completionTokens;
     const localSum = local.reduce((a, b) => a + b, 0);
     completionShares = samples.map((_, i) =>

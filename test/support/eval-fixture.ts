@@ -1,0 +1,152 @@
+/**
+ * A tiny SWE-bench-style task made on the fly for evaluation tests: a Python project with one bug, a bare
+ * mirror of it, the gold patch, a test patch (one modified and one new test file), FAIL_TO_PASS /
+ * PASS_TO_PASS lists, and a few other candidate patches (wrong, not applicable, hanging).
+ * The repository is named "minibench/clampkit" so it uses the mini-benchmark's environment spec.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { SweInstance } from '../../src/dataset/schema.ts';
+
+export const FIXTURE_REPO = 'minibench/clampkit';
+
+const BASE_FILES: Record<string, string> = {
+  'clampkit/__init__.py': 'from .core import add, clamp\n',
+  'clampkit/core.py': [
+    'def add(a, b):',
+    '    return a + b',
+    '',
+    '',
+    'def clamp(x, lo, hi):',
+    '    """Limit x to the closed interval [lo, hi]."""',
+    '    if x < lo:',
+    '        return lo',
+    '    if x > hi:',
+    '        return lo',
+    '    return x',
+    '',
+  ].join('\n'),
+  'tests/__init__.py': '',
+  'tests/test_core.py': [
+    'from clampkit import add, clamp',
+    '',
+    '',
+    'def test_add():',
+    '    assert add(2, 3) == 5',
+    '',
+    '',
+    'def test_clamp_low():',
+    '    assert clamp(-5, 0, 10) == 0',
+    '',
+    '',
+    'def test_clamp_inside():',
+    '    assert clamp(4, 0, 10) == 4',
+    '',
+  ].join('\n'),
+};
+
+const TEST_PATCH_EDITS: Record<string, string> = {
+  'tests/test_core.py':
+    BASE_FILES['tests/test_core.py'] +
+    ['', '', 'def test_clamp_high():', '    assert clamp(15, 0, 10) == 10', ''].join('\n'),
+  'tests/test_bounds.py': [
+    'import pytest',
+    'from clampkit import clamp',
+    '',
+    '',
+    '@pytest.mark.parametrize("x,expected", [(11, 10), (10, 10), (-1, 0)])',
+    'def test_bounds(x, expected):',
+    '    assert clamp(x, 0, 10) == expected',
+    '',
+  ].join('\n'),
+};
+
+export interface EvalFixture {
+  root: string;
+  /** bare mirror of the repository */
+  gitDir: string;
+  instance: SweInstance;
+  patches: { gold: string; wrong: string; notApplicable: string; hanging: string };
+  cleanup(): void;
+}
+
+function git(cwd: string, args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 'fixture', GIT_AUTHOR_EMAIL: 'f@x', GIT_COMMITTER_NAME: 'fixture', GIT_COMMITTER_EMAIL: 'f@x', GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z' },
+  });
+}
+
+function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), content);
+  }
+}
+
+/** The diff that `edit` makes to the work tree (new files included), after which the tree is reset. */
+function diffOf(work: string, edit: Record<string, string>): string {
+  writeFiles(work, edit);
+  git(work, ['add', '-A']);
+  const diff = git(work, ['diff', '--cached']);
+  git(work, ['reset', '-q', '--hard']);
+  git(work, ['clean', '-qfdx']);
+  return diff;
+}
+
+function replaceIn(file: string, from: string, to: string): string {
+  const content = BASE_FILES[file];
+  if (!content.includes(from)) throw new Error(`fixture: ${from} not in ${file}`);
+  return content.replace(from, to);
+}
+
+export function buildEvalFixture(): EvalFixture {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'locfix-evalfix-'));
+  const work = path.join(root, 'work');
+  mkdirSync(work);
+  git(work, ['init', '-q', '-b', 'main']);
+  writeFiles(work, BASE_FILES);
+  git(work, ['add', '-A']);
+  git(work, ['commit', '-qm', 'clampkit 0.1']);
+  const baseCommit = git(work, ['rev-parse', 'HEAD']).trim();
+
+  const gold = diffOf(work, { 'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return hi') });
+  const wrong = diffOf(work, { 'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return x') });
+  const hanging = diffOf(work, {
+    'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        while True:\n            pass'),
+  });
+  const notApplicable = gold.replace('     if x > hi:', '     if x >= hi and x != 0:');
+  const testPatch = diffOf(work, TEST_PATCH_EDITS);
+
+  const gitDir = path.join(root, 'clampkit.git');
+  execFileSync('git', ['clone', '-q', '--bare', work, gitDir]);
+
+  const instance: SweInstance = {
+    instance_id: 'minibench__clampkit-1',
+    repo: FIXTURE_REPO,
+    base_commit: baseCommit,
+    problem_statement: 'clamp(x, lo, hi) returns lo for values above hi',
+    patch: gold,
+    test_patch: testPatch,
+    hints_text: '',
+    version: '0.1',
+    FAIL_TO_PASS: ['tests/test_core.py::test_clamp_high', 'tests/test_bounds.py::test_bounds[11-10]'],
+    PASS_TO_PASS: [
+      'tests/test_core.py::test_add',
+      'tests/test_core.py::test_clamp_low',
+      'tests/test_core.py::test_clamp_inside',
+      'tests/test_bounds.py::test_bounds[10-10]',
+      'tests/test_bounds.py::test_bounds[-1-0]',
+    ],
+  };
+  return {
+    root,
+    gitDir,
+    instance,
+    patches: { gold, wrong, notApplicable, hanging },
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
