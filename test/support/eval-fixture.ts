@@ -118,7 +118,21 @@ export function buildEvalFixture(): EvalFixture {
   const hanging = diffOf(work, {
     'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        while True:\n            pass'),
   });
-  const notApplicable = gold.replace('     if x > hi:', '     if x >= hi and x != 0:');
+  // Its context matches nothing in the file: git apply, git apply --reject and patch --fuzz=5 all fail.
+  const notApplicable = [
+    'diff --git a/clampkit/core.py b/clampkit/core.py',
+    '--- a/clampkit/core.py',
+    '+++ b/clampkit/core.py',
+    '@@ -20,6 +20,6 @@ def scale(x, factor):',
+    ' def scale(x, factor):',
+    '     """Multiply x by factor."""',
+    '     result = x * factor',
+    '-    return result + 1',
+    '+    return result',
+    ' ',
+    ' ',
+    '',
+  ].join('\n');
   const testPatch = diffOf(work, TEST_PATCH_EDITS);
 
   const gitDir = path.join(root, 'clampkit.git');
