@@ -57,6 +57,24 @@ export function mirrorFolderName(repo: string): string {
   return repo.replace('/', '+');
 }
 
+/**
+ * Parses CLI mirror specs `owner/name=PATH` (repeatable `--mirror`) into the `mirrors` option.
+ * Throws an Error naming the bad spec.
+ */
+export function parseMirrorSpecs(specs: readonly string[]): Record<string, string> {
+  const mirrors: Record<string, string> = {};
+  for (const spec of specs) {
+    const eq = spec.indexOf('=');
+    const repo = eq > 0 ? spec.slice(0, eq) : '';
+    const dir = eq > 0 ? spec.slice(eq + 1) : '';
+    if (!REPO_NAME.test(repo) || dir === '') {
+      throw new Error(`invalid mirror ${JSON.stringify(spec)}: expected owner/name=PATH (a bare repository or a .git folder)`);
+    }
+    mirrors[repo] = dir;
+  }
+  return mirrors;
+}
+
 function assertRepoName(repo: string): void {
   if (!REPO_NAME.test(repo) || repo.split('/').some((part) => part === '.' || part === '..')) {
     throw new RepoError('missing-repo', repo, `invalid repository name ${JSON.stringify(repo)}: expected "owner/name"`);
@@ -386,7 +404,13 @@ export class RepoStore {
     await fs.mkdir(path.dirname(cloneDir), { recursive: true });
     try {
       await runGit(['clone', '--mirror', '--quiet', url, partial]);
-      await fs.rename(partial, cloneDir); // only a complete clone ever appears under its final name
+      try {
+        await fs.rename(partial, cloneDir); // only a complete clone ever appears under its final name
+      } catch (err) {
+        // another locfix process finished the same clone first: use theirs
+        if (!(await findGitDir(cloneDir))) throw err;
+        await fs.rm(partial, { recursive: true, force: true });
+      }
     } catch (err) {
       await fs.rm(partial, { recursive: true, force: true });
       throw new RepoError('missing-repo', repo, `${repo}: cloning ${url} into ${cloneDir} failed: ${describeGitFailure(err)}`, { cause: err });

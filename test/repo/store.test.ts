@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, statSy
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepoError } from '../../src/repo/errors.ts';
-import { RepoStore, parseLsTree } from '../../src/repo/store.ts';
+import { RepoStore, parseLsTree, parseMirrorSpecs } from '../../src/repo/store.ts';
 import { BINARY_BYTES, LATIN1_BYTES, buildFixtureRepo, git, removeDir, tempDir, type FixtureRepo } from './fixtures.ts';
 
 let root: string;
@@ -325,3 +325,14 @@ describe('parseLsTree', () => {
 
 
 
+
+describe('parseMirrorSpecs', () => {
+  it('parses owner/name=PATH and rejects anything else', () => {
+    expect(parseMirrorSpecs(['django/django=/m/dj.git', 'psf/requests=rel/path=odd'])).toEqual({
+      'django/django': '/m/dj.git',
+      'psf/requests': 'rel/path=odd',
+    });
+    expect(() => parseMirrorSpecs(['django=/m'])).toThrow(/invalid mirror "django=\/m": expected owner\/name=PATH/);
+    expect(() => parseMirrorSpecs(['a/b='])).toThrow(/invalid mirror/);
+  });
+});
