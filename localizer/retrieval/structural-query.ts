@@ -205,7 +205,7 @@ export function extractStructuralSignals(issue: string): StructuralSignals {
   // fenced code blocks first, then remove them so prose scanning does not see code twice
   let prose = text.replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (_all, body: string) => {
     // a traceback inside a code block was already read as frames; its source lines are still code
-    scanCode(into, body.replace(CPYTHON_FRAME, ' '), 'code');
+    scanCode(into, body.replace(CPYTHON_FRAME, ' ').replace(/^\s*Traceback \(most recent call last\):?\s*$/gm, ' '), 'code');
     return '\n';
   });
   // indented blocks (4 spaces / tab) and doctest prompts are code too

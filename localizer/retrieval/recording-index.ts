@@ -1,0 +1,134 @@
+/**
+ * Record-and-replay for retrieval indexes. A RecordingIndex passes calls through to a real index, memoizes
+ * them (several configurations over one instance ask the same searches) and keeps what it returned; a
+ * ReplayIndex answers from such a recording. The benchmark uses this to evaluate many fusion settings
+ * over 300 instances without rebuilding 300 indexes: recorded searches return the same hits, so a replayed
+ * retrieval is exactly the live one as long as it asks no deeper than was recorded.
+ */
+import type { Definition } from '../../src/parsing/types.ts';
+import type { ChunkHit, FileHit, RetrievalIndex } from './retriever.ts';
+
+/** A chunk hit without the chunk text (evidence needs only where it is). */
+export interface RecordedChunkHit {
+  path: string;
+  startLine: number;
+  endLine: number;
+  kind: string;
+  symbol?: string;
+  score: number;
+}
+
+export interface IndexRecording {
+  filePaths: string[];
+  /** per search kind: query text -> hits at the recorded depth */
+  dense: Record<string, RecordedChunkHit[]>;
+  chunkBm25: Record<string, RecordedChunkHit[]>;
+  fileBm25: Record<string, FileHit[]>;
+  depth: { chunk: number; file: number };
+  definitions: Record<string, Definition[]>;
+}
+
+function lite(hits: readonly ChunkHit[]): RecordedChunkHit[] {
+  return hits.map((h) => ({
+    path: h.chunk.path,
+    startLine: h.chunk.startLine,
+    endLine: h.chunk.endLine,
+    kind: h.chunk.kind,
+    ...(h.chunk.symbol ? { symbol: h.chunk.symbol } : {}),
+    score: h.score,
+  }));
+}
+
+export class RecordingIndex implements RetrievalIndex {
+  private readonly memo = new Map<string, Promise<ChunkHit[] | FileHit[]>>();
+  private readonly rec: IndexRecording;
+
+  /** `depth`: how deep every search is run (and recorded), whatever k the caller asks */
+  constructor(
+    private readonly inner: RetrievalIndex,
+    depth: { chunk: number; file: number },
+  ) {
+    this.rec = { filePaths: [...inner.filePaths], dense: {}, chunkBm25: {}, fileBm25: {}, depth, definitions: {} };
+  }
+
+  get filePaths(): readonly string[] {
+    return this.inner.filePaths;
+  }
+
+  private search<T extends ChunkHit | FileHit>(kind: 'dense' | 'chunkBm25' | 'fileBm25', text: string, k: number): Promise<T[]> {
+    const depth = kind === 'fileBm25' ? this.rec.depth.file : this.rec.depth.chunk;
+    if (k > depth) throw new Error(`recording index: ${kind} asked for ${k} hits, deeper than the recorded depth ${depth}`);
+    const key = `${kind}\0${text}`;
+    let pending = this.memo.get(key);
+    if (!pending) {
+      pending = (async () => {
+        if (kind === 'fileBm25') {
+          const hits = await this.inner.searchFilesBm25(text, depth);
+          this.rec.fileBm25[text] = hits.map((h) => ({ path: h.path, score: h.score }));
+          return hits;
+        }
+        const hits = kind === 'dense' ? await this.inner.searchDense(text, depth) : await this.inner.searchChunksBm25(text, depth);
+        this.rec[kind][text] = lite(hits);
+        return hits;
+      })();
+      this.memo.set(key, pending);
+    }
+    return pending.then((hits) => hits.slice(0, k) as T[]);
+  }
+
+  searchDense(text: string, k: number): Promise<ChunkHit[]> {
+    return this.search<ChunkHit>('dense', text, k);
+  }
+  searchChunksBm25(text: string, k: number): Promise<ChunkHit[]> {
+    return this.search<ChunkHit>('chunkBm25', text, k);
+  }
+  searchFilesBm25(text: string, k: number): Promise<FileHit[]> {
+    return this.search<FileHit>('fileBm25', text, k);
+  }
+  definitionsOf(name: string): readonly Definition[] {
+    const defs = this.inner.definitionsOf(name);
+    this.rec.definitions[name] ??= defs.map((d) => ({ ...d }));
+    return defs;
+  }
+
+  recording(): IndexRecording {
+    return this.rec;
+  }
+}
+
+export class ReplayIndex implements RetrievalIndex {
+  constructor(private readonly rec: IndexRecording) {}
+
+  get filePaths(): readonly string[] {
+    return this.rec.filePaths;
+  }
+
+  private hits<T>(table: Record<string, T[]>, kind: string, text: string, k: number, depth: number): T[] {
+    if (k > depth) throw new Error(`replay index: ${kind} asked for ${k} hits, deeper than the recorded depth ${depth}`);
+    const hits = table[text];
+    if (!hits) throw new Error(`replay index: no recorded ${kind} search for this query text (${JSON.stringify(text.slice(0, 60))}…)`);
+    return hits.slice(0, k);
+  }
+
+  private chunks(table: Record<string, RecordedChunkHit[]>, kind: string, text: string, k: number): ChunkHit[] {
+    return this.hits(table, kind, text, k, this.rec.depth.chunk).map((h) => ({
+      chunk: { path: h.path, startLine: h.startLine, endLine: h.endLine, kind: h.kind, text: '', ...(h.symbol ? { symbol: h.symbol } : {}) },
+      score: h.score,
+    }));
+  }
+
+  async searchDense(text: string, k: number): Promise<ChunkHit[]> {
+    return this.chunks(this.rec.dense, 'dense', text, k);
+  }
+  async searchChunksBm25(text: string, k: number): Promise<ChunkHit[]> {
+    return this.chunks(this.rec.chunkBm25, 'chunkBm25', text, k);
+  }
+  async searchFilesBm25(text: string, k: number): Promise<FileHit[]> {
+    return this.hits(this.rec.fileBm25, 'fileBm25', text, k, this.rec.depth.file);
+  }
+  definitionsOf(name: string): readonly Definition[] {
+    const defs = this.rec.definitions[name];
+    if (!defs) throw new Error(`replay index: definitions of "${name}" were not recorded`);
+    return defs;
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Retrieval benchmark on SWE-bench Lite (all 300 instances), offline: lexical embedder + BM25, no LLM.
+ *
+ *   npm run bench:retrieval -- [--dataset FILE] [--mirrors DIR] [--limit N] [--pattern P]
+ *                              [--record DIR] [--replay DIR] [--out FILE]
+ *
+ * Live mode indexes every instance's repository at its base commit (fresh cache folder and Chroma server,
+ * so the first commit of each repository is a cold index), then evaluates every configuration on the same
+ * index: searches are memoized per instance, so extra configurations cost only fusion. `--record DIR`
+ * keeps each instance's searches; `--replay DIR` re-evaluates configurations from such recordings in
+ * seconds (used to tune the few global weights on even-indexed instances; odd ones are the held-out check).
+ */
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadDataset } from '../src/dataset/load.ts';
+import { selectInstances } from '../src/dataset/select.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import { createEmbedder } from '../src/embedding/factory.ts';
+import { buildRepoIndex } from '../src/index/repo-index.ts';
+import { RepoStore } from '../src/repo/store.ts';
+import { openChromaStore } from '../src/vectorstore/chroma.ts';
+import { safeFileName, writeJsonAtomic } from '../src/util/fsx.ts';
+import { goldPaths } from '../results/gold.ts';
+import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetrics } from '../results/loc-metrics.ts';
+import { groupByRepo } from '../localizer/retrieval/run.ts';
+import { retrieveFiles, type RetrievalIndex } from '../localizer/retrieval/retriever.ts';
+import { defaultQueries, type QueryPreset } from '../localizer/retrieval/query.ts';
+import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../localizer/retrieval/options.ts';
+import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
+
+interface BenchConfig {
+  label: string;
+  queries: QueryPreset;
+  options: DeepPartial<RetrievalOptions>;
+}
+
+const OFF = { dense: 0, chunkBm25: 0, fileBm25: 0, definitions: 0, paths: 0 };
+
+/** The configurations the issue asks for, then the variants that explain the default. */
+export const CONFIGS: BenchConfig[] = [
+  { label: 'BM25 (whole file)', queries: 'raw', options: { weights: { ...OFF, fileBm25: 1 } } },
+  { label: 'BM25 (chunks, max)', queries: 'raw', options: { weights: { ...OFF, chunkBm25: 1 } } },
+  { label: 'lexical dense', queries: 'raw', options: { weights: { ...OFF, dense: 1 } } },
+  { label: 'hybrid', queries: 'raw', options: {} },
+  { label: 'hybrid, RRF', queries: 'raw', options: { fusion: 'rrf' } },
+  { label: 'hybrid + structural', queries: 'raw+structural', options: {} },
+  { label: 'hybrid + structural, RRF', queries: 'raw+structural', options: { fusion: 'rrf' } },
+  { label: 'hybrid + structural, no definitions', queries: 'raw+structural', options: { weights: { definitions: 0 } } },
+  { label: 'hybrid + structural, no paths', queries: 'raw+structural', options: { weights: { paths: 0 } } },
+];
+
+const DEPTH = { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth };
+
+interface InstanceRun {
+  id: string;
+  gold: string[];
+  /** per config label: ranked paths (undefined = failed) */
+  rankings: Record<string, string[] | undefined>;
+  error?: string;
+  indexMs?: number;
+  retrieveMs?: number;
+}
+
+function mb(kb: number): string {
+  return `${(kb / 1024).toFixed(0)} MB`;
+}
+
+function chromaPeakRssKb(stateFile: string): number | undefined {
+  try {
+    const { pid } = JSON.parse(readFileSync(stateFile, 'utf8')) as { pid: number };
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = status.match(/VmHWM:\s+(\d+) kB/);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function runConfigs(index: RetrievalIndex, inst: SweInstance, configs: readonly BenchConfig[]): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const c of configs) {
+    const result = await retrieveFiles(index, defaultQueries(inst.problem_statement, c.queries), resolveRetrievalOptions(c.options));
+    out[c.label] = result.ranking.map((r) => r.path);
+  }
+  return out;
+}
+
+function metricsFor(runs: readonly InstanceRun[], label: string, filter: (i: number) => boolean = () => true): LocMetrics {
+  return metricsSummary(
+    computeLocMetrics(runs.filter((_, i) => filter(i)).map((r) => ({ instanceId: r.id, gold: r.gold, ranking: r.rankings[label] }))),
+  );
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      dataset: { type: 'string', default: '/work/shared/data/swe-bench-lite.jsonl' },
+      mirrors: { type: 'string', default: '/work/.mirror' },
+      limit: { type: 'string' },
+      pattern: { type: 'string' },
+      record: { type: 'string' },
+      replay: { type: 'string' },
+      'cache-dir': { type: 'string' },
+      out: { type: 'string', default: 'bench-results/retrieval.json' },
+      options: { type: 'string' },
+    },
+  });
+  const t0 = performance.now();
+  const dataset = await loadDataset(values.dataset!);
+  if (dataset.errors.length) throw new Error(`dataset rows rejected: ${dataset.errors.map((e) => e.message).join('; ')}`);
+  const { instances: selected } = selectInstances(dataset.instances, {
+    pattern: values.pattern,
+    limit: values.limit ? Number(values.limit) : undefined,
+  });
+  // the even/odd split follows dataset order, independent of processing order
+  const positionInDataset = new Map(dataset.instances.map((inst, i) => [inst.instance_id, i]));
+  const extra: BenchConfig[] = values.options ? [{ label: 'custom', queries: 'raw+structural', options: JSON.parse(values.options) }] : [];
+  const configs = [...CONFIGS, ...extra];
+  const ordered = groupByRepo(selected);
+  const runs: InstanceRun[] = [];
+  const perRepo = new Map<string, { coldMs?: number; warmMs: number[]; instances: number; files?: number; chunks?: number }>();
+
+  let chromaState: string | undefined;
+  if (values.replay) {
+    for (const inst of ordered) {
+      const gold = goldPaths(inst.patch);
+      const file = path.join(values.replay, `${safeFileName(inst.instance_id)}.json`);
+      let rec: IndexRecording | { error: string };
+      try {
+        rec = JSON.parse(await readFile(file, 'utf8'));
+      } catch {
+        runs.push({ id: inst.instance_id, gold, rankings: {}, error: 'no recording' });
+        continue;
+      }
+      if ('error' in rec) {
+        runs.push({ id: inst.instance_id, gold, rankings: {}, error: rec.error });
+        continue;
+      }
+      runs.push({ id: inst.instance_id, gold, rankings: await runConfigs(new ReplayIndex(rec), inst, configs) });
+    }
+  } else {
+    const cacheDir = values['cache-dir'] ? path.resolve(values['cache-dir']) : await mkdtemp(path.join(os.tmpdir(), 'locfix-bench-'));
+    if (values.record) await mkdir(values.record, { recursive: true });
+    const store = new RepoStore({ cacheDir, mirrorsDir: values.mirrors, allowClone: false });
+    const chroma = await openChromaStore({ cacheDir });
+    chromaState = path.join(cacheDir, 'chroma-server.json');
+    const embedder = createEmbedder('lexical');
+    try {
+      for (const [n, inst] of ordered.entries()) {
+        const gold = goldPaths(inst.patch);
+        const repoStats = perRepo.get(inst.repo) ?? { warmMs: [], instances: 0 };
+        perRepo.set(inst.repo, repoStats);
+        repoStats.instances++;
+        const ti = performance.now();
+        try {
+          const snapshot = await store.snapshot(inst.repo, inst.base_commit);
+          const index = await buildRepoIndex(snapshot, { embedder, vectorStore: chroma.store, cacheDir });
+          const indexMs = performance.now() - ti;
+          if (repoStats.coldMs === undefined) repoStats.coldMs = indexMs;
+          else repoStats.warmMs.push(indexMs);
+          repoStats.files = index.files.length;
+          repoStats.chunks = index.chunks.length;
+          const recording = new RecordingIndex(index, DEPTH);
+          const tr = performance.now();
+          const rankings = await runConfigs(recording, inst, configs);
+          const retrieveMs = performance.now() - tr;
+          runs.push({ id: inst.instance_id, gold, rankings, indexMs, retrieveMs });
+          if (values.record) await writeFile(path.join(values.record, `${safeFileName(inst.instance_id)}.json`), JSON.stringify(recording.recording()));
+          const best = rankings['hybrid + structural'];
+          const rank = best ? best.findIndex((p) => gold.includes(p)) + 1 : 0;
+          process.stderr.write(
+            `[${n + 1}/${ordered.length}] ${inst.instance_id} index ${(indexMs / 1000).toFixed(1)}s retrieve(${configs.length} configs) ${(retrieveMs / 1000).toFixed(1)}s gold@${rank || '-'}\n`,
+          );
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err);
+          runs.push({ id: inst.instance_id, gold, rankings: {}, error: message });
+          if (values.record) await writeFile(path.join(values.record, `${safeFileName(inst.instance_id)}.json`), JSON.stringify({ error: message }));
+          process.stderr.write(`[${n + 1}/${ordered.length}] ${inst.instance_id} FAILED: ${message}\n`);
+        }
+      }
+    } finally {
+      const chromaPeak = chromaPeakRssKb(chromaState);
+      if (chromaPeak) process.stderr.write(`chroma server peak RSS ${mb(chromaPeak)}\n`);
+      await chroma.close();
+      await store.close();
+      if (!values['cache-dir']) await rm(cacheDir, { recursive: true, force: true });
+    }
+  }
+  const wallMs = performance.now() - t0;
+
+  const even = (i: number): boolean => (positionInDataset.get(runs[i].id) ?? 0) % 2 === 0;
+  const odd = (i: number): boolean => !even(i);
+  const table = configs.map((c) => ({ label: c.label, metrics: metricsFor(runs, c.label) }));
+  const split = configs.flatMap((c) => [
+    { label: `${c.label} [even]`, metrics: metricsFor(runs, c.label, even) },
+    { label: `${c.label} [odd]`, metrics: metricsFor(runs, c.label, odd) },
+  ]);
+  const peakRssKb = process.resourceUsage().maxRSS;
+  const repoRows = [...perRepo.entries()].map(([repo, s]) => ({
+    repo,
+    instances: s.instances,
+    files: s.files,
+    chunks: s.chunks,
+    coldIndexS: s.coldMs === undefined ? undefined : +(s.coldMs / 1000).toFixed(2),
+    warmIndexMeanS: s.warmMs.length ? +(s.warmMs.reduce((a, b) => a + b, 0) / s.warmMs.length / 1000).toFixed(2) : undefined,
+    warmIndexMaxS: s.warmMs.length ? +(Math.max(...s.warmMs) / 1000).toFixed(2) : undefined,
+  }));
+  const perInstanceS = runs.filter((r) => r.indexMs !== undefined).map((r) => (r.indexMs! + (r.retrieveMs ?? 0)) / 1000);
+
+  console.log(formatLocMetricsTable(table));
+  console.log('\nheld-out check (tuned on even dataset positions):');
+  console.log(formatLocMetricsTable(split.filter((r) => r.label.startsWith('hybrid + structural ['))));
+  if (!values.replay) {
+    console.log('\nindex time per repository (cold = first commit, fresh caches; warm = each further commit):');
+    for (const r of repoRows) console.log(`  ${r.repo.padEnd(26)} ${String(r.instances).padStart(3)} inst  ${String(r.files).padStart(5)} files  ${String(r.chunks).padStart(6)} chunks  cold ${r.coldIndexS}s  warm mean ${r.warmIndexMeanS ?? '-'}s max ${r.warmIndexMaxS ?? '-'}s`);
+  }
+  console.log(`\n${runs.length} instances, ${runs.filter((r) => r.error).length} failed; wall time ${(wallMs / 1000).toFixed(0)} s; peak RSS (node) ${mb(peakRssKb)}`);
+  await mkdir(path.dirname(path.resolve(values.out!)), { recursive: true });
+  await writeJsonAtomic(path.resolve(values.out!), {
+    command: `npm run bench:retrieval -- ${process.argv.slice(2).join(' ')}`.trim(),
+    mode: values.replay ? 'replay' : 'live',
+    instances: runs.length,
+    failed: runs.filter((r) => r.error).map((r) => ({ id: r.id, error: r.error })),
+    wallSeconds: +(wallMs / 1000).toFixed(1),
+    peakRssMbNode: +(peakRssKb / 1024).toFixed(0),
+    metrics: Object.fromEntries(table.map((r) => [r.label, r.metrics])),
+    heldOut: Object.fromEntries(split.map((r) => [r.label, r.metrics])),
+    repos: repoRows,
+    perInstanceSeconds: perInstanceS.length
+      ? { mean: +(perInstanceS.reduce((a, b) => a + b, 0) / perInstanceS.length).toFixed(2), max: +Math.max(...perInstanceS).toFixed(2) }
+      : undefined,
+    defaults: DEFAULT_RETRIEVAL_OPTIONS,
+    ranks: Object.fromEntries(runs.map((r) => [r.id, r.rankings['hybrid + structural'] ? r.rankings['hybrid + structural']!.findIndex((p) => r.gold.includes(p)) + 1 || null : null])),
+  });
+}
+
+await main();
