@@ -58,8 +58,10 @@ export function languageForPath(filePath: string): LanguageId | undefined {
  * create one and reuse it. Remember to `tree.delete()` when done with large trees (wasm memory).
  */
 export async function createParser(id: LanguageId = 'python'): Promise<Parser> {
+  // loadLanguage runs Parser.init(); the Parser constructor throws if called before it.
+  const language = await loadLanguage(id);
   const parser = new Parser();
-  parser.setLanguage(await loadLanguage(id));
+  parser.setLanguage(language);
   return parser;
 }
 
