@@ -98,18 +98,35 @@ export class ManagedChatModel implements ChatModel {
       this.options.trace?.(trace);
       request.trace?.(trace);
     };
+    const retries: NonNullable<ChatTrace['retries']> = [];
     try {
       validate(request, n);
-      const response = await this.serve(request, n, started);
+      const response = await this.serve(request, n, started, retries);
       this.options.meter?.record(request.purpose, response);
-      emit({ modelId: this.id, purpose: request.purpose, startedAt, request: traceRequest, response, latencyMs: response.latencyMs });
+      emit({
+        modelId: this.id,
+        purpose: request.purpose,
+        startedAt,
+        request: traceRequest,
+        response,
+        ...(retries.length ? { retries } : {}),
+        latencyMs: response.latencyMs,
+      });
       return response;
     } catch (err) {
       // Anything that is not an LlmError (a cache folder that cannot be written, ...) is locfix's own fault:
       // traced as 'internal' and rethrown unchanged.
       const error = err instanceof LlmError ? err.toJSON() : { kind: 'internal', message: describeError(err), attempts: 0 };
       this.options.meter?.recordFailure(request.purpose);
-      emit({ modelId: this.id, purpose: request.purpose, startedAt, request: traceRequest, error, latencyMs: Date.now() - started });
+      emit({
+        modelId: this.id,
+        purpose: request.purpose,
+        startedAt,
+        request: traceRequest,
+        error,
+        ...(retries.length ? { retries } : {}),
+        latencyMs: Date.now() - started,
+      });
       throw err;
     }
   }
@@ -128,7 +145,7 @@ export class ManagedChatModel implements ChatModel {
     };
   }
 
-  private async serve(request: ChatRequest, n: number, started: number): Promise<ChatResponse> {
+  private async serve(request: ChatRequest, n: number, started: number, retries: NonNullable<ChatTrace['retries']>): Promise<ChatResponse> {
     const normalized = this.normalize(request);
     const key = requestKey(normalized);
     const useCache = this.cache !== undefined && request.cache !== false;
@@ -167,7 +184,7 @@ export class ManagedChatModel implements ChatModel {
         let pending = missing;
         while (pending.length > 0) {
           const batch = pending;
-          const { completion, attempts } = await this.call(request, batch.length, batch[0]!);
+          const { completion, attempts } = await this.call(request, batch.length, batch[0]!, retries);
           requests += attempts;
           const got = completion.samples.slice(0, batch.length);
           const records = attribute(completion, got.length, request);
@@ -178,7 +195,7 @@ export class ManagedChatModel implements ChatModel {
         // One call per sample, all queued at once; the endpoint queue bounds how many run together.
         const results = await Promise.allSettled(
           missing.map(async (index) => {
-            const { completion, attempts } = await this.call(request, 1, index).catch((err: unknown) => {
+            const { completion, attempts } = await this.call(request, 1, index, retries).catch((err: unknown) => {
               if (err instanceof LlmError) requests += err.attempts;
               throw err;
             });
@@ -228,7 +245,12 @@ export class ManagedChatModel implements ChatModel {
   }
 
   /** One logical call: queued per endpoint, each attempt with its own timeout, retried with backoff. */
-  private async call(request: ChatRequest, count: number, firstIndex: number): Promise<{ completion: RawCompletion; attempts: number }> {
+  private async call(
+    request: ChatRequest,
+    count: number,
+    firstIndex: number,
+    retries: NonNullable<ChatTrace['retries']>,
+  ): Promise<{ completion: RawCompletion; attempts: number }> {
     const queue = endpointQueue(this.transport.baseURL, this.concurrency);
     // With a seed, sample i uses seed + i, so repeated calls give different samples and the same ones on rerun.
     const seed = request.seed === undefined ? undefined : request.seed + firstIndex;
@@ -271,6 +293,8 @@ export class ManagedChatModel implements ChatModel {
         baseDelayMs: this.retryBaseDelayMs,
         maxDelayMs: this.retryMaxDelayMs,
         signal: request.signal,
+        onRetry: (error, attempt, delayMs) =>
+          retries.push({ kind: error.kind, message: error.message, ...(error.status !== undefined ? { status: error.status } : {}), attempt, delayMs }),
       },
     );
     return { completion, attempts };

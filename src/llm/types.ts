@@ -76,6 +76,8 @@ export interface ChatTrace {
   response?: ChatResponse;
   /** present when the call failed */
   error?: { kind: string; message: string; attempts: number; status?: number };
+  /** failed attempts that were retried, in order */
+  retries?: { kind: string; message: string; status?: number; attempt: number; delayMs: number }[];
   latencyMs: number;
 }
 

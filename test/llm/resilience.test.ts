@@ -87,6 +87,10 @@ describe('retries, timeouts and concurrency', () => {
     expect(traces).toHaveLength(1);
     expect(traces[0]!.error).toMatchObject({ kind: 'http', status: 500, attempts: 3 });
     expect(traces[0]!.purpose).toBe('repair');
+    expect(traces[0]!.retries!.map((r) => [r.attempt, r.kind, r.status])).toEqual([
+      [1, 'http', 500],
+      [2, 'http', 500],
+    ]);
     expect(meter.byPurpose().repair!.failures).toBe(1);
   });
 
