@@ -16,6 +16,8 @@ import { createParser } from '../src/parsing/languages.ts';
 export interface SourceAnalysis {
   /** ERROR and MISSING nodes */
   errorNodes: number;
+  /** empty blocks, unexpected indents, inconsistent dedents: Python rejects them, tree-sitter does not */
+  indentationErrors: number;
   /** normal-form lines */
   lines: string[];
   /** normal form of each top-level function and class method (`f`, `C.m`), for the "only adds functions" test */
@@ -41,6 +43,7 @@ class NormalFormBuilder {
   readonly lines: string[] = [];
   readonly functions = new Map<string, string>();
   errorNodes = 0;
+  indentationErrors = 0;
   private tokens: string[] = [];
   private depth = 0;
   private className: string | undefined;
@@ -56,6 +59,36 @@ class NormalFormBuilder {
       this.lines.push(' '.repeat(this.depth) + this.tokens.join(' '));
       this.tokens = [];
     }
+  }
+
+  /**
+   * The statements under the cursor's node (module or block). tree-sitter accepts empty blocks, unexpected
+   * indents and inconsistent dedents that Python rejects, so those are checked here: a block needs a
+   * statement, statements starting a line line up with the first one, and sit right of the owning header
+   * (module level: column 0).
+   */
+  statements(c: TreeCursor, ownerRow: number, ownerColumn: number): void {
+    let count = 0;
+    let column: number | undefined = ownerRow < 0 ? 0 : undefined;
+    let prevEndRow = -1;
+    if (c.gotoFirstChild()) {
+      do {
+        if (c.nodeType !== 'comment') {
+          count++;
+          const start = c.startPosition;
+          if (start.row !== prevEndRow && start.row !== ownerRow) {
+            if (column === undefined) {
+              column = start.column;
+              if (column <= ownerColumn) this.indentationErrors++;
+            } else if (start.column !== column) this.indentationErrors++;
+          }
+          prevEndRow = c.endPosition.row;
+        }
+        this.statement(c);
+      } while (c.gotoNextSibling());
+      c.gotoParent();
+    }
+    if (count === 0 && ownerRow >= 0) this.indentationErrors++;
   }
 
   /** A child of `module` or `block`. */
@@ -112,12 +145,9 @@ class NormalFormBuilder {
     if (type === 'comment') return;
     if (type === 'block') {
       this.flush();
+      const owner = c.currentNode.parent!.startPosition;
       this.depth++;
-      if (c.gotoFirstChild()) {
-        do this.statement(c);
-        while (c.gotoNextSibling());
-        c.gotoParent();
-      }
+      this.statements(c, owner.row, owner.column);
       this.depth--;
       return;
     }
@@ -177,15 +207,12 @@ export class PythonAnalyzer {
       const builder = new NormalFormBuilder(source);
       const cursor = tree.walk();
       try {
-        if (cursor.gotoFirstChild()) {
-          do builder.statement(cursor);
-          while (cursor.gotoNextSibling());
-        }
+        builder.statements(cursor, -1, -1);
       } finally {
         cursor.delete();
       }
       // a top-level ERROR/MISSING node is visited through statement() → node(), so it is counted there
-      result = { errorNodes: builder.errorNodes, lines: builder.lines, functions: builder.functions };
+      result = { errorNodes: builder.errorNodes, indentationErrors: builder.indentationErrors, lines: builder.lines, functions: builder.functions };
       if (result.errorNodes === 0 && tree.rootNode.hasError) result.errorNodes = 1; // never report a broken tree as clean
     } finally {
       tree.delete();

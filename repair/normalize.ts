@@ -19,7 +19,7 @@ export interface FileChange {
 
 function plainAnalysis(source: string): SourceAnalysis {
   const lines = source.split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).filter((l) => l !== '');
-  return { errorNodes: 0, lines, functions: new Map() };
+  return { errorNodes: 0, indentationErrors: 0, lines, functions: new Map() };
 }
 
 /** Agentless' test: existing functions all kept unchanged, at least one new one. */

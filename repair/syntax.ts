@@ -1,6 +1,6 @@
 /**
- * Syntax verdict for an edited file: tree-sitter must find no ERROR or MISSING node, and the file must not
- * have become empty. When the base file itself already has error nodes (a grammar gap, not the model's
+ * Syntax verdict for an edited file: tree-sitter must find no ERROR or MISSING node, the indentation must be
+ * one Python accepts (checked on the tree, see analyzer.ts), and the file must not have become empty. When the base file itself already has error nodes (a grammar gap, not the model's
  * fault), the edit only fails if it adds some.
  */
 import { languageForPath } from '../src/parsing/languages.ts';
@@ -10,15 +10,16 @@ import type { FileSyntaxResult } from './types.ts';
 export function checkSyntax(path: string, before: string, after: string, analyzer: PythonAnalyzer): FileSyntaxResult {
   if (after.trim() === '') return { path, ok: false, errorNodes: 0, baseErrorNodes: 0, detail: 'the edited file is empty' };
   if (languageForPath(path) !== 'python') return { path, ok: true, errorNodes: 0, baseErrorNodes: 0, detail: 'unchecked' };
-  const errorNodes = analyzer.analyze(after).errorNodes;
+  const problems = (a: { errorNodes: number; indentationErrors: number }) => a.errorNodes + a.indentationErrors;
+  const errorNodes = problems(analyzer.analyze(after));
   if (errorNodes === 0) return { path, ok: true, errorNodes, baseErrorNodes: 0 };
-  const baseErrorNodes = analyzer.analyze(before).errorNodes;
+  const baseErrorNodes = problems(analyzer.analyze(before));
   const ok = baseErrorNodes > 0 && errorNodes <= baseErrorNodes;
   return {
     path,
     ok,
     errorNodes,
     baseErrorNodes,
-    detail: ok ? 'the base file has as many error nodes already' : `${errorNodes} ERROR/MISSING node(s) after the edit, ${baseErrorNodes} before`,
+    detail: ok ? 'the base file has as many error nodes already' : `${errorNodes} syntax problem(s) (ERROR/MISSING nodes, bad indentation) after the edit, ${baseErrorNodes} before`,
   };
 }

@@ -92,7 +92,7 @@ export interface AppliedEdit {
 export interface FileSyntaxResult {
   path: string;
   ok: boolean;
-  /** ERROR + MISSING nodes in the edited file */
+  /** ERROR + MISSING nodes plus indentation problems (empty block, unexpected indent) in the edited file */
   errorNodes: number;
   /** the same count for the base file: a base that tree-sitter cannot parse cleanly is not held against edits */
   baseErrorNodes: number;
