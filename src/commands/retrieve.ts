@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createEmbedder } from '../embedding/factory.ts';
 import { buildRepoIndex } from '../index/repo-index.ts';
-import { RepoStore } from '../repo/store.ts';
+import { parseMirrorSpecs, RepoStore } from '../repo/store.ts';
 import { openChromaStore } from '../vectorstore/chroma.ts';
 import { createProgress } from '../orchestrator/progress.ts';
 import { defaultCacheDir, loadDataset } from '../dataset/load.ts';
@@ -38,16 +38,6 @@ export interface RetrieveCommandOptions {
   fusion?: string;
   poolCap?: string;
   out: string;
-}
-
-function parseMirrors(specs: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const spec of specs) {
-    const eq = spec.indexOf('=');
-    if (eq <= 0 || eq === spec.length - 1) throw new Error(`--mirror expects owner/name=PATH, got "${spec}"`);
-    out[spec.slice(0, eq)] = path.resolve(spec.slice(eq + 1));
-  }
-  return out;
 }
 
 function positiveInt(flag: string, value: string | undefined): number | undefined {
@@ -97,7 +87,7 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
   const external = opts.queriesFile ? await loadQueriesFile(opts.queriesFile) : undefined;
 
   const embedder = createEmbedder(opts.embedder);
-  const store = new RepoStore({ cacheDir, mirrors: parseMirrors(opts.mirror), mirrorsDir: opts.mirrors });
+  const store = new RepoStore({ cacheDir, mirrors: parseMirrorSpecs(opts.mirror), mirrorsDir: opts.mirrors });
   const chroma = await openChromaStore({ url: opts.chromaUrl, cacheDir });
   const progress = createProgress({ tty: Boolean(process.stderr.isTTY) });
   progress.begin('retrieve', instances.length);
