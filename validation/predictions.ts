@@ -22,15 +22,23 @@ function parseRows(text: string, file: string): unknown[] {
   const trimmed = text.trim();
   if (trimmed === '') return [];
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
+    let value: unknown;
     try {
-      const value = JSON.parse(trimmed) as unknown;
+      value = JSON.parse(trimmed);
+    } catch {
+      value = undefined; // not one JSON document: read it as JSONL below
+    }
+    if (value !== undefined) {
       if (Array.isArray(value)) return value;
       const obj = value as Record<string, unknown>;
       // One prediction object alone, or a dict keyed by instance id.
-      if (typeof obj.instance_id === 'string') return [obj];
-      return Object.entries(obj).map(([id, v]) => ({ instance_id: id, ...(v as object) }));
-    } catch {
-      // Not one JSON document: fall through to JSONL.
+      if ('instance_id' in obj) return [obj];
+      return Object.entries(obj).map(([id, v]) => {
+        if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+          throw new Error(`${file}: the prediction for ${id} is not an object`);
+        }
+        return { instance_id: id, ...v };
+      });
     }
   }
   return trimmed.split('\n').flatMap((line, index) => {
