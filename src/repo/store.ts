@@ -433,11 +433,11 @@ export class RepoStore {
     if (commit.length === 0 || commit.startsWith('-') || /[\s\0]/.test(commit)) {
       throw new RepoError('missing-commit', repo, `${repo}: invalid commit ${JSON.stringify(commit)}`, { commit });
     }
+    // Resolved through the mirror's cat-file process (`<rev>^{commit}` peels tags and expands short ids),
+    // which costs far less than one `git rev-parse` process per instance. Missing or ambiguous -> undefined.
     const lookup = async (): Promise<string | undefined> => {
-      // exit 1 with --quiet: not found / not a commit (and for short ids: ambiguous)
-      const result = await runGit(['--git-dir', mirror.gitDir, 'rev-parse', '--verify', '--quiet', `${commit}^{commit}`], { okExitCodes: [1] });
-      const full = result.stdout.toString('utf8').trim();
-      return result.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(full) ? full : undefined;
+      const object = await mirror.catFile.read(`${commit}^{commit}`);
+      return object?.type === 'commit' ? object.oid : undefined;
     };
     try {
       let full = await lookup();
