@@ -1,0 +1,181 @@
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RUN_LABEL, SandboxDeadError, SandboxRuntime } from '../../docker/sandbox.ts';
+import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
+import { ensureDocker } from '../support/docker.ts';
+
+const hasDocker = await ensureDocker('docker sandbox tests');
+const RUN_ID = `test-sandbox-${process.pid}`;
+
+async function containersOfRun(runtime: SandboxRuntime, runId: string): Promise<number> {
+  return (await runtime.docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runId}`] } })).length;
+}
+
+async function containerGone(runtime: SandboxRuntime, id: string): Promise<boolean> {
+  try {
+    await runtime.docker.getContainer(id).inspect();
+    return false;
+  } catch (err) {
+    return (err as { statusCode?: number }).statusCode === 404;
+  }
+}
+
+describe.skipIf(!hasDocker)('docker sandbox', () => {
+  const runtime = new SandboxRuntime({ concurrency: 2 });
+
+  afterAll(async () => {
+    if (hasDocker) await runtime.sweepContainers(RUN_ID);
+  });
+
+  it('copies files in, runs them, and returns stdout+stderr in one log with the exit code', async () => {
+    await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID }, async (sandbox) => {
+      await sandbox.copyFiles([
+        { path: '/work/pkg/mod.py', content: 'VALUE = 41\n' },
+        { path: '/work/run.py', content: 'import sys\nsys.path.insert(0, "/work/pkg")\nimport mod\nprint("out", mod.VALUE + 1, flush=True)\nprint("err", file=sys.stderr, flush=True)\nsys.exit(3)\n' },
+        { path: '/work/run.sh', content: '#!/bin/sh\necho shell-ok\n', mode: 0o755 },
+      ]);
+      const result = await sandbox.exec('python3 /work/run.py', { timeoutMs: 30_000 });
+      expect(result).toMatchObject({ exitCode: 3, timedOut: false });
+      expect(result.output).toBe('out 42\nerr\n');
+      expect((await sandbox.exec(['/work/run.sh'])).output).toBe('shell-ok\n');
+      expect((await sandbox.readFile('/work/pkg/mod.py')).toString()).toBe('VALUE = 41\n');
+      const info = await sandbox.inspect();
+      expect(info.Config.Labels).toMatchObject({ locfix: '1', [RUN_LABEL]: RUN_ID });
+      expect(info.HostConfig.NetworkMode).toBe('none');
+    });
+    expect(await containersOfRun(runtime, RUN_ID)).toBe(0);
+  });
+
+  it('a hanging command hits the timeout, and the container is gone afterwards', async () => {
+    let id = '';
+    const started = Date.now();
+    const result = await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID }, async (sandbox) => {
+      id = sandbox.id;
+      const r = await sandbox.exec('echo started; sleep 600', { timeoutMs: 1_500 });
+      expect(sandbox.alive).toBe(false);
+      await expect(sandbox.exec('true')).rejects.toBeInstanceOf(SandboxDeadError);
+      return r;
+    });
+    expect(result.timedOut).toBe(true);
+    expect(result.exitCode).toBeNull();
+    expect(result.output).toContain('started');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(await containerGone(runtime, id)).toBe(true);
+  });
+
+  it('the container is removed when the callback throws', async () => {
+    let id = '';
+    await expect(
+      runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID }, async (sandbox) => {
+        id = sandbox.id;
+        throw new Error('callback failed');
+      }),
+    ).rejects.toThrow('callback failed');
+    expect(await containerGone(runtime, id)).toBe(true);
+  });
+
+  it('a memory hog is killed by the memory limit', async () => {
+    const result = await runtime.withSandbox(
+      { image: DEFAULT_BASE_IMAGE, runId: RUN_ID, limits: { memoryBytes: 96 * 1024 ** 2 } },
+      (sandbox) =>
+        sandbox.exec(
+          ['python3', '-c', 'chunks = []\nfor i in range(40):\n    chunks.append(bytearray(32 * 1024 * 1024))\nprint("allocated", len(chunks) * 32, "MiB")'],
+          { timeoutMs: 60_000 },
+        ),
+    );
+    expect(result.timedOut).toBe(false);
+    expect(result.output).not.toContain('allocated');
+    // SIGKILL from the cgroup OOM killer
+    expect(result.exitCode).toBe(137);
+  });
+
+  it('the pids limit stops a process explosion', async () => {
+    const result = await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID, limits: { pidsLimit: 32 } }, (sandbox) =>
+      sandbox.exec(
+        [
+          'python3',
+          '-c',
+          [
+            'import os, time',
+            'n = 0',
+            'try:',
+            '    for i in range(200):',
+            '        if os.fork() == 0:',
+            '            os.close(1); os.close(2); time.sleep(20); os._exit(0)',
+            '        n += 1',
+            '    print("spawned", n)',
+            'except OSError as e:',
+            '    print("stopped after", n, type(e).__name__)',
+          ].join('\n'),
+        ],
+        { timeoutMs: 60_000 },
+      ),
+    );
+    const match = /stopped after (\d+) BlockingIOError/.exec(result.output);
+    expect(match, result.output).not.toBeNull();
+    expect(Number(match![1])).toBeLessThan(32);
+  });
+
+  it('has no network: only the loopback interface, no routes, and host services are unreachable', async () => {
+    const server = net.createServer((socket) => socket.end('hello from the host\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const script = [
+        'import os, socket',
+        'print("interfaces", sorted(os.listdir("/sys/class/net")))',
+        'routes = [l for l in open("/proc/net/route").read().splitlines()[1:] if l.strip()]',
+        'print("routes", len(routes))',
+        's = socket.socket()',
+        's.settimeout(3)',
+        'try:',
+        `    s.connect(("127.0.0.1", ${port}))`,
+        '    print("reached", s.recv(100))',
+        'except OSError as e:',
+        '    print("unreachable", type(e).__name__)',
+      ].join('\n');
+      const result = await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID }, (sandbox) =>
+        sandbox.exec(['python3', '-c', script], { timeoutMs: 30_000 }),
+      );
+      expect(result.output).toContain("interfaces ['lo']");
+      expect(result.output).toContain('routes 0');
+      expect(result.output).toContain('unreachable ConnectionRefusedError');
+      expect(result.output).not.toContain('reached');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('sweepContainers removes what a run left behind', async () => {
+    const sweepRun = `${RUN_ID}-sweep`;
+    const leftover = await runtime.create({ image: DEFAULT_BASE_IMAGE, runId: sweepRun });
+    expect(await containersOfRun(runtime, sweepRun)).toBe(1);
+    expect(await runtime.sweepContainers(sweepRun)).toBe(1);
+    expect(await containerGone(runtime, leftover.id)).toBe(true);
+    await leftover.dispose(); // already gone: a no-op
+  });
+
+  it('SIGINT removes the containers the process holds', async () => {
+    const sigintRun = `${RUN_ID}-sigint`;
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(path.dirname(fileURLToPath(import.meta.url)), 'sigint-child.ts'), sigintRun], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const id = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('\n')) resolve(text.trim());
+      });
+      child.on('exit', (code) => reject(new Error(`child exited early with ${code}`)));
+    });
+    expect(await containerGone(runtime, id)).toBe(false);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(await containerGone(runtime, id)).toBe(true);
+    expect(await containersOfRun(runtime, sigintRun)).toBe(0);
+  });
+});
