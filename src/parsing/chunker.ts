@@ -19,8 +19,8 @@
  * included), not the path line.
  */
 import type { Node, Parser } from 'web-tree-sitter';
-import { createParser } from './languages.ts';
-import { parseSource } from './parse.ts';
+import { childrenOf, parseSource, pythonParser } from './parse.ts';
+import { definitionOf, endRow, qualify, startRow } from './python-ast.ts';
 import { SourceLines } from './source-lines.ts';
 import type { CodeChunk } from './types.ts';
 
@@ -69,20 +69,8 @@ interface Pending {
   singleSymbol?: string;
 }
 
-const row = (n: Node): number => n.startPosition.row;
-/** children without the nulls web-tree-sitter's typings allow */
-export const childrenOf = (n: Node): Node[] => n.children.filter((c): c is Node => c !== null);
-const endRow = (n: Node): number => n.endPosition.row;
-
-function definitionOf(node: Node): Node | null {
-  if (node.type === 'function_definition' || node.type === 'class_definition') return node;
-  if (node.type === 'decorated_definition') return node.childForFieldName('definition');
-  return null;
-}
-
-export function qualify(scope: string | undefined, name: string): string {
-  return scope ? `${scope}.${name}` : name;
-}
+const row = startRow;
+export { qualify };
 
 class ChunkBuilder {
   readonly chunks: CodeChunk[] = [];
@@ -337,13 +325,7 @@ export function chunkFileSync(parser: Parser, path: string, source: string, opts
   }
 }
 
-let sharedParser: Promise<Parser> | undefined;
-
-/** Shared Python parser for the async helpers of this folder (created once per process). */
-export function pythonParser(): Promise<Parser> {
-  sharedParser ??= createParser('python');
-  return sharedParser;
-}
+export { pythonParser };
 
 export async function chunkFile(path: string, source: string, opts: ChunkOptions = {}): Promise<CodeChunk[]> {
   return chunkFileSync(await pythonParser(), path, source, opts);

@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
+import { parseSource } from './parse.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -68,7 +69,7 @@ export async function createParser(id: LanguageId = 'python'): Promise<Parser> {
 /** Parses `source` and hands the tree to `fn`, freeing the wasm memory afterwards. */
 export async function withTree<T>(source: string, fn: (tree: Tree) => T, id: LanguageId = 'python'): Promise<T> {
   const parser = await createParser(id);
-  const tree = parser.parse(source);
+  const tree = parseSource(parser, source);
   if (!tree) throw new Error(`tree-sitter returned no tree for ${id} source`);
   try {
     return fn(tree);

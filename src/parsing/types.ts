@@ -26,3 +26,12 @@ export interface Definition {
   startLine: number;
   endLine: number;
 }
+
+/** a name bound at module level by an assignment (used to resolve `variable:` locations and boost files) */
+export interface ModuleAssignment {
+  path: string;
+  name: string;
+  /** the whole assignment statement */
+  startLine: number;
+  endLine: number;
+}
