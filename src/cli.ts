@@ -12,6 +12,7 @@ const COMMANDS: Array<() => Promise<{ register: Registrar }>> = [
   // one line per command module, e.g. () => import('./commands/retrieve.ts'),
   () => import('./commands/retrieve.ts'),
   () => import('./commands/eval-loc.ts'),
+  () => import('./commands/evaluate.ts'),
 ];
 
 export async function buildProgram(): Promise<Command> {

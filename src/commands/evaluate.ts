@@ -1,0 +1,130 @@
+/**
+ * `locfix evaluate`: SWE-bench evaluation of predictions (or the gold patches) in Docker sandboxes.
+ * Resumes by existing report.json files; writes runs/<id>/evaluation/summary.json.
+ */
+import type { Command } from 'commander';
+import os from 'node:os';
+import path from 'node:path';
+import { loadDataset } from '../dataset/load.ts';
+import { RepoStore } from '../repo/store.ts';
+import { SandboxRuntime } from '../../docker/sandbox.ts';
+import { ImageProvider, DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
+import { runEvaluation } from '../../validation/evaluate.ts';
+import { loadPredictions } from '../../validation/predictions.ts';
+
+interface EvaluateOptions {
+  dataset: string;
+  predictions: string;
+  runId: string;
+  runsDir: string;
+  mirrors?: string;
+  timeout: string;
+  maxWorkers: string;
+  instances?: string[];
+  envImage: string[];
+  baseImage: string;
+  officialImages: boolean;
+  pull?: boolean;
+  memory: string;
+  cpus: string;
+}
+
+function positive(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** "owner/name@version=image" or "owner/name=image" -> envImages entries */
+export function parseEnvImages(entries: readonly string[]): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const entry of entries) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0 || eq === entry.length - 1) throw new Error(`--env-image expects owner/name[@version]=image, got ${JSON.stringify(entry)}`);
+    result[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return result;
+}
+
+export function register(program: Command): void {
+  program
+    .command('evaluate')
+    .description('evaluate predictions the way the SWE-bench harness does, in network-less Docker sandboxes')
+    .requiredOption('--dataset <file>', 'SWE-bench instances (JSONL, JSON or parquet)')
+    .requiredOption('--predictions <file|gold>', 'predictions (JSONL, JSON list or dict), or "gold" for the dataset patches')
+    .requiredOption('--run-id <id>', 'run id: logs go to <runs-dir>/<id>/evaluation/')
+    .option('--runs-dir <dir>', 'folder holding runs', 'runs')
+    .option('--mirrors <dir>', 'folder with bare mirrors laid out as owner+name/repo')
+    .option('--timeout <seconds>', 'timeout of one evaluation script', '1800')
+    .option('--max-workers <n>', 'instances evaluated at once', '1')
+    .option('--instances <ids...>', 'only these instance ids')
+    .option('--env-image <repo[@version]=image>', 'environment image to build instance images on (repeatable)', collect, [])
+    .option('--base-image <image>', 'base image for spec-built environments', DEFAULT_BASE_IMAGE)
+    .option('--no-official-images', 'do not use official swebench/sweb.eval.* images even when present')
+    .option('--pull', 'try to pull absent official images (contacts a remote registry)')
+    .option('--memory <GiB>', 'memory limit per container', '4')
+    .option('--cpus <n>', 'CPU limit per container', '1')
+    .action(async (opts: EvaluateOptions) => {
+      const timeoutMs = positive('--timeout', opts.timeout) * 1000;
+      const maxWorkers = Math.floor(positive('--max-workers', opts.maxWorkers));
+      const loaded = await loadDataset(opts.dataset);
+      for (const error of loaded.errors) console.error(`dataset: ${error.message}`);
+      let dataset = loaded.instances;
+      if (opts.instances?.length) {
+        const wanted = new Set(opts.instances);
+        const missing = opts.instances.filter((id) => !dataset.some((i) => i.instance_id === id));
+        if (missing.length) throw new Error(`instances not in the dataset: ${missing.join(', ')}`);
+        dataset = dataset.filter((i) => wanted.has(i.instance_id));
+      }
+      let predictions = await loadPredictions(opts.predictions, dataset);
+      if (opts.instances?.length) predictions = predictions.filter((p) => dataset.some((i) => i.instance_id === p.instance_id));
+
+      const runtime = new SandboxRuntime({
+        concurrency: maxWorkers,
+        defaultLimits: { memoryBytes: Math.round(positive('--memory', opts.memory) * 1024 ** 3), nanoCpus: Math.round(positive('--cpus', opts.cpus) * 1e9) },
+      });
+      const store = new RepoStore({
+        cacheDir: path.join(process.env.LOCFIX_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'locfix')),
+        mirrorsDir: opts.mirrors,
+        allowClone: false,
+      });
+      const images = new ImageProvider(runtime, store, {
+        baseImage: opts.baseImage,
+        envImages: parseEnvImages(opts.envImage),
+        useOfficialImages: opts.officialImages,
+        pullOfficialImages: Boolean(opts.pull),
+      });
+      try {
+        let done = 0;
+        const total = predictions.filter((p) => p.model_patch).length;
+        const { summary, summaryPath } = await runEvaluation({
+          runId: opts.runId,
+          runsDir: opts.runsDir,
+          dataset,
+          predictions,
+          runtime,
+          images,
+          timeoutMs,
+          maxWorkers,
+          onProgress: (o) => {
+            done += 1;
+            const state = o.completed ? (o.resolved ? 'resolved' : 'unresolved') : `error: ${o.error}`;
+            console.log(`[${done}/${total}] ${o.instanceId}: ${state}${o.reused ? ' (existing report)' : ''} ${(o.durationMs / 1000).toFixed(1)}s`);
+          },
+        });
+        console.log(
+          `Total instances: ${summary.total_instances}\nInstances submitted: ${summary.submitted_instances}\n` +
+            `Instances completed: ${summary.completed_instances}\nInstances incomplete: ${summary.incomplete_ids.length}\n` +
+            `Instances resolved: ${summary.resolved_instances}\nInstances unresolved: ${summary.unresolved_instances}\n` +
+            `Instances with empty patches: ${summary.empty_patch_instances}\nInstances with errors: ${summary.error_instances}\n` +
+            `Report written to ${summaryPath}`,
+        );
+      } finally {
+        await store.close();
+      }
+    });
+}
