@@ -7,6 +7,7 @@ from qty.formatting import format_unit
 @pytest.mark.parametrize(
     "spec, expected",
     [("", "9.81 m/s**2"), (".1f", "9.8 m/s**2"), (".1f~P", "9.8 m/s\u00b2"), ("~C", "9.81 m/s**2")],
+    ids=["plain", "fixed", "pretty", "compact"],
 )
 def test_format_quantity(spec, expected):
     assert format(Q_(9.81, "m/s**2"), spec) == expected

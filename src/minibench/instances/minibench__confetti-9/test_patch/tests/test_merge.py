@@ -1,0 +1,39 @@
+from confetti.merge import deep_merge, merge_all
+
+
+def test_nested_merge():
+    merged = deep_merge({"db": {"host": "a", "port": 1}}, {"db": {"port": 2}})
+    assert merged == {"db": {"host": "a", "port": 2}}
+
+
+def test_none_removes_key():
+    assert deep_merge({"a": 1, "b": 2}, {"b": None}) == {"a": 1}
+
+
+def test_non_dict_replaces_dict():
+    assert deep_merge({"a": {"x": 1}}, {"a": [1, 2]}) == {"a": [1, 2]}
+
+
+def test_merge_all_order():
+    assert merge_all([{"a": 1}, {"a": 2}, {"b": 3}]) == {"a": 2, "b": 3}
+
+
+def test_inputs_are_not_modified():
+    base = {"db": {"host": "a", "options": {"timeout": 5}}}
+    override = {"db": {"options": {"timeout": 10}}, "debug": None}
+    deep_merge(base, override)
+    assert base == {"db": {"host": "a", "options": {"timeout": 5}}}
+    assert override == {"db": {"options": {"timeout": 10}}, "debug": None}
+
+
+def test_result_does_not_share_nested_values():
+    layer = {"servers": {"names": ["a"]}}
+    merged = merge_all([layer, {"servers": {"port": 1}}])
+    merged["servers"]["names"].append("b")
+    assert layer == {"servers": {"names": ["a"]}}
+
+
+def test_merge_all_leaves_first_layer_alone():
+    defaults = {"log": {"level": "info"}}
+    merge_all([defaults, {"log": {"level": "debug"}}])
+    assert defaults == {"log": {"level": "info"}}
