@@ -65,6 +65,8 @@ export class ManagedChatModel implements ChatModel {
   private readonly retryBaseDelayMs: number;
   private readonly retryMaxDelayMs: number;
   private readonly concurrency: number;
+  /** set when a server answered a request for n > 1 choices with fewer */
+  private serverIgnoresN = false;
 
   constructor(
     private readonly transport: ChatTransport,
@@ -177,35 +179,33 @@ export class ManagedChatModel implements ChatModel {
       await this.cache!.put(entry, normalized);
     };
 
-    const missing = samples.flatMap((s, i) => (s ? [] : [i]));
-    if (missing.length > 0) {
-      if (this.transport.supportsN) {
-        // One call for all missing samples; a server that returns fewer than asked gets asked again for the rest.
-        let pending = missing;
-        while (pending.length > 0) {
-          const batch = pending;
-          const { completion, attempts } = await this.call(request, batch.length, batch[0]!, retries);
+    let pending = samples.flatMap((s, i) => (s ? [] : [i]));
+    if (pending.length > 0 && this.transport.supportsN && !this.serverIgnoresN) {
+      // One call for all missing samples.
+      const { completion, attempts } = await this.call(request, pending.length, pending[0]!, retries);
+      requests += attempts;
+      const got = completion.samples.slice(0, pending.length);
+      const records = attribute(completion, got.length, request);
+      await Promise.all(got.map((_, j) => store(pending[j]!, records[j]!)));
+      // Fewer choices than asked: the server ignores `n` (Ollama's /v1, llama.cpp). From now on this model
+      // samples by repeated calls, which run in parallel instead of asking n-1, n-2, ... in turn.
+      if (got.length < pending.length) this.serverIgnoresN = true;
+      pending = pending.slice(got.length);
+    }
+    if (pending.length > 0) {
+      // One call per sample, all queued at once; the endpoint queue bounds how many run together.
+      const results = await Promise.allSettled(
+        pending.map(async (index) => {
+          const { completion, attempts } = await this.call(request, 1, index, retries).catch((err: unknown) => {
+            if (err instanceof LlmError) requests += err.attempts;
+            throw err;
+          });
           requests += attempts;
-          const got = completion.samples.slice(0, batch.length);
-          const records = attribute(completion, got.length, request);
-          await Promise.all(got.map((_, j) => store(batch[j]!, records[j]!)));
-          pending = batch.slice(got.length);
-        }
-      } else {
-        // One call per sample, all queued at once; the endpoint queue bounds how many run together.
-        const results = await Promise.allSettled(
-          missing.map(async (index) => {
-            const { completion, attempts } = await this.call(request, 1, index, retries).catch((err: unknown) => {
-              if (err instanceof LlmError) requests += err.attempts;
-              throw err;
-            });
-            requests += attempts;
-            await store(index, attribute(completion, 1, request)[0]!);
-          }),
-        );
-        const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-        if (failure) throw failure.reason;
-      }
+          await store(index, attribute(completion, 1, request)[0]!);
+        }),
+      );
+      const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failure) throw failure.reason;
     }
 
     const price = findPrice(this.options.prices, this.id);

@@ -1,6 +1,7 @@
 /**
  * One request queue per server endpoint, shared by every model that talks to it: a vLLM server serving two
- * models, or an Ollama host, has one capacity, so the concurrency limit is per base URL, not per model.
+ * models, or an Ollama host, has one capacity, so the concurrency limit is per server (scheme, host and
+ * port of the base URL), not per model.
  */
 import PQueue from 'p-queue';
 
@@ -10,6 +11,15 @@ export function normalizeBaseURL(baseURL: string): string {
   return baseURL.replace(/\/+$/, '');
 }
 
+/** Scheme, host and port: Ollama's /api and /v1 on one host are one server with one capacity. */
+function endpointKey(baseURL: string): string {
+  try {
+    return new URL(baseURL).origin;
+  } catch {
+    return normalizeBaseURL(baseURL);
+  }
+}
+
 /**
  * The queue for `baseURL`. The first caller's concurrency creates it; a later caller asking for a
  * different limit changes it for everyone (the configuration read last wins), so one run never has two
@@ -17,7 +27,7 @@ export function normalizeBaseURL(baseURL: string): string {
  */
 export function endpointQueue(baseURL: string, concurrency: number): PQueue {
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`LLM concurrency must be a positive integer, got ${concurrency}`);
-  const key = normalizeBaseURL(baseURL);
+  const key = endpointKey(baseURL);
   let queue = queues.get(key);
   if (!queue) queues.set(key, (queue = new PQueue({ concurrency })));
   else if (queue.concurrency !== concurrency) queue.concurrency = concurrency;

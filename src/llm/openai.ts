@@ -10,7 +10,7 @@ import type { ChatTransport, RawCompletion, TransportCall } from './transport.ts
 
 export interface OpenAITransportOptions {
   model: string;
-  /** e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama); default https://api.openai.com/v1 */
+  /** e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama); default $OPENAI_BASE_URL or https://api.openai.com/v1 */
   baseURL?: string;
   /** the key itself; when absent it is read from the environment variable `apiKeyEnv` */
   apiKey?: string;
@@ -38,7 +38,7 @@ export class OpenAITransport implements ChatTransport {
   constructor(options: OpenAITransportOptions) {
     if (!options.model) throw new Error('openai transport: a model name is required');
     this.model = options.model;
-    this.baseURL = options.baseURL ?? OPENAI_DEFAULT_BASE_URL;
+    this.baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL;
     this.supportsN = options.supportsN ?? true;
     this.maxTokensField = options.maxTokensField ?? 'max_tokens';
     this.answerOptions = { ...(options.extraBody ?? {}) };

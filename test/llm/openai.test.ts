@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { createOpenAIChatModel } from '../../src/llm/openai.ts';
 import { countChatTokens, countTokens } from '../../src/llm/tokens.ts';
+import type { ChatTrace } from '../../src/llm/types.ts';
 import { startScriptedModelServer, hashEmbedding, type ScriptedModelServer } from '../support/scripted-model-server.ts';
 
 const question = [{ role: 'user' as const, content: 'Which file defines the parser?' }];
@@ -54,8 +55,12 @@ describe('openai transport through the scripted server', () => {
     try {
       const model = createOpenAIChatModel({ model: 'm', baseURL: ignoring.openaiURL });
       const response = await model.chat({ messages: question, n: 3, temperature: 1 });
-      expect(response.choices.map((c) => c.content)).toEqual(['s0', 's1', 's2']);
-      expect(ignoring.chatRequests().map((r) => (r.body as { n?: number }).n)).toEqual([3, 2, undefined]);
+      expect(response.choices.map((c) => c.content).sort()).toEqual(['s0', 's1', 's2']);
+      expect(ignoring.chatRequests().map((r) => (r.body as { n?: number }).n)).toEqual([3, undefined, undefined]);
+      // the model remembers: the next call samples by repeated calls straight away
+      ignoring.reset();
+      await model.chat({ messages: question, n: 2, temperature: 0.5 });
+      expect(ignoring.chatRequests().map((r) => (r.body as { n?: number }).n)).toEqual([undefined, undefined]);
     } finally {
       await ignoring.stop();
     }
@@ -74,6 +79,26 @@ describe('openai transport through the scripted server', () => {
     expect(cut.choices[0]!.finishReason).toBe('length');
     expect(cut.usage.completionTokens).toBe(3);
     expect(cut.choices[0]!.content).toBe('one two three');
+  });
+
+  it('records a full trace of each call: prompt, raw answer with reasoning, parsed answer, usage, latency', async () => {
+    const thinker = await startScriptedModelServer([{ respond: { content: '<think>inline</think>final text', reasoning: 'field reasoning' } }]);
+    try {
+      const modelTraces: ChatTrace[] = [];
+      const callTraces: ChatTrace[] = [];
+      const model = createOpenAIChatModel({ model: 'm', baseURL: thinker.openaiURL }, { trace: (t) => modelTraces.push(t) });
+      const response = await model.chat({ messages: question, temperature: 0.3, purpose: 'blagent.t0', trace: (t) => callTraces.push(t) });
+      expect(callTraces).toEqual(modelTraces);
+      const trace = callTraces[0]!;
+      expect(trace).toMatchObject({ modelId: 'openai:m', purpose: 'blagent.t0', request: { messages: question, temperature: 0.3, n: 1 } });
+      expect(trace.response!.choices[0]).toMatchObject({ content: 'final text', reasoning: 'field reasoning\n\ninline', raw: '<think>inline</think>final text', cached: false });
+      expect(trace.response!.usage).toEqual(response.usage);
+      expect(trace.latencyMs).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(trace.startedAt)).not.toBeNaN();
+      expect(trace.error).toBeUndefined();
+    } finally {
+      await thinker.stop();
+    }
   });
 
   it('counts tokens locally when the server reports no usage', async () => {
