@@ -34,7 +34,7 @@ export class CatFileError extends Error {
   }
 }
 
-/** Incremental parser state for the response currently being received. */
+/** Parser state for the response currently being received. */
 type ParseState =
   | { kind: 'header'; partial: Buffer[] }
   | { kind: 'body'; oid: string; type: string; content: Buffer; filled: number }
@@ -44,7 +44,6 @@ export class CatFileBatch {
   readonly gitDir: string;
   private child: ChildProcessWithoutNullStreams | undefined;
   private queue: PendingRequest[] = [];
-  private state: ParseState = { kind: 'header', partial: [] };
   private stderrTail = '';
   private drainWaiters: Array<() => void> = [];
 
@@ -100,10 +99,17 @@ export class CatFileBatch {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child = child;
-    this.state = { kind: 'header', partial: [] };
+    const parser = new CatFileParser(
+      (object) => this.answer((request) => request.resolve(object)),
+      (problem) => {
+        // Unparseable output means the stream is out of sync: fail what is pending, restart on the next read.
+        this.onExit(child, new Error(problem));
+        child.kill();
+      },
+    );
     this.stderrTail = '';
     child.stdout.on('data', (chunk: Buffer) => {
-      if (this.child === child) this.onData(chunk); // output of a process given up on is ignored
+      if (this.child === child) parser.push(chunk); // output of a process given up on is ignored
     });
     child.stderr.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
@@ -129,60 +135,6 @@ export class CatFileBatch {
     this.notifyDrained();
   }
 
-  private onData(chunk: Buffer): void {
-    let offset = 0;
-    while (offset < chunk.length) {
-      const state = this.state;
-      if (state.kind === 'header') {
-        const newline = chunk.indexOf(0x0a, offset);
-        if (newline < 0) {
-          state.partial.push(chunk.subarray(offset));
-          return;
-        }
-        state.partial.push(chunk.subarray(offset, newline));
-        const header = Buffer.concat(state.partial).toString('utf8');
-        offset = newline + 1;
-        if (!this.onHeader(header)) return;
-      } else if (state.kind === 'body') {
-        const take = Math.min(state.content.length - state.filled, chunk.length - offset);
-        chunk.copy(state.content, state.filled, offset, offset + take);
-        state.filled += take;
-        offset += take;
-        if (state.filled === state.content.length) {
-          this.state = { kind: 'trailer', object: { oid: state.oid, type: state.type, size: state.content.length, content: state.content } };
-        }
-      } else {
-        // exactly one LF follows the content
-        offset += 1;
-        this.state = { kind: 'header', partial: [] };
-        this.answer((request) => request.resolve(state.object));
-      }
-    }
-  }
-
-  /** Returns false when the stream is out of sync and the process was abandoned. */
-  private onHeader(header: string): boolean {
-    const parts = header.split(' ');
-    const last = parts[parts.length - 1];
-    if (last === 'missing' || last === 'ambiguous') {
-      this.state = { kind: 'header', partial: [] };
-      this.answer((request) => request.resolve(undefined));
-      return true;
-    }
-    const [oid, type, sizeText] = parts;
-    const size = Number(sizeText);
-    if (parts.length !== 3 || !/^[0-9a-f]{40,64}$/.test(oid ?? '') || !Number.isSafeInteger(size) || size < 0) {
-      // Unparseable output means the stream is out of sync; fail everything and restart on the next read.
-      const child = this.child;
-      this.onExit(child!, new Error(`unexpected cat-file header ${JSON.stringify(header.slice(0, 200))}`));
-      child?.kill();
-      return false;
-    }
-    this.state = { kind: 'body', oid: oid!, type: type!, content: Buffer.allocUnsafe(size), filled: 0 };
-    if (size === 0) this.state = { kind: 'trailer', object: { oid: oid!, type: type!, size: 0, content: Buffer.alloc(0) } };
-    return true;
-  }
-
   private answer(settle: (request: PendingRequest) => void): void {
     const request = this.queue.shift();
     if (request) settle(request);
@@ -193,5 +145,74 @@ export class CatFileBatch {
     const waiters = this.drainWaiters;
     this.drainWaiters = [];
     for (const wake of waiters) wake();
+  }
+}
+
+/**
+ * Incremental parser for `git cat-file --batch` output: feed it stdout chunks as they arrive (split at any
+ * byte), it reports each answer in order: the object, or undefined for `missing`/`ambiguous`.
+ */
+export class CatFileParser {
+  private state: ParseState = { kind: 'header', partial: [] };
+  private broken = false;
+
+  constructor(
+    private readonly onAnswer: (object: CatFileObject | undefined) => void,
+    private readonly onDesync: (problem: string) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let offset = 0;
+    while (offset < chunk.length && !this.broken) {
+      const state = this.state;
+      if (state.kind === 'header') {
+        const newline = chunk.indexOf(0x0a, offset);
+        if (newline < 0) {
+          state.partial.push(chunk.subarray(offset));
+          return;
+        }
+        state.partial.push(chunk.subarray(offset, newline));
+        offset = newline + 1;
+        this.onHeader(Buffer.concat(state.partial).toString('utf8'));
+      } else if (state.kind === 'body') {
+        const take = Math.min(state.content.length - state.filled, chunk.length - offset);
+        chunk.copy(state.content, state.filled, offset, offset + take);
+        state.filled += take;
+        offset += take;
+        if (state.filled === state.content.length) {
+          this.state = { kind: 'trailer', object: { oid: state.oid, type: state.type, size: state.content.length, content: state.content } };
+        }
+      } else {
+        // exactly one LF follows the content
+        if (chunk[offset] !== 0x0a) return this.desync(`expected a newline after the content of ${state.object.oid}`);
+        offset += 1;
+        this.state = { kind: 'header', partial: [] };
+        this.onAnswer(state.object);
+      }
+    }
+  }
+
+  private onHeader(header: string): void {
+    const parts = header.split(' ');
+    const last = parts[parts.length - 1];
+    if (parts.length >= 2 && (last === 'missing' || last === 'ambiguous')) {
+      this.state = { kind: 'header', partial: [] };
+      this.onAnswer(undefined);
+      return;
+    }
+    const [oid, type, sizeText] = parts;
+    if (parts.length !== 3 || !/^[0-9a-f]{40,64}$/.test(oid ?? '') || !/^[a-z]+$/.test(type ?? '') || !/^\d+$/.test(sizeText ?? '')) {
+      return this.desync(`unexpected cat-file header ${JSON.stringify(header.slice(0, 200))}`);
+    }
+    const size = Number(sizeText);
+    this.state =
+      size === 0
+        ? { kind: 'trailer', object: { oid: oid!, type: type!, size: 0, content: Buffer.alloc(0) } }
+        : { kind: 'body', oid: oid!, type: type!, content: Buffer.allocUnsafe(size), filled: 0 };
+  }
+
+  private desync(problem: string): void {
+    this.broken = true;
+    this.onDesync(problem);
   }
 }
