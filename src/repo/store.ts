@@ -9,7 +9,9 @@
  *      `cloneUrl(repo)` on first use when `allowClone` is true (the default).
  *
  * Trees come from `git ls-tree -r -l -z` (cached per commit in a small LRU) and blobs from one long-lived
- * `git cat-file --batch` process per mirror (see catfile.ts).
+ * `git cat-file --batch` process per mirror (see catfile.ts). Commits resolve through that same process
+ * (`<rev>^{commit}`, what `git rev-parse --verify <rev>^{commit}` answers), so short ids, tags and refs
+ * become full ids without one git process per instance. Every failure is a RepoError naming repo/commit.
  *
  * `materialize` makes a real work tree only for the stages that need one (Docker, applying patches).
  * It uses a fresh repository whose object store *borrows* the mirror's objects (objects/info/alternates)
