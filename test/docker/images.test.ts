@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxRuntime } from '../../docker/sandbox.ts';
+import { DEFAULT_BASE_IMAGE, ImageBuildError, ImageProvider, officialImageName } from '../../docker/images.ts';
+import { ensureDocker } from '../support/docker.ts';
+import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
+
+const hasDocker = await ensureDocker('docker image tests');
+const RUN_ID = `test-images-${process.pid}`;
+
+describe.skipIf(!hasDocker)('instance images', () => {
+  const runtime = new SandboxRuntime();
+  let fixture: EvalFixture;
+  const tagged: string[] = [];
+
+  beforeAll(() => {
+    fixture = buildEvalFixture();
+  });
+
+  afterAll(async () => {
+    if (!hasDocker) return;
+    for (const image of tagged) await runtime.docker.getImage(image).remove({ noprune: true }).catch(() => undefined);
+    await runtime.sweepContainers(RUN_ID);
+    fixture?.cleanup();
+  });
+
+  async function tag(source: string, target: string): Promise<void> {
+    const [repo, tagName] = [target.slice(0, target.lastIndexOf(':')), target.slice(target.lastIndexOf(':') + 1)];
+    await runtime.docker.getImage(source).tag({ repo, tag: tagName });
+    tagged.push(target);
+  }
+
+  it('builds the instance layer on the base image with /testbed as a git checkout at the base commit, once', async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir });
+    const first = await images.instanceImage(fixture.instance);
+    expect(first.source).toBe('local');
+    expect(first.image).toMatch(/^locfix\/sweb\.inst\.minibench__clampkit-1:[0-9a-f]{16}$/);
+    expect(first.prelude).toEqual([]);
+    expect(first.spec.logParser).toBe('pytest');
+    const again = await images.instanceImage(fixture.instance);
+    expect(again.image).toBe(first.image);
+    expect(again.built).toBe(false);
+
+    const check = await runtime.withSandbox({ image: first.image, runId: RUN_ID }, (sandbox) =>
+      sandbox.exec(`cd /testbed && git cat-file -t ${fixture.instance.base_commit} && git status --porcelain && ls clampkit && git log -1 --format=%s`),
+    );
+    expect(check.exitCode).toBe(0);
+    expect(check.output).toBe(`commit\n__init__.py\ncore.py\nlocfix-setup\n`);
+  });
+
+  it('prefers the official image when one with the harness name is present', async () => {
+    const official = officialImageName(fixture.instance.instance_id);
+    expect(official).toBe('swebench/sweb.eval.x86_64.minibench_1776_clampkit-1:latest');
+    await tag(DEFAULT_BASE_IMAGE, official);
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir });
+    const chosen = await images.instanceImage(fixture.instance);
+    expect(chosen).toMatchObject({ image: official, source: 'official', built: false });
+    expect(chosen.prelude).toEqual(['source /opt/miniconda3/bin/activate', 'conda activate testbed']);
+    const ignoring = await new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false }).instanceImage(fixture.instance);
+    expect(ignoring.source).toBe('local');
+  });
+
+  it('builds on a user-named environment image with the configured setup, and names a missing one clearly', async () => {
+    await tag(DEFAULT_BASE_IMAGE, 'locfixtest/env-py:1');
+    const images = new ImageProvider(
+      runtime,
+      { gitDir: async () => fixture.gitDir },
+      {
+        useOfficialImages: false,
+        envImages: { 'minibench/clampkit@0.1': 'locfixtest/env-py:1' },
+        instanceSetup: { 'minibench/clampkit': ['echo configured > .locfix-configured'] },
+      },
+    );
+    const chosen = await images.instanceImage(fixture.instance);
+    expect(chosen.source).toBe('local');
+    const check = await runtime.withSandbox({ image: chosen.image, runId: RUN_ID }, (sandbox) => sandbox.exec('cat /testbed/.locfix-configured'));
+    expect(check.output).toBe('configured\n');
+
+    const missing = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false, envImages: { 'minibench/clampkit': 'locfixtest/absent:0' } });
+    await expect(missing.instanceImage(fixture.instance)).rejects.toThrow(ImageBuildError);
+    await expect(missing.instanceImage(fixture.instance)).rejects.toThrow(/locfixtest\/absent:0 configured for minibench\/clampkit@0.1 does not exist/);
+  });
+
+  it('a SWE-bench repository without official or configured image is a clear error, not a network build', async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    await expect(images.instanceImage({ ...fixture.instance, instance_id: 'psf__requests-1', repo: 'psf/requests', version: '2.0' })).rejects.toThrow(
+      /no image for psf\/requests@2.0: .*envImages\["psf\/requests@2.0"\]/,
+    );
+  });
+});
