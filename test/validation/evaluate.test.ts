@@ -1,0 +1,142 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_LABEL, SandboxRuntime } from '../../docker/sandbox.ts';
+import { ImageProvider } from '../../docker/images.ts';
+import { instanceLogDir, runEvaluation } from '../../validation/evaluate.ts';
+import { goldPredictions, type Prediction } from '../../validation/predictions.ts';
+import { buildMiniBenchmark } from '../../src/minibench/build.ts';
+import { RepoStore } from '../../src/repo/store.ts';
+import { ensureDocker } from '../support/docker.ts';
+import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
+
+const hasDocker = await ensureDocker('SWE-bench evaluation tests');
+
+describe.skipIf(!hasDocker)('evaluation in Docker', () => {
+  const runtime = new SandboxRuntime({ concurrency: 2 });
+  let root: string;
+  let fixture: EvalFixture;
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'locfix-eval-test-'));
+    fixture = buildEvalFixture();
+  });
+
+  afterAll(async () => {
+    fixture?.cleanup();
+    if (root) await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('mini-benchmark: every gold patch resolves', async () => {
+    const bench = await buildMiniBenchmark(path.join(root, 'minibench'));
+    const store = new RepoStore({ cacheDir: path.join(root, 'cache'), mirrorsDir: bench.mirrorsDir, allowClone: false });
+    try {
+      const images = new ImageProvider(runtime, store, { useOfficialImages: false });
+      const { summary, summaryPath } = await runEvaluation({
+        runId: 'mb-gold',
+        runsDir: path.join(root, 'runs'),
+        dataset: bench.instances,
+        predictions: goldPredictions(bench.instances),
+        runtime,
+        images,
+        maxWorkers: 2,
+        timeoutMs: 300_000,
+      });
+      const ids = bench.instances.map((i) => i.instance_id).sort();
+      expect(summary.error_ids).toEqual([]);
+      expect(summary.resolved_ids).toEqual(ids);
+      expect(summary.resolved_instances).toBe(ids.length);
+      expect(JSON.parse(await fs.readFile(summaryPath, 'utf8'))).toEqual(summary);
+    } finally {
+      await store.close();
+    }
+  }, 900_000);
+
+  it('wrong patch unresolved, non-applying patch and timeout in error_ids, empty patch in empty_patch_ids; reruns resume', async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const base = fixture.instance;
+    const variant = (suffix: string) => ({ ...base, instance_id: `${base.instance_id}${suffix}` });
+    const dataset = [variant(''), variant('-wrong'), variant('-noapply'), variant('-empty'), variant('-hang'), variant('-nopred')];
+    const predictions: Prediction[] = [
+      { instance_id: dataset[0].instance_id, model_name_or_path: 'test/model', model_patch: fixture.patches.gold },
+      { instance_id: dataset[1].instance_id, model_name_or_path: 'test/model', model_patch: fixture.patches.wrong },
+      { instance_id: dataset[2].instance_id, model_name_or_path: 'test/model', model_patch: fixture.patches.notApplicable },
+      { instance_id: dataset[3].instance_id, model_name_or_path: 'test/model', model_patch: '' },
+      { instance_id: dataset[4].instance_id, model_name_or_path: 'test/model', model_patch: fixture.patches.hanging },
+    ];
+    const runsDir = path.join(root, 'runs');
+    const runId = `fixture-${process.pid}`;
+    const { summary, outcomes } = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, maxWorkers: 2, timeoutMs: 8_000 });
+
+    expect(summary).toMatchObject({
+      total_instances: 6,
+      submitted_instances: 5,
+      completed_instances: 2,
+      resolved_instances: 1,
+      unresolved_instances: 1,
+      empty_patch_instances: 1,
+      error_instances: 2,
+      resolved_ids: [base.instance_id],
+      unresolved_ids: [`${base.instance_id}-wrong`],
+      error_ids: [`${base.instance_id}-hang`, `${base.instance_id}-noapply`],
+      empty_patch_ids: [`${base.instance_id}-empty`],
+      incomplete_ids: [`${base.instance_id}-nopred`],
+      schema_version: 2,
+    });
+    expect(outcomes).toHaveLength(4);
+
+    // the harness' files, with its markers
+    const goldDir = instanceLogDir(runsDir, runId, base.instance_id);
+    expect((await fs.readdir(goldDir)).sort()).toEqual(['eval.sh', 'patch.diff', 'report.json', 'run_instance.log', 'test_output.txt']);
+    expect(await fs.readFile(path.join(goldDir, 'patch.diff'), 'utf8')).toBe(fixture.patches.gold);
+    const report = JSON.parse(await fs.readFile(path.join(goldDir, 'report.json'), 'utf8'));
+    expect(report[base.instance_id].tests_status.FAIL_TO_PASS.success).toEqual(base.FAIL_TO_PASS);
+    const wrongReport = JSON.parse(await fs.readFile(path.join(instanceLogDir(runsDir, runId, `${base.instance_id}-wrong`), 'report.json'), 'utf8'));
+    expect(wrongReport[`${base.instance_id}-wrong`]).toMatchObject({ patch_successfully_applied: true, resolved: false });
+    expect(wrongReport[`${base.instance_id}-wrong`].tests_status.FAIL_TO_PASS.failure).toEqual(['tests/test_core.py::test_clamp_high', 'tests/test_bounds.py::test_bounds[11-10]']);
+    const testOutput = await fs.readFile(path.join(goldDir, 'test_output.txt'), 'utf8');
+    expect(testOutput).toContain(">>>>> Start Test Output");
+    expect(testOutput).toContain(">>>>> End Test Output");
+
+    const noApplyDir = instanceLogDir(runsDir, runId, `${base.instance_id}-noapply`);
+    const noApplyLog = await fs.readFile(path.join(noApplyDir, 'run_instance.log'), 'utf8');
+    expect(noApplyLog).toContain('Failed to apply patch to container: git apply --verbose');
+    expect(noApplyLog).toContain('Failed to apply patch to container: patch --batch --fuzz=5 -p1 -i');
+    expect(noApplyLog).toContain('>>>>> Patch Apply Failed');
+    await expect(fs.access(path.join(noApplyDir, 'report.json'))).rejects.toThrow();
+
+    const hangDir = instanceLogDir(runsDir, runId, `${base.instance_id}-hang`);
+    expect(await fs.readFile(path.join(hangDir, 'test_output.txt'), 'utf8')).toContain('Timeout error: 8 seconds exceeded.');
+    await expect(fs.access(path.join(hangDir, 'report.json'))).rejects.toThrow();
+    await expect(fs.access(instanceLogDir(runsDir, runId, `${base.instance_id}-empty`))).rejects.toThrow();
+
+    // every container of the run is gone, the timed-out one included
+    expect(await runtime.docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runId}`] } })).toEqual([]);
+
+    // resume: reports are reused, errors are retried
+    const again = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, maxWorkers: 2, timeoutMs: 8_000 });
+    const reused = Object.fromEntries(again.outcomes.map((o) => [o.instanceId, o.reused]));
+    expect(reused).toEqual({
+      [base.instance_id]: true,
+      [`${base.instance_id}-wrong`]: true,
+      [`${base.instance_id}-noapply`]: false,
+      [`${base.instance_id}-hang`]: false,
+    });
+    expect(again.summary).toEqual(summary);
+  }, 600_000);
+
+  it('predictions for instances outside the dataset are refused', async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    await expect(
+      runEvaluation({
+        runId: 'refused',
+        runsDir: path.join(root, 'runs'),
+        dataset: [fixture.instance],
+        predictions: [{ instance_id: 'other__repo-1', model_name_or_path: 'm', model_patch: 'x' }],
+        runtime,
+        images,
+      }),
+    ).rejects.toThrow(/predictions for instances not in the dataset: other__repo-1/);
+  });
+});
