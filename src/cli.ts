@@ -13,6 +13,7 @@ const COMMANDS: Array<() => Promise<{ register: Registrar }>> = [
   () => import('./commands/retrieve.ts'),
   () => import('./commands/eval-loc.ts'),
   () => import('./commands/evaluate.ts'),
+  () => import('./commands/localize.ts'),
 ];
 
 export async function buildProgram(): Promise<Command> {

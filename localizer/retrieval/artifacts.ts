@@ -43,9 +43,10 @@ export function selectionPath(runDir: string, stage: string): string {
  */
 export function rankedPathsOf(artifact: unknown): string[] | undefined {
   if (!artifact || typeof artifact !== 'object') return undefined;
-  const a = artifact as { status?: unknown; ranking?: unknown; output?: { ranking?: unknown } };
+  const a = artifact as { status?: unknown; ranking?: unknown; output?: { ranking?: unknown; files?: unknown } };
   if (a.status !== 'ok') return undefined;
-  const ranking = a.output?.ranking ?? a.ranking;
+  // retrieval artifacts rank in `ranking`; file-localizer artifacts (localizer/types.ts) in `files`
+  const ranking = a.output?.ranking ?? a.output?.files ?? a.ranking;
   if (!Array.isArray(ranking)) return undefined;
   return ranking.map((r: unknown) => (typeof r === 'string' ? r : String((r as { path?: unknown }).path)));
 }

@@ -1,0 +1,104 @@
+/**
+ * The long-lived providers a command needs — repository store, embedder, vector store, repository indexes,
+ * chat model, usage meter — created lazily from one settings object and closed together.
+ *
+ * Commands and the orchestrator get everything from here, so a provider is configured in one place and a
+ * stage never builds its own Chroma server or cat-file processes.
+ */
+import path from 'node:path';
+import { createEmbedder } from './embedding/factory.ts';
+import type { Embedder } from './embedding/types.ts';
+import { buildRepoIndex, type RepoIndex } from './index/repo-index.ts';
+import type { FileFilterOptions } from './index/file-filter.ts';
+import { createChatModel } from './llm/factory.ts';
+import type { LlmConfigInput } from './llm/config.ts';
+import type { ChatModel } from './llm/types.ts';
+import { UsageMeter } from './llm/usage.ts';
+import { RepoStore } from './repo/store.ts';
+import type { RepoSnapshot } from './repo/types.ts';
+import { openChromaStore } from './vectorstore/chroma.ts';
+import type { VectorStore } from './vectorstore/types.ts';
+
+export interface ServiceSettings {
+  /** mirrors, embeddings, LLM cache, the local Chroma database */
+  cacheDir: string;
+  mirrors?: Record<string, string>;
+  mirrorsDir?: string;
+  allowClone?: boolean;
+  /** embedder spec: lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url] */
+  embedder?: string;
+  /** a running Chroma server; default: start a local one under cacheDir */
+  chromaUrl?: string;
+  fileFilter?: FileFilterOptions;
+  /** model spec or full LLM config; no LLM when absent */
+  llm?: string | LlmConfigInput;
+}
+
+export class Services {
+  readonly store: RepoStore;
+  readonly meter = new UsageMeter();
+  private embedderInstance?: Embedder;
+  private chroma?: Promise<Awaited<ReturnType<typeof openChromaStore>>>;
+  private llmInstance?: ChatModel;
+  /** the last few indexes, so consecutive stages on one snapshot do not rebuild BM25 and definitions */
+  private readonly indexes = new Map<string, Promise<RepoIndex>>();
+
+  constructor(readonly settings: ServiceSettings) {
+    this.store = new RepoStore({
+      cacheDir: settings.cacheDir,
+      mirrors: settings.mirrors,
+      mirrorsDir: settings.mirrorsDir,
+      allowClone: settings.allowClone,
+    });
+  }
+
+  get embedder(): Embedder {
+    this.embedderInstance ??= createEmbedder(this.settings.embedder ?? 'lexical');
+    return this.embedderInstance;
+  }
+
+  async vectorStore(): Promise<VectorStore> {
+    this.chroma ??= openChromaStore({ url: this.settings.chromaUrl, cacheDir: this.settings.cacheDir });
+    return (await this.chroma).store;
+  }
+
+  /** The chat model, or undefined when none is configured (model-free operation). */
+  get llm(): ChatModel | undefined {
+    if (!this.settings.llm) return undefined;
+    this.llmInstance ??= createChatModel(
+      typeof this.settings.llm === 'string' ? { model: this.settings.llm, cacheDir: path.join(this.settings.cacheDir, 'llm') } : { cacheDir: path.join(this.settings.cacheDir, 'llm'), ...this.settings.llm },
+      { meter: this.meter },
+    );
+    return this.llmInstance;
+  }
+
+  snapshot(repo: string, commit: string): Promise<RepoSnapshot> {
+    return this.store.snapshot(repo, commit);
+  }
+
+  /** The retrieval index of a snapshot; built once per (repo, commit) and embedder in this process. */
+  index(snapshot: RepoSnapshot): Promise<RepoIndex> {
+    const key = `${snapshot.repo}@${snapshot.commit}`;
+    let index = this.indexes.get(key);
+    if (!index) {
+      index = (async () =>
+        buildRepoIndex(snapshot, {
+          embedder: this.embedder,
+          vectorStore: await this.vectorStore(),
+          cacheDir: this.settings.cacheDir,
+          fileFilter: this.settings.fileFilter,
+        }))();
+      index.catch(() => this.indexes.delete(key));
+      this.indexes.set(key, index);
+      // Indexes hold every chunk of a repository; keep only a few alive.
+      while (this.indexes.size > 4) this.indexes.delete(this.indexes.keys().next().value!);
+    }
+    return index;
+  }
+
+  async close(): Promise<void> {
+    const chroma = this.chroma;
+    this.chroma = undefined;
+    await Promise.allSettled([chroma?.then((c) => c.close()), this.store.close()]);
+  }
+}
