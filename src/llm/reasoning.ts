@@ -3,7 +3,8 @@
  *  - `<think>…</think>` blocks in the content (Qwen3, DeepSeek-R1); chat templates that open the block in
  *    the prompt leave only a closing `</think>`; an answer cut off by max tokens leaves an unclosed `<think>`;
  *  - gpt-oss "harmony" channels when a server passes them through raw:
- *    `<|channel|>analysis<|message|>…<|end|><|start|>assistant<|channel|>final<|message|>…<|return|>`;
+ *    `<|channel|>analysis<|message|>…<|end|><|start|>assistant<|channel|>final<|message|>…<|return|>`,
+ *    or with the special tokens dropped: `analysis…assistantfinal…`;
  *  - a separate field (Ollama `message.thinking`, vLLM `reasoning_content`, Ollama /v1 `reasoning`), which
  *    the provider passes in as `separateReasoning`.
  * The answer is what the pipeline parses; the reasoning only goes into traces.
@@ -22,6 +23,7 @@ export function splitReasoning(raw: string, separateReasoning?: string | null): 
 
   let content = raw;
   if (HARMONY_MARKER.test(content)) content = splitHarmony(content, reasoningParts);
+  else content = splitStrippedHarmony(content, reasoningParts);
   content = splitThinkTags(content, reasoningParts);
 
   const reasoning = reasoningParts.join('\n\n');
@@ -76,6 +78,17 @@ function splitHarmony(text: string, reasoningParts: string[]): string {
   if (finals.length) return finals.join('\n\n');
   // No final channel (truncated while reasoning): whatever preceded the channels is all the answer there is.
   return leading.replace(new RegExp(HARMONY_MARKER.source, 'g'), '').trim();
+}
+
+/**
+ * Harmony whose special tokens a server dropped (vLLM/llama.cpp with skip_special_tokens): the channel
+ * names run into the text as "analysis…assistantfinal…". Only that exact shape is recognised.
+ */
+function splitStrippedHarmony(text: string, reasoningParts: string[]): string {
+  const match = /^\s*analysis([\s\S]*?)assistant(?:commentary[\s\S]*?assistant)?final([\s\S]*)$/.exec(text);
+  if (!match) return text;
+  pushTrimmed(reasoningParts, match[1]!);
+  return match[2]!.trim();
 }
 
 function pushTrimmed(parts: string[], text: string): void {

@@ -37,6 +37,11 @@ describe('splitReasoning', () => {
     });
   });
 
+  it('harmony with the special tokens dropped by the server', () => {
+    expect(splitReasoning('analysisNeed to check a.py.assistantfinal{"a.py": 9}')).toEqual({ content: '{"a.py": 9}', reasoning: 'Need to check a.py.' });
+    expect(splitReasoning('an analysis of the assistant final answer')).toEqual({ content: 'an analysis of the assistant final answer' });
+  });
+
   it('adds a separate reasoning field (Ollama thinking, vLLM reasoning_content) first', () => {
     expect(splitReasoning('<think>inline</think>answer', 'field')).toEqual({ content: 'answer', reasoning: 'field\n\ninline' });
     expect(splitReasoning('answer', '')).toEqual({ content: 'answer' });

@@ -156,6 +156,7 @@ export class ScriptedModelServer {
   private readonly ruleUse = new Map<number, number>();
   private readonly samplesServed = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly promptTokenMemo = new Map<string, number>();
 
   constructor(scenario: Scenario | ScenarioRule[] = {}) {
     this.scenario = Array.isArray(scenario) ? { rules: scenario } : scenario;
@@ -361,10 +362,22 @@ export class ScriptedModelServer {
     const answers = resolved.map((reply) => finishAnswer(toAnswer(reply), request));
     this.samplesServed.set(conversation, served + answers.length);
     record.sampleIndices = indices.slice(0, answers.length);
-    const promptTokens = countChatTokens(request.messages.map((m) => ({ role: m.role as 'user', content: m.content })));
+    const promptTokens = this.promptTokens(request.messages);
     const reportUsage = this.scenario.reportUsage !== false;
     if (api === 'openai') return sendOpenAIChat(res, request, answers, promptTokens, reportUsage);
     return sendOllamaChat(res, request, answers[0]!, promptTokens, reportUsage);
+  }
+
+  /** Counting a 20k-token prompt takes a while; samples of one prompt arrive in many requests. */
+  private promptTokens(messages: ScriptedMessage[]): number {
+    const key = sha256(JSON.stringify(messages));
+    let count = this.promptTokenMemo.get(key);
+    if (count === undefined) {
+      count = countChatTokens(messages.map((m) => ({ role: m.role as 'user', content: m.content })));
+      if (this.promptTokenMemo.size > 10_000) this.promptTokenMemo.clear();
+      this.promptTokenMemo.set(key, count);
+    }
+    return count;
   }
 
   /** Resolves true after `ms`, false when the client went away first (or the server stopped). */
