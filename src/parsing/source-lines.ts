@@ -21,6 +21,11 @@ export class SourceLines {
     this.count = source.length === 0 ? 0 : starts.length;
   }
 
+  /** offset of a row's first character in the source */
+  offsetOf(row: number): number {
+    return this.starts[row];
+  }
+
   /** offset just past the last character of a row's text, before its line break */
   private lineEnd(row: number): number {
     if (row + 1 < this.starts.length) return this.starts[row + 1] - 1;
