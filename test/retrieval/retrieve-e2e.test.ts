@@ -1,0 +1,115 @@
+/**
+ * End to end: `locfix retrieve` + `locfix eval-loc` on the bundled mini-benchmark, with a real Chroma
+ * server, real git mirrors and real tree-sitter parsing; then resume, and a failing instance.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
+import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
+import { RunLayout } from '../../src/orchestrator/run-layout.ts';
+import type { StageArtifact } from '../../src/orchestrator/stage-runner.ts';
+import type { RetrieveOutput } from '../../localizer/retrieval/artifacts.ts';
+
+const exec = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
+
+let dir: string;
+let bench: MiniBenchBuild;
+let chroma: ChromaServer;
+
+function locfix(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  return exec(process.execPath, [BIN, ...args], { env: { ...process.env, LOCFIX_CACHE_DIR: path.join(dir, 'cache') }, maxBuffer: 1 << 24 })
+    .then((r) => ({ ...r, code: 0 }))
+    .catch((e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }));
+}
+
+function retrieveArgs(dataset: string, out: string, extra: string[] = []): string[] {
+  return ['retrieve', '--dataset', dataset, '--mirrors', bench.mirrorsDir, '--chroma-url', chroma.url, '--cache-dir', path.join(dir, 'cache'), '--out', out, ...extra];
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-retrieve-e2e-'));
+  bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
+  chroma = await startChromaServer({ dataDir: path.join(dir, 'chroma'), reuse: false });
+});
+
+afterAll(async () => {
+  await chroma?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('locfix retrieve on the mini-benchmark', () => {
+  it('writes one artifact per instance with ranking, evidence and timings; eval-loc scores it', async () => {
+    const run = path.join(dir, 'runs', 'r1');
+    const res = await locfix(retrieveArgs(bench.datasetPath, run));
+    expect(res.code, res.stderr).toBe(0);
+    const layout = new RunLayout(run);
+    for (const inst of bench.instances) {
+      const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', inst.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
+      expect(artifact.status, JSON.stringify(artifact.error)).toBe('ok');
+      const out = artifact.output!;
+      expect(out.ranking.length).toBeGreaterThan(0);
+      expect(out.pool.length).toBeLessThanOrEqual(15);
+      expect(out.perQuery.map((q) => q.label)).toEqual(['raw', 'structural']);
+      expect(out.timingsMs.index).toBeGreaterThanOrEqual(0);
+      const withChunks = out.ranking.find((r) => r.chunks.length > 0)!;
+      expect(withChunks.chunks[0].startLine).toBeGreaterThanOrEqual(1);
+      expect(withChunks.chunks[0].endLine).toBeGreaterThanOrEqual(withChunks.chunks[0].startLine);
+      // ranked files are real files of the repository at the base commit; tests are filtered out
+      for (const r of out.ranking) expect(r.path).not.toMatch(/(^|\/)tests?\//);
+    }
+    const evalRes = await locfix(['eval-loc', run, '--json']);
+    expect(evalRes.code, evalRes.stderr).toBe(0);
+    const metrics = JSON.parse(evalRes.stdout.trim());
+    expect(metrics.n).toBe(bench.instances.length);
+    // most issues are findable from their text (some are written to mislead: the obvious file is wrong)
+    expect(metrics.top10).toBeGreaterThanOrEqual(0.75);
+    expect(metrics.mrr).toBeGreaterThan(0.5);
+    // a traceback names the failing frames: the structural signals must put the gold file first
+    for (const info of bench.catalog.filter((c) => c.kinds.includes('traceback'))) {
+      const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', info.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
+      expect(info.goldFiles, info.instance_id).toContain(artifact.output!.ranking[0].path);
+    }
+  });
+
+  it('resumes: existing artifacts are kept, missing ones recomputed', async () => {
+    const run = path.join(dir, 'runs', 'r1');
+    const layout = new RunLayout(run);
+    const [first, second] = bench.instances;
+    const keptBefore = (await stat(layout.artifactPath('retrieve', first.instance_id))).mtimeMs;
+    await rm(layout.artifactPath('retrieve', second.instance_id));
+    const res = await locfix(retrieveArgs(bench.datasetPath, run));
+    expect(res.code, res.stderr).toBe(0);
+    expect((await stat(layout.artifactPath('retrieve', first.instance_id))).mtimeMs).toBe(keptBefore);
+    const redone = JSON.parse(await readFile(layout.artifactPath('retrieve', second.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
+    expect(redone.status).toBe('ok');
+    expect(res.stderr).toMatch(new RegExp(`${bench.instances.length - 1} reused`));
+  });
+
+  it('records a failing instance and goes on; fails only when nothing could be done', async () => {
+    const good = bench.instances[0];
+    const bad = { ...good, instance_id: `${good.instance_id}-badcommit`, base_commit: 'f'.repeat(40) };
+    const rows = [bad, good].map((i) => JSON.stringify({ ...i, FAIL_TO_PASS: JSON.stringify(i.FAIL_TO_PASS), PASS_TO_PASS: JSON.stringify(i.PASS_TO_PASS) }));
+    const mixed = path.join(dir, 'mixed.jsonl');
+    await writeFile(mixed, rows.join('\n') + '\n');
+    const run = path.join(dir, 'runs', 'mixed');
+    const res = await locfix(retrieveArgs(mixed, run));
+    expect(res.code, res.stderr).toBe(0);
+    const layout = new RunLayout(run);
+    const failed = JSON.parse(await readFile(layout.artifactPath('retrieve', bad.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
+    expect(failed.status).toBe('error');
+    expect(failed.error!.message).toMatch(/ffffffff/);
+    expect((await readdir(layout.stageDir('retrieve'))).length).toBe(2);
+    const metrics = JSON.parse((await locfix(['eval-loc', run, '--json'])).stdout);
+    expect(metrics.n).toBe(2); // the failure stays in the denominator
+
+    const onlyBad = path.join(dir, 'bad.jsonl');
+    await writeFile(onlyBad, rows[0] + '\n');
+    const res2 = await locfix(retrieveArgs(onlyBad, path.join(dir, 'runs', 'bad')));
+    expect(res2.code).toBe(1);
+  });
+});
