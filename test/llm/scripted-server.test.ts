@@ -86,6 +86,23 @@ describe('scripted model server', () => {
     }
   });
 
+  it('a throwing scenario function answers 400 and is kept in scenarioErrors', async () => {
+    const server = await startScriptedModelServer([
+      {
+        respond: () => {
+          throw new Error('bug in the test scenario');
+        },
+      },
+    ]);
+    try {
+      const model = createOllamaChatModel({ model: 'm', baseURL: server.url }, fast);
+      await expect(model.chat({ messages: user('x') })).rejects.toMatchObject({ kind: 'http', status: 400, attempts: 1 });
+      expect(server.scenarioErrors[0]).toContain('bug in the test scenario');
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('rule delays and model filters', async () => {
     const server = await startScriptedModelServer([
       { model: 'fast', respond: 'quick' },

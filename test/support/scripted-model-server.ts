@@ -150,6 +150,8 @@ export class ScriptedModelServer {
   /** the largest number of chat/embedding requests being handled at once since start/reset */
   maxInFlight = 0;
   inFlight = 0;
+  /** errors thrown by scenario functions (each answered with HTTP 400); tests can assert it stays empty */
+  readonly scenarioErrors: string[] = [];
   private scenario: Scenario;
   private server?: http.Server;
   private port = 0;
@@ -167,7 +169,10 @@ export class ScriptedModelServer {
     if (this.server) return this.url;
     const server = http.createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
-        if (!res.headersSent) sendJson(res, 500, { error: `scripted-model-server crashed: ${(err as Error)?.stack ?? String(err)}` });
+        // A scenario that throws is a bug in the test: answer 400 (clients do not retry it) and keep the error.
+        const message = `scripted-model-server: scenario error: ${(err as Error)?.stack ?? String(err)}`;
+        this.scenarioErrors.push(message);
+        if (!res.headersSent) sendJson(res, 400, req.url?.startsWith('/api/') ? { error: message } : { error: { message } });
         else res.destroy();
       });
     });
@@ -204,6 +209,7 @@ export class ScriptedModelServer {
   /** Forgets recorded requests, rule counters, sample counters and in-flight maxima; keeps the scenario. */
   reset(): void {
     this.requests.length = 0;
+    this.scenarioErrors.length = 0;
     this.ruleUse.clear();
     this.samplesServed.clear();
     this.maxInFlight = 0;
