@@ -119,13 +119,23 @@ class InstanceLog {
 }
 
 /** Applies `patch` (already copied to DOCKER_PATCH) with the harness' commands, first success wins. */
-export async function applyModelPatch(sandbox: Sandbox, log: { info(message: string): void } | undefined, timeoutMs = 300_000): Promise<{ applied: boolean; output: string; command?: string }> {
+export async function applyModelPatch(
+  sandbox: Sandbox,
+  log: { info(message: string): void } | undefined,
+  timeoutMs = 300_000,
+  restoreOrig = true,
+): Promise<{ applied: boolean; output: string; command?: string }> {
   let output = '';
   for (const command of PATCH_APPLY_COMMANDS) {
     const result = await sandbox.exec(`${command} ${DOCKER_PATCH}`, { workdir: DOCKER_WORKDIR, timeoutMs });
     output = result.output;
     if (result.exitCode === 0) {
-      // A patch that was already applied makes `patch` reverse-apply it and keep *.orig copies: restore.
+      // A patch that was already applied makes `patch` reverse-apply it and keep *.orig copies: the harness
+      // restores them (which also undoes a fuzzy `patch` application: its backups are *.orig files too).
+      if (!restoreOrig) {
+        log?.info(`${APPLY_PATCH_PASS}:\n${output}`);
+        return { applied: true, output, command };
+      }
       const orig = await sandbox.exec(`find ${DOCKER_WORKDIR} -name '*.orig' -type f | head -1`, { workdir: DOCKER_WORKDIR });
       if (orig.output.trim()) {
         const restored = await sandbox.exec(`find ${DOCKER_WORKDIR} -name '*.orig' -exec sh -c 'mv "$1" "\${1%.orig}"' _ {} \\;`, {

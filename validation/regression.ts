@@ -1,0 +1,147 @@
+/**
+ * Regression tests (Agentless 1.5): the tests that pass on the unpatched repository, minus those the model
+ * says a correct fix may legitimately change, are run for every distinct candidate patch; a candidate's
+ * score is how many of them fail.
+ *
+ * Which tests: the existing test files the instance's test_patch modifies (the harness' directives for
+ * them, without the test patch applied), or a configured command when the instance has no test patch.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChatModel } from '../src/llm/types.ts';
+import { testDirectives, testPatchFiles } from './eval-script.ts';
+import { testMaintained, testPassed } from './grading.ts';
+import { LOG_PARSERS, type StatusMap } from './log-parsers.ts';
+import type { InstanceTestbed } from './testbed.ts';
+
+const PROMPT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'prompts');
+
+/** Fills `{{name}}` placeholders of validation/prompts/<name>.md in one pass. */
+export function renderValidationPrompt(name: string, vars: Readonly<Record<string, string>>): string {
+  const template = readFileSync(path.join(PROMPT_DIR, `${name}.md`), 'utf8');
+  return template.replace(/\{\{\s*([A-Za-z_]\w*)\s*\}\}/g, (_m, key: string) => {
+    const value = vars[key];
+    if (value === undefined) throw new Error(`prompt ${name}: no value for {{${key}}}`);
+    return value;
+  });
+}
+
+/** Lines of the last fenced block of a model answer (no block: no lines). */
+export function fencedLines(answer: string): string[] {
+  const blocks = [...answer.matchAll(/```[^\n]*\n([\s\S]*?)```/g)];
+  if (blocks.length === 0) return [];
+  return blocks[blocks.length - 1][1]
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+}
+
+export interface RegressionSelection {
+  /** the test command, directives included */
+  command: string;
+  /** tests that pass on the unpatched repository */
+  passing: string[];
+  /** passing tests the model excluded */
+  excluded: string[];
+  /** the regression tests: passing minus excluded */
+  tests: string[];
+}
+
+export interface RegressionOptions {
+  /** used when the instance has no test patch (or it names no existing test file) */
+  testCommand?: string;
+  /** drops tests a fix may legitimately change; without a model every passing test is kept */
+  model?: ChatModel;
+  timeoutMs?: number;
+}
+
+/** The test command for regression runs: the spec's test command on the existing test files of the test patch. */
+export function regressionCommand(testbed: InstanceTestbed, configured?: string): string {
+  const { spec } = testbed.image;
+  const existing = new Set(testPatchFiles(testbed.instance.test_patch).modified);
+  // Directives for the modified files only: new test files do not exist before the test patch.
+  const modifiedOnly = testbed.instance.test_patch
+    .split(/(?=^diff --git )/m)
+    .filter((chunk) => {
+      const m = /^diff --git a\/.* b\/(.*)$/m.exec(chunk);
+      return m !== null && existing.has(m[1]);
+    })
+    .join('');
+  const directives = testDirectives(modifiedOnly, spec.testDirectives);
+  if (directives.length > 0) return `${spec.spec.test_cmd} ${directives.join(' ')}`;
+  if (configured) return configured;
+  throw new Error(`${testbed.instance.instance_id}: no regression tests: the test patch modifies no existing test file and no test command is configured`);
+}
+
+function parse(testbed: InstanceTestbed, output: string): StatusMap {
+  return LOG_PARSERS[testbed.image.spec.logParser](output);
+}
+
+export async function selectRegressionTests(testbed: InstanceTestbed, options: RegressionOptions = {}): Promise<RegressionSelection> {
+  const command = regressionCommand(testbed, options.testCommand);
+  const baseline = await testbed.runWithPatch('', [command], options.timeoutMs);
+  if (baseline.timedOut) throw new Error(`${testbed.instance.instance_id}: the regression tests time out on the unpatched repository`);
+  const statusMap = parse(testbed, baseline.output);
+  const passing = Object.keys(statusMap).filter((t) => testPassed(t, statusMap));
+  let excluded: string[] = [];
+  if (options.model && passing.length > 0) {
+    const prompt = renderValidationPrompt('regression-exclude', {
+      problem_statement: testbed.instance.problem_statement,
+      tests: passing.join('\n'),
+    });
+    const response = await options.model.chat({ messages: [{ role: 'user', content: prompt }], temperature: 0, n: 1, purpose: 'validation.regression-exclude' });
+    const named = new Set(fencedLines(response.choices[0]?.content ?? ''));
+    excluded = passing.filter((t) => named.has(t));
+  }
+  const dropped = new Set(excluded);
+  return { command, passing, excluded, tests: passing.filter((t) => !dropped.has(t)) };
+}
+
+export interface Candidate {
+  /** normalized voting key: candidates with the same key are run once */
+  key: string;
+  patch: string;
+}
+
+export interface RegressionResult {
+  regressionFailures: number;
+  failing: string[];
+  applied: boolean;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+/**
+ * Runs the selected regression tests once per distinct candidate key in one reused container. A patch that
+ * does not apply, or a run that times out, counts every regression test as failing.
+ */
+export async function runRegressionTests(
+  testbed: InstanceTestbed,
+  selection: RegressionSelection,
+  candidates: readonly Candidate[],
+  options: { timeoutMs?: number } = {},
+): Promise<Map<string, RegressionResult>> {
+  const results = new Map<string, RegressionResult>();
+  for (const candidate of candidates) {
+    if (results.has(candidate.key)) continue;
+    const started = Date.now();
+    const run = await testbed.runWithPatch(candidate.patch, [selection.command], options.timeoutMs);
+    let failing: string[];
+    if (!run.applied || run.timedOut) {
+      failing = [...selection.tests];
+    } else {
+      const statusMap = parse(testbed, run.output);
+      failing = selection.tests.filter((t) => !testMaintained(t, statusMap));
+    }
+    results.set(candidate.key, {
+      regressionFailures: failing.length,
+      failing,
+      applied: run.applied,
+      timedOut: run.timedOut,
+      durationMs: Date.now() - started,
+    });
+  }
+  await testbed.reset().catch(() => undefined);
+  return results;
+}

@@ -1,0 +1,117 @@
+/**
+ * One sandbox per instance, reused across candidate patches: reset the checkout, apply a candidate, run
+ * tests or a script, reset again. Starting a container costs about a second; resetting a checkout costs a
+ * git command, so validating many candidates of one instance stays close to the cost of the test runs.
+ *
+ * Reset is `git reset --hard` + `git clean -fd` in /testbed: tracked files go back to the instance image's
+ * state and files a patch or script created are removed, while ignored build artifacts stay. If a run times
+ * out the container is killed (see sandbox.ts); the next call transparently starts a fresh one.
+ */
+import type { SweInstance } from '../src/dataset/schema.ts';
+import type { ImageProvider, InstanceImage } from '../docker/images.ts';
+import type { ExecResult, Sandbox, SandboxRuntime } from '../docker/sandbox.ts';
+import { DOCKER_PATCH, DOCKER_WORKDIR } from './constants.ts';
+import { applyModelPatch } from './evaluate.ts';
+
+export interface TestbedOptions {
+  runId: string;
+  /** default timeout for test runs and scripts (default 600 s) */
+  timeoutMs?: number;
+}
+
+export interface PatchRunResult extends ExecResult {
+  applied: boolean;
+  applyOutput: string;
+}
+
+export class InstanceTestbed {
+  private sandbox?: Sandbox;
+  /** containers started so far (1 unless a timeout killed one) */
+  containersStarted = 0;
+
+  private constructor(
+    readonly runtime: SandboxRuntime,
+    readonly image: InstanceImage,
+    readonly instance: SweInstance,
+    private readonly options: TestbedOptions,
+  ) {}
+
+  static async open(runtime: SandboxRuntime, images: ImageProvider, instance: SweInstance, options: TestbedOptions): Promise<InstanceTestbed> {
+    const image = await images.instanceImage(instance);
+    const testbed = new InstanceTestbed(runtime, image, instance, options);
+    await testbed.ensureSandbox();
+    return testbed;
+  }
+
+  private async ensureSandbox(): Promise<Sandbox> {
+    if (this.sandbox?.alive) return this.sandbox;
+    if (this.sandbox) await this.sandbox.dispose().catch(() => undefined);
+    this.sandbox = await this.runtime.create({
+      image: this.image.image,
+      runId: this.options.runId,
+      namePrefix: `locfix-testbed-${this.instance.instance_id}`,
+      workdir: DOCKER_WORKDIR,
+    });
+    this.containersStarted += 1;
+    return this.sandbox;
+  }
+
+  /** Runs shell lines in /testbed after the image's prelude (conda activation in official images). */
+  async run(lines: readonly string[], timeoutMs = this.options.timeoutMs ?? 600_000): Promise<ExecResult> {
+    const sandbox = await this.ensureSandbox();
+    const script = ['set -uo pipefail', ...this.image.prelude, `cd ${DOCKER_WORKDIR}`, ...lines].join('\n');
+    return sandbox.exec(['/bin/bash', '-c', script], { timeoutMs });
+  }
+
+  /** Back to the image's checkout: tracked files restored, new untracked files removed. */
+  async reset(): Promise<void> {
+    const result = await this.run(['git reset -q --hard', 'git clean -qfd'], 120_000);
+    if (result.exitCode !== 0) throw new Error(`${this.instance.instance_id}: resetting /testbed failed: ${result.output}`);
+  }
+
+  /** Applies `patch` (empty: nothing) on a clean checkout with the harness' fallbacks. */
+  async applyPatch(patch: string): Promise<{ applied: boolean; output: string }> {
+    await this.reset();
+    if (patch.trim() === '') return { applied: true, output: '' };
+    const sandbox = await this.ensureSandbox();
+    await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
+    return applyModelPatch(sandbox, undefined, 300_000, false);
+  }
+
+  /** Reset, apply `patch`, run `lines`; a patch that applies with no command gives `applied: false` and no run. */
+  async runWithPatch(patch: string, lines: readonly string[], timeoutMs?: number): Promise<PatchRunResult> {
+    const applied = await this.applyPatch(patch);
+    if (!applied.applied) {
+      return { applied: false, applyOutput: applied.output, exitCode: null, output: '', timedOut: false, durationMs: 0 };
+    }
+    const result = await this.run(lines, timeoutMs);
+    return { ...result, applied: true, applyOutput: applied.output };
+  }
+
+  /** Copies a file into the container (e.g. a reproduction script), outside /testbed by default. */
+  async putFile(containerPath: string, content: string): Promise<void> {
+    const sandbox = await this.ensureSandbox();
+    await sandbox.copyFiles([{ path: containerPath, content, mode: 0o755 }]);
+  }
+
+  async close(): Promise<void> {
+    await this.sandbox?.dispose();
+    this.sandbox = undefined;
+  }
+}
+
+/** Opens a testbed, runs `fn`, always closes it. */
+export async function withTestbed<T>(
+  runtime: SandboxRuntime,
+  images: ImageProvider,
+  instance: SweInstance,
+  options: TestbedOptions,
+  fn: (testbed: InstanceTestbed) => Promise<T>,
+): Promise<T> {
+  const testbed = await InstanceTestbed.open(runtime, images, instance, options);
+  try {
+    return await fn(testbed);
+  } finally {
+    await testbed.close();
+  }
+}
