@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createOpenAIChatModel } from '../../src/llm/openai.ts';
@@ -93,6 +93,18 @@ describe('on-disk response cache', () => {
     let folders = 0;
     for (const shard of shards) folders += (await readdir(path.join(cacheDir, 'llm', shard))).length;
     expect(folders).toBe(6);
+  });
+
+  it('a torn or foreign cache entry is a miss and gets rewritten', async () => {
+    const model = createOpenAIChatModel({ model: 'm', baseURL: server.openaiURL }, { cacheDir });
+    await model.chat({ messages, n: 2, temperature: 0.8 });
+    const files = (await readdir(path.join(cacheDir, 'llm'), { recursive: true })).filter((f) => /\/1\.json$/.test(f));
+    expect(files).toHaveLength(1);
+    await writeFile(path.join(cacheDir, 'llm', files[0]!), '{"version": 1, "raw": ');
+    const again = await model.chat({ messages, n: 2, temperature: 0.8 });
+    expect(again.choices.map((c) => c.cached)).toEqual([true, false]);
+    const third = await model.chat({ messages, n: 2, temperature: 0.8 });
+    expect(third.cached).toBe(true);
   });
 
   it('a failed call caches the samples that did arrive', async () => {
