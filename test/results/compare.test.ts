@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { compareRuns, type RunOutcome } from '../../results/compare.ts';
+import { instanceMetrics, ndcgAt } from '../../results/instance-metrics.ts';
+
+describe('instance metrics', () => {
+  it('computes hit, MRR, R@3, F1, exact match and NDCG by hand', () => {
+    const m = instanceMetrics(['x.py', 'a.py', 'y.py', 'b.py'], ['a.py', 'b.py']);
+    expect(m).toMatchObject({ hit1: 0, hit3: 1, hit5: 1, hit10: 1, mrr: 0.5, r3: 0.5, exactMatch: 0 });
+    // predicted set {x, a, y}: precision 1/3, recall 1/2 -> F1 = 0.4
+    expect(m.f1).toBeCloseTo(0.4, 12);
+    // DCG = 1/log2(3) + 1/log2(5); IDCG = 1 + 1/log2(3)
+    expect(m.ndcg10).toBeCloseTo((1 / Math.log2(3) + 1 / Math.log2(5)) / (1 + 1 / Math.log2(3)), 12);
+    expect(instanceMetrics(['a.py', 'b.py'], ['a.py', 'b.py'])).toMatchObject({ exactMatch: 1, f1: 1, ndcg10: 1 });
+    expect(instanceMetrics(undefined, ['a.py'])).toMatchObject({ hit1: 0, mrr: 0, f1: 0, exactMatch: 0 });
+    expect(ndcgAt(['a', 'a', 'b'], new Set(['b']), 10)).toBeCloseTo(1 / Math.log2(3), 12);
+  });
+});
+
+function run(runId: string, localizer: string, resolved: string[], rankings: Record<string, string[]>, emptyPatch: string[] = []): RunOutcome {
+  const instances = ['r1__a-1', 'r1__a-2', 'r2__b-1', 'r2__b-2'];
+  return {
+    runId,
+    localizer,
+    instances,
+    repoOf: Object.fromEntries(instances.map((id) => [id, id.split('__')[0]])),
+    goldFiles: Object.fromEntries(instances.map((id) => [id, [`${id}.py`]])),
+    rankings,
+    resolved,
+    emptyPatch,
+  };
+}
+
+describe('compareRuns', () => {
+  const hitAll = { 'r1__a-1': ['r1__a-1.py'], 'r1__a-2': ['r1__a-2.py'], 'r2__b-1': ['r2__b-1.py'], 'r2__b-2': ['r2__b-2.py'] };
+  const missB2 = { ...hitAll, 'r2__b-2': ['x.py', 'y.py', 'z.py', 'r2__b-2.py'] };
+  const outcomes = [
+    run('agentless-1', 'agentless', ['r1__a-1'], missB2, ['r2__b-1']),
+    run('agentless-2', 'agentless', ['r1__a-1', 'r1__a-2'], missB2),
+    run('blagent-1', 'blagent', ['r1__a-1', 'r2__b-2'], hitAll),
+    run('blagent-2', 'blagent', ['r2__b-2'], hitAll),
+  ];
+  const c = compareRuns(outcomes, { resamples: 2000 });
+
+  it('counts resolved sets, unions, overlaps and empty patches', () => {
+    expect(c.alignedInstances).toBe(4);
+    expect(c.runs.map((r) => r.resolved)).toEqual([1, 2, 2, 1]);
+    const [agentless, blagent] = c.localizers;
+    expect(agentless).toMatchObject({ meanResolved: 1.5, resolvedUnion: ['r1__a-1', 'r1__a-2'], resolvedInAllRuns: ['r1__a-1'], meanEmptyPatches: 0.5 });
+    expect(blagent).toMatchObject({ resolvedUnion: ['r1__a-1', 'r2__b-2'], resolvedInAllRuns: ['r2__b-2'] });
+    expect(c.resolvedUnion).toEqual(['r1__a-1', 'r1__a-2', 'r2__b-2']);
+    expect(c.resolvedByAll).toEqual(['r1__a-1']);
+  });
+
+  it('lists unique fixes and whether the other localizer had the gold file (Table 10)', () => {
+    expect(c.uniqueFixes).toEqual([
+      { instanceId: 'r1__a-2', fixedBy: 'agentless', other: 'blagent', otherHadGoldFileInTop3: true },
+      { instanceId: 'r2__b-2', fixedBy: 'blagent', other: 'agentless', otherHadGoldFileInTop3: false },
+    ]);
+  });
+
+  it('tests solve frequencies with Wilcoxon and localization metrics with bootstrap and McNemar + Holm', () => {
+    // solve frequencies: agentless [1, .5, 0, 0], blagent [.5, 0, 0, 1]
+    expect(c.wilcoxon[0]).toMatchObject({ reference: 'agentless', alternative: 'blagent', referenceMean: 0.375, alternativeMean: 0.375 });
+    const hit3 = c.metrics.find((m) => m.metric === 'hit3')!;
+    expect(hit3.referenceMean).toBe(0.75);
+    expect(hit3.alternativeMean).toBe(1);
+    expect(hit3.bootstrap.estimate).toBeCloseTo(0.25, 12);
+    expect(hit3.mcnemar).toMatchObject({ referenceOnly: 0, alternativeOnly: 1, pValue: 1 });
+    expect(hit3.mcnemar!.holmPValue).toBe(1);
+    expect(c.metrics.find((m) => m.metric === 'mrr')!.mcnemar).toBeUndefined();
+    // deterministic with the fixed seed
+    expect(compareRuns(outcomes, { resamples: 2000 }).metrics).toEqual(c.metrics);
+  });
+});
