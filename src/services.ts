@@ -5,7 +5,6 @@
  * Commands and the orchestrator get everything from here, so a provider is configured in one place and a
  * stage never builds its own Chroma server or cat-file processes.
  */
-import path from 'node:path';
 import { createEmbedder } from './embedding/factory.ts';
 import type { Embedder } from './embedding/types.ts';
 import { buildRepoIndex, type RepoIndex } from './index/repo-index.ts';
@@ -66,7 +65,8 @@ export class Services {
   get llm(): ChatModel | undefined {
     if (!this.settings.llm) return undefined;
     this.llmInstance ??= createChatModel(
-      typeof this.settings.llm === 'string' ? { model: this.settings.llm, cacheDir: path.join(this.settings.cacheDir, 'llm') } : { cacheDir: path.join(this.settings.cacheDir, 'llm'), ...this.settings.llm },
+      // the LLM layer keeps its response cache under <cacheDir>/llm
+      typeof this.settings.llm === 'string' ? { model: this.settings.llm, cacheDir: this.settings.cacheDir } : { cacheDir: this.settings.cacheDir, ...this.settings.llm },
       { meter: this.meter },
     );
     return this.llmInstance;
