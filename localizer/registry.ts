@@ -9,6 +9,7 @@ export type LocalizerFactory = (options: Record<string, unknown>) => Promise<Fil
 export const LOCALIZERS: Record<string, LocalizerFactory> = {
   retrieval: async (options) => new (await import('./retrieval-localizer.ts')).RetrievalLocalizer(options),
   oracle: async () => new (await import('./oracle.ts')).OracleLocalizer(),
+  blagent: async (options) => new (await import('./blagent/index.ts')).BlagentLocalizer(options),
 };
 
 export function localizerNames(): string[] {

@@ -1,0 +1,161 @@
+/**
+ * BLAgent §2.4 Phase 2, evidence-anchored reranking (EAR): the top-M files of Phase 1, each as a pruned
+ * view (imports, module/class assignments, class headers, every signature, and full bodies only of the
+ * functions that contain one of the file's top retrieved chunks), compared in one LLM call that returns a
+ * ranked JSON list — or, at function level (§3.7), `path::Class::method` entities.
+ *
+ * A token budget guards the prompt: over budget, fewer anchors are expanded (5 → 0, i.e. signatures
+ * only), then views are cut to equal shares; what was shrunk is reported.
+ */
+import { prunedView, type LineRange } from '../../src/parsing/skeleton.ts';
+import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
+import { renderPrompt } from '../../src/prompts.ts';
+import type { ChatMessage } from '../../src/llm/types.ts';
+import { callModel, type CallContext } from './llm-call.ts';
+import { filesFromEntities, type EarLevel } from './function-level.ts';
+import { CandidateMatcher, parseEntities, parseRanking } from './scoring-parse.ts';
+
+export interface EarFile {
+  path: string;
+  /** undefined when the file could not be read (shown as such) */
+  source: string | undefined;
+  /** the file's retrieved chunks, best first */
+  anchors: LineRange[];
+}
+
+const PYTHON = /\.pyi?$/;
+/** lines shown of a file the Python parser cannot prune */
+const PLAIN_HEAD_LINES = 80;
+
+/** The pruned view of one file with its first `anchorCount` anchors expanded. */
+export function earView(file: EarFile, anchorCount: number): string {
+  if (file.source === undefined) return '(file could not be read)\n';
+  if (!PYTHON.test(file.path)) {
+    const lines = file.source.split('\n');
+    const head = lines.slice(0, PLAIN_HEAD_LINES).join('\n');
+    return lines.length > PLAIN_HEAD_LINES ? `${head}\n...\n` : `${head}\n`;
+  }
+  return prunedView(file.source, file.anchors.slice(0, anchorCount)).text;
+}
+
+export function fileBlock(path: string, view: string): string {
+  const fence = view.includes('```') ? '````' : '```';
+  return `### ${path}\n${fence}${PYTHON.test(path) ? 'python' : ''}\n${view.endsWith('\n') ? view : `${view}\n`}${fence}`;
+}
+
+export interface EarPrompt {
+  prompt: string;
+  tokens: number;
+  /** anchors expanded per file (the same for all files) */
+  anchorsUsed: number;
+  /** files whose view was cut to fit */
+  truncated: string[];
+  /** what the budget guard did, empty when nothing */
+  shrink: string[];
+}
+
+function templateFor(level: EarLevel): string {
+  return level === 'function' ? 'blagent-ear-functions' : 'blagent-ear';
+}
+
+/** Renders the EAR prompt within `budgetTokens` (see the module comment for how it shrinks). */
+export function buildEarPrompt(issue: string, files: readonly EarFile[], options: { level: EarLevel; budgetTokens: number; anchors: number }): EarPrompt {
+  const render = (views: string[]): string =>
+    renderPrompt(templateFor(options.level), {
+      issue: issue.trim(),
+      count: String(files.length),
+      files: files.map((f, i) => fileBlock(f.path, views[i]!)).join('\n\n'),
+    });
+  const shrink: string[] = [];
+  const maxAnchors = Math.max(0, ...files.map((f) => Math.min(options.anchors, f.anchors.length)));
+  for (let k = maxAnchors; k >= 0; k--) {
+    const views = files.map((f) => earView(f, k));
+    const prompt = render(views);
+    const tokens = countTokens(prompt);
+    if (tokens <= options.budgetTokens) {
+      if (k < maxAnchors) shrink.push(`expanded ${k} instead of ${maxAnchors} anchors per file to fit ${options.budgetTokens} tokens`);
+      return { prompt, tokens, anchorsUsed: k, truncated: [], shrink };
+    }
+  }
+  // signatures alone are over budget: cut every view to an equal share of what the frame leaves
+  const views = files.map((f) => earView(f, 0));
+  const frameTokens = countTokens(render(files.map(() => '')));
+  const share = Math.max(0, Math.floor((options.budgetTokens - frameTokens) / Math.max(1, files.length)) - 8);
+  const truncated: string[] = [];
+  const cut = views.map((v, i) => {
+    const tokens = encodeTokens(v);
+    if (tokens.length <= share) return v;
+    truncated.push(files[i]!.path);
+    const head = decodeTokens(tokens.slice(0, share));
+    const lastBreak = head.lastIndexOf('\n');
+    return `${lastBreak >= 0 ? head.slice(0, lastBreak + 1) : ''}... (rest of the file left out)\n`;
+  });
+  shrink.push(`signatures only, ${truncated.length} views cut to ${share} tokens each to fit ${options.budgetTokens} tokens`);
+  const prompt = render(cut);
+  return { prompt, tokens: countTokens(prompt), anchorsUsed: 0, truncated, shrink };
+}
+
+export interface EarSettings {
+  level: EarLevel;
+  budgetTokens: number;
+  /** retrieved chunks used as anchors per file */
+  anchors: number;
+  maxRetries: number;
+}
+
+export interface EarResult {
+  /** the shown files, best first (all of them: ones the answer left out follow in their given order) */
+  ranking: string[];
+  /** function level: entities best first */
+  entities?: Array<{ path: string; name: string }>;
+  /** why the given (Phase 1) order was kept */
+  fallback?: string;
+  prompt: Omit<EarPrompt, 'prompt'>;
+  dropped: Array<{ entry: string; reason: string }>;
+}
+
+export async function runEar(
+  ctx: CallContext,
+  input: { issue: string; files: readonly EarFile[]; definitions: (path: string) => ReadonlySet<string> },
+  settings: EarSettings,
+): Promise<EarResult> {
+  const shown = input.files.map((f) => f.path);
+  const built = buildEarPrompt(input.issue, input.files, settings);
+  const { prompt, ...promptInfo } = built;
+  if (built.shrink.length > 0) ctx.trace.push({ type: 'note', step: 'phase2', message: `token budget: ${built.shrink.join('; ')}`, data: { truncated: built.truncated } });
+  if (settings.level === 'file' && shown.length <= 1) {
+    ctx.trace.push({ type: 'note', step: 'phase2', message: 'one file: nothing to rerank, no call made' });
+    return { ranking: shown, prompt: promptInfo, dropped: [] };
+  }
+  const matcher = new CandidateMatcher(shown);
+  const messages: ChatMessage[] = [{ role: 'user', content: prompt }];
+  let lastProblem = '';
+  for (let attempt = 0; attempt <= settings.maxRetries; attempt++) {
+    const { content } = await callModel(ctx, 'phase2', messages);
+    try {
+      if (settings.level === 'function') {
+        const parsed = parseEntities(content, matcher, input.definitions);
+        noteDropped(ctx, parsed.dropped);
+        return { ranking: filesFromEntities(parsed.entities, shown), entities: parsed.entities, prompt: promptInfo, dropped: parsed.dropped };
+      }
+      const parsed = parseRanking(content, matcher);
+      noteDropped(ctx, parsed.dropped);
+      return { ranking: [...parsed.ranking, ...shown.filter((p) => !parsed.ranking.includes(p))], prompt: promptInfo, dropped: parsed.dropped };
+    } catch (err) {
+      lastProblem = (err as Error).message;
+      ctx.trace.push({ type: 'note', step: 'phase2', message: `unusable answer (${attempt < settings.maxRetries ? `retry ${attempt + 1} of ${settings.maxRetries}` : 'no retries left'}): ${lastProblem}` });
+      const expected =
+        settings.level === 'function'
+          ? 'Answer with only a JSON list of "<file path>::<Class>::<method>" or "<file path>::<function>" strings, using the file paths shown.'
+          : `Answer with only a JSON list of the ${shown.length} file paths shown, best first.`;
+      messages.push({ role: 'assistant', content }, { role: 'user', content: renderPrompt('blagent-retry', { problem: `${lastProblem}.`, expected }) });
+    }
+  }
+  const fallback = `no usable answer after ${settings.maxRetries} retries; last problem: ${lastProblem}`;
+  ctx.trace.push({ type: 'note', step: 'phase2', message: `kept the Phase 1 order: ${fallback}` });
+  return { ranking: shown, fallback, prompt: promptInfo, dropped: [] };
+}
+
+function noteDropped(ctx: CallContext, dropped: EarResult['dropped']): void {
+  if (dropped.length > 0) ctx.trace.push({ type: 'note', step: 'phase2', message: `${dropped.length} entries dropped`, data: dropped });
+}

@@ -1,0 +1,220 @@
+/**
+ * The BLAgent file localizer (paper §2.2–2.4, §3.7) on locfix's retrieval:
+ *
+ *   T0/T1 query transformation → retrieval of both → pool = unique(T0[:m] ⊕ T1[:m]) capped
+ *   → Phase 1: ReAct agent reads skeletons and scores candidates 0–10
+ *   → Phase 2: one call reranks the top-M files from pruned, chunk-anchored views (or names functions)
+ *   → ranking = EAR order, rest of Phase 1, rest of the pool, rest of the retrieval ranking.
+ *
+ * Every LLM call, tool call and fall back is in the trace; timings are per phase with model time apart.
+ */
+import { blagentSkeleton } from '../../src/parsing/skeleton.ts';
+import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
+import { retrieveFiles, type RankedFileWithEvidence } from '../retrieval/retriever.ts';
+import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../retrieval/options.ts';
+import { usageOfTrace, type FileLocalization, type FileLocalizer, type LocalizedFile, type LocalizerContext, type TraceEvent } from '../types.ts';
+import { modelTimeMs, type CallContext } from './llm-call.ts';
+import { modelFreeQueries, transformQueries } from './queries.ts';
+import { runSkeletonAgent, TOOL_NAME } from './react.ts';
+import { runEar, type EarFile } from './ear.ts';
+import { functionsOutput, qualifiedNamesOf, type EarLevel } from './function-level.ts';
+
+export interface BlagentOptions {
+  /** files taken from each query's ranking into the pool (default 10) */
+  m?: number;
+  /** pool size limit (default 15; the reference implementation let it grow to ~20) */
+  poolCap?: number;
+  /** M: files Phase 2 reranks (default 5 as in the paper; the reference code's headline runs appear to use 10) */
+  earFiles?: number;
+  /** retrieved chunks per file whose functions EAR shows in full (default 5) */
+  anchorChunks?: number;
+  /** Phase 1 tool calls (default 15) */
+  maxSteps?: number;
+  /** unusable replies tolerated per phase before falling back (default 5) */
+  maxRetries?: number;
+  /** 'function': the §3.7 variant, EAR names Class::method entities (default 'file') */
+  level?: EarLevel;
+  /** EAR prompt limit in tokens (default 40000) */
+  earTokenBudget?: number;
+  /** a skeleton longer than this many tokens is cut (default 8000) */
+  skeletonMaxTokens?: number;
+  temperature?: number;
+  maxTokens?: number;
+  seed?: number;
+  /** without a chat model: rank in retrieval order instead of failing */
+  allowNoLlm?: boolean;
+  retrieval?: DeepPartial<RetrievalOptions>;
+}
+
+export type ResolvedBlagentOptions = Required<Omit<BlagentOptions, 'maxTokens' | 'seed' | 'retrieval'>> & Pick<BlagentOptions, 'maxTokens' | 'seed'> & { retrieval: RetrievalOptions };
+
+export const BLAGENT_DEFAULTS = {
+  m: 10,
+  poolCap: 15,
+  earFiles: 5,
+  anchorChunks: 5,
+  maxSteps: 15,
+  maxRetries: 5,
+  level: 'file' as EarLevel,
+  earTokenBudget: 40_000,
+  skeletonMaxTokens: 8_000,
+  temperature: 0,
+  allowNoLlm: false,
+};
+
+const INTEGER_KEYS = ['m', 'poolCap', 'earFiles', 'anchorChunks', 'maxSteps', 'earTokenBudget', 'skeletonMaxTokens'] as const;
+
+export function resolveBlagentOptions(options: Record<string, unknown> = {}): ResolvedBlagentOptions {
+  const known = new Set([...Object.keys(BLAGENT_DEFAULTS), 'maxTokens', 'seed', 'retrieval']);
+  const unknown = Object.keys(options).filter((k) => !known.has(k));
+  if (unknown.length > 0) throw new Error(`blagent: unknown option(s) ${unknown.join(', ')}; known: ${[...known].sort().join(', ')}`);
+  const o = { ...BLAGENT_DEFAULTS, ...(options as BlagentOptions) };
+  for (const key of INTEGER_KEYS) if (!Number.isInteger(o[key]) || o[key] < 1) throw new Error(`blagent option ${key} must be a positive integer, got ${JSON.stringify(o[key])}`);
+  if (!Number.isInteger(o.maxRetries) || o.maxRetries < 0) throw new Error(`blagent option maxRetries must be an integer >= 0, got ${JSON.stringify(o.maxRetries)}`);
+  if (o.level !== 'file' && o.level !== 'function') throw new Error(`blagent option level must be "file" or "function", got ${JSON.stringify(o.level)}`);
+  if (typeof o.temperature !== 'number' || o.temperature < 0) throw new Error(`blagent option temperature must be a number >= 0, got ${JSON.stringify(o.temperature)}`);
+  const partial = (options.retrieval ?? {}) as DeepPartial<RetrievalOptions>;
+  const retrieval = resolveRetrievalOptions({
+    ...partial,
+    poolPerQuery: o.m,
+    poolCap: o.poolCap,
+    evidencePerFile: Math.max(o.anchorChunks, partial.evidencePerFile ?? 0),
+  });
+  return { ...o, retrieval } as ResolvedBlagentOptions;
+}
+
+export class BlagentLocalizer implements FileLocalizer {
+  readonly name = 'blagent';
+  readonly options: ResolvedBlagentOptions;
+
+  constructor(options: Record<string, unknown> = {}) {
+    this.options = resolveBlagentOptions(options);
+  }
+
+  async localize(ctx: LocalizerContext): Promise<FileLocalization> {
+    const o = this.options;
+    const issue = ctx.instance.problem_statement;
+    if (!ctx.llm && !o.allowNoLlm) {
+      throw new Error('blagent needs a chat model: pass --llm (e.g. ollama:gpt-oss:120b) or options {"allowNoLlm": true} for retrieval order');
+    }
+    const trace: TraceEvent[] = [];
+    const timings: Record<string, number> = {};
+    const started = performance.now();
+    let mark = started;
+    const lap = (key: string): void => {
+      const now = performance.now();
+      timings[key] = round(now - mark);
+      mark = now;
+    };
+
+    const index = await ctx.index();
+    lap('index');
+    const call: CallContext | undefined = ctx.llm
+      ? { llm: ctx.llm, trace, settings: { temperature: o.temperature, maxTokens: o.maxTokens, seed: o.seed }, ...(ctx.signal ? { signal: ctx.signal } : {}) }
+      : undefined;
+    const transformed = call ? await transformQueries(call, issue) : modelFreeQueries(issue, trace);
+    lap('queries');
+    const retrieval = await retrieveFiles(index, transformed.queries, o.retrieval);
+    const pool = retrieval.pool;
+    const byPath = new Map(retrieval.ranking.map((f, i) => [f.path, { file: f, rank: i + 1 }]));
+    trace.push({
+      type: 'note',
+      step: 'retrieval',
+      message: `pool of ${pool.length} candidates from T0/T1 (m=${o.m}, cap ${o.poolCap})`,
+      data: { pool, queries: transformed.queries.map((q) => ({ label: q.label, text: q.text })), sources: transformed.sources, perQueryTop: retrieval.perQuery.map((q) => ({ label: q.label, files: q.files.slice(0, o.m).map((f) => f.path) })) },
+    });
+    lap('retrieval');
+
+    let phase1Order = pool;
+    let phase1Scores = new Map<string, number>();
+    let earOrder: string[] = [];
+    let functions: FileLocalization['functions'];
+    if (call && pool.length > 0) {
+      const agent = await runSkeletonAgent(
+        call,
+        { issue, candidates: pool, readSkeleton: (path) => this.readSkeleton(ctx, path, trace) },
+        { maxSteps: o.maxSteps, maxRetries: o.maxRetries },
+      );
+      phase1Order = agent.order;
+      phase1Scores = agent.scores;
+      timings.phase1Steps = agent.steps;
+      lap('phase1');
+
+      const top = phase1Order.slice(0, o.earFiles);
+      const sources = await ctx.snapshot.readFiles(top);
+      const earFiles: EarFile[] = top.map((path) => ({
+        path,
+        source: sources.get(path),
+        anchors: (byPath.get(path)?.file.chunks ?? []).slice(0, o.anchorChunks).map((c) => ({ startLine: c.startLine, endLine: c.endLine })),
+      }));
+      const ear = await runEar(call, { issue, files: earFiles, definitions: (path) => qualifiedNamesOf(index, path) }, { level: o.level, budgetTokens: o.earTokenBudget, anchors: o.anchorChunks, maxRetries: o.maxRetries });
+      trace.push({ type: 'note', step: 'phase2', message: `EAR over ${top.length} files (${ear.prompt.tokens} prompt tokens, ${ear.prompt.anchorsUsed} anchors per file)`, data: { order: ear.ranking, ...ear.prompt } });
+      earOrder = ear.fallback ? [] : ear.ranking;
+      if (ear.entities) functions = functionsOutput(ear.entities);
+      lap('phase2');
+    }
+
+    const files = finalRanking({ earOrder, phase1Order, pool, ranking: retrieval.ranking }).map((path, i, all): LocalizedFile => {
+      const hit = byPath.get(path);
+      const stage = earOrder.includes(path) ? 'ear' : pool.includes(path) ? (phase1Scores.has(path) ? 'phase1' : 'pool') : 'retrieval';
+      return {
+        path,
+        score: all.length - i,
+        evidence: {
+          stage,
+          ...(phase1Scores.has(path) ? { phase1Score: phase1Scores.get(path) } : {}),
+          ...(hit ? { retrievalRank: hit.rank, retrievalScore: hit.file.score, chunks: hit.file.chunks.slice(0, o.anchorChunks) } : {}),
+        },
+      };
+    });
+    timings.total = round(performance.now() - started);
+    timings.model = round(modelTimeMs(trace));
+    for (const step of ['T0', 'T1', 'phase1', 'phase2']) timings[`model.${step}`] = round(modelTimeMs(trace, [step]));
+    timings.overhead = round(timings.total - timings.model);
+    return {
+      localizer: this.name,
+      files,
+      trace,
+      usage: usageOfTrace(trace),
+      timingsMs: timings,
+      ...(functions ? { functions } : {}),
+    };
+  }
+
+  /** The ReadFileSkeleton tool, recorded in the trace. */
+  private async readSkeleton(ctx: LocalizerContext, path: string, trace: TraceEvent[]): Promise<string> {
+    const t0 = performance.now();
+    const source = await ctx.snapshot.readFile(path);
+    let output: string;
+    if (source === undefined) output = `(${path} could not be read)`;
+    else if (!/\.pyi?$/.test(path)) output = `(not a Python file; first lines)\n${source.split('\n').slice(0, 40).join('\n')}`;
+    else {
+      const skeleton = blagentSkeleton(source);
+      output = skeleton.trim() ? skeleton : `(no classes or functions; ${source.split('\n').length} lines of module-level code)`;
+    }
+    if (countTokens(output) > this.options.skeletonMaxTokens) {
+      const head = decodeTokens(encodeTokens(output).slice(0, this.options.skeletonMaxTokens));
+      output = `${head.slice(0, Math.max(0, head.lastIndexOf('\n')))}\n... (skeleton cut at ${this.options.skeletonMaxTokens} tokens)`;
+    }
+    trace.push({ type: 'tool', step: 'phase1', tool: TOOL_NAME, input: { path }, output, durationMs: round(performance.now() - t0) });
+    return output;
+  }
+}
+
+/** EAR order, then the rest of Phase 1, then the rest of the pool, then the rest of the retrieval ranking. */
+export function finalRanking(parts: { earOrder: readonly string[]; phase1Order: readonly string[]; pool: readonly string[]; ranking: readonly Pick<RankedFileWithEvidence, 'path'>[] }): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const list of [parts.earOrder, parts.phase1Order, parts.pool, parts.ranking.map((f) => f.path)]) {
+    for (const p of list) {
+      if (seen.has(p)) continue;
+      seen.add(p);
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

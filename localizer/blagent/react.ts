@@ -1,0 +1,156 @@
+/**
+ * BLAgent §2.4 Phase 1, skeleton-based agent scoring (SAS): a ReAct loop in a plain-text protocol any chat
+ * model can follow —
+ *
+ *     Thought: …                              Thought: …
+ *     Action: ReadFileSkeleton[path]    or    Final Answer: {"path": 8, …}
+ *
+ * — with one tool. The model's turn is cut at "Observation:" (stop sequence, and again here for servers
+ * that ignore stops), so it cannot invent tool output; locfix appends the real observation as the next
+ * user turn. Limits: `maxSteps` tool calls (then the model is told to answer), `maxRetries` replies that
+ * could not be used (no action and no answer, unparseable scores, actions past the limit); when those run
+ * out, the phase falls back to retrieval order and says why.
+ */
+import type { ChatMessage } from '../../src/llm/types.ts';
+import { renderPrompt } from '../../src/prompts.ts';
+import { callModel, type CallContext } from './llm-call.ts';
+import { CandidateMatcher, parseScores } from './scoring-parse.ts';
+
+export const TOOL_NAME = 'ReadFileSkeleton';
+
+export type AgentReply =
+  | { kind: 'action'; thought: string; tool: string; argument: string; /** the reply up to the end of the action */ text: string }
+  | { kind: 'final'; thought: string; answer: string }
+  | { kind: 'invalid'; reason: string };
+
+const ACTION = /^[ \t>*_]*Action[ \t*_]*:[ \t*_`]*([A-Za-z_][\w]*)[ \t]*(?:\[([^\]\n]*)\]|\(([^)\n]*)\)|:?[ \t]*\n?[ \t]*Action[ \t]*Input[ \t]*:[ \t]*([^\n]+))?/im;
+const FINAL = /^[ \t>*_#]*Final[ \t]+Answer[ \t*_]*:?[ \t*_]*/im;
+const THOUGHT = /^[ \t>*_]*Thought[ \t*_]*:[ \t*_]*([\s\S]*?)(?=^[ \t>*_]*(?:Action|Final[ \t]+Answer)\b|$(?![\s\S]))/im;
+
+/** Reads one agent turn. The earlier of an Action and a Final Answer wins (later text is the model running ahead). */
+export function parseAgentReply(reply: string): AgentReply {
+  const text = reply.replace(/\r\n/g, '\n').split(/^[ \t>*_]*Observation[ \t*_]*:/im)[0]!;
+  const thought = THOUGHT.exec(text)?.[1]?.trim() ?? '';
+  const action = ACTION.exec(text);
+  const final = FINAL.exec(text);
+  if (action && (!final || action.index < final.index)) {
+    const tool = action[1]!;
+    const argument = (action[2] ?? action[3] ?? action[4] ?? '').trim().replace(/^["'`]|["'`]$/g, '').trim();
+    if (tool.toLowerCase() !== TOOL_NAME.toLowerCase()) return { kind: 'invalid', reason: `unknown tool "${tool}"; the only tool is ${TOOL_NAME}[<candidate path>]` };
+    if (!argument) return { kind: 'invalid', reason: `${TOOL_NAME} needs a path: write "Action: ${TOOL_NAME}[<candidate path>]"` };
+    return { kind: 'action', thought, tool: TOOL_NAME, argument, text: text.slice(0, action.index + action[0].length).trimEnd() };
+  }
+  if (final) return { kind: 'final', thought, answer: text.slice(final.index + final[0].length).trim() };
+  // tolerated: an answer that is only the JSON scores, without the label
+  if (/[{[]/.test(text) && /\}|\]/.test(text) && !/\bAction\b/i.test(text)) return { kind: 'final', thought, answer: text.trim() };
+  return { kind: 'invalid', reason: 'the reply has neither an "Action: ReadFileSkeleton[<path>]" line nor a "Final Answer:"' };
+}
+
+export interface SkeletonAgentSettings {
+  maxSteps: number;
+  maxRetries: number;
+}
+
+export interface SkeletonAgentInput {
+  issue: string;
+  /** the candidate pool in retrieval order */
+  candidates: readonly string[];
+  /** the tool: a candidate's skeleton (the localizer records the tool call) */
+  readSkeleton(path: string): Promise<string>;
+}
+
+export interface SkeletonAgentResult {
+  /** candidates best first: scored ones by score (ties: pool order), then unscored in pool order */
+  order: string[];
+  /** empty after a fall back */
+  scores: Map<string, number>;
+  inspected: string[];
+  /** tool calls made */
+  steps: number;
+  /** model calls made */
+  turns: number;
+  /** why the phase fell back to retrieval order */
+  fallback?: string;
+  /** written paths that were not candidates (tool arguments and score keys) */
+  dropped: Array<{ entry: string; reason: string }>;
+}
+
+export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInput, settings: SkeletonAgentSettings): Promise<SkeletonAgentResult> {
+  const matcher = new CandidateMatcher(input.candidates);
+  const messages: ChatMessage[] = [
+    { role: 'system', content: renderPrompt('blagent-sas-system', { max_steps: String(settings.maxSteps) }) },
+    {
+      role: 'user',
+      content: renderPrompt('blagent-sas-user', { issue: input.issue.trim(), candidates: input.candidates.map((c, i) => `${i + 1}. ${c}`).join('\n') }),
+    },
+  ];
+  const inspected: string[] = [];
+  const dropped: SkeletonAgentResult['dropped'] = [];
+  let steps = 0;
+  let turns = 0;
+  let retries = 0;
+  let lastProblem = '';
+  const retry = (reply: string, problem: string, expected: string): void => {
+    retries += 1;
+    lastProblem = problem;
+    messages.push({ role: 'assistant', content: reply }, { role: 'user', content: renderPrompt('blagent-retry', { problem, expected }) });
+    ctx.trace.push({ type: 'note', step: 'phase1', message: `unusable reply (${retries <= settings.maxRetries ? `retry ${retries} of ${settings.maxRetries}` : 'no retries left'}): ${problem}` });
+  };
+  const finish = (scores: Map<string, number>, fallback?: string): SkeletonAgentResult => {
+    const rank = new Map(input.candidates.map((c, i) => [c, i]));
+    const order = [...input.candidates].sort((a, b) => {
+      const sa = scores.get(a);
+      const sb = scores.get(b);
+      if (sa !== undefined && sb !== undefined && sa !== sb) return sb - sa;
+      if ((sa === undefined) !== (sb === undefined)) return sa === undefined ? 1 : -1;
+      return rank.get(a)! - rank.get(b)!;
+    });
+    if (fallback) ctx.trace.push({ type: 'note', step: 'phase1', message: `fell back to retrieval order: ${fallback}` });
+    return { order, scores, inspected, steps, turns, dropped, ...(fallback ? { fallback } : {}) };
+  };
+
+  while (retries <= settings.maxRetries) {
+    const { content } = await callModel(ctx, 'phase1', messages, ['\nObservation:', 'Observation:']);
+    turns += 1;
+    const reply = parseAgentReply(content);
+    if (reply.kind === 'invalid') {
+      retry(content, reply.reason, `Reply with "Thought: …" followed by either "Action: ${TOOL_NAME}[<candidate path>]" or "Final Answer:" and the JSON scores.`);
+      continue;
+    }
+    if (reply.kind === 'final') {
+      try {
+        const parsed = parseScores(reply.answer, matcher);
+        if (parsed.dropped.length > 0) {
+          dropped.push(...parsed.dropped);
+          ctx.trace.push({ type: 'note', step: 'phase1', message: `final answer: ${parsed.dropped.length} entries dropped`, data: parsed.dropped });
+        }
+        ctx.trace.push({ type: 'note', step: 'phase1', message: `scores for ${parsed.scores.size} of ${input.candidates.length} candidates`, data: Object.fromEntries(parsed.scores) });
+        return finish(parsed.scores);
+      } catch (err) {
+        retry(content, `the Final Answer could not be read: ${(err as Error).message}.`, 'Give the Final Answer again as one JSON object mapping exact candidate paths to scores from 0 to 10, e.g. {"pkg/module.py": 8}.');
+        continue;
+      }
+    }
+    if (steps >= settings.maxSteps) {
+      retry(content, `the step limit (${settings.maxSteps} inspections) is reached.`, 'Give your Final Answer now: one JSON object mapping candidate paths to scores from 0 to 10.');
+      continue;
+    }
+    steps += 1;
+    messages.push({ role: 'assistant', content: reply.text });
+    const path = matcher.resolve(reply.argument);
+    let observation: string;
+    if (!path) {
+      dropped.push({ entry: reply.argument, reason: 'tool argument is not a candidate' });
+      ctx.trace.push({ type: 'note', step: 'phase1', message: `tool argument "${reply.argument}" is not a candidate` });
+      observation = `"${reply.argument}" is not one of the candidate files. Inspect only these:\n${input.candidates.join('\n')}`;
+    } else if (inspected.includes(path)) {
+      observation = `You already inspected ${path}; its skeleton is above.`;
+    } else {
+      inspected.push(path);
+      observation = await input.readSkeleton(path);
+    }
+    if (steps === settings.maxSteps) observation += `\n\n(That was your last inspection: give your Final Answer next.)`;
+    messages.push({ role: 'user', content: `Observation: ${observation}` });
+  }
+  return finish(new Map(), `no usable answer after ${settings.maxRetries} retries (${turns} replies, ${steps} inspections); last problem: ${lastProblem}`);
+}
