@@ -16,7 +16,9 @@ export const OTHER_ISSUES = 'Other issues';
 
 export type ReproductionOutcome = 'reproduced' | 'resolved' | 'other' | 'none';
 
-const SCRIPT_PATH = '/tmp/locfix_reproduce.py';
+// In the repository root, as Agentless runs it, so the project imports without being installed; the reset
+// after the run removes it.
+const SCRIPT_PATH = '/testbed/reproduce_bug.py';
 
 /** The script of a model answer: the first ```python block, else the first fenced block. */
 export function extractScript(answer: string): string | undefined {

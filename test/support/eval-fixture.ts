@@ -68,7 +68,7 @@ export interface EvalFixture {
   /** bare mirror of the repository */
   gitDir: string;
   instance: SweInstance;
-  patches: { gold: string; wrong: string; notApplicable: string; hanging: string };
+  patches: { gold: string; wrong: string; notApplicable: string; hanging: string; fixBreaksAdd: string; hangsInAdd: string };
   cleanup(): void;
 }
 
@@ -115,6 +115,10 @@ export function buildEvalFixture(): EvalFixture {
 
   const gold = diffOf(work, { 'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return hi') });
   const wrong = diffOf(work, { 'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return x') });
+  const fixBreaksAdd = diffOf(work, {
+    'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return hi').replace('return a + b', 'return a * b'),
+  });
+  const hangsInAdd = diffOf(work, { 'clampkit/core.py': BASE_FILES['clampkit/core.py'].replace('    return a + b', '    while True:\n        pass') });
   const hanging = diffOf(work, {
     'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        while True:\n            pass'),
   });
@@ -160,7 +164,7 @@ export function buildEvalFixture(): EvalFixture {
     root,
     gitDir,
     instance,
-    patches: { gold, wrong, notApplicable, hanging },
+    patches: { gold, wrong, notApplicable, hanging, fixBreaksAdd, hangsInAdd },
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }
