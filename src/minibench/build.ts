@@ -13,8 +13,8 @@
  *   instances/<id>/fix/…               full contents of the files the gold patch changes
  *   instances/<id>/test_patch/…        full contents of the test files the test patch adds or changes
  *
- * Commit ids are the same on every machine: fixed author/committer identity and dates, no user or system
- * git configuration, fixed file modes. Patches are computed by git itself from the fixture files, so they
+ * Commit ids are the same on every machine: the history is written with `git fast-import` from fixed
+ * author/committer identity and dates, file modes and messages, with no user or system git configuration. Patches are computed by git itself from the fixture files, so they
  * always apply to their base commit. A stamp (hash of all fixture files and of this builder) makes a
  * second build with unchanged sources a no-op; a changed source rebuilds into a temp dir that is renamed
  * into place, so readers never see a half-built benchmark.
@@ -25,12 +25,9 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { z } from 'zod';
 import { SweInstanceSchema, type SweInstance } from '../dataset/schema.ts';
 import { pathExists, readJsonIfExists } from '../util/fsx.ts';
-
-const execFileAsync = promisify(execFile);
 
 /** Bump when the builder's output changes for the same fixture files (the stamp also hashes this file). */
 export const MINIBENCH_BUILDER_VERSION = 1;
@@ -240,7 +237,7 @@ export async function hashMiniBenchSources(sourceDir: string = MINIBENCH_SOURCE_
 // git
 
 /** An environment that makes git ignore the user's and the system's configuration and repository hints. */
-function gitEnv(home: string, date?: string): NodeJS.ProcessEnv {
+function gitEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('GIT_')) env[key] = value;
@@ -258,10 +255,6 @@ function gitEnv(home: string, date?: string): NodeJS.ProcessEnv {
     GIT_COMMITTER_NAME: AUTHOR.name,
     GIT_COMMITTER_EMAIL: AUTHOR.email,
   });
-  if (date) {
-    env.GIT_AUTHOR_DATE = date;
-    env.GIT_COMMITTER_DATE = date;
-  }
   return env;
 }
 
@@ -279,36 +272,22 @@ const GIT_FIXED_CONFIG = [
   '-c', 'init.defaultBranch=' + DEFAULT_BRANCH,
 ];
 
-async function git(cwd: string, home: string, args: string[], date?: string): Promise<string> {
-  try {
-    const { stdout } = await execFileAsync('git', [...GIT_FIXED_CONFIG, ...args], {
-      cwd,
-      env: gitEnv(home, date),
-      maxBuffer: 64 * 1024 * 1024,
-      encoding: 'utf8',
-    });
-    return stdout;
-  } catch (err) {
-    const e = err as Error & { stderr?: string };
-    throw new Error(`git ${args.join(' ')} (in ${cwd}) failed: ${e.stderr?.trim() || e.message}`);
-  }
-}
-
-/** Replaces everything but `.git` in `workDir` with `files`. */
-async function writeWorkTree(workDir: string, files: Map<string, Buffer>): Promise<void> {
-  for (const entry of await fs.readdir(workDir)) {
-    if (entry !== '.git') await fs.rm(path.join(workDir, entry), { recursive: true, force: true });
-  }
-  await overlayFiles(workDir, files);
-}
-
-async function overlayFiles(workDir: string, files: Map<string, Buffer>): Promise<void> {
-  for (const [rel, content] of files) {
-    const target = path.join(workDir, ...rel.split('/'));
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.rm(target, { force: true });
-    await fs.writeFile(target, content, { mode: 0o644 });
-  }
+async function git(cwd: string, home: string, args: string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'git',
+      [...GIT_FIXED_CONFIG, ...args],
+      { cwd, env: gitEnv(home), maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`git ${args.join(' ')} (in ${cwd}) failed: ${stderr.trim() || err.message}`));
+        else resolve(stdout);
+      },
+    );
+    // A git command that does not read its input may exit before we finish writing it; its exit status,
+    // not the broken pipe, is what counts.
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(input ?? '');
+  });
 }
 
 /** The full tree of one commit: files of `from` minus `exclude`, plus (and overridden by) `overlay`. */
@@ -325,6 +304,77 @@ async function commitTree(project: LoadedProject, commit: ProjectSpec['commits']
   return new Map([...tree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/** `2024-01-15T09:00:00+01:00` → `1705305600 +0100`, the form git stores in commits. */
+function gitTimestamp(iso: string): string {
+  const seconds = Math.floor(Date.parse(iso) / 1000);
+  const zone = /([+-])(\d{2}):?(\d{2})$/.exec(iso);
+  const offset = zone ? `${zone[1]}${zone[2]}${zone[3]}` : '+0000';
+  return `${seconds} ${offset}`;
+}
+
+/**
+ * Builds a `git fast-import` stream. One process writes the whole history (and the throwaway commits the
+ * patches are diffed from), which is much faster than one `git add`/`git commit` per step and gives the
+ * same commit ids as porcelain commits with the same content, identity, dates and message.
+ */
+class FastImportStream {
+  private readonly chunks: Buffer[] = [];
+  private nextMark = 1;
+
+  commit(ref: string, options: { date: string; message: string; parentMark?: number; files: Map<string, Buffer>; replaceTree: boolean }): number {
+    const mark = this.nextMark++;
+    const stamp = gitTimestamp(options.date);
+    const message = Buffer.from(options.message.endsWith('\n') ? options.message : options.message + '\n');
+    this.text(`commit ${ref}\nmark :${mark}\n`);
+    this.text(`author ${AUTHOR.name} <${AUTHOR.email}> ${stamp}\ncommitter ${AUTHOR.name} <${AUTHOR.email}> ${stamp}\n`);
+    this.text(`data ${message.length}\n`);
+    this.chunks.push(message, Buffer.from('\n'));
+    if (options.parentMark !== undefined) this.text(`from :${options.parentMark}\n`);
+    if (options.replaceTree) this.text('deleteall\n');
+    for (const [rel, content] of options.files) {
+      if (/[\n"]/.test(rel) || rel.startsWith(' ')) throw new Error(`minibench fixture: unsupported file name ${JSON.stringify(rel)}`);
+      this.text(`M 100644 inline ${rel}\ndata ${content.length}\n`);
+      this.chunks.push(content, Buffer.from('\n'));
+    }
+    this.text('\n');
+    return mark;
+  }
+
+  reset(ref: string, mark: number): void {
+    this.text(`reset ${ref}\nfrom :${mark}\n\n`);
+  }
+
+  private text(value: string): void {
+    this.chunks.push(Buffer.from(value, 'utf8'));
+  }
+
+  bytes(): Buffer {
+    return Buffer.concat([...this.chunks, Buffer.from('done\n')]);
+  }
+}
+
+/** Runs `git fast-import` on `stream` and returns mark number → commit id. */
+async function runFastImport(repo: string, home: string, stream: Buffer): Promise<Map<number, string>> {
+  const marksFile = path.join(repo, 'minibench-marks');
+  await new Promise<void>((resolve, reject) => {
+    const child = execFile(
+      'git',
+      [...GIT_FIXED_CONFIG, 'fast-import', '--quiet', '--done', `--export-marks=${marksFile}`],
+      { cwd: repo, env: gitEnv(home), maxBuffer: 16 * 1024 * 1024 },
+      (err, _stdout, stderr) => (err ? reject(new Error(`git fast-import (in ${repo}) failed: ${String(stderr).trim() || err.message}`)) : resolve()),
+    );
+    child.stdin?.on('error', () => {}); // a failing fast-import is reported through its exit status
+    child.stdin?.end(stream);
+  });
+  const marks = new Map<number, string>();
+  for (const line of (await fs.readFile(marksFile, 'utf8')).split('\n')) {
+    const match = /^:(\d+) ([0-9a-f]{40})$/.exec(line);
+    if (match) marks.set(Number(match[1]), match[2]);
+  }
+  await fs.rm(marksFile, { force: true });
+  return marks;
+}
+
 /** Files named in a `git diff` output, in order. */
 function filesInDiff(diff: string): string[] {
   const files: string[] = [];
@@ -332,14 +382,10 @@ function filesInDiff(diff: string): string[] {
   return files;
 }
 
-/** Stages `files` over the checked-out base, returns `git diff` of the change, and restores the base. */
-async function diffAgainstHead(workDir: string, home: string, files: Map<string, Buffer>, what: string): Promise<string> {
-  await overlayFiles(workDir, files);
-  await git(workDir, home, ['add', '-A']);
-  const diff = await git(workDir, home, ['diff', '--cached', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD']);
-  await git(workDir, home, ['reset', '-q', '--hard', 'HEAD']);
-  await git(workDir, home, ['clean', '-q', '-fdx']);
-  const unchanged = [...files.keys()].filter((rel) => !filesInDiff(diff).includes(rel));
+async function diffCommits(repo: string, home: string, from: string, to: string, expected: Iterable<string>, what: string): Promise<string> {
+  const diff = await git(repo, home, ['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to]);
+  const changed = new Set(filesInDiff(diff));
+  const unchanged = [...expected].filter((rel) => !changed.has(rel));
   if (unchanged.length) throw new Error(`${what}: ${unchanged.join(', ')} identical to the base commit`);
   return diff;
 }
@@ -351,29 +397,53 @@ interface BuiltProject {
 
 async function buildProject(project: LoadedProject, mirrorsDir: string, scratch: string): Promise<BuiltProject> {
   const [owner, name] = project.spec.repo.split('/');
-  const workDir = path.join(scratch, `${owner}+${name}`);
+  const scratchRepo = path.join(scratch, `${owner}+${name}.git`);
   const home = path.join(scratch, 'home');
-  await fs.mkdir(workDir, { recursive: true });
-  await git(workDir, home, ['init', '-q', `--initial-branch=${DEFAULT_BRANCH}`]);
+  await fs.mkdir(scratchRepo, { recursive: true });
+  await git(scratchRepo, home, ['init', '-q', '--bare', `--initial-branch=${DEFAULT_BRANCH}`]);
 
-  const commitOf = new Map<string, string>();
+  const stream = new FastImportStream();
+  const markOf = new Map<string, number>();
+  let previous: number | undefined;
   for (const commit of project.spec.commits) {
-    await writeWorkTree(workDir, await commitTree(project, commit));
-    await git(workDir, home, ['add', '-A']);
-    await git(workDir, home, ['commit', '-q', '--allow-empty', '--no-verify', '-m', commit.message], commit.date);
-    commitOf.set(commit.label, (await git(workDir, home, ['rev-parse', 'HEAD'])).trim());
-    if (/^v\d/.test(commit.label)) await git(workDir, home, ['tag', commit.label]);
+    previous = stream.commit(`refs/heads/${DEFAULT_BRANCH}`, {
+      date: commit.date,
+      message: commit.message,
+      parentMark: previous,
+      files: await commitTree(project, commit),
+      replaceTree: true,
+    });
+    markOf.set(commit.label, previous);
+    if (/^v\d/.test(commit.label)) stream.reset(`refs/tags/${commit.label}`, previous);
   }
-
-  const built: { row: Record<string, unknown>; info: MiniBenchInstanceInfo }[] = [];
+  // Throwaway commits (base + fix files, base + test files) under refs/minibench/*, which a clone leaves
+  // behind: the published mirror holds the history only, never a gold fix.
+  const patchMarks = new Map<string, { fix: number; tests: number }>();
   for (const instance of project.instances) {
+    const base = markOf.get(instance.meta.base!)!;
+    const common = { date: instance.meta.created_at, parentMark: base, replaceTree: false };
+    patchMarks.set(instance.id, {
+      fix: stream.commit(`refs/minibench/${instance.id}/fix`, { ...common, message: `gold patch of ${instance.id}`, files: instance.fixFiles }),
+      tests: stream.commit(`refs/minibench/${instance.id}/tests`, { ...common, message: `test patch of ${instance.id}`, files: instance.testFiles }),
+    });
+  }
+  const commits = await runFastImport(scratchRepo, home, stream.bytes());
+  const commitOf = (mark: number): string => {
+    const id = commits.get(mark);
+    if (!id) throw new Error(`git fast-import in ${scratchRepo} did not report commit mark :${mark}`);
+    return id;
+  };
+
+  const built = await Promise.all(project.instances.map(async (instance) => {
     const where = `minibench instance ${instance.id}`;
     const baseLabel = instance.meta.base!;
-    const baseCommit = commitOf.get(baseLabel)!;
-    await git(workDir, home, ['checkout', '-q', '--detach', baseCommit]);
-    const patch = await diffAgainstHead(workDir, home, instance.fixFiles, `${where}: fix/`);
-    const testPatch = await diffAgainstHead(workDir, home, instance.testFiles, `${where}: test_patch/`);
-    built.push({
+    const baseCommit = commitOf(markOf.get(baseLabel)!);
+    const marks = patchMarks.get(instance.id)!;
+    const [patch, testPatch] = await Promise.all([
+      diffCommits(scratchRepo, home, baseCommit, commitOf(marks.fix), instance.fixFiles.keys(), `${where}: fix/`),
+      diffCommits(scratchRepo, home, baseCommit, commitOf(marks.tests), instance.testFiles.keys(), `${where}: test_patch/`),
+    ]);
+    return {
       row: {
         repo: project.spec.repo,
         instance_id: instance.id,
@@ -397,8 +467,8 @@ async function buildProject(project: LoadedProject, mirrorsDir: string, scratch:
         kinds: instance.meta.kinds,
         baseLabel,
       },
-    });
-  }
+    };
+  }));
   // As in SWE-bench, one environment commit per (repository, version): the newest base of that version.
   const envCommit = new Map<string, { createdAt: string; commit: string }>();
   for (const { row } of built) {
@@ -409,10 +479,9 @@ async function buildProject(project: LoadedProject, mirrorsDir: string, scratch:
   }
   for (const { row } of built) row.environment_setup_commit = envCommit.get(row.version as string)!.commit;
 
-  await git(workDir, home, ['checkout', '-q', DEFAULT_BRANCH]);
   const mirror = path.join(mirrorsDir, `${owner}+${name}`, 'repo');
   await fs.mkdir(path.dirname(mirror), { recursive: true });
-  await git(scratch, home, ['clone', '-q', '--bare', '--no-local', workDir, mirror]);
+  await git(scratch, home, ['clone', '-q', '--bare', '--no-local', scratchRepo, mirror]);
   // The clone's origin would point at a scratch folder that is about to vanish.
   await git(mirror, home, ['remote', 'remove', 'origin']);
   return { rows: built.map((b) => b.row), catalog: built.map((b) => b.info) };
@@ -467,13 +536,10 @@ export async function buildMiniBenchmark(outDir: string = DEFAULT_MINIBENCH_DIR,
     await fs.mkdir(mirrorsDir, { recursive: true });
     await fs.mkdir(path.join(scratch, 'home'), { recursive: true });
     await fs.writeFile(path.join(scratch, 'home', 'gitconfig-empty'), '');
-    const rows: Record<string, unknown>[] = [];
-    const catalog: MiniBenchInstanceInfo[] = [];
-    for (const project of projects) {
-      const built = await buildProject(project, mirrorsDir, scratch);
-      rows.push(...built.rows);
-      catalog.push(...built.catalog);
-    }
+    // Projects are independent; building them side by side mostly overlaps git process start-up.
+    const builtProjects = await Promise.all(projects.map((project) => buildProject(project, mirrorsDir, scratch)));
+    const rows = builtProjects.flatMap((b) => b.rows);
+    const catalog = builtProjects.flatMap((b) => b.catalog);
     for (const row of rows) {
       const parsed = SweInstanceSchema.safeParse(row);
       if (!parsed.success) throw new Error(`minibench instance ${String(row.instance_id)} does not fit the SWE-bench schema: ${parsed.error.message}`);
