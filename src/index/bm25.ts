@@ -72,6 +72,32 @@ export function termVectorOf(text: string, dict: TermDictionary): TermVector {
   return { terms, counts: out, length };
 }
 
+/**
+ * Sum of term vectors, minus `subtract` × `repeated` (used to build a whole-file document from its chunks
+ * without counting the path line that every chunk repeats).
+ */
+export function sumTermVectors(vectors: readonly TermVector[], repeated?: TermVector, subtract = 0): TermVector {
+  const counts = new Map<number, number>();
+  let length = 0;
+  for (const v of vectors) {
+    length += v.length;
+    for (let i = 0; i < v.terms.length; i++) counts.set(v.terms[i], (counts.get(v.terms[i]) ?? 0) + v.counts[i]);
+  }
+  if (repeated && subtract > 0) {
+    length -= repeated.length * subtract;
+    for (let i = 0; i < repeated.terms.length; i++) {
+      const t = repeated.terms[i];
+      const left = (counts.get(t) ?? 0) - repeated.counts[i] * subtract;
+      if (left > 0) counts.set(t, left);
+      else counts.delete(t);
+    }
+  }
+  const terms = Uint32Array.from(counts.keys()).sort();
+  const out = new Uint32Array(terms.length);
+  for (let i = 0; i < terms.length; i++) out[i] = counts.get(terms[i]) as number;
+  return { terms, counts: out, length: Math.max(0, length) };
+}
+
 /** Term ids of a query with their query-side counts; tokens unknown to the dictionary cannot match anything. */
 export function queryTermsOf(text: string, dict: TermDictionary, mode: Bm25Settings['queryTerms']): Map<number, number> {
   const out = new Map<number, number>();
@@ -89,13 +115,13 @@ export interface Bm25Hit {
   score: number;
 }
 
-/** Inverted lists over a fixed set of documents (compressed sparse rows keyed by term id). */
+/** Inverted lists over a fixed set of documents (compressed sparse rows indexed by term id). */
 export class Bm25Index {
   readonly settings: Bm25Settings;
   readonly docCount: number;
   readonly avgLength: number;
-  private readonly offsets: Map<number, number>;
-  private readonly lengthsByTerm: Map<number, number>;
+  /** postings of term t are [offsets[t], offsets[t+1]) */
+  private readonly offsets: Uint32Array;
   private readonly postingDocs: Uint32Array;
   private readonly postingCounts: Uint32Array;
   private readonly docLengths: Float64Array;
@@ -106,8 +132,7 @@ export class Bm25Index {
     if (!(this.settings.b >= 0 && this.settings.b <= 1)) throw new Error(`BM25 b must be within [0, 1], got ${this.settings.b}`);
     this.docCount = docs.length;
     this.docLengths = new Float64Array(docs.length);
-    // pass 1: document frequencies
-    const df = new Map<number, number>();
+    let maxTerm = -1;
     let total = 0;
     let postings = 0;
     for (let d = 0; d < docs.length; d++) {
@@ -115,39 +140,32 @@ export class Bm25Index {
       this.docLengths[d] = doc.length;
       total += doc.length;
       postings += doc.terms.length;
-      for (let i = 0; i < doc.terms.length; i++) {
-        const t = doc.terms[i];
-        df.set(t, (df.get(t) ?? 0) + 1);
-      }
+      // terms are sorted: the last is the largest
+      if (doc.terms.length > 0 && doc.terms[doc.terms.length - 1] > maxTerm) maxTerm = doc.terms[doc.terms.length - 1];
     }
     this.avgLength = docs.length ? total / docs.length : 0;
-    // pass 2: offsets, then fill
-    this.offsets = new Map();
-    this.lengthsByTerm = df;
-    let at = 0;
-    for (const [t, n] of df) {
-      this.offsets.set(t, at);
-      at += n;
-    }
+    // counting pass → offsets → fill pass
+    const offsets = new Uint32Array(maxTerm + 2);
+    for (const doc of docs) for (let i = 0; i < doc.terms.length; i++) offsets[doc.terms[i] + 1]++;
+    for (let t = 1; t < offsets.length; t++) offsets[t] += offsets[t - 1];
+    const cursor = offsets.slice(0, Math.max(0, offsets.length - 1));
     this.postingDocs = new Uint32Array(postings);
     this.postingCounts = new Uint32Array(postings);
-    const fill = new Map<number, number>();
     for (let d = 0; d < docs.length; d++) {
       const doc = docs[d];
       for (let i = 0; i < doc.terms.length; i++) {
-        const t = doc.terms[i];
-        const base = this.offsets.get(t) as number;
-        const k = fill.get(t) ?? 0;
-        fill.set(t, k + 1);
-        this.postingDocs[base + k] = d;
-        this.postingCounts[base + k] = doc.counts[i];
+        const at = cursor[doc.terms[i]]++;
+        this.postingDocs[at] = d;
+        this.postingCounts[at] = doc.counts[i];
       }
     }
+    this.offsets = offsets;
   }
 
   /** number of documents containing the term */
   documentFrequency(term: number): number {
-    return this.lengthsByTerm.get(term) ?? 0;
+    if (term + 1 >= this.offsets.length) return 0;
+    return this.offsets[term + 1] - this.offsets[term];
   }
 
   idf(term: number): number {
@@ -155,7 +173,7 @@ export class Bm25Index {
     return Math.log(1 + (this.docCount - df + 0.5) / (df + 0.5));
   }
 
-  /** all documents with a positive score, best first (ties by document order), at most k */
+  /** documents with a positive score, best first (ties by document order), at most k */
   search(query: Map<number, number>, k: number): Bm25Hit[] {
     if (k <= 0 || this.docCount === 0) return [];
     const { k1, b } = this.settings;
@@ -163,9 +181,9 @@ export class Bm25Index {
     const touched: number[] = [];
     const avg = this.avgLength || 1;
     for (const [term, qtf] of query) {
-      const n = this.lengthsByTerm.get(term);
-      if (!n) continue;
-      const base = this.offsets.get(term) as number;
+      const n = this.documentFrequency(term);
+      if (n === 0) continue;
+      const base = this.offsets[term];
       const idf = this.idf(term) * qtf;
       for (let i = base; i < base + n; i++) {
         const d = this.postingDocs[i];

@@ -1,0 +1,113 @@
+/**
+ * Brings a vector collection up to date with a stream of chunks while the caller keeps parsing: chunks are
+ * offered as files are processed, and full batches are checked against the store, embedded (through the
+ * content-keyed cache) and upserted in the background, one batch at a time. The vector-store server runs
+ * in its own process, so its indexing overlaps with parsing on the other core.
+ */
+import type { Embedder } from '../embedding/types.ts';
+import { embedDocumentsCached, type EmbeddingCache } from '../embedding/cache.ts';
+import type { VectorCollection } from '../vectorstore/types.ts';
+
+export interface SyncableChunk {
+  id: string;
+  text: string;
+  path: string;
+  blob: string;
+  startLine: number;
+  endLine: number;
+}
+
+export interface VectorSyncStats {
+  embedMs: number;
+  /** wall time of existence checks and upserts (excluding embedding) */
+  storeMs: number;
+  upserted: number;
+  embedded: number;
+}
+
+export class VectorSync {
+  readonly stats: VectorSyncStats = { embedMs: 0, storeMs: 0, upserted: 0, embedded: 0 };
+  private buffer: SyncableChunk[] = [];
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+  private readonly queued = new Set<string>();
+
+  constructor(
+    private readonly collection: VectorCollection,
+    /** ids known to be stored in the collection; updated as batches land */
+    private readonly stored: Set<string>,
+    private readonly embedder: Embedder,
+    private readonly cache: EmbeddingCache | undefined,
+    private readonly batchSize: number,
+    private readonly onBatch?: (done: number) => void,
+  ) {}
+
+  offer(chunks: readonly SyncableChunk[]): void {
+    for (const c of chunks) {
+      if (this.stored.has(c.id) || this.queued.has(c.id)) continue;
+      this.queued.add(c.id);
+      this.buffer.push(c);
+    }
+    if (this.buffer.length >= this.batchSize) this.schedule();
+  }
+
+  /** number of batches waiting or running; callers may pause producing when this grows */
+  pending = 0;
+
+  private schedule(): void {
+    if (this.buffer.length === 0) return;
+    const batch = this.buffer;
+    this.buffer = [];
+    this.pending++;
+    this.chain = this.chain.then(async () => {
+      try {
+        if (this.failure === undefined) await this.flush(batch);
+      } catch (err) {
+        this.failure = err;
+      } finally {
+        this.pending--;
+      }
+    });
+  }
+
+  private async flush(batch: SyncableChunk[]): Promise<void> {
+    let t = performance.now();
+    const present = await this.collection.existing(batch.map((c) => c.id));
+    this.stats.storeMs += performance.now() - t;
+    const missing: SyncableChunk[] = [];
+    for (const c of batch) {
+      if (present.has(c.id)) this.stored.add(c.id);
+      else missing.push(c);
+    }
+    if (missing.length === 0) return;
+    t = performance.now();
+    const { vectors, computed } = await embedDocumentsCached(
+      this.embedder,
+      this.cache,
+      missing.map((c) => c.text),
+    );
+    this.stats.embedMs += performance.now() - t;
+    this.stats.embedded += computed;
+    t = performance.now();
+    await this.collection.upsert(
+      missing.map((c, j) => ({
+        id: c.id,
+        embedding: vectors[j],
+        // lines and blob are those of the first commit that stored the chunk; searches map ids back to
+        // the querying commit's own chunks
+        metadata: { path: c.path, blob: c.blob, startLine: c.startLine, endLine: c.endLine },
+      })),
+    );
+    this.stats.storeMs += performance.now() - t;
+    for (const c of missing) this.stored.add(c.id);
+    this.stats.upserted += missing.length;
+    this.onBatch?.(this.stats.upserted);
+  }
+
+  /** flushes the rest and waits for every batch; rethrows the first failure */
+  async finish(): Promise<void> {
+    this.schedule();
+    await this.chain;
+    if (this.failure !== undefined) throw this.failure;
+  }
+}
