@@ -10,8 +10,9 @@
  *    list/dict/set displays.
  * Parentheses are kept: `(a + b) * c` and `a + b * c` have the same tokens otherwise.
  */
-import type { Parser, TreeCursor } from 'web-tree-sitter';
+import type { Edit, Parser, Point, Tree, TreeCursor } from 'web-tree-sitter';
 import { createParser } from '../src/parsing/languages.ts';
+import { commonPrefixLength, commonSuffixLength } from './text.ts';
 
 export interface SourceAnalysis {
   /** ERROR and MISSING nodes */
@@ -39,6 +40,20 @@ export function canonicalString(text: string): string {
   return out.replace(/\r?\n/g, '\\n');
 }
 
+/** What one statement contributed, reusable wherever the same statement text recurs at the same depth. */
+interface StatementEntry {
+  /** normal-form lines, depth prefix of the statement itself removed */
+  lines: string[];
+  errorNodes: number;
+  indentationErrors: number;
+  /** functions/methods recorded inside the statement (keys are final: a class carries its own name) */
+  nested: Array<[string, string]>;
+  /** the statement is itself a function definition of this name (its key depends on where it sits) */
+  ownFunction?: string;
+}
+
+export type StatementCache = Map<string, StatementEntry>;
+
 class NormalFormBuilder {
   readonly lines: string[] = [];
   readonly functions = new Map<string, string>();
@@ -47,8 +62,26 @@ class NormalFormBuilder {
   private tokens: string[] = [];
   private depth = 0;
   private className: string | undefined;
+  private readonly functionLog: Array<[string, string]> = [];
 
-  constructor(private readonly source: string) {}
+  /**
+   * @param cache statement results by (depth, column, type, text): edited versions of one file share all
+   *   unchanged statements, so only the edited ones are walked again
+   */
+  constructor(
+    private readonly source: string,
+    private readonly cache: StatementCache,
+  ) {}
+
+  private recordFunction(key: string, text: string): void {
+    this.functions.set(key, text);
+    this.functionLog.push([key, text]);
+  }
+
+  private recordOwnFunction(name: string, lines: readonly string[]): void {
+    const key = this.depth === 0 ? name : this.className ? `${this.className}.${name}` : undefined;
+    if (key) this.recordFunction(key, lines.join('\n'));
+  }
 
   private text(c: TreeCursor): string {
     return this.source.slice(c.startIndex, c.endIndex);
@@ -73,9 +106,11 @@ class NormalFormBuilder {
     let prevEndRow = -1;
     if (c.gotoFirstChild()) {
       do {
+        let startColumn = -1;
         if (c.nodeType !== 'comment') {
           count++;
           const start = c.startPosition;
+          startColumn = start.column;
           if (start.row !== prevEndRow && start.row !== ownerRow) {
             if (column === undefined) {
               column = start.column;
@@ -84,7 +119,7 @@ class NormalFormBuilder {
           }
           prevEndRow = c.endPosition.row;
         }
-        this.statement(c);
+        this.statement(c, startColumn);
       } while (c.gotoNextSibling());
       c.gotoParent();
     }
@@ -92,24 +127,46 @@ class NormalFormBuilder {
   }
 
   /** A child of `module` or `block`. */
-  statement(c: TreeCursor): void {
+  statement(c: TreeCursor, startColumn: number): void {
     const type = c.nodeType;
     if (type === 'comment') return;
-    if (type === 'expression_statement' && this.isDocstring(c)) return;
     this.flush();
-    const first = this.lines.length;
-    const defName = this.depth <= 1 && (type === 'function_definition' || type === 'decorated_definition' || type === 'class_definition')
-      ? this.definitionName(c)
-      : undefined;
-    const enclosingClass = this.className;
-    if (defName?.kind === 'class' && this.depth === 0) this.className = defName.name;
-    this.node(c);
-    this.flush();
-    this.className = enclosingClass;
-    if (defName?.kind === 'function') {
-      const key = this.depth === 0 ? defName.name : this.className ? `${this.className}.${defName.name}` : undefined;
-      if (key) this.functions.set(key, this.lines.slice(first).map((l) => l.slice(this.depth)).join('\n'));
+    const key = `${this.depth}|${startColumn}|${type}|${this.source.slice(c.startIndex, c.endIndex)}`;
+    const hit = this.cache.get(key);
+    if (hit) {
+      const prefix = ' '.repeat(this.depth);
+      for (const l of hit.lines) this.lines.push(prefix + l);
+      this.errorNodes += hit.errorNodes;
+      this.indentationErrors += hit.indentationErrors;
+      for (const [k, t] of hit.nested) this.recordFunction(k, t);
+      if (hit.ownFunction) this.recordOwnFunction(hit.ownFunction, hit.lines);
+      return;
     }
+    const first = this.lines.length;
+    const errors0 = this.errorNodes;
+    const indentation0 = this.indentationErrors;
+    const log0 = this.functionLog.length;
+    let ownFunction: string | undefined;
+    if (!(type === 'expression_statement' && this.isDocstring(c))) {
+      const defName = this.depth <= 1 && (type === 'function_definition' || type === 'decorated_definition' || type === 'class_definition')
+        ? this.definitionName(c)
+        : undefined;
+      const enclosingClass = this.className;
+      if (defName?.kind === 'class' && this.depth === 0) this.className = defName.name;
+      this.node(c);
+      this.flush();
+      this.className = enclosingClass;
+      if (defName?.kind === 'function') ownFunction = defName.name;
+    }
+    const entry: StatementEntry = {
+      lines: this.lines.slice(first).map((l) => l.slice(this.depth)),
+      errorNodes: this.errorNodes - errors0,
+      indentationErrors: this.indentationErrors - indentation0,
+      nested: this.functionLog.slice(log0),
+      ...(ownFunction ? { ownFunction } : {}),
+    };
+    if (ownFunction) this.recordOwnFunction(ownFunction, entry.lines);
+    this.cache.set(key, entry);
   }
 
   private definitionName(c: TreeCursor): { kind: 'function' | 'class'; name: string } | undefined {
@@ -184,39 +241,97 @@ class NormalFormBuilder {
   }
 }
 
-/** Analyses Python sources with one reusable parser and a cache keyed by content. */
+/** Row/column (UTF-16 code units, as web-tree-sitter counts them) of an index in `text`. */
+function pointAt(text: string, index: number): Point {
+  let row = 0;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) {
+    row++;
+    lineStart = i + 1;
+  }
+  return { row, column: index - lineStart };
+}
+
+/** The single edit that turns `before` into `after` (common prefix and suffix kept). */
+export function editBetween(before: string, after: string): Edit {
+  const startIndex = commonPrefixLength(before, after);
+  const suffix = commonSuffixLength(before, after, startIndex);
+  const oldEndIndex = before.length - suffix;
+  const newEndIndex = after.length - suffix;
+  return {
+    startIndex,
+    oldEndIndex,
+    newEndIndex,
+    startPosition: pointAt(before, startIndex),
+    oldEndPosition: pointAt(before, oldEndIndex),
+    newEndPosition: pointAt(after, newEndIndex),
+  };
+}
+
+/**
+ * Analyses Python sources with one reusable parser.
+ *
+ * Repair samples are small edits of the same few files, so the analyzer keeps the last parsed trees and
+ * parses a new version incrementally from the closest one (tree-sitter reuses the unchanged subtrees), and
+ * it caches per-statement results so that only edited statements are walked. Results are also cached by
+ * whole content.
+ */
 export class PythonAnalyzer {
   private readonly cache = new Map<string, SourceAnalysis>();
+  private readonly statementCache: StatementCache = new Map();
+  private trees: Array<{ source: string; tree: Tree }> = [];
 
   private constructor(
     private readonly parser: Parser,
     private readonly maxCached: number,
+    private readonly maxTrees = 4,
+    private readonly maxStatements = 100_000,
   ) {}
 
   static async create(maxCached = 256): Promise<PythonAnalyzer> {
     return new PythonAnalyzer(await createParser('python'), maxCached);
   }
 
+  private parse(source: string): Tree {
+    let best: { source: string; tree: Tree } | undefined;
+    let bestShared = -1;
+    for (const t of this.trees) {
+      const shared = sharedEdges(t.source, source);
+      if (shared > bestShared) {
+        best = t;
+        bestShared = shared;
+      }
+    }
+    let tree: Tree | null;
+    // reuse only when most of the text is shared; an unrelated old tree just slows the parse down
+    if (best && bestShared * 2 >= source.length) {
+      const old = best.tree.copy();
+      old.edit(editBetween(best.source, source));
+      tree = this.parser.parse(source, old);
+      old.delete();
+    } else {
+      tree = this.parser.parse(source);
+    }
+    if (!tree) throw new Error('tree-sitter returned no tree');
+    this.trees.push({ source, tree });
+    if (this.trees.length > this.maxTrees) this.trees.shift()!.tree.delete();
+    return tree;
+  }
+
   analyze(source: string): SourceAnalysis {
     const hit = this.cache.get(source);
     if (hit) return hit;
-    const tree = this.parser.parse(source);
-    if (!tree) throw new Error('tree-sitter returned no tree');
-    let result: SourceAnalysis;
+    if (this.statementCache.size > this.maxStatements) this.statementCache.clear();
+    const tree = this.parse(source);
+    const builder = new NormalFormBuilder(source, this.statementCache);
+    const cursor = tree.walk();
     try {
-      const builder = new NormalFormBuilder(source);
-      const cursor = tree.walk();
-      try {
-        builder.statements(cursor, -1, -1);
-      } finally {
-        cursor.delete();
-      }
-      // a top-level ERROR/MISSING node is visited through statement() → node(), so it is counted there
-      result = { errorNodes: builder.errorNodes, indentationErrors: builder.indentationErrors, lines: builder.lines, functions: builder.functions };
-      if (result.errorNodes === 0 && tree.rootNode.hasError) result.errorNodes = 1; // never report a broken tree as clean
+      builder.statements(cursor, -1, -1);
     } finally {
-      tree.delete();
+      cursor.delete();
     }
+    const result: SourceAnalysis = { errorNodes: builder.errorNodes, indentationErrors: builder.indentationErrors, lines: builder.lines, functions: builder.functions };
+    if (result.errorNodes === 0 && tree.rootNode.hasError) result.errorNodes = 1; // never report a broken tree as clean
     if (this.cache.size >= this.maxCached) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(source, result);
     return result;
@@ -224,6 +339,15 @@ export class PythonAnalyzer {
 
   dispose(): void {
     this.cache.clear();
+    this.statementCache.clear();
+    for (const t of this.trees) t.tree.delete();
+    this.trees = [];
     this.parser.delete();
   }
+}
+
+/** Length of the common prefix plus common suffix of two strings. */
+function sharedEdges(a: string, b: string): number {
+  const prefix = commonPrefixLength(a, b);
+  return prefix + commonSuffixLength(a, b, prefix);
 }

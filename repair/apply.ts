@@ -30,11 +30,19 @@ interface WorkingFile {
   finalNewline: boolean;
 }
 
+/** Split lines and shown-flags per shown file: the 10 samples of a location set all start from them. */
+const prepared = new WeakMap<ShownFile, { lines: string[]; shown: boolean[] }>();
+
 function workingFile(f: ShownFile): WorkingFile {
-  const lines = splitLines(f.content);
-  const shown = new Array<boolean>(lines.length).fill(false);
-  for (const iv of f.intervals) for (let i = Math.max(1, iv.start); i <= Math.min(lines.length, iv.end); i++) shown[i - 1] = true;
-  return { path: f.path, original: f.content, lines, shown, finalNewline: f.content.endsWith('\n') };
+  let p = prepared.get(f);
+  if (!p) {
+    const lines = splitLines(f.content);
+    const shown = new Array<boolean>(lines.length).fill(false);
+    for (const iv of f.intervals) for (let i = Math.max(1, iv.start); i <= Math.min(lines.length, iv.end); i++) shown[i - 1] = true;
+    p = { lines, shown };
+    prepared.set(f, p);
+  }
+  return { path: f.path, original: f.content, lines: p.lines.slice(), shown: p.shown.slice(), finalNewline: f.content.endsWith('\n') };
 }
 
 function contentOf(w: WorkingFile): string {

@@ -7,9 +7,9 @@
  * functions or methods — no existing one removed or altered — the key keeps just the added/removed lines, so
  * the same helper inserted at two different places votes together. File keys are concatenated in path order.
  */
-import { structuredPatch } from 'diff';
 import { languageForPath } from '../src/parsing/languages.ts';
 import type { PythonAnalyzer, SourceAnalysis } from './analyzer.ts';
+import { diffHunks } from './diff.ts';
 
 export interface FileChange {
   path: string;
@@ -36,12 +36,12 @@ export function normalizeFileChange(change: FileChange, analyzer: PythonAnalyzer
   const a = before.lines.join('\n') + '\n';
   const b = after.lines.join('\n') + '\n';
   if (a === b) return '';
-  const patch = structuredPatch('a', 'b', a, b, undefined, undefined, { context: 3 });
+  const hunks = diffHunks(a, b, 3);
   const out: string[] = [];
   if (python && onlyAddsFunctions(before, after)) {
-    for (const h of patch.hunks) for (const l of h.lines) if (l[0] === '+' || l[0] === '-') out.push(l);
+    for (const h of hunks) for (const l of h.lines) if (l[0] === '+' || l[0] === '-') out.push(l);
   } else {
-    for (const h of patch.hunks) {
+    for (const h of hunks) {
       out.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`);
       out.push(...h.lines);
     }

@@ -4,11 +4,45 @@
  */
 import type { PythonAnalyzer } from './analyzer.ts';
 import { applyEdits } from './apply.ts';
-import { unifiedDiff } from './diff.ts';
-import { normalizedKey, type FileChange } from './normalize.ts';
+import { fileDiff } from './diff.ts';
+import { normalizeFileChange, type FileChange } from './normalize.ts';
 import { parseSearchReplace } from './search-replace.ts';
 import { checkSyntax } from './syntax.ts';
 import type { RepairSample, ShownFile } from './types.ts';
+
+interface FileResult {
+  diff: string;
+  normalized: string;
+}
+
+/**
+ * Diff and voting key per (base, edited) content pair. Many of an instance's 40 samples produce the same
+ * edited file; this computes each pair once. Keyed by the analyzer so it lives as long as the stage does.
+ */
+const memos = new WeakMap<PythonAnalyzer, Map<string, Map<string, Map<string, FileResult>>>>();
+const MAX_MEMO_FILES = 64;
+
+function fileResult(change: FileChange, analyzer: PythonAnalyzer): FileResult {
+  let byPath = memos.get(analyzer);
+  if (!byPath) memos.set(analyzer, (byPath = new Map()));
+  let byBase = byPath.get(change.path);
+  if (!byBase) {
+    if (byPath.size >= MAX_MEMO_FILES) byPath.clear();
+    byPath.set(change.path, (byBase = new Map()));
+  }
+  // the base content is the same string object for every sample, so this lookup hashes it only once
+  let byAfter = byBase.get(change.before);
+  if (!byAfter) {
+    if (byBase.size >= 4) byBase.clear();
+    byBase.set(change.before, (byAfter = new Map()));
+  }
+  let result = byAfter.get(change.after);
+  if (!result) {
+    result = { diff: fileDiff(change.path, change.before, change.after), normalized: normalizeFileChange(change, analyzer) };
+    byAfter.set(change.after, result);
+  }
+  return result;
+}
 
 export type ProcessedOutput = Pick<RepairSample, 'parsed' | 'applied' | 'applyFailures' | 'syntax' | 'diff' | 'normalized' | 'emptyReason'>;
 
@@ -26,11 +60,19 @@ export function processOutput(raw: string, files: readonly ShownFile[], analyzer
   if (result.applied.length === 0) return { ...out, emptyReason: 'no-edit-matched' };
   if (result.changed.size === 0) return { ...out, emptyReason: 'no-op' };
   const base = new Map(files.map((f) => [f.path, f.content]));
-  const changes: FileChange[] = [...result.changed].map(([path, after]) => ({ path, before: base.get(path)!, after }));
+  // path order, as git orders the sections of a patch
+  const changes: FileChange[] = [...result.changed]
+    .map(([path, after]) => ({ path, before: base.get(path)!, after }))
+    .sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
   out.syntax = changes.map((c) => checkSyntax(c.path, c.before, c.after, analyzer));
-  out.diff = unifiedDiff(changes);
-  if (out.syntax.some((s) => !s.ok)) return { ...out, emptyReason: 'syntax-error' };
-  out.normalized = normalizedKey(changes, analyzer);
+  if (out.syntax.some((s) => !s.ok)) {
+    out.diff = changes.map((c) => fileDiff(c.path, c.before, c.after)).join('');
+    return { ...out, emptyReason: 'syntax-error' };
+  }
+  const perFile = changes.map((c) => ({ path: c.path, ...fileResult(c, analyzer) }));
+  out.diff = perFile.map((f) => f.diff).join('');
+  // same assembly as normalizedKey()
+  out.normalized = perFile.filter((f) => f.normalized !== '').map((f) => `=== ${f.path}\n${f.normalized}`).join('\n');
   // the change is all comments, docstrings or layout: nothing to vote for (as in Agentless)
   if (out.normalized === '') return { ...out, emptyReason: 'no-op' };
   return out;

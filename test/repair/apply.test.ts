@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEdits, reindent, resolveShownPath } from '../../repair/apply.ts';
 import { splitLines } from '../../repair/context.ts';
-import { fileDiff, gitApplyCheck, unifiedDiff } from '../../repair/diff.ts';
+import { diffHunks, fileDiff, gitApplyCheck, prefixPatchPaths, unifiedDiff } from '../../repair/diff.ts';
 import { parseSearchReplace } from '../../repair/search-replace.ts';
 import type { SearchReplaceEdit, ShownFile } from '../../repair/types.ts';
 
@@ -207,6 +207,33 @@ describe('diff properties', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('diffs only the changed window of large files, with correct line numbers', () => {
+    const big = Array.from({ length: 400 }, (_, i) => `line ${i % 7 === 0 ? 'same' : i}`);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 399 }), fc.integer({ min: 0, max: 6 }), fc.array(lineArb, { maxLength: 6 }), fc.boolean(), (at, del, ins, finalNl) => {
+        const after = [...big.slice(0, at), ...ins, ...big.slice(at + del)];
+        const before = big.join('\n') + (finalNl ? '\n' : '');
+        const afterText = after.join('\n') + (finalNl && after.length ? '\n' : '');
+        const patch = fileDiff('big.py', before, afterText);
+        if (before === afterText) return;
+        expect(applyPatch(before, patch)).toBe(afterText);
+        const first = diffHunks(before, afterText)[0];
+        expect(first.oldStart).toBeGreaterThanOrEqual(Math.max(1, at - 3) - 1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('moves patch paths under a prefix without touching hunk lines that look like headers', () => {
+    const before = 'x\n-- a/evil\n++ b/evil\ny\n';
+    const after = 'x\ny\nz';
+    const patch = fileDiff('pkg/a.py', before, after);
+    const moved = prefixPatchPaths(patch, 'p3');
+    expect(moved).toContain('diff --git a/p3/pkg/a.py b/p3/pkg/a.py\n--- a/p3/pkg/a.py\n+++ b/p3/pkg/a.py\n');
+    expect(moved).toContain('\n--- a/evil\n-++ b/evil\n');
+    expect(applyPatch(before, moved.replaceAll('p3/', ''))).toBe(after);
   });
 
   it('real `git apply` reproduces the edited files, over several files at once', async () => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalString, PythonAnalyzer } from '../../repair/analyzer.ts';
 import { normalizedKey } from '../../repair/normalize.ts';
@@ -112,6 +113,31 @@ describe('normalized voting keys', () => {
     expect(canonicalString("r'a b'")).toBe('r"a b"');
     expect(canonicalString("'it\\'s'")).toBe("'it\\'s'");
     expect(canonicalString("f'{x}'")).toBe("f'{x}'");
+  });
+});
+
+describe('incremental analysis', () => {
+  it('parsing from a previous tree and reusing statement results gives what a fresh analyzer gives', async () => {
+    const pool = ['    x = 1', 'def g(a):', '        return a', '    # note', '', 'if y:', '    pass', 'z = "é😀"', '  bad indent', 'class K:', '    """Doc."""', 'w = (1,', ')'];
+    const baseLines = BASE.split('\n');
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: baseLines.length - 1 }), fc.integer({ min: 0, max: 3 }), fc.array(fc.constantFrom(...pool), { maxLength: 4 }), async (at, del, ins) => {
+        const edited = [...baseLines.slice(0, at), ...ins, ...baseLines.slice(at + del)].join('\n');
+        analyzer.analyze(BASE);
+        const incremental = analyzer.analyze(edited);
+        const fresh = await PythonAnalyzer.create();
+        try {
+          const expected = fresh.analyze(edited);
+          expect(incremental.lines).toEqual(expected.lines);
+          expect(incremental.errorNodes).toBe(expected.errorNodes);
+          expect(incremental.indentationErrors).toBe(expected.indentationErrors);
+          expect([...incremental.functions]).toEqual([...expected.functions]);
+        } finally {
+          fresh.dispose();
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
