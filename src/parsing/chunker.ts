@@ -163,6 +163,15 @@ class ChunkBuilder {
 
   /** Splits an oversized unit into chunks; false when it is a single line (kept whole by the caller). */
   private split(unit: Unit, prefix: Prefix | null, scope: Scope): boolean {
+    const nodeStart = unit.nodes.length > 0 ? row(unit.nodes[0]) : unit.start;
+    if (unit.start < nodeStart && this.lines.size(nodeStart, unit.end) <= this.maxChars) {
+      // Only its leading comments make the unit too big: they go first, the code stays whole.
+      let commentEnd = nodeStart - 1;
+      while (commentEnd > unit.start && this.lines.isBlank(commentEnd)) commentEnd--;
+      const comments: Unit = { start: unit.start, end: commentEnd, nodes: [], kind: unit.kind };
+      this.pack([comments, { ...unit, start: nodeStart }], prefix, scope);
+      return true;
+    }
     const structured = unit.nodes.length === 1 && unit.nodes[0].type !== 'ERROR' ? this.splitCompound(unit, scope) : null;
     if (structured) {
       const header: Prefix = {
@@ -218,6 +227,7 @@ class ChunkBuilder {
     const units = this.statementUnits(bodyChildren, innerScope);
     units.push(...this.statementUnits(children.slice(blockIndex + 1), innerScope));
     if (units.length === 0) return null;
+    extendLast(units, unit.end);
     return { headerStart: unit.start, headerEnd, headerKind: owner.type, units, scope: innerScope };
   }
 
@@ -251,6 +261,7 @@ class ChunkBuilder {
           };
         });
         units[0].start = Math.min(units[0].start, unit.start); // leading comments of the unit
+        extendLast(units, unit.end);
         return units;
       }
       if (groups.length === 0) return null;
@@ -281,6 +292,12 @@ class ChunkBuilder {
     if (symbol !== undefined) chunk.symbol = symbol;
     this.chunks.push(chunk);
   }
+}
+
+/** Comments closing a scope were attached to the unit's end; its last piece keeps them. */
+function extendLast(units: Unit[], end: number): void {
+  const last = units[units.length - 1];
+  if (last.end < end) last.end = end;
 }
 
 function addUnit(pending: Pending, unit: Unit): void {

@@ -19,7 +19,19 @@ export class SourceLines {
     if (starts.length > 1 && starts[starts.length - 1] === source.length) starts.pop();
     this.starts = starts;
     this.count = source.length === 0 ? 0 : starts.length;
+    if (source.includes('\r')) {
+      // crBefore[r] = rows before r whose text ends in CR (CRLF files): sizes count text without CRs
+      const crBefore = new Array<number>(this.count + 1);
+      crBefore[0] = 0;
+      for (let r = 0; r < this.count; r++) {
+        const end = this.lineEnd(r);
+        crBefore[r + 1] = crBefore[r] + (end > starts[r] && source.charCodeAt(end - 1) === 13 ? 1 : 0);
+      }
+      this.crBefore = crBefore;
+    }
   }
+
+  private readonly crBefore: number[] | undefined;
 
   /** offset of a row's first character in the source */
   offsetOf(row: number): number {
@@ -47,9 +59,10 @@ export class SourceLines {
     return parts.join('\n');
   }
 
-  /** number of characters (UTF-16 code units) of rows `startRow..endRow`, line breaks between them included */
+  /** length of `text(startRow, endRow)`: UTF-16 code units, '\n' between rows included, CRs not */
   size(startRow: number, endRow: number): number {
-    return this.lineEnd(endRow) - this.starts[startRow];
+    const raw = this.lineEnd(endRow) - this.starts[startRow];
+    return this.crBefore ? raw - (this.crBefore[endRow + 1] - this.crBefore[startRow]) : raw;
   }
 
   isBlank(row: number): boolean {

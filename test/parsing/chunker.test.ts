@@ -82,6 +82,31 @@ class Fine:
         return 2
 `;
 
+/** a split block ending in comments (found on django/db/models/sql/query.py) */
+const TRAILING_COMMENTS = `def update(self, items):
+    for table, votes in items:
+        if votes > 1:
+            promote(table)
+        if self.connector == AND or (
+            self.connector == OR and votes == self.count
+        ):
+            demote(table)
+        # closing remark one, about the demotion above
+        # closing remark two, about the demotion above
+    finish(items)
+`;
+
+/** comments that make a small statement too big (found on django/db/models/sql/compiler.py) */
+const LEADING_COMMENTS = `def compile_group_by(self):
+    # Some examples of what the grouping contains, in long comments:
+    #     SomeModel.objects.annotate(Count('somecol'))
+    #     GROUP BY: all fields of the model
+    #     SomeModel.objects.values('name').annotate(Count('x'))
+    if self.group_by is None:
+        return []
+    return list(self.group_by)
+`;
+
 const TABS = 'class T:\n\tdef a(self):\n\t\treturn 1\n\n\tdef b(self):\n\t\tif self:\n\t\t\treturn 2\n\t\treturn 3\n';
 
 /** 300 body lines of exactly 29 characters each */
@@ -285,13 +310,29 @@ describe('chunkFile', () => {
     expect(fetch && [fetch.startLine, fetch.endLine, fetch.kind]).toEqual([29, 31, 'function_definition,with_statement']);
   });
 
+  it('keeps comments closing a split block, as its last piece', async () => {
+    const chunks = await chunkFile(PATH, TRAILING_COMMENTS, { maxChars: 120 });
+    expect(chunks.map((c) => [c.startLine, c.endLine, c.kind])).toEqual([
+      [1, 4, 'function_definition,for_statement'],
+      [5, 8, 'if_statement'],
+      [9, 10, 'if_statement'],
+      [11, 11, 'function_definition'],
+    ]);
+  });
+
+  it('lets leading comments go first when only they make a statement too big', async () => {
+    const chunks = await chunkFile(PATH, LEADING_COMMENTS, { maxChars: 200 });
+    expect(ranges(chunks)).toEqual([[1, 4], [5, 5], [6, 7], [8, 8]]);
+    expect(code(chunks[2])).toBe('    if self.group_by is None:\n        return []');
+  });
+
   it('rejects a non-positive maxChars', async () => {
     await expect(chunkFile(PATH, 'x = 1\n', { maxChars: 0 })).rejects.toThrow(/maxChars/);
   });
 
   it('covers every non-blank line exactly once, in order, for all fixtures and sizes (sync API)', async () => {
     const parser = await pythonParser();
-    const sources = [DECORATED, BETWEEN, BROKEN, TABS, bigFunction(), registryClass()];
+    const sources = [DECORATED, BETWEEN, BROKEN, TABS, TRAILING_COMMENTS, LEADING_COMMENTS, bigFunction(), registryClass()];
     for (const source of sources) {
       const lines = source.split('\n');
       for (const maxChars of [30, 80, 200, 500, 1500, 5000]) {
