@@ -80,8 +80,13 @@ function isAllDigits(s: string): boolean {
   return true;
 }
 
+function hasAlphanumeric(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 95) return true;
+  return false;
+}
+
 function keep(token: string): boolean {
-  return token.length > 1 && !STOPWORDS.has(token) && !isAllDigits(token);
+  return token.length > 1 && !STOPWORDS.has(token) && !isAllDigits(token) && hasAlphanumeric(token);
 }
 
 /**
