@@ -166,7 +166,12 @@ const selection = selectPatch(samples);
 const reasons = new Map<string, number>();
 for (const s of samples) reasons.set(s.emptyReason ?? 'candidate', (reasons.get(s.emptyReason ?? 'candidate') ?? 0) + 1);
 const goldAfter = new Map([...base].map(([p, c]) => [p, applyPatch(c, gold.find((f) => f.oldFileName!.replace(/^a\//, '') === p)!) as string]));
-const chosenAfter = new Map([...base].map(([p, c]) => [p, applyPatch(c, parsePatch(selection.patch).find((f) => f.oldFileName!.replace(/^a\//, '') === p) ?? { hunks: [] }) as string]));
+const chosenAfter = new Map(
+  [...base].map(([p, c]) => {
+    const section = parsePatch(selection.patch).find((f) => f.oldFileName!.replace(/^a\//, '') === p);
+    return [p, section ? (applyPatch(c, section) as string) : c];
+  }),
+);
 const reproducesGold = [...goldAfter].every(([p, c]) => chosenAfter.get(p) === c);
 const lines = [...base.values()].reduce((n, c) => n + c.split('\n').length - 1, 0);
 
