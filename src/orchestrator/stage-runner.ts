@@ -60,37 +60,55 @@ export async function readArtifact<T>(layout: RunLayout, stage: string, instance
   return readJsonIfExists<StageArtifact<T>>(layout.artifactPath(stage, instanceId));
 }
 
+export interface InstanceStageResult<T> {
+  artifact: StageArtifact<T>;
+  /** true when an artifact from an earlier attempt was kept instead of running `work` */
+  reused: boolean;
+}
+
+/**
+ * One stage for one instance: keeps a usable earlier artifact (ok, or an error unless `retryErrors`), else
+ * runs `work` and persists its result or its error atomically before returning.
+ */
+export async function runInstanceStage<T>(
+  layout: RunLayout,
+  stage: string,
+  instance: SweInstance,
+  work: (instance: SweInstance) => Promise<T>,
+  options: { retryErrors?: boolean; force?: boolean; onEvent?: (event: StageEvent) => void } = {},
+): Promise<InstanceStageResult<T>> {
+  const { onEvent } = options;
+  const previous = await readArtifact<T>(layout, stage, instance.instance_id);
+  if (previous && !options.force && (previous.status === 'ok' || !options.retryErrors)) {
+    onEvent?.({ type: 'skipped', stage, instanceId: instance.instance_id, status: previous.status });
+    return { artifact: previous, reused: true };
+  }
+  onEvent?.({ type: 'started', stage, instanceId: instance.instance_id });
+  const started = Date.now();
+  const base = { stage, instanceId: instance.instance_id, startedAt: new Date(started).toISOString(), attempt: (previous?.attempt ?? 0) + 1 };
+  let artifact: StageArtifact<T>;
+  try {
+    const output = await work(instance);
+    const finished = Date.now();
+    artifact = { ...base, status: 'ok', finishedAt: new Date(finished).toISOString(), durationMs: finished - started, output };
+  } catch (err) {
+    const finished = Date.now();
+    artifact = { ...base, status: 'error', finishedAt: new Date(finished).toISOString(), durationMs: finished - started, error: toStageError(err) };
+  }
+  await writeJsonAtomic(layout.artifactPath(stage, instance.instance_id), artifact);
+  onEvent?.({ type: 'finished', stage, instanceId: instance.instance_id, artifact });
+  return { artifact, reused: false };
+}
+
 /** Runs `work` for every instance that has no usable artifact yet; returns all artifacts, in input order. */
 export async function runStage<T>(options: RunStageOptions<T>): Promise<Array<StageArtifact<T>>> {
-  const { layout, stage, instances, work, onEvent } = options;
+  const { layout, stage, instances, work } = options;
   const queue = new PQueue({ concurrency: Math.max(1, options.concurrency ?? 1) });
   const results = new Array<StageArtifact<T>>(instances.length);
-
   await Promise.all(
     instances.map((instance, index) =>
       queue.add(async () => {
-        const previous = await readArtifact<T>(layout, stage, instance.instance_id);
-        const reuse = previous && !options.force && (previous.status === 'ok' || !options.retryErrors);
-        if (reuse) {
-          results[index] = previous;
-          onEvent?.({ type: 'skipped', stage, instanceId: instance.instance_id, status: previous.status });
-          return;
-        }
-        onEvent?.({ type: 'started', stage, instanceId: instance.instance_id });
-        const started = Date.now();
-        let artifact: StageArtifact<T>;
-        const base = { stage, instanceId: instance.instance_id, startedAt: new Date(started).toISOString(), attempt: (previous?.attempt ?? 0) + 1 };
-        try {
-          const output = await work(instance);
-          const finished = Date.now();
-          artifact = { ...base, status: 'ok', finishedAt: new Date(finished).toISOString(), durationMs: finished - started, output };
-        } catch (err) {
-          const finished = Date.now();
-          artifact = { ...base, status: 'error', finishedAt: new Date(finished).toISOString(), durationMs: finished - started, error: toStageError(err) };
-        }
-        await writeJsonAtomic(layout.artifactPath(stage, instance.instance_id), artifact);
-        results[index] = artifact;
-        onEvent?.({ type: 'finished', stage, instanceId: instance.instance_id, artifact });
+        results[index] = (await runInstanceStage(layout, stage, instance, work, options)).artifact;
       }),
     ),
   );

@@ -45,3 +45,37 @@ describe('runStage', () => {
     expect(third[1].attempt).toBe(2);
   });
 });
+
+describe('runPipeline', () => {
+  it('moves each instance through the stages, stops an instance at its failing stage, and resumes', async () => {
+    const { runPipeline, getOutput } = await import('../../src/orchestrator/pipeline.ts');
+    dir = mkdtempSync(path.join(tmpdir(), 'locfix-pipeline-'));
+    const layout = new RunLayout(dir);
+    const calls: string[] = [];
+    let failOnce = true;
+    const stages = [
+      { name: 'a', run: async ({ instance }: { instance: SweInstance }) => (calls.push(`a:${instance.instance_id}`), { n: instance.instance_id.length }) },
+      {
+        name: 'b',
+        run: async (input: Parameters<typeof getOutput>[0]) => {
+          calls.push(`b:${input.instance.instance_id}`);
+          if (input.instance.instance_id === 'x-2' && failOnce) throw new Error('flaky');
+          return getOutput<{ n: number }>(input, 'a').n * 2;
+        },
+      },
+      { name: 'c', run: async (input: Parameters<typeof getOutput>[0]) => (calls.push(`c:${input.instance.instance_id}`), getOutput<number>(input, 'b') + 1) },
+    ];
+    const instances = ['x-1', 'x-2'].map(instance);
+    const first = await runPipeline({ layout, instances, stages, concurrency: 2 });
+    expect(first[0].artifacts.c.output).toBe(7);
+    expect(first[1].failedStage).toBe('b');
+    expect(first[1].artifacts.c).toBeUndefined();
+
+    calls.length = 0;
+    failOnce = false;
+    const second = await runPipeline({ layout, instances, stages, retryErrors: true });
+    // finished work is not repeated; only the failed stage and what follows it run again
+    expect(calls).toEqual(['b:x-2', 'c:x-2']);
+    expect(second[1].artifacts.c.output).toBe(7);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * The configuration of a whole experiment (`locfix run --config FILE`), validated with zod so a typo names
+ * its field instead of silently falling back to a default. CLI flags override file values; every default
+ * below is the Agentless 1.5 / BLAgent paper setting unless its comment says otherwise.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { LlmConfigSchema } from './llm/config.ts';
+
+const positiveInt = z.number().int().positive();
+
+export const RunConfigSchema = z
+  .object({
+    /** names runs/<runId>; several runs of one configuration differ only here (and in seed) */
+    runId: z.string().regex(/^[\w.-]+$/, 'letters, digits, ".", "_" and "-" only'),
+    runsDir: z.string().default('runs'),
+    /** .json/.jsonl/.parquet file or a Hub name such as SWE-bench/SWE-bench_Lite */
+    dataset: z.string().min(1),
+    instances: z.array(z.string()).optional(),
+    pattern: z.string().optional(),
+    repos: z.array(z.string()).optional(),
+    limit: positiveInt.optional(),
+    /** mirrors, embeddings, LLM responses, the local Chroma database */
+    cacheDir: z.string().optional(),
+    mirrors: z.record(z.string(), z.string()).default({}),
+    mirrorsDir: z.string().optional(),
+    /** lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url] */
+    embedder: z.string().default('lexical'),
+    /** a running Chroma server; default: locfix starts a local one */
+    chromaUrl: z.string().optional(),
+    /** model spec or full LLM config; required by every LLM stage */
+    llm: z.union([z.string(), LlmConfigSchema]).optional(),
+    /** recorded in the manifest; LLM stages derive their sample seeds from it */
+    seed: z.number().int().default(0),
+    localizer: z
+      .object({
+        name: z.string().default('blagent'),
+        options: z.record(z.string(), z.unknown()).default({}),
+      })
+      .strict()
+      .default({ name: 'blagent', options: {} }),
+    /** files handed from file localization to the function level (Agentless: 3) */
+    topFiles: positiveInt.default(3),
+    functionLevel: z.record(z.string(), z.unknown()).default({}),
+    lineLevel: z.record(z.string(), z.unknown()).default({}),
+    repair: z
+      .object({
+        samplesPerSet: positiveInt.default(10),
+        greedy: z.boolean().default(true),
+        temperature: z.number().min(0).max(2).default(0.8),
+        maxTokens: positiveInt.default(1024),
+        contextWindow: z.number().int().nonnegative().default(10),
+      })
+      .strict()
+      .default({ samplesPerSet: 10, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 }),
+    validation: z
+      .object({
+        regression: z.boolean().default(true),
+        reproduction: z.boolean().default(true),
+        reproductionSamples: positiveInt.default(40),
+        timeoutSeconds: positiveInt.default(600),
+      })
+      .strict()
+      .default({ regression: true, reproduction: true, reproductionSamples: 40, timeoutSeconds: 600 }),
+    evaluation: z
+      .object({
+        enabled: z.boolean().default(true),
+        timeoutSeconds: positiveInt.default(1800),
+      })
+      .strict()
+      .default({ enabled: true, timeoutSeconds: 1800 }),
+    concurrency: z
+      .object({
+        /** instances in flight through the pipeline */
+        instances: positiveInt.default(4),
+        /** containers at once */
+        docker: positiveInt.default(2),
+        /** repository indexes built at once (CPU- and memory-bound) */
+        index: positiveInt.default(1),
+      })
+      .strict()
+      .default({ instances: 4, docker: 2, index: 1 }),
+    /** stop after this stage (e.g. "localize-files" for a localization-only run) */
+    stopAfter: z.string().optional(),
+  })
+  .strict();
+
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+export type RunConfigInput = z.input<typeof RunConfigSchema>;
+
+/** zod issues as one line per field: "repair.temperature: Too big: expected number to be <=2". */
+export function formatConfigIssues(error: z.ZodError, source: string): string {
+  return error.issues.map((i) => `${source}: ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('\n');
+}
+
+export function parseRunConfig(input: unknown, source = 'config'): RunConfig {
+  const parsed = RunConfigSchema.safeParse(input);
+  if (!parsed.success) throw new Error(formatConfigIssues(parsed.error, source));
+  return parsed.data;
+}
+
+/** Reads a JSON config file and applies overrides (already parsed CLI flags) on top of it. */
+export async function loadRunConfig(file: string | undefined, overrides: Record<string, unknown> = {}): Promise<RunConfig> {
+  let base: Record<string, unknown> = {};
+  if (file) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      throw new Error(`cannot read config ${file}: ${(err as Error).message}`);
+    }
+    try {
+      base = JSON.parse(text) as Record<string, unknown>;
+    } catch (err) {
+      throw new Error(`${file} is not valid JSON: ${(err as Error).message}`);
+    }
+    // relative paths in a config file are relative to the file, so configs can live next to their data
+    for (const key of ['dataset', 'mirrorsDir', 'cacheDir', 'runsDir'] as const) {
+      const value = base[key];
+      if (typeof value === 'string' && (value.startsWith('./') || value.startsWith('../'))) base[key] = path.resolve(path.dirname(file), value);
+    }
+  }
+  const merged = { ...base };
+  for (const [key, value] of Object.entries(overrides)) if (value !== undefined) merged[key] = value;
+  return parseRunConfig(merged, file ?? 'flags');
+}

@@ -1,0 +1,77 @@
+/**
+ * The run manifest (runs/<id>/manifest.json): what produced a run — config, locfix version, git revision,
+ * models, seeds, and start/end times of every invocation (a resumed run has several).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
+import type { RunLayout } from './run-layout.ts';
+
+export interface Invocation {
+  startedAt: string;
+  finishedAt?: string;
+  argv: string[];
+  /** counts per stage at the end of the invocation */
+  stages?: Record<string, { ok: number; failed: number; reused: number }>;
+}
+
+export interface RunManifest {
+  runId: string;
+  locfixVersion: string;
+  gitRevision?: string;
+  node: string;
+  host: { platform: string; cpus: number; memoryGiB: number };
+  config: Record<string, unknown>;
+  models: { llm?: string; embedder: string };
+  seed: number;
+  localizer: string;
+  instances: string[];
+  createdAt: string;
+  invocations: Invocation[];
+}
+
+export function locfixVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+export function gitRevision(): string | undefined {
+  try {
+    const cwd = new URL('../..', import.meta.url).pathname;
+    const rev = execFileSync('git', ['rev-parse', 'HEAD'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return dirty ? `${rev}+dirty` : rev;
+  } catch {
+    return undefined; // not a git checkout (installed from npm)
+  }
+}
+
+/** Creates the manifest on the first invocation, appends an invocation on resumes; returns it. */
+export async function openManifest(layout: RunLayout, init: Omit<RunManifest, 'locfixVersion' | 'gitRevision' | 'node' | 'host' | 'createdAt' | 'invocations'>): Promise<RunManifest> {
+  const existing = await readJsonIfExists<RunManifest>(layout.manifestPath);
+  const invocation: Invocation = { startedAt: new Date().toISOString(), argv: process.argv.slice(2) };
+  const manifest: RunManifest = existing
+    ? { ...existing, invocations: [...existing.invocations, invocation] }
+    : {
+        ...init,
+        locfixVersion: locfixVersion(),
+        gitRevision: gitRevision(),
+        node: process.version,
+        host: { platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30) },
+        createdAt: invocation.startedAt,
+        invocations: [invocation],
+      };
+  await writeJsonAtomic(layout.manifestPath, manifest);
+  return manifest;
+}
+
+export async function closeInvocation(layout: RunLayout, stages: Invocation['stages']): Promise<void> {
+  const manifest = await readJsonIfExists<RunManifest>(layout.manifestPath);
+  if (!manifest) return;
+  const last = manifest.invocations.at(-1);
+  if (last) {
+    last.finishedAt = new Date().toISOString();
+    last.stages = stages;
+  }
+  await writeJsonAtomic(layout.manifestPath, manifest);
+}

@@ -1,0 +1,73 @@
+/**
+ * Runs a list of stages over many instances. Each instance moves through the stages on its own (so LLM
+ * calls of one instance overlap the Docker runs of another), with `concurrency` instances in flight; each
+ * stage's result is persisted before the next starts. Resuming after any interruption, `kill -9` included,
+ * repeats at most the stage that was in flight for each instance.
+ *
+ * An instance whose stage records an error stops there: later stages have no input to work on, and the
+ * analysis reads the recorded error as the reason.
+ */
+import PQueue from 'p-queue';
+import type { SweInstance } from '../dataset/schema.ts';
+import type { RunLayout } from './run-layout.ts';
+import { runInstanceStage, type StageArtifact, type StageEvent } from './stage-runner.ts';
+
+export interface StageInput {
+  instance: SweInstance;
+  /** outputs of the earlier stages of this instance, by stage name */
+  outputs: ReadonlyMap<string, unknown>;
+}
+
+export interface PipelineStage {
+  name: string;
+  run(input: StageInput): Promise<unknown>;
+}
+
+export interface PipelineOptions {
+  layout: RunLayout;
+  instances: readonly SweInstance[];
+  stages: readonly PipelineStage[];
+  concurrency?: number;
+  retryErrors?: boolean;
+  onEvent?: (event: StageEvent) => void;
+}
+
+export interface InstancePipelineResult {
+  instanceId: string;
+  /** the last stage reached and its artifact */
+  artifacts: Record<string, StageArtifact<unknown>>;
+  /** the stage that recorded an error, when one did */
+  failedStage?: string;
+}
+
+export function getOutput<T>(input: StageInput, stage: string): T {
+  if (!input.outputs.has(stage)) throw new Error(`internal: stage "${stage}" has no output for ${input.instance.instance_id}`);
+  return input.outputs.get(stage) as T;
+}
+
+export async function runPipeline(options: PipelineOptions): Promise<InstancePipelineResult[]> {
+  const queue = new PQueue({ concurrency: Math.max(1, options.concurrency ?? 1) });
+  const results = new Array<InstancePipelineResult>(options.instances.length);
+  await Promise.all(
+    options.instances.map((instance, index) =>
+      queue.add(async () => {
+        const outputs = new Map<string, unknown>();
+        const result: InstancePipelineResult = { instanceId: instance.instance_id, artifacts: {} };
+        for (const stage of options.stages) {
+          const { artifact } = await runInstanceStage(options.layout, stage.name, instance, (inst) => stage.run({ instance: inst, outputs }), {
+            retryErrors: options.retryErrors,
+            onEvent: options.onEvent,
+          });
+          result.artifacts[stage.name] = artifact;
+          if (artifact.status !== 'ok') {
+            result.failedStage = stage.name;
+            break;
+          }
+          outputs.set(stage.name, artifact.output);
+        }
+        results[index] = result;
+      }),
+    ),
+  );
+  return results;
+}
