@@ -10,6 +10,7 @@ export const LOCALIZERS: Record<string, LocalizerFactory> = {
   retrieval: async (options) => new (await import('./retrieval-localizer.ts')).RetrievalLocalizer(options),
   oracle: async () => new (await import('./oracle.ts')).OracleLocalizer(),
   blagent: async (options) => new (await import('./blagent/index.ts')).BlagentLocalizer(options),
+  agentless: async (options) => new (await import('./agentless/index.ts')).AgentlessLocalizer(options),
 };
 
 export function localizerNames(): string[] {

@@ -1,0 +1,134 @@
+/**
+ * The Agentless 1.5 file localizer: (1) the model reads the repository tree and lists up to 5 files to
+ * edit; (2) the model names irrelevant folders; (3) embedding retrieval (Agentless' ~512-token whole-file
+ * chunks, top 100 chunks) over the files outside those folders; (4) the top 3 of (1) and (3) are combined
+ * by count, ties in model order. Every LLM call is in the trace.
+ *
+ * Retrieval index: with `retrievalIndex` deps (embedder, vector store, cache dir) the Agentless chunking
+ * is indexed through buildRepoIndex with its own FileParser; without them the shared locfix index of the
+ * context (`ctx.index()`, AST chunks with a path line) stands in, and the trace says so.
+ */
+import { buildRepoIndex, type RepoIndex } from '../../src/index/repo-index.ts';
+import type { Embedder } from '../../src/embedding/types.ts';
+import type { VectorStore } from '../../src/vectorstore/types.ts';
+import type { RepoSnapshot } from '../../src/repo/types.ts';
+import type { ChatModel } from '../../src/llm/types.ts';
+import { renderPrompt } from '../../src/prompts.ts';
+import { usageOfTrace, type FileLocalization, type FileLocalizer, type LocalizerContext, type TraceEvent } from '../types.ts';
+import { AGENTLESS_SYSTEM_MESSAGE } from '../hierarchy/related-elements.ts';
+import { parseFileList, parseIrrelevantFolders, splitByIrrelevant } from './answers.ts';
+import { combineFileLists } from './combine.ts';
+import { createAgentlessFileParser, retrieveAgentlessFiles } from './retrieval.ts';
+import { agentlessTree } from './tree.ts';
+
+export interface AgentlessRetrievalDeps {
+  embedder: Embedder;
+  vectorStore: VectorStore;
+  cacheDir: string;
+}
+
+export interface AgentlessLocalizerOptions {
+  /** files of each list that enter the combination (combine.py --top_n, default 3) */
+  combineTopN?: number;
+  /** chunks retrieved (default 100) */
+  retrievalTopChunks?: number;
+  /** false: skip the irrelevant-folder pass and retrieval (model list only) */
+  retrieval?: boolean;
+  /** Agentless asks with max_tokens 300 (files) / 2048 (folders); default: the server's limit, which
+   * reasoning models need (their reasoning counts against max_tokens) */
+  maxTokens?: number;
+  irrelevantMaxTokens?: number;
+  chunkTokens?: number;
+  /** builds the Agentless-chunk index; without it the context's shared index is used */
+  retrievalIndex?: AgentlessRetrievalDeps;
+}
+
+export interface AgentlessFileEvidence {
+  count: number;
+  llmRank?: number;
+  retrievalRank?: number;
+  [key: string]: unknown;
+}
+
+async function chat(llm: ChatModel, trace: TraceEvent[], step: string, prompt: string, maxTokens: number | undefined, signal?: AbortSignal): Promise<string> {
+  const response = await llm.chat({
+    messages: [
+      { role: 'system', content: AGENTLESS_SYSTEM_MESSAGE },
+      { role: 'user', content: prompt },
+    ],
+    temperature: 0,
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    purpose: `agentless.${step}`,
+    ...(signal ? { signal } : {}),
+    trace: (t) => trace.push({ type: 'llm', step, trace: t }),
+  });
+  return response.choices[0]?.content ?? '';
+}
+
+export class AgentlessLocalizer implements FileLocalizer {
+  readonly name = 'agentless';
+
+  constructor(private readonly options: AgentlessLocalizerOptions = {}) {}
+
+  private async retrievalIndex(ctx: LocalizerContext, trace: TraceEvent[]): Promise<RepoIndex> {
+    const deps = this.options.retrievalIndex;
+    if (!deps) {
+      trace.push({ type: 'note', step: 'retrieval', message: 'no Agentless-chunk index configured: retrieving over the shared locfix index' });
+      return ctx.index();
+    }
+    return buildRepoIndex(ctx.snapshot as RepoSnapshot, {
+      embedder: deps.embedder,
+      vectorStore: deps.vectorStore,
+      cacheDir: deps.cacheDir,
+      parser: await createAgentlessFileParser(this.options.chunkTokens),
+    });
+  }
+
+  async localize(ctx: LocalizerContext): Promise<FileLocalization> {
+    if (!ctx.llm) throw new Error('the agentless localizer needs a chat model (--llm)');
+    const timings: Record<string, number> = {};
+    const trace: TraceEvent[] = [];
+    let t = performance.now();
+    const tree = agentlessTree((await ctx.snapshot.listFiles()).map((e) => e.path));
+    timings.tree = performance.now() - t;
+    const problem = ctx.instance.problem_statement;
+
+    t = performance.now();
+    const filesAnswer = await chat(ctx.llm, trace, 'files', renderPrompt('agentless-files', { problem_statement: problem, structure: tree.text }).trim(), this.options.maxTokens, ctx.signal);
+    const llmList = parseFileList(filesAnswer, tree.files);
+    trace.push({ type: 'note', step: 'files', message: `model listed ${llmList.files.length} files`, data: llmList });
+    timings.llmFiles = performance.now() - t;
+
+    let retrieved: string[] = [];
+    if (this.options.retrieval !== false) {
+      t = performance.now();
+      const folderAnswer = await chat(ctx.llm, trace, 'irrelevant', renderPrompt('agentless-irrelevant', { problem_statement: problem, structure: tree.text }).trim(), this.options.irrelevantMaxTokens, ctx.signal);
+      const folders = parseIrrelevantFolders(folderAnswer);
+      const { kept, filtered } = splitByIrrelevant(tree.files, folders);
+      trace.push({ type: 'note', step: 'irrelevant', message: `${folders.length} irrelevant folders: ${filtered.length} files left out, ${kept.length} kept`, data: { folders, filtered } });
+      timings.irrelevant = performance.now() - t;
+
+      t = performance.now();
+      const index = await this.retrievalIndex(ctx, trace);
+      timings.index = performance.now() - t;
+      t = performance.now();
+      const hits = await retrieveAgentlessFiles(index, problem, new Set(kept), this.options.retrievalTopChunks ?? 100);
+      retrieved = hits.files;
+      trace.push({ type: 'note', step: 'retrieval', message: `${hits.chunks.length} chunks from ${hits.files.length} files`, data: { files: hits.files, chunks: hits.chunks.slice(0, 20) } });
+      timings.retrieve = performance.now() - t;
+    }
+
+    const combined = combineFileLists(llmList.files, retrieved, this.options.combineTopN ?? 3);
+    return {
+      localizer: this.name,
+      files: combined.map((c) => ({
+        path: c.path,
+        score: c.count,
+        evidence: { count: c.count, ...(c.llmRank ? { llmRank: c.llmRank } : {}), ...(c.retrievalRank ? { retrievalRank: c.retrievalRank } : {}) } satisfies AgentlessFileEvidence,
+      })),
+      trace,
+      usage: usageOfTrace(trace),
+      timingsMs: timings,
+    };
+  }
+}
