@@ -12,6 +12,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { applyPatch, parsePatch } from 'diff';
@@ -132,7 +133,8 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-async function once(): Promise<{ core: number; check: number; total: number; samples: RepairSample[] }> {
+async function once(): Promise<{ core: number; check: number; total: number; cpu: number; samples: RepairSample[] }> {
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const analyzer = await PythonAnalyzer.create(); // cold cache each run
   const samples: RepairSample[] = outputs.map((raw, i) => {
@@ -151,7 +153,8 @@ async function once(): Promise<{ core: number; check: number; total: number; sam
   selectPatch(samples);
   const t2 = performance.now();
   analyzer.dispose();
-  return { core: t1 - t0, check: t2 - t1, total: t2 - t0, samples };
+  const cpu = process.cpuUsage(cpu0);
+  return { core: t1 - t0, check: t2 - t1, total: t2 - t0, cpu: (cpu.user + cpu.system) / 1000, samples };
 }
 
 const warm = await once(); // first call also loads the grammar wasm; reported separately
@@ -160,6 +163,8 @@ for (let i = 0; i < runs; i++) results.push(await once());
 const coreMs = median(results.map((r) => r.core));
 const checkMs = median(results.map((r) => r.check));
 const totalMs = median(results.map((r) => r.total));
+const cpuMs = median(results.map((r) => r.cpu));
+const load = os.loadavg()[0];
 
 const samples = results[0].samples;
 const selection = selectPatch(samples);
@@ -185,6 +190,9 @@ const summary = {
   medianCoreMs: Math.round(coreMs),
   medianGitApplyCheckMs: Math.round(checkMs),
   medianTotalMs: Math.round(totalMs),
+  medianNodeCpuMs: Math.round(cpuMs),
+  loadAverage1m: Number(load.toFixed(1)),
+  cpus: os.cpus().length,
   firstRunMs: Math.round(warm.total),
   outcomes: Object.fromEntries(reasons),
   distinctCandidates: selection.voteTable.length,
@@ -217,12 +225,14 @@ analysis cache (new parser); the grammar load is only in the first, unreported r
 | **median total (core + git check)** | **${summary.medianTotalMs} ms** (target ≤ 2000 ms) |
 | median core (parse/apply/syntax/diff/normalize/vote) | ${summary.medianCoreMs} ms |
 | median \`git apply --check\` (distinct diffs, batched) | ${summary.medianGitApplyCheckMs} ms |
+| median CPU time of the node process (excl. git) | ${summary.medianNodeCpuMs} ms |
 | first run incl. grammar load | ${summary.firstRunMs} ms |
 | sample outcomes | ${Object.entries(summary.outcomes).map(([k, v]) => `${k} ${v}`).join(', ')} |
 | distinct candidates / winner votes | ${summary.distinctCandidates} / ${summary.winnerVotes} |
 | winner reproduces the gold patch's files | ${reproducesGold ? 'yes' : 'no'} |
 
-Machine: ${process.platform} ${process.arch}, Node ${process.version}, measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.
+Machine: ${process.platform} ${process.arch}, ${summary.cpus} CPUs, 1-min load average ${summary.loadAverage1m} while measuring
+(other jobs were running: wall times are inflated accordingly), Node ${process.version}, measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.
 `;
   writeFileSync(file, text);
   console.log(`wrote ${file}`);
