@@ -104,3 +104,24 @@ export function selectPatch(samples: readonly VotingSample[], validation?: Reado
     voteTable,
   };
 }
+
+/**
+ * The distinct candidates of an instance in voting order, one per normalized patch, with the representative
+ * diff: what the validation stage runs (`validation/regression.ts` and `reproduction.ts` take `{key, patch}`).
+ */
+export function distinctCandidates(samples: readonly VotingSample[]): Array<{ key: string; patch: string }> {
+  const seen = new Map<string, string>();
+  for (const s of votingOrder(samples)) if (isCandidate(s) && !seen.has(s.normalized)) seen.set(s.normalized, s.diff);
+  return [...seen].map(([key, patch]) => ({ key, patch }));
+}
+
+/** Joins regression and reproduction results (each keyed by normalized patch) into selectPatch's input. */
+export function combineValidation(
+  regression?: ReadonlyMap<string, { regressionFailures: number }>,
+  reproduction?: ReadonlyMap<string, { reproductionPassed: boolean }>,
+): Map<string, CandidateValidation> {
+  const out = new Map<string, CandidateValidation>();
+  for (const [key, r] of regression ?? []) out.set(key, { regressionFailures: r.regressionFailures });
+  for (const [key, r] of reproduction ?? []) out.set(key, { ...out.get(key), reproductionPassed: r.reproductionPassed });
+  return out;
+}

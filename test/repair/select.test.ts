@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { instanceEmptyReason, selectPatch, votingOrder, type VotingSample } from '../../repair/select.ts';
+import { combineValidation, distinctCandidates, instanceEmptyReason, selectPatch, votingOrder, type VotingSample } from '../../repair/select.ts';
 import type { CandidateValidation, EmptyPatchReason } from '../../repair/types.ts';
 
 /** A candidate sample: `key` is its normalized patch, the diff names the sample so the test sees which one won. */
@@ -110,5 +110,29 @@ describe('selectPatch: Agentless 1.5 filters', () => {
     expect(sel.normalized).toBe('B');
     const tie = selectPatch([cand(0, 1, 'P'), cand(1, 0, 'Q')], v({ P: { regressionFailures: 0 }, Q: { regressionFailures: 0 } }));
     expect(tie.normalized).toBe('Q');
+  });
+});
+
+describe('validation glue', () => {
+  it('lists distinct candidates in voting order with their representative diff', () => {
+    const samples = [cand(1, 0, 'B'), cand(0, 1, 'A'), cand(0, 0, 'B'), empty(2, 0, 'no-op'), cand(1, 1, 'C')];
+    expect(distinctCandidates(samples)).toEqual([
+      { key: 'B', patch: 'diff of s0-0' },
+      { key: 'A', patch: 'diff of s0-1' },
+      { key: 'C', patch: 'diff of s1-1' },
+    ]);
+  });
+
+  it('joins regression and reproduction results by key', () => {
+    const joined = combineValidation(
+      new Map([['A', { regressionFailures: 2 }], ['B', { regressionFailures: 0 }]]),
+      new Map([['B', { reproductionPassed: true }], ['C', { reproductionPassed: false }]]),
+    );
+    expect([...joined]).toEqual([
+      ['A', { regressionFailures: 2 }],
+      ['B', { regressionFailures: 0, reproductionPassed: true }],
+      ['C', { reproductionPassed: false }],
+    ]);
+    expect(combineValidation().size).toBe(0);
   });
 });
