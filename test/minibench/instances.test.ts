@@ -7,61 +7,12 @@
  *     that pass with the gold patch (nothing missing, nothing invented).
  * Results are read from pytest's `-rA` short summary, the way the SWE-bench harness reads them.
  */
-import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMiniBenchmark, type MiniBenchBuild, type MiniBenchInstanceInfo } from '../../src/minibench/build.ts';
-import type { SweInstance } from '../../src/dataset/schema.ts';
-
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function exec(cmd: string, args: string[], cwd: string, input?: string): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      cmd,
-      args,
-      { cwd, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTEST_ADDOPTS: '' } },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-    child.stdin?.on('error', () => {}); // commands that ignore their input may close it early
-    child.stdin?.end(input ?? '');
-  });
-}
-
-async function mustRun(cmd: string, args: string[], cwd: string, input?: string): Promise<string> {
-  const out = await exec(cmd, args, cwd, input);
-  if (out.code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${out.code}): ${out.stderr || out.stdout}`);
-  return out.stdout;
-}
-
-/** Test files a patch touches, as the harness derives its test directives. */
-function patchFiles(patch: string): string[] {
-  return [...patch.matchAll(/^diff --git a\/.+? b\/(.+)$/gm)].map((m) => m[1]);
-}
-
-/** Status per node id from pytest's `-rA` short summary ("PASSED id", "FAILED id - message", ...). */
-export function parsePytestSummary(log: string): Map<string, string> {
-  const statuses = new Map<string, string>();
-  for (const line of log.split('\n')) {
-    const match = /^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)/.exec(line);
-    if (match && match[2].includes('::')) statuses.set(match[2], match[1]);
-  }
-  return statuses;
-}
-
-async function runTests(checkout: string, testFiles: string[]): Promise<{ statuses: Map<string, string>; log: string }> {
-  const out = await exec('python3', ['-m', 'pytest', '-rA', '--tb=no', '-p', 'no:cacheprovider', ...testFiles], checkout);
-  return { statuses: parsePytestSummary(out.stdout), log: out.stdout + out.stderr };
-}
+import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
+import { checkInstance, filesOfPatch, parsePytestSummary, type InstanceCheck } from '../../src/minibench/validate.ts';
 
 let tmp: string;
 let build: MiniBenchBuild;
@@ -75,66 +26,64 @@ afterAll(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-it('parses -rA summaries including failure messages and parametrized ids', () => {
-  const log = [
-    'PASSED tests/test_x.py::test_a',
-    'PASSED tests/test_x.py::TestC::test_m',
-    'FAILED tests/test_x.py::test_p[a-1] - AssertionError: assert 1 == 2',
-    'ERROR tests/test_y.py - ImportError',
-    '1 failed, 2 passed in 0.01s',
-  ].join('\n');
-  expect([...parsePytestSummary(log)]).toEqual([
-    ['tests/test_x.py::test_a', 'PASSED'],
-    ['tests/test_x.py::TestC::test_m', 'PASSED'],
-    ['tests/test_x.py::test_p[a-1]', 'FAILED'],
-  ]);
+describe('pytest summary parsing', () => {
+  it('reads statuses, failure messages and parametrized ids', () => {
+    const log = [
+      '============ short test summary info ============',
+      'PASSED tests/test_x.py::test_a',
+      'PASSED tests/test_x.py::TestC::test_m',
+      'FAILED tests/test_x.py::test_p[a-1] - AssertionError: assert 1 == 2',
+      'ERROR tests/test_y.py - ImportError: cannot import name',
+      '1 failed, 2 passed, 1 error in 0.01s',
+    ].join('\n');
+    expect([...parsePytestSummary(log)]).toEqual([
+      ['tests/test_x.py::test_a', 'PASSED'],
+      ['tests/test_x.py::TestC::test_m', 'PASSED'],
+      ['tests/test_x.py::test_p[a-1]', 'FAILED'],
+    ]);
+  });
+
+  it('lists the files of a patch', () => {
+    const patch = 'diff --git a/tests/test_a.py b/tests/test_a.py\n--- a/x\n+++ b/x\ndiff --git a/tests/test_b.py b/tests/test_b.py\n';
+    expect(filesOfPatch(patch)).toEqual(['tests/test_a.py', 'tests/test_b.py']);
+  });
 });
 
 describe('every instance fails before and passes after its gold patch', () => {
-  // Instance ids are known only after the build; one test checks all of them (two at a time), and reports
-  // each instance's verdict so a failure names the instance and the tests involved.
-  it('FAIL_TO_PASS / PASS_TO_PASS hold with the host pytest', async () => {
-    const report: string[] = [];
-    const problems: string[] = [];
-
-    async function check(instance: SweInstance, info: MiniBenchInstanceInfo): Promise<void> {
-      const checkout = path.join(tmp, 'checkouts', instance.instance_id);
-      const mirror = path.join(build.mirrorsDir, instance.repo.replace('/', '+'), 'repo');
-      await mustRun('git', ['clone', '-q', '--no-checkout', mirror, checkout], tmp);
-      await mustRun('git', ['checkout', '-q', '--detach', instance.base_commit], checkout);
-      const testFiles = patchFiles(instance.test_patch);
-      await mustRun('git', ['apply', '-'], checkout, instance.test_patch);
-      const before = await runTests(checkout, testFiles);
-      await mustRun('git', ['apply', '-'], checkout, instance.patch);
-      const after = await runTests(checkout, testFiles);
-
-      const id = instance.instance_id;
-      for (const test of instance.FAIL_TO_PASS) {
-        if (before.statuses.get(test) === 'PASSED') problems.push(`${id}: FAIL_TO_PASS ${test} passes before the fix`);
-        if (after.statuses.get(test) !== 'PASSED') problems.push(`${id}: FAIL_TO_PASS ${test} is ${after.statuses.get(test) ?? 'missing'} after the fix`);
-      }
-      for (const test of instance.PASS_TO_PASS) {
-        if (before.statuses.get(test) !== 'PASSED') problems.push(`${id}: PASS_TO_PASS ${test} is ${before.statuses.get(test) ?? 'missing'} before the fix`);
-        if (after.statuses.get(test) !== 'PASSED') problems.push(`${id}: PASS_TO_PASS ${test} is ${after.statuses.get(test) ?? 'missing'} after the fix`);
-      }
-      const declared = new Set([...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS]);
-      const passingAfter = [...after.statuses].filter(([, s]) => s === 'PASSED').map(([t]) => t);
-      for (const test of passingAfter) if (!declared.has(test)) problems.push(`${id}: ${test} passes after the fix but is not declared`);
-      if (after.statuses.size === 0) problems.push(`${id}: pytest reported nothing:\n${after.log.slice(-2000)}`);
-      report.push(
-        `${id.padEnd(24)} F2P ${String(instance.FAIL_TO_PASS.length).padStart(2)}  P2P ${String(instance.PASS_TO_PASS.length).padStart(2)}  ` +
-          `gold: ${info.goldFiles.join(', ')}  — ${info.description}`,
-      );
-    }
-
-    const queue = build.instances.map((instance, index) => ({ instance, info: build.catalog[index] }));
-    for (const { instance, info } of queue) expect(info.instance_id).toBe(instance.instance_id);
+  // Instance ids are known only after the build, so one test checks all of them (two at a time); the
+  // problems name the instance and the test involved.
+  it('FAIL_TO_PASS / PASS_TO_PASS hold with the host pytest, and are complete', async () => {
+    const queue = [...build.instances];
+    const checks: InstanceCheck[] = [];
     const workers = Array.from({ length: 2 }, async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await check(next.instance, next.info);
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        checks.push(await checkInstance(next, build.mirrorsDir, path.join(tmp, 'checkouts', next.instance_id)));
+      }
     });
     await Promise.all(workers);
-    console.info(`mini-benchmark instances:\n${report.sort().join('\n')}`);
-    expect(problems).toEqual([]);
-    expect(report.length).toBe(build.instances.length);
-  }, 600_000);
+    expect(checks.length).toBe(build.instances.length);
+    expect(checks.flatMap((c) => c.problems)).toEqual([]);
+    const byId = new Map(build.instances.map((i) => [i.instance_id, i]));
+    for (const check of checks) {
+      const instance = byId.get(check.instance_id)!;
+      expect(check.derived.FAIL_TO_PASS.sort()).toEqual([...instance.FAIL_TO_PASS].sort());
+      expect(check.derived.PASS_TO_PASS.sort()).toEqual([...instance.PASS_TO_PASS].sort());
+      // Every FAIL_TO_PASS test really ran and failed (or errored) before the fix: a bug, not a typo'd id.
+      for (const test of instance.FAIL_TO_PASS) expect(['FAILED', 'ERROR'], `${check.instance_id} ${test}`).toContain(check.before.get(test));
+    }
+    const lines = build.catalog.map((info) => {
+      const instance = byId.get(info.instance_id)!;
+      return `${info.instance_id.padEnd(24)} F2P ${String(instance.FAIL_TO_PASS.length).padStart(2)}  P2P ${String(instance.PASS_TO_PASS.length).padStart(2)}  gold: ${info.goldFiles.join(', ')}  — ${info.description}`;
+    });
+    console.info(`mini-benchmark instances:\n${lines.join('\n')}`);
+  }, 900_000);
+
+  it('detects a dishonest instance', async () => {
+    const instance = build.instances.find((i) => i.instance_id === 'minibench__qty-7')!;
+    const passing = instance.PASS_TO_PASS[0];
+    const tampered = { ...instance, FAIL_TO_PASS: [...instance.FAIL_TO_PASS, passing], PASS_TO_PASS: instance.PASS_TO_PASS.slice(2) };
+    const check = await checkInstance(tampered, build.mirrorsDir, path.join(tmp, 'tampered'));
+    expect(check.problems).toContain(`minibench__qty-7: FAIL_TO_PASS ${passing} already passes before the fix`);
+    expect(check.problems).toContain(`minibench__qty-7: ${instance.PASS_TO_PASS[1]} passes after the fix but is in neither list`);
+  }, 300_000);
 });
