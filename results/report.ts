@@ -165,7 +165,17 @@ export function renderMarkdown(report: Report): string {
 // ---------------------------------------------------------------------------------------------------------
 // HTML with inline SVG charts
 
-function stackedBars(rows: Array<{ label: string; parts: Array<{ key: FailureCategory; value: number }> }>, title: string): string {
+interface BarPart {
+  label: string;
+  color: string;
+  value: number;
+}
+
+function categoryPart(key: FailureCategory, value: number): BarPart {
+  return { label: CATEGORY_LABEL[key], color: CATEGORY_COLOR[key], value };
+}
+
+function stackedBars(rows: Array<{ label: string; parts: BarPart[] }>, title: string): string {
   const width = 760;
   const labelWidth = 240;
   const barHeight = 26;
@@ -184,19 +194,26 @@ function stackedBars(rows: Array<{ label: string; parts: Array<{ key: FailureCat
     for (const p of row.parts) {
       if (!p.value) continue;
       const w = (p.value / total) * plot;
-      parts.push(`<rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${CATEGORY_COLOR[p.key]}"><title>${escapeHtml(CATEGORY_LABEL[p.key])}: ${p.value} (${pct(p.value / total)})</title></rect>`);
+      parts.push(`<rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${p.color}"><title>${escapeHtml(p.label)}: ${p.value} (${pct(p.value / total)})</title></rect>`);
       if (w > 34) parts.push(`<text x="${(x + w / 2).toFixed(1)}" y="${y + barHeight * 0.68}" text-anchor="middle" class="inbar">${pct(p.value / total)}</text>`);
       x += w;
     }
   });
-  const keys = [...new Set(rows.flatMap((r) => r.parts.filter((p) => p.value).map((p) => p.key)))];
+  const legend = new Map<string, string>();
+  for (const r of rows) for (const p of r.parts) if (p.value) legend.set(p.label, p.color);
   let lx = labelWidth;
-  const ly = top + rows.length * (barHeight + gap) + 8;
-  for (const k of keys) {
-    parts.push(`<rect x="${lx}" y="${ly}" width="12" height="12" fill="${CATEGORY_COLOR[k]}"/><text x="${lx + 16}" y="${ly + 11}" class="legend">${escapeHtml(CATEGORY_LABEL[k])}</text>`);
-    lx += 24 + CATEGORY_LABEL[k].length * 6.6;
+  let ly = top + rows.length * (barHeight + gap) + 8;
+  for (const [label, color] of legend) {
+    const itemWidth = 24 + label.length * 6.6;
+    if (lx + itemWidth > width && lx > labelWidth) {
+      lx = labelWidth; // wrap the legend instead of drawing past the edge
+      ly += 18;
+    }
+    parts.push(`<rect x="${lx}" y="${ly}" width="12" height="12" fill="${color}"/><text x="${lx + 16}" y="${ly + 11}" class="legend">${escapeHtml(label)}</text>`);
+    lx += itemWidth;
   }
-  return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img">${parts.join('')}</svg>`;
+  const fullHeight = Math.max(height, ly + 22);
+  return `<svg viewBox="0 0 ${width} ${fullHeight}" width="${width}" height="${fullHeight}" role="img">${parts.join('')}</svg>`;
 }
 
 function simpleBars(rows: Array<{ label: string; value: number; text: string }>, title: string, color = '#1565c0'): string {
@@ -207,7 +224,7 @@ function simpleBars(rows: Array<{ label: string; value: number; text: string }>,
   const top = 30;
   const height = top + rows.length * (barHeight + gap) + 10;
   const max = Math.max(...rows.map((r) => r.value), 1e-9);
-  const plot = width - labelWidth - 120;
+  const plot = width - labelWidth - 230;
   const parts = [`<text x="0" y="18" class="title">${escapeHtml(title)}</text>`];
   rows.forEach((r, i) => {
     const y = top + i * (barHeight + gap);
@@ -233,21 +250,22 @@ export function renderHtml(report: Report): string {
       runs.map((r) => ({
         label: runLabel(r),
         parts: [
-          { key: 'resolved' as FailureCategory, value: r.failures.categories.resolved.count },
-          { key: 'empty-patch' as FailureCategory, value: r.failures.categories['empty-patch'].count },
-          { key: 'evaluation-error' as FailureCategory, value: r.failures.categories['evaluation-error'].count },
+          categoryPart('resolved', r.failures.categories.resolved.count),
+          categoryPart('empty-patch', r.failures.categories['empty-patch'].count),
+          categoryPart('evaluation-error', r.failures.categories['evaluation-error'].count),
           {
-            key: 'patch-generation' as FailureCategory,
+            label: 'unresolved (with a patch)',
+            color: '#8d6e63',
             value: (['file', 'function', 'line', 'patch-generation'] as const).reduce((s, c) => s + r.failures.categories[c].count, 0),
           },
         ],
       })),
-      'Resolved, empty and unresolved instances per run (purple: unresolved with a patch)',
+      'Resolved, empty and unresolved instances per run',
     )}</section>`,
   );
   sections.push(
     `<section><h2>Where unresolved patches failed (Figure 18b)</h2>${stackedBars(
-      runs.map((r) => ({ label: runLabel(r), parts: (['file', 'function', 'line', 'patch-generation'] as const).map((k) => ({ key: k, value: r.failures.categories[k].count })) })),
+      runs.map((r) => ({ label: runLabel(r), parts: (['file', 'function', 'line', 'patch-generation'] as const).map((k) => categoryPart(k, r.failures.categories[k].count)) })),
       'Unresolved instances with a patch, by the first stage that went wrong',
     )}</section>`,
   );
