@@ -70,11 +70,11 @@ export async function generateReproductionScripts(model: ChatModel, problemState
 
 /** Runs a script in /testbed with the candidate applied ('' = unpatched). */
 async function runScript(testbed: InstanceTestbed, script: string, patch: string, timeoutMs?: number): Promise<{ outcome: ReproductionOutcome; output: string; applied: boolean }> {
-  const applied = await testbed.applyPatch(patch);
-  if (!applied.applied) return { outcome: 'none', output: applied.output, applied: false };
-  await testbed.putFile(SCRIPT_PATH, script);
-  const result = await testbed.run(['PY=$(command -v python || command -v python3)', `"$PY" ${SCRIPT_PATH}`], timeoutMs);
-  return { outcome: result.timedOut ? 'none' : outcomeOf(result.output), output: result.output, applied: true };
+  const run = await testbed.runWithPatch(patch, ['PY=$(command -v python || command -v python3)', `"$PY" ${SCRIPT_PATH}`], timeoutMs, [
+    { path: SCRIPT_PATH, content: script },
+  ]);
+  if (!run.applied) return { outcome: 'none', output: run.applyOutput, applied: false };
+  return { outcome: run.timedOut ? 'none' : outcomeOf(run.output), output: run.output, applied: true };
 }
 
 export interface ReproductionSelection {

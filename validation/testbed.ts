@@ -10,7 +10,8 @@
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ImageProvider, InstanceImage } from '../docker/images.ts';
 import type { ExecResult, Sandbox, SandboxRuntime } from '../docker/sandbox.ts';
-import { DOCKER_PATCH, DOCKER_WORKDIR } from './constants.ts';
+import { randomBytes } from 'node:crypto';
+import { DOCKER_PATCH, DOCKER_WORKDIR, PATCH_APPLY_COMMANDS } from './constants.ts';
 import { applyModelPatch } from './evaluate.ts';
 
 export interface TestbedOptions {
@@ -18,6 +19,15 @@ export interface TestbedOptions {
   /** default timeout for test runs and scripts (default 600 s) */
   timeoutMs?: number;
 }
+
+/** A file written before a run (e.g. a reproduction script); absolute container path. */
+export interface InlineFile {
+  path: string;
+  content: string;
+}
+
+/** Inline files travel base64-encoded in the command; Linux caps one argument at 128 KiB. */
+const MAX_INLINE_BYTES = 64 * 1024;
 
 export interface PatchRunResult extends ExecResult {
   applied: boolean;
@@ -78,14 +88,55 @@ export class InstanceTestbed {
     return applyModelPatch(sandbox, undefined, 300_000, false);
   }
 
-  /** Reset, apply `patch`, run `lines`; a patch that applies with no command gives `applied: false` and no run. */
-  async runWithPatch(patch: string, lines: readonly string[], timeoutMs?: number): Promise<PatchRunResult> {
-    const applied = await this.applyPatch(patch);
-    if (!applied.applied) {
-      return { applied: false, applyOutput: applied.output, exitCode: null, output: '', timedOut: false, durationMs: 0 };
+  /**
+   * Reset, apply `patch` (harness fallbacks), write `files`, run `lines` — all in one exec, so a candidate
+   * costs one Docker round trip besides the work itself. A patch that applies with no command gives
+   * `applied: false` and no run.
+   */
+  async runWithPatch(patch: string, lines: readonly string[], timeoutMs?: number, files: readonly InlineFile[] = []): Promise<PatchRunResult> {
+    const inline = [{ path: DOCKER_PATCH, content: patch }, ...files];
+    const inlineBytes = inline.reduce((n, f) => n + Buffer.byteLength(f.content), 0);
+    // Files are written after the reset (which would delete new files under /testbed).
+    const setup: string[] = [];
+    if (inlineBytes <= MAX_INLINE_BYTES) {
+      for (const f of inline) setup.push(`printf '%s' '${Buffer.from(f.content).toString('base64')}' | base64 -d > '${f.path}'`);
+    } else {
+      // Too large for one command-line argument: stage them with a tar copy, move them in after the reset.
+      const sandbox = await this.ensureSandbox();
+      await sandbox.copyFiles(inline.map((f, i) => ({ path: `/tmp/locfix_stage/${i}`, content: f.content, mode: 0o755 })));
+      inline.forEach((f, i) => setup.push(`cp /tmp/locfix_stage/${i} '${f.path}'`));
     }
-    const result = await this.run(lines, timeoutMs);
-    return { ...result, applied: true, applyOutput: applied.output };
+    const applyLoop = PATCH_APPLY_COMMANDS.map((cmd) => JSON.stringify(cmd)).join(' ');
+    const script = [
+      'git reset -q --hard && git clean -qfd || { echo "$LOCFIX_MARK reset-failed"; exit 97; }',
+      ...setup,
+      `if [ -s ${DOCKER_PATCH} ]; then`,
+      '  applied=""',
+      `  for cmd in ${applyLoop}; do`,
+      `    if $cmd ${DOCKER_PATCH} > /tmp/locfix_apply.log 2>&1; then applied="$cmd"; break; fi`,
+      '  done',
+      '  if [ -z "$applied" ]; then cat /tmp/locfix_apply.log; echo "$LOCFIX_MARK apply-failed"; exit 98; fi',
+      'fi',
+      'echo "$LOCFIX_MARK run"',
+      ...lines,
+    ];
+    const mark = `__LOCFIX_${randomBytes(6).toString('hex')}__`;
+    const result = await this.run([`LOCFIX_MARK=${mark}`, ...script], timeoutMs);
+    const runMarker = `${mark} run\n`;
+    const at = result.output.indexOf(runMarker);
+    if (at < 0) {
+      if (result.output.includes(`${mark} reset-failed`)) throw new Error(`${this.instance.instance_id}: resetting /testbed failed: ${result.output}`);
+      const applyFailed = result.output.includes(`${mark} apply-failed`);
+      return {
+        applied: false,
+        applyOutput: result.output.replace(`${mark} apply-failed\n`, ''),
+        exitCode: applyFailed ? null : result.exitCode,
+        output: '',
+        timedOut: result.timedOut,
+        durationMs: result.durationMs,
+      };
+    }
+    return { ...result, output: result.output.slice(at + runMarker.length), applied: true, applyOutput: result.output.slice(0, at) };
   }
 
   /** Copies a file into the container (e.g. a reproduction script), outside /testbed by default. */

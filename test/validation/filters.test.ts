@@ -150,7 +150,7 @@ describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () 
   it('a timed-out candidate counts every regression test as failing, and the testbed recovers', async () => {
     const all = await selectRegressionTests(testbed);
     const started = testbed.containersStarted;
-    const results = await runRegressionTests(testbed, all, [{ key: 'hang', patch: fixture.patches.hangsInAdd }, { key: 'gold', patch: fixture.patches.gold }], { timeoutMs: 5_000 });
+    const results = await runRegressionTests(testbed, all, [{ key: 'hang', patch: fixture.patches.hangsInAdd }, { key: 'gold', patch: fixture.patches.gold }], { timeoutMs: 20_000 });
     expect(results.get('hang')).toMatchObject({ timedOut: true, regressionFailures: 3 });
     expect(results.get('gold')).toMatchObject({ timedOut: false, regressionFailures: 0 });
     expect(testbed.containersStarted).toBe(started + 1);
