@@ -14,6 +14,7 @@ const COMMANDS: Array<() => Promise<{ register: Registrar }>> = [
   () => import('./commands/eval-loc.ts'),
   () => import('./commands/evaluate.ts'),
   () => import('./commands/localize.ts'),
+  () => import('./commands/localize-hierarchy.ts'),
   () => import('./commands/demo.ts'),
 ];
 

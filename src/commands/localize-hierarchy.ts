@@ -1,0 +1,112 @@
+/**
+ * Agentless' hierarchy after any file localizer, and the Agentless interchange:
+ *   locfix localize-functions --out RUN …   related elements per instance (runs/RUN/localize-functions/)
+ *   locfix localize-lines --out RUN …       edit-location samples per instance (runs/RUN/localize-lines/)
+ *   locfix agentless-export RUN --to FILE   an Agentless loc_outputs.jsonl from a run
+ *   locfix agentless-import FILE --out RUN  locfix artifacts from an Agentless loc_outputs.jsonl
+ */
+import type { Command } from 'commander';
+import path from 'node:path';
+import { createProgress } from '../orchestrator/progress.ts';
+import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../localizer/interchange/loc-outputs.ts';
+import { FUNCTION_STAGE, LINE_STAGE, runFunctionLocalization, runLineLocalization } from '../../localizer/hierarchy/stage.ts';
+import { FILE_STAGE } from '../../localizer/stage.ts';
+import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
+
+interface HierarchyFlags extends SelectionFlags, ServiceFlags {
+  out: string;
+  fileStage: string;
+  topFiles?: string;
+  options?: string;
+  concurrency?: string;
+  retryErrors?: boolean;
+}
+
+async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags): Promise<{ ok: number; total: number }> {
+  const options = flags.options ? (JSON.parse(flags.options) as Record<string, unknown>) : {};
+  const topFiles = positiveInt('--top-files', flags.topFiles);
+  const instances = await loadSelection(flags, `localize-${level}`);
+  const services = servicesFrom(flags);
+  const concurrency = positiveInt('--concurrency', flags.concurrency) ?? 1;
+  const progress = createProgress({ concurrency });
+  const stage = level === 'functions' ? FUNCTION_STAGE : LINE_STAGE;
+  progress.begin(stage, instances.length);
+  try {
+    const settings = { runDir: path.resolve(flags.out), fileStage: flags.fileStage, concurrency, retryErrors: flags.retryErrors, onEvent: progress.event.bind(progress) };
+    const merged = { ...options, ...(topFiles ? { topFiles } : {}) };
+    const artifacts =
+      level === 'functions' ? await runFunctionLocalization(instances, services, settings, merged) : await runLineLocalization(instances, services, settings, merged);
+    return { ok: artifacts.filter((a) => a.status === 'ok').length, total: artifacts.length };
+  } finally {
+    progress.end();
+    await services.close();
+  }
+}
+
+function hierarchyCommand(program: Command, level: 'functions' | 'lines', description: string): void {
+  const command = program.command(`localize-${level}`).description(description);
+  addSelectionOptions(command);
+  addServiceOptions(command);
+  command
+    .requiredOption('--out <dir>', 'run directory holding the localize-files artifacts')
+    .option('--file-stage <name>', 'stage whose file ranking is used', FILE_STAGE)
+    .option('--top-files <n>', 'files taken from the ranking', '3')
+    .option('--options <json>', level === 'functions' ? 'e.g. {"maxAttempts":5,"temperature":0}' : 'e.g. {"samples":4,"temperature":0.8,"contextWindow":10}')
+    .option('--concurrency <n>', 'instances at once', '1')
+    .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')
+    .action(async (flags: HierarchyFlags) => {
+      const { ok, total } = await runHierarchy(level, flags);
+      process.stderr.write(`localize-${level}: ${ok} of ${total} instances ok -> ${path.join(flags.out, level === 'functions' ? FUNCTION_STAGE : LINE_STAGE)}\n`);
+      if (ok === 0) process.exitCode = 1;
+    });
+}
+
+export function register(program: Command): void {
+  hierarchyCommand(program, 'functions', 'function-level localization (Agentless related elements) in the top files of any file localizer');
+  hierarchyCommand(program, 'lines', 'line-level localization (Agentless edit-location samples) from the related elements');
+
+  program
+    .command('agentless-export')
+    .description("write an Agentless loc_outputs.jsonl from a run's localize-files/-functions/-lines artifacts")
+    .argument('<run>', 'run directory')
+    .requiredOption('--to <file>', 'output .jsonl')
+    .option('--file-stage <name>', 'stage holding the file rankings', FILE_STAGE)
+    .action(async (run: string, flags: { to: string; fileStage: string }) => {
+      const { readdir } = await import('node:fs/promises');
+      const dir = path.join(path.resolve(run), flags.fileStage);
+      const ids = (await readdir(dir)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+      const records = await exportRun(path.resolve(run), ids, { fileStage: flags.fileStage });
+      await writeLocOutputs(path.resolve(flags.to), records);
+      process.stderr.write(`agentless-export: ${records.length} records -> ${flags.to}\n`);
+    });
+
+  const importCommand = program
+    .command('agentless-import')
+    .description('turn an Agentless loc_outputs.jsonl into locfix artifacts (file ranking, related elements, edit-location sets)')
+    .argument('<file>', 'Agentless loc_outputs.jsonl (or combined_locs.jsonl)');
+  addSelectionOptions(importCommand);
+  addServiceOptions(importCommand);
+  importCommand
+    .requiredOption('--out <dir>', 'run directory')
+    .option('--label <name>', 'localizer name recorded for the imported files', 'agentless-import')
+    .action(async (file: string, flags: SelectionFlags & ServiceFlags & { out: string; label: string }) => {
+      const records = await readLocOutputs(path.resolve(file));
+      const instances = new Map((await loadSelection(flags, 'agentless-import')).map((i) => [i.instance_id, i]));
+      const services = servicesFrom(flags);
+      let imported = 0;
+      try {
+        for (const record of records) {
+          const instance = instances.get(record.instance_id);
+          if (!instance) continue;
+          const snapshot = await services.snapshot(instance.repo, instance.base_commit);
+          const r = await importRecord(path.resolve(flags.out), record, snapshot, { label: flags.label, source: path.basename(file) });
+          imported += 1;
+          if (r.unresolved) process.stderr.write(`agentless-import: ${r.instanceId}: ${r.unresolved} locations did not resolve\n`);
+        }
+      } finally {
+        await services.close();
+      }
+      process.stderr.write(`agentless-import: ${imported} of ${records.length} records imported -> ${flags.out}\n`);
+      if (imported === 0) process.exitCode = 1;
+    });
+}
