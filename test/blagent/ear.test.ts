@@ -1,0 +1,138 @@
+/** Phase 2 context: the exact pruned view EAR shows for fixture code, and the token budget guard. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildEarPrompt, earView, fileBlock, type EarFile } from '../../localizer/blagent/ear.ts';
+import { pythonParser } from '../../src/parsing/parse.ts';
+import { countTokens } from '../../src/llm/tokens.ts';
+
+const SOURCE = `"""Event dispatch."""
+import asyncio
+from functools import wraps
+
+RETRIES = 3
+
+
+def retry(fn):
+    """Retry a coroutine."""
+    @wraps(fn)
+    async def wrapper(*args, **kwargs):
+        for attempt in range(RETRIES):
+            try:
+                return await fn(*args, **kwargs)
+            except ConnectionError:
+                await asyncio.sleep(attempt)
+    return wrapper
+
+
+class Dispatcher:
+    """Routes events to handlers."""
+
+    default_timeout = 5.0
+
+    class Handler:
+        def __init__(self, name, fn):
+            self.name = name
+            self.fn = fn
+
+        def matches(self, event):
+            return event.startswith(self.name)
+
+    def __init__(self):
+        self.handlers = []
+
+    @retry
+    async def dispatch(self, event, payload=None):
+        for handler in self.handlers:
+            if handler.matches(event):
+                await handler.fn(payload)
+
+    @property
+    def count(self):
+        return len(self.handlers)
+`;
+
+// anchors best first: the body of the async, decorated method; then the nested class's method
+const FILE: EarFile = { path: 'events/dispatch.py', source: SOURCE, anchors: [{ startLine: 38, endLine: 40 }, { startLine: 31, endLine: 31 }] };
+
+beforeAll(async () => {
+  await pythonParser();
+});
+
+describe('EAR pruned view', () => {
+  it('keeps imports, assignments, class headers and signatures; expands only the anchored functions, decorators included', () => {
+    expect(fileBlock(FILE.path, earView(FILE, 5))).toBe(
+      [
+        '### events/dispatch.py',
+        '```python',
+        '...',
+        'import asyncio',
+        'from functools import wraps',
+        'RETRIES = 3',
+        'def retry(fn):',
+        '    ...',
+        'class Dispatcher:',
+        '    ...',
+        '    default_timeout = 5.0',
+        '    class Handler:',
+        '        def __init__(self, name, fn):',
+        '            ...',
+        '        def matches(self, event):',
+        '            return event.startswith(self.name)',
+        '    def __init__(self):',
+        '        ...',
+        '    @retry',
+        '    async def dispatch(self, event, payload=None):',
+        '        for handler in self.handlers:',
+        '            if handler.matches(event):',
+        '                await handler.fn(payload)',
+        '    @property',
+        '    def count(self):',
+        '        ...',
+        '```',
+      ].join('\n'),
+    );
+  });
+
+  it('expands only the first n anchors; signatures only with none; unreadable and non-Python files are marked', () => {
+    const one = earView(FILE, 1);
+    expect(one).toContain('await handler.fn(payload)');
+    expect(one).not.toContain('return event.startswith');
+    const none = earView(FILE, 0);
+    expect(none).not.toContain('await handler.fn(payload)');
+    expect(none).toContain('    async def dispatch(self, event, payload=None):\n        ...\n');
+    expect(earView({ path: 'x.py', source: undefined, anchors: [] }, 5)).toBe('(file could not be read)\n');
+    expect(earView({ path: 'setup.cfg', source: '[metadata]\nname = x', anchors: [] }, 5)).toBe('[metadata]\nname = x\n');
+    expect(fileBlock('setup.cfg', 'a\n')).toBe('### setup.cfg\n```\na\n```');
+  });
+});
+
+describe('EAR token budget', () => {
+  const files: EarFile[] = [FILE, { ...FILE, path: 'events/other.py' }];
+  let full: ReturnType<typeof buildEarPrompt>;
+  beforeAll(() => {
+    full = buildEarPrompt('Dispatch drops events.', files, { level: 'file', budgetTokens: 100_000, anchors: 5 });
+  });
+
+  it('fits without shrinking when under budget', () => {
+    expect(full).toMatchObject({ anchorsUsed: 2, truncated: [], shrink: [] });
+    expect(full.tokens).toBe(countTokens(full.prompt));
+    expect(full.prompt).toContain('Answer with a JSON list of all 2 file paths');
+  });
+
+  it('expands fewer anchors first', () => {
+    const tight = buildEarPrompt('Dispatch drops events.', files, { level: 'file', budgetTokens: full.tokens - 1, anchors: 5 });
+    expect(tight.anchorsUsed).toBeLessThan(2);
+    expect(tight.tokens).toBeLessThanOrEqual(full.tokens - 1);
+    expect(tight.shrink[0]).toMatch(/^expanded [01] instead of 2 anchors per file to fit/);
+    expect(tight.prompt).not.toContain('return event.startswith');
+  });
+
+  it('then cuts every view to an equal share, at a line boundary', () => {
+    const frame = buildEarPrompt('Dispatch drops events.', [], { level: 'file', budgetTokens: 100_000, anchors: 5 }).tokens;
+    const tiny = buildEarPrompt('Dispatch drops events.', files, { level: 'function', budgetTokens: frame + 80, anchors: 5 });
+    expect(tiny.truncated).toEqual(['events/dispatch.py', 'events/other.py']);
+    expect(tiny.shrink[0]).toMatch(/^signatures only, 2 views cut to \d+ tokens each/);
+    expect(tiny.prompt.match(/\.\.\. \(rest of the file left out\)\n```/g)).toHaveLength(2);
+    expect(tiny.prompt).toContain('"<file path>::<Class>::<method>"');
+    expect(tiny.tokens).toBeLessThanOrEqual(frame + 120);
+  });
+});
