@@ -26,8 +26,20 @@ export interface InlineFile {
   content: string;
 }
 
-/** Inline files travel base64-encoded in the command; Linux caps one argument at 128 KiB. */
-const MAX_INLINE_BYTES = 64 * 1024;
+/** Inline files travel inside the command; Linux caps one argument at 128 KiB (escapes can double the size). */
+const MAX_INLINE_BYTES = 48 * 1024;
+
+/** bash $'…' quoting of any text without NUL: quotes, backslashes and control characters escaped. */
+export function ansiCQuote(text: string): string {
+  let out = "$'";
+  for (const byte of Buffer.from(text, 'utf8')) {
+    if (byte === 0x27) out += "\\'";
+    else if (byte === 0x5c) out += '\\\\';
+    else if (byte >= 0x20 && byte < 0x7f) out += String.fromCharCode(byte);
+    else out += '\\x' + byte.toString(16).padStart(2, '0');
+  }
+  return out + "'";
+}
 
 export interface PatchRunResult extends ExecResult {
   applied: boolean;
@@ -99,7 +111,8 @@ export class InstanceTestbed {
     // Files are written after the reset (which would delete new files under /testbed).
     const setup: string[] = [];
     if (inlineBytes <= MAX_INLINE_BYTES) {
-      for (const f of inline) setup.push(`printf '%s' '${Buffer.from(f.content).toString('base64')}' | base64 -d > '${f.path}'`);
+      // bash's own printf with $'…' quoting: no extra process per file
+      for (const f of inline) setup.push(`printf '%s' ${ansiCQuote(f.content)} > '${f.path}'`);
     } else {
       // Too large for one command-line argument: stage them with a tar copy, move them in after the reset.
       const sandbox = await this.ensureSandbox();
