@@ -16,6 +16,8 @@ const COMMANDS: Array<() => Promise<{ register: Registrar }>> = [
   () => import('./commands/localize.ts'),
   () => import('./commands/localize-hierarchy.ts'),
   () => import('./commands/demo.ts'),
+  () => import('./commands/run.ts'),
+  () => import('./commands/report.ts'),
 ];
 
 export async function buildProgram(): Promise<Command> {

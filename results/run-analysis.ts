@@ -1,0 +1,217 @@
+/**
+ * Reads a finished (or partly finished) `locfix run` directory and turns its artifacts into the analysis
+ * inputs: per-instance failure evidence, the RunOutcome used by comparisons, and the RunReport rendered by
+ * `locfix report`. Only reads files, so it can be rerun at any time, on any run, without models or Docker.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
+import { RunLayout } from '../src/orchestrator/run-layout.ts';
+import { readArtifact, type StageArtifact } from '../src/orchestrator/stage-runner.ts';
+import type { RunManifest } from '../src/orchestrator/manifest.ts';
+import { extractDefinitions } from '../src/parsing/definitions.ts';
+import type { RepoSnapshot } from '../src/repo/types.ts';
+import { modifiedExistingFiles } from '../src/patch.ts';
+import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
+import type { FileLocalization } from '../localizer/types.ts';
+import type { RepairInstanceRecord, Selection } from '../repair/types.ts';
+import type { EvaluateStageOutput, FunctionStageOutput, LineStageOutput } from '../src/orchestrator/stages.ts';
+import { analyzeInstance, goldElements, summarizeFailures, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
+import type { RunOutcome } from './compare.ts';
+import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
+import type { RunReport, StageCost } from './report.ts';
+
+export const INSTANCES_FILE = 'instances.jsonl';
+
+export async function writeRunInstances(layout: RunLayout, instances: readonly SweInstance[]): Promise<void> {
+  const { writeJsonlAtomic } = await import('../src/util/fsx.ts');
+  await writeJsonlAtomic(layout.file(INSTANCES_FILE), instances);
+}
+
+export async function readRunInstances(layout: RunLayout): Promise<SweInstance[]> {
+  let text: string;
+  try {
+    text = await readFile(layout.file(INSTANCES_FILE), 'utf8');
+  } catch {
+    throw new Error(`${layout.root} is not a locfix run (no ${INSTANCES_FILE})`);
+  }
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => SweInstanceSchema.parse(JSON.parse(l)));
+}
+
+interface InstanceArtifacts {
+  files?: StageArtifact<FileLocalization>;
+  functions?: StageArtifact<FunctionStageOutput>;
+  lines?: StageArtifact<LineStageOutput>;
+  repair?: StageArtifact<RepairInstanceRecord>;
+  select?: StageArtifact<Selection>;
+  evaluate?: StageArtifact<EvaluateStageOutput>;
+}
+
+async function loadArtifacts(layout: RunLayout, id: string): Promise<InstanceArtifacts> {
+  const [files, functions, lines, repair, select, evaluate] = await Promise.all([
+    readArtifact<FileLocalization>(layout, 'localize-files', id),
+    readArtifact<FunctionStageOutput>(layout, 'localize-functions', id),
+    readArtifact<LineStageOutput>(layout, 'localize-lines', id),
+    readArtifact<RepairInstanceRecord>(layout, 'repair', id),
+    readArtifact<Selection>(layout, 'select', id),
+    readArtifact<EvaluateStageOutput>(layout, 'evaluate', id),
+  ]);
+  return { files, functions, lines, repair, select, evaluate };
+}
+
+const ok = <T>(a: StageArtifact<T> | undefined): T | undefined => (a?.status === 'ok' ? a.output : undefined);
+
+/** The reason an instance has no patch, from the first stage that stopped it. */
+function emptyReasonOf(a: InstanceArtifacts): string | undefined {
+  for (const [stage, artifact] of [
+    ['localize-files', a.files],
+    ['localize-functions', a.functions],
+    ['localize-lines', a.lines],
+    ['repair', a.repair],
+    ['select', a.select],
+  ] as const) {
+    if (!artifact) return `not run: ${stage}`;
+    if (artifact.status === 'error') return `${stage} failed: ${artifact.error?.message.split('\n')[0] ?? 'error'}`;
+  }
+  return ok(a.select)?.emptyReason ?? ok(a.repair)?.selection.emptyReason;
+}
+
+export interface RunAnalysis {
+  runId: string;
+  localizer: string;
+  upperBound: boolean;
+  model?: string;
+  instances: InstanceAnalysis[];
+  report: RunReport;
+  outcome: RunOutcome;
+}
+
+export interface AnalyzeOptions {
+  /** files handed to repair (the run's topFiles) */
+  topFiles?: number;
+  /** reads base-commit files for gold function names; without it, gold elements are file-level only */
+  snapshot?: (instance: SweInstance) => Promise<RepoSnapshot>;
+}
+
+export async function analyzeRun(runDir: string, options: AnalyzeOptions = {}): Promise<RunAnalysis> {
+  const layout = new RunLayout(path.resolve(runDir));
+  const manifest = await readJsonIfExists<RunManifest>(layout.manifestPath);
+  const instances = await readRunInstances(layout);
+  const topFiles = options.topFiles ?? (manifest?.config?.topFiles as number | undefined) ?? 3;
+  const analyses: InstanceAnalysis[] = [];
+  const outcome: RunOutcome = {
+    runId: layout.id,
+    localizer: manifest?.localizer ?? 'unknown',
+    instances: instances.map((i) => i.instance_id),
+    repoOf: Object.fromEntries(instances.map((i) => [i.instance_id, i.repo])),
+    goldFiles: Object.fromEntries(instances.map((i) => [i.instance_id, modifiedExistingFiles(i.patch)])),
+    rankings: {},
+    resolved: [],
+    emptyPatch: [],
+  };
+  const costs = new Map<string, StageCost>();
+  const addCost = (stage: string, artifact: StageArtifact<unknown> | undefined, usage?: { promptTokens: number; completionTokens: number; cost: number; calls?: number }) => {
+    if (!artifact) return;
+    const c = costs.get(stage) ?? { stage, promptTokens: 0, completionTokens: 0, cost: 0, calls: 0, wallMs: 0 };
+    c.wallMs += artifact.durationMs;
+    if (usage) {
+      c.promptTokens += usage.promptTokens;
+      c.completionTokens += usage.completionTokens;
+      c.cost += usage.cost;
+      c.calls += usage.calls ?? 0;
+    }
+    costs.set(stage, c);
+  };
+  const metricRows: InstanceMetrics[] = [];
+  let upperBound = false;
+
+  for (const instance of instances) {
+    const id = instance.instance_id;
+    const a = await loadArtifacts(layout, id);
+    const files = ok(a.files);
+    upperBound ||= Boolean(files?.upperBound);
+    const ranking = files?.files.map((f) => f.path);
+    outcome.rankings[id] = ranking;
+    metricRows.push(instanceMetrics(ranking, outcome.goldFiles[id]));
+    const functions = ok(a.functions);
+    const repair = ok(a.repair);
+    const selection = ok(a.select);
+    const evaluation = ok(a.evaluate);
+    addCost('localize-files', a.files, files?.usage);
+    addCost('localize-functions', a.functions, functions?.usage);
+    addCost('localize-lines', a.lines, ok(a.lines)?.usage);
+    addCost('repair', a.repair, repair ? { ...repair.usage, calls: repair.calls.length } : undefined);
+    addCost('select', a.select);
+    addCost('evaluate', a.evaluate);
+
+    let definitionsOf: (p: string) => ReturnType<typeof extractDefinitions> = () => [];
+    if (options.snapshot && instance.patch) {
+      try {
+        const snapshot = await options.snapshot(instance);
+        const sources = await snapshot.readFiles(modifiedExistingFiles(instance.patch));
+        const defs = new Map([...sources].map(([p, text]) => [p, extractDefinitions(p, text)]));
+        definitionsOf = (p) => defs.get(p) ?? [];
+      } catch {
+        // without the base files, gold elements are module-level: function-level judgement degrades to file level
+      }
+    }
+    const modelPatch = selection?.patch ?? '';
+    const evaluationError =
+      a.evaluate?.status === 'error' ? a.evaluate.error?.message.split('\n')[0] : evaluation && !evaluation.patchEmpty && !evaluation.completed ? (evaluation.error ?? 'evaluation did not complete') : undefined;
+    const evidence: InstanceEvidence = {
+      instanceId: id,
+      repo: instance.repo,
+      goldPatch: instance.patch,
+      handedFiles: (ranking ?? []).slice(0, topFiles),
+      selectedElements: functions?.codeElements,
+      goldElements: goldElements(instance.patch, definitionsOf),
+      modelPatch,
+      emptyReason: modelPatch.trim() ? undefined : emptyReasonOf(a),
+      resolved: Boolean(evaluation?.resolved),
+      evaluationError: modelPatch.trim() ? evaluationError : undefined,
+    };
+    const analysis = analyzeInstance(evidence);
+    analyses.push(analysis);
+    if (analysis.category === 'resolved') outcome.resolved.push(id);
+    if (analysis.category === 'empty-patch') outcome.emptyPatch.push(id);
+  }
+
+  const failures = summarizeFailures(analyses);
+  const localization = Object.fromEntries(
+    INSTANCE_METRIC_NAMES.map((m) => [m, metricRows.length ? metricRows.reduce((s, r) => s + r[m], 0) / metricRows.length : 0]),
+  ) as unknown as InstanceMetrics;
+  outcome.upperBound = upperBound;
+  const stageOrder = ['localize-files', 'localize-functions', 'localize-lines', 'repair', 'select', 'evaluate'];
+  const report: RunReport = {
+    runId: layout.id,
+    localizer: outcome.localizer,
+    upperBound,
+    model: manifest?.models.llm,
+    instances: instances.length,
+    resolved: outcome.resolved.length,
+    failures,
+    localization,
+    costs: [...costs.values()].sort((x, y) => stageOrder.indexOf(x.stage) - stageOrder.indexOf(y.stage)),
+    startedAt: manifest?.createdAt,
+    finishedAt: manifest?.invocations.at(-1)?.finishedAt,
+  };
+  return { runId: layout.id, localizer: outcome.localizer, upperBound, model: manifest?.models.llm, instances: analyses, report, outcome };
+}
+
+/** Writes runs/<id>/analysis.json (per-instance categories + summary) and returns the analysis. */
+export async function writeRunAnalysis(runDir: string, options: AnalyzeOptions = {}): Promise<RunAnalysis> {
+  const analysis = await analyzeRun(runDir, options);
+  await writeJsonAtomic(path.join(runDir, 'analysis.json'), {
+    runId: analysis.runId,
+    localizer: analysis.localizer,
+    upperBound: analysis.upperBound,
+    summary: analysis.report.failures,
+    localization: analysis.report.localization,
+    costs: analysis.report.costs,
+    instances: analysis.instances,
+  });
+  return analysis;
+}

@@ -1,0 +1,84 @@
+/**
+ * `locfix analyze RUN`, `locfix compare RUN…` and `locfix report RUN… [--out DIR]`.
+ *
+ * analyze: per-stage failure analysis of one run (runs/<id>/analysis.json, and a table on stdout).
+ * compare: resolved overlaps, unique fixes, Wilcoxon, metric CIs, McNemar + Holm across runs/localizers
+ *          (the first run's localizer is the reference); JSON with --json.
+ * report:  report.json, report.md and a self-contained report.html for one or more runs.
+ */
+import type { Command } from 'commander';
+import path from 'node:path';
+import { compareRuns } from '../../results/compare.ts';
+import { analyzeRun, writeRunAnalysis, type RunAnalysis } from '../../results/run-analysis.ts';
+import { renderHtml, renderMarkdown, type Report } from '../../results/report.ts';
+import { FAILURE_CATEGORIES } from '../../results/failure-analysis.ts';
+import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.ts';
+
+export function buildReport(analyses: readonly RunAnalysis[]): Report {
+  return {
+    generatedAt: new Date().toISOString(),
+    runs: analyses.map((a) => a.report),
+    ...(analyses.length > 1 ? { comparison: compareRuns(analyses.map((a) => a.outcome)) } : {}),
+  };
+}
+
+/** Writes report.json, report.md and report.html into `outDir`; returns the report. */
+export async function writeReports(analyses: readonly RunAnalysis[], outDir: string): Promise<Report> {
+  const report = buildReport(analyses);
+  await writeJsonAtomic(path.join(outDir, 'report.json'), report);
+  await writeFileAtomic(path.join(outDir, 'report.md'), renderMarkdown(report));
+  await writeFileAtomic(path.join(outDir, 'report.html'), renderHtml(report));
+  return report;
+}
+
+function printAnalysis(a: RunAnalysis): void {
+  const s = a.report.failures;
+  const lines = [`${a.runId} (${a.localizer}${a.upperBound ? ', upper bound' : ''}): ${s.total} instances`];
+  for (const c of FAILURE_CATEGORIES) {
+    const e = s.categories[c];
+    lines.push(`  ${c.padEnd(18)} ${String(e.count).padStart(4)}  ${(100 * e.share).toFixed(1).padStart(5)}%${e.shareOfUnresolved !== undefined ? `  (${(100 * e.shareOfUnresolved).toFixed(1)}% of unresolved)` : ''}`);
+  }
+  const reasons = Object.entries(s.emptyReasons);
+  if (reasons.length) lines.push(`  empty-patch reasons: ${reasons.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+export function register(program: Command): void {
+  program
+    .command('analyze')
+    .description('per-stage failure analysis of a run (writes runs/<id>/analysis.json)')
+    .argument('<run>', 'run directory')
+    .option('--json', 'print the analysis as JSON')
+    .action(async (run: string, flags: { json?: boolean }) => {
+      const a = await writeRunAnalysis(run);
+      if (flags.json) process.stdout.write(JSON.stringify({ summary: a.report.failures, instances: a.instances }, null, 2) + '\n');
+      else printAnalysis(a);
+    });
+
+  program
+    .command('compare')
+    .description('compare runs and localizers: resolved overlaps, unique fixes, Wilcoxon, bootstrap CIs, McNemar + Holm')
+    .argument('<runs...>', 'run directories (the first run\'s localizer is the reference)')
+    .option('--json', 'print the comparison as JSON')
+    .action(async (runs: string[], flags: { json?: boolean }) => {
+      const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));
+      const report = buildReport(analyses);
+      if (flags.json) {
+        process.stdout.write(JSON.stringify(report.comparison ?? { runs: report.runs }, null, 2) + '\n');
+        return;
+      }
+      process.stdout.write(renderMarkdown(report) + '\n');
+    });
+
+  program
+    .command('report')
+    .description('write report.json, report.md and a self-contained report.html for one or more runs')
+    .argument('<runs...>', 'run directories')
+    .option('--out <dir>', 'output folder (default: <first run>/report)')
+    .action(async (runs: string[], flags: { out?: string }) => {
+      const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));
+      const out = flags.out ?? path.join(runs[0], 'report');
+      await writeReports(analyses, out);
+      process.stderr.write(`report: ${path.join(out, 'report.html')} (also report.md, report.json)\n`);
+    });
+}
