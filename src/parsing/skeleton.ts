@@ -221,12 +221,17 @@ export interface CompressedSkeletonOptions {
  *   a class or function body (indented deeper than the definition) are dropped.
  * - With compressAssign, an assignment spanning more than `totalLines` (30) lines of the compressed
  *   text keeps its first `prefixLines` (10) and last `suffixLines` (10) lines around a `...` line.
- * - Source that does not parse is returned unchanged (as Agentless does when libcst fails), as is
- *   Python 2 code (print/exec statements), which libcst rejects.
- * Differences: output always uses '\n' line breaks and ends with one; a one-line class body
- * (`class A: pass`) is moved onto its own indented line.
+ * - Source that does not parse is returned as is (as Agentless does when libcst fails), as is Python 2
+ *   code (print/exec statements), which libcst rejects.
+ * - libcst quirks kept: a one-line class body (`class A: x = 1`) is printed unindented on the next line
+ *   with no line break after it, and then no assignment is shortened (Agentless' re-parse fails).
+ * The input is first normalised as Agentless reads files (`agentlessFileText`), so CRLF files and the
+ * final newline give the same result; the output ends with a line break exactly when Agentless' does.
+ * Checked byte for byte against Agentless' get_skeleton (libcst) on all non-test files of django,
+ * requests, pylint and sphinx except files libcst 1.0 cannot parse.
  */
-export function compressedSkeleton(source: string, parser?: Parser, options: CompressedSkeletonOptions = {}): string {
+export function compressedSkeleton(fileContent: string, parser?: Parser, options: CompressedSkeletonOptions = {}): string {
+  const source = agentlessFileText(fileContent);
   const keepConstant = options.keepConstant ?? true;
   const compressAssign = options.compressAssign ?? true;
   const totalLines = options.totalLines ?? 30;
@@ -239,9 +244,19 @@ export function compressedSkeleton(source: string, parser?: Parser, options: Com
     const out: string[] = [];
     /** [first, last] output indices of each assignment statement */
     const assignments: Array<[number, number]> = [];
+    /** the last line has no line break: the next one continues it (libcst one-line class bodies) */
+    let glue = false;
+    let oneLineClassBody = false;
+    /** text of the last token of the latest one-line class body */
+    let lastBodyToken = '';
+    const push = (line: string): void => {
+      if (glue) out[out.length - 1] += line;
+      else out.push(line);
+      glue = false;
+    };
 
     const verbatim = (from: number, to: number): void => {
-      for (let r = from; r <= to; r++) out.push(lines.lineText(r));
+      for (let r = from; r <= to; r++) push(lines.lineText(r));
     };
     /** header rows of a definition, the last one cut after its colon */
     const headerRows = (statement: Node, definition: Node): void => {
@@ -249,7 +264,7 @@ export function compressedSkeleton(source: string, parser?: Parser, options: Com
       const colonRow = colon ? startRow(colon) : endRow(definition);
       verbatim(startRow(statement), colonRow - 1);
       const cut = colon ? colon.endIndex : definition.endIndex;
-      out.push(source.slice(lines.offsetOf(colonRow), cut));
+      push(source.slice(lines.offsetOf(colonRow), cut));
     };
     /** assignment statements among `nodes` (simple statements) copied verbatim from row `firstRow` */
     const recordAssignments = (nodes: Node[], firstRow: number, outStart: number): void => {
@@ -279,7 +294,7 @@ export function compressedSkeleton(source: string, parser?: Parser, options: Com
     const renderDefinition = (statement: Node, definition: Node): void => {
       headerRows(statement, definition);
       if (definition.type === 'function_definition') {
-        out.push('...');
+        push('...');
         return;
       }
       const body = definition.childForFieldName('body');
@@ -293,14 +308,17 @@ export function compressedSkeleton(source: string, parser?: Parser, options: Com
         if (first && startRow(first) > startRow(colon)) {
           bodyIndent = (lines.lineText(startRow(first)).match(/^[ \t]*/)?.[0] ?? '').slice(classIndent.length) || '    ';
           renderBlock(groupByLine(statements), startRow(colon) + 1, 'class');
-        } else {
-          // one-line body `class A: x = 1`
-          for (const s of statements) {
-            if (!isBareSimpleString(s)) out.push(`${classIndent}${bodyIndent}${source.slice(s.startIndex, s.endIndex)}`);
-          }
+        } else if (first) {
+          // One-line body `class A: x = 1`: libcst moves its small statements, docstrings included, into
+          // an indented block and prints them unindented with no line break after them.
+          const last = statements[statements.length - 1];
+          push(source.slice(first.startIndex, last.endIndex));
+          glue = true;
+          oneLineClassBody = true;
+          lastBodyToken = source.slice(lastToken(last).startIndex, last.endIndex);
         }
       }
-      if (out.length === before) out.push(`${classIndent}${bodyIndent}pass`);
+      if (out.length === before) push(`${classIndent}${bodyIndent}pass`);
     };
 
     /** Statements of the module (`module`) or of a class body (`class`), with their leading lines. */
@@ -374,22 +392,39 @@ export function compressedSkeleton(source: string, parser?: Parser, options: Com
       renderBlock(groups, startRow(groups[0][0]), 'module');
     }
 
-    let result = out;
-    if (compressAssign) {
-      const removed: Array<[number, number]> = [];
-      for (const [first, last] of assignments) {
-        if (last - first > totalLines) removed.push([first + prefixLines, last - suffixLines]);
-      }
-      if (removed.length > 0) {
-        result = [];
-        out.forEach((line, i) => {
-          if (!removed.some(([s, e]) => s <= i && i <= e)) result.push(line);
-          if (removed.some(([s]) => s === i)) result.push('...');
-        });
-      }
+    // libcst prints every line with its break, then drops the last one if the file had none
+    let code = out.length > 0 ? out.join('\n') + (glue ? '' : '\n') : '';
+    if (source.endsWith('\n')) code ||= '\n';
+    else if (code.endsWith('\n')) code = code.slice(0, -1);
+    // libcst drops the last token blindly, which is not a line break after a one-line class body
+    else if (glue && code.endsWith(lastBodyToken)) code = code.slice(0, code.length - lastBodyToken.length);
+    // Agentless re-parses the result to shorten assignments; unindented one-line class bodies make that
+    // parse fail, and then it keeps the text as it is.
+    if (!compressAssign || oneLineClassBody) return code;
+    const codeLines = code.split('\n');
+    if (code === '' || code.endsWith('\n')) codeLines.pop();
+    const removed: Array<[number, number]> = [];
+    for (const [first, last] of assignments) {
+      if (last - first > totalLines) removed.push([first + prefixLines, last - suffixLines]);
     }
-    return result.length > 0 ? `${result.join('\n')}\n` : '';
+    const result: string[] = [];
+    codeLines.forEach((line, i) => {
+      if (!removed.some(([s, e]) => s <= i && i <= e)) result.push(line);
+      if (removed.some(([s]) => s === i)) result.push('...');
+    });
+    return result.map((line) => `${line}\n`).join('');
   });
+}
+
+/**
+ * A file's text as Agentless hands it to get_skeleton: read with universal newlines, split like
+ * Python's str.splitlines() (which also breaks at \v, \f, \x1c-\x1e, \x85, U+2028, U+2029) and
+ * joined with '\n', so without a final line break.
+ */
+export function agentlessFileText(content: string): string {
+  const parts = content.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (parts[parts.length - 1] === '') parts.pop();
+  return parts.join('\n');
 }
 
 /** statements sharing a line (`a = 1; b = 2`) form one group, as libcst's SimpleStatementLine */
@@ -403,6 +438,21 @@ function groupByLine(statements: Node[]): Node[][] {
     lastEnd = Math.max(lastEnd, endRow(statement));
   }
   return groups;
+}
+
+/** the last libcst token of a statement: a leaf, or a whole plain string literal */
+function lastToken(node: Node): Node {
+  let current = node;
+  for (;;) {
+    if (current.type === 'string') {
+      const start = childrenOf(current).find((c) => c.type === 'string_start');
+      if (!start || !/f/i.test(start.text)) return current;
+    }
+    const children = childrenOf(current).filter((c) => c.type !== 'comment');
+    const last = children[children.length - 1];
+    if (!last) return current;
+    current = last;
+  }
 }
 
 function isPlainAssignment(statement: Node): boolean {
