@@ -18,7 +18,7 @@
  * ('\n' line breaks, CRs dropped). `maxChars` counts the code only (UTF-16 code units, line breaks
  * included), not the path line.
  */
-import type { Node, Parser } from 'web-tree-sitter';
+import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { childrenOf, parseSource, pythonParser } from './parse.ts';
 import { definitionOf, endRow, qualify, startRow } from './python-ast.ts';
 import { SourceLines } from './source-lines.ts';
@@ -323,11 +323,26 @@ function lineChunks(lines: SourceLines, path: string, maxChars: number): CodeChu
  * source: syntax errors become ERROR regions grouped by lines.
  */
 export function chunkFileSync(parser: Parser, path: string, source: string, opts: ChunkOptions = {}): CodeChunk[] {
+  const maxChars = checkedMaxChars(opts);
+  if (source.length === 0) return [];
+  const tree = parseSource(parser, source);
+  try {
+    return chunkTree(tree, path, source, maxChars);
+  } finally {
+    tree?.delete();
+  }
+}
+
+export function checkedMaxChars(opts: ChunkOptions): number {
   const maxChars = opts.maxChars ?? DEFAULT_MAX_CHUNK_CHARS;
   if (!(maxChars > 0)) throw new Error(`chunkFile: maxChars must be a positive number, got ${maxChars}`);
+  return maxChars;
+}
+
+/** Chunks from an existing parse of `source` (the caller owns and deletes the tree). */
+export function chunkTree(tree: Tree | null, path: string, source: string, maxChars: number): CodeChunk[] {
   const lines = new SourceLines(source);
   if (lines.count === 0) return [];
-  const tree = parseSource(parser, source);
   if (!tree) return lineChunks(lines, path, maxChars);
   try {
     const builder = new ChunkBuilder(lines, path, maxChars);
@@ -337,8 +352,6 @@ export function chunkFileSync(parser: Parser, path: string, source: string, opts
   } catch {
     // A tree shape this code did not foresee must not lose the file.
     return lineChunks(lines, path, maxChars);
-  } finally {
-    tree.delete();
   }
 }
 

@@ -9,7 +9,7 @@
  * name, and they would flood the index with common names. A function is a `method` when its innermost
  * enclosing definition is a class. Ranges include decorators, not comments above them.
  */
-import type { Node, Parser } from 'web-tree-sitter';
+import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { childrenOf, parserOrShared, withParsed } from './parse.ts';
 import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionName, definitionOf, endRow, qualify, startRow } from './python-ast.ts';
 import type { Definition, ModuleAssignment } from './types.ts';
@@ -23,11 +23,14 @@ export interface FileSymbols {
 /** Definitions and module-level assigned names from one parse. Never throws on broken source. */
 export function extractFileSymbols(path: string, source: string, parser?: Parser): FileSymbols {
   const chosen = parserOrShared(parser, 'extractFileSymbols');
-  return withParsed(chosen, source, (tree) => {
-    const symbols: FileSymbols = { definitions: [], assignments: [] };
-    if (tree) collect(childrenOf(tree.rootNode), undefined, false, true, path, source, symbols);
-    return symbols;
-  });
+  return withParsed(chosen, source, (tree) => symbolsOfTree(tree, path, source));
+}
+
+/** Symbols from an existing parse of `source` (the caller owns and deletes the tree). */
+export function symbolsOfTree(tree: Tree | null, path: string, source: string): FileSymbols {
+  const symbols: FileSymbols = { definitions: [], assignments: [] };
+  if (tree) collect(childrenOf(tree.rootNode), undefined, false, true, path, source, symbols);
+  return symbols;
 }
 
 export function extractDefinitions(path: string, source: string, parser?: Parser): Definition[] {

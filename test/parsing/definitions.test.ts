@@ -108,3 +108,18 @@ describe('extractDefinitions', () => {
     ]);
   });
 });
+
+describe('analyzeFileSync', () => {
+  it('returns the same chunks and symbols as the separate calls, from one parse', async () => {
+    const { analyzeFileSync } = await import('../../src/parsing/analyze.ts');
+    const { chunkFileSync } = await import('../../src/parsing/chunker.ts');
+    const parser = await pythonParser();
+    const analysis = analyzeFileSync(parser, 'pkg/helpers.py', SOURCE, { maxChars: 300 });
+    expect(analysis.chunks).toEqual(chunkFileSync(parser, 'pkg/helpers.py', SOURCE, { maxChars: 300 }));
+    expect(analysis.chunks.length).toBeGreaterThan(2);
+    expect({ definitions: analysis.definitions, assignments: analysis.assignments }).toEqual(
+      extractFileSymbols('pkg/helpers.py', SOURCE, parser),
+    );
+    expect(analyzeFileSync(parser, 'e.py', '')).toEqual({ chunks: [], definitions: [], assignments: [] });
+  });
+});
