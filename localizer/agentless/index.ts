@@ -50,6 +50,15 @@ export interface AgentlessFileEvidence {
   [key: string]: unknown;
 }
 
+/** The file-level prompt (Agentless strips it). */
+export function filesPrompt(problem: string, treeText: string): string {
+  return renderPrompt('agentless-files', { problem_statement: problem, structure: treeText }).trim();
+}
+
+export function irrelevantPrompt(problem: string, treeText: string): string {
+  return renderPrompt('agentless-irrelevant', { problem_statement: problem, structure: treeText }).trim();
+}
+
 async function chat(llm: ChatModel, trace: TraceEvent[], step: string, prompt: string, maxTokens: number | undefined, signal?: AbortSignal): Promise<string> {
   const response = await llm.chat({
     messages: [
@@ -94,7 +103,7 @@ export class AgentlessLocalizer implements FileLocalizer {
     const problem = ctx.instance.problem_statement;
 
     t = performance.now();
-    const filesAnswer = await chat(ctx.llm, trace, 'files', renderPrompt('agentless-files', { problem_statement: problem, structure: tree.text }).trim(), this.options.maxTokens, ctx.signal);
+    const filesAnswer = await chat(ctx.llm, trace, 'files', filesPrompt(problem, tree.text), this.options.maxTokens, ctx.signal);
     const llmList = parseFileList(filesAnswer, tree.files);
     trace.push({ type: 'note', step: 'files', message: `model listed ${llmList.files.length} files`, data: llmList });
     timings.llmFiles = performance.now() - t;
@@ -102,7 +111,7 @@ export class AgentlessLocalizer implements FileLocalizer {
     let retrieved: string[] = [];
     if (this.options.retrieval !== false) {
       t = performance.now();
-      const folderAnswer = await chat(ctx.llm, trace, 'irrelevant', renderPrompt('agentless-irrelevant', { problem_statement: problem, structure: tree.text }).trim(), this.options.irrelevantMaxTokens, ctx.signal);
+      const folderAnswer = await chat(ctx.llm, trace, 'irrelevant', irrelevantPrompt(problem, tree.text), this.options.irrelevantMaxTokens, ctx.signal);
       const folders = parseIrrelevantFolders(folderAnswer);
       const { kept, filtered } = splitByIrrelevant(tree.files, folders);
       trace.push({ type: 'note', step: 'irrelevant', message: `${folders.length} irrelevant folders: ${filtered.length} files left out, ${kept.length} kept`, data: { folders, filtered } });
