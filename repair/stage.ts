@@ -2,17 +2,19 @@
  * The repair stage (edit locations → 40 sampled patches → per-instance record) and the select stage
  * (records + optional validation results → one patch per instance → SWE-bench predictions JSONL).
  *
- * Artifacts, per run directory:
- *   repair/<instance>.json   RepairInstanceRecord (resumable: an existing record is not redone)
- *   select/<instance>.json   Selection
+ * Artifacts, per run directory (src/orchestrator/run-layout.ts):
+ *   repair/<instance>.json   StageArtifact<RepairInstanceRecord> (resumable: an existing one is not redone)
+ *   select/<instance>.json   StageArtifact<Selection>
  *   predictions.jsonl        {instance_id, model_name_or_path, model_patch} per instance
  */
-import path from 'node:path';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ChatModel, ChatResponse, Usage } from '../src/llm/types.ts';
 import { renderPrompt } from '../src/prompts.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
-import { readJsonIfExists, safeFileName, writeJsonAtomic, writeJsonlAtomic } from '../src/util/fsx.ts';
+import PQueue from 'p-queue';
+import { RunLayout } from '../src/orchestrator/run-layout.ts';
+import { readArtifact, runInstanceStage, type StageEvent } from '../src/orchestrator/stage-runner.ts';
+import { writeJsonlAtomic } from '../src/util/fsx.ts';
 import { PythonAnalyzer } from './analyzer.ts';
 import { buildRepairContext, DEFAULT_CONTEXT_WINDOW } from './context.ts';
 import { gitApplyCheck, type PatchChecker } from './diff.ts';
@@ -176,58 +178,42 @@ async function checkDiffs(samples: RepairSample[], contents: ReadonlyMap<string,
   });
 }
 
-export function repairRecordPath(runDir: string, instanceId: string): string {
-  return path.join(runDir, 'repair', `${safeFileName(instanceId)}.json`);
-}
-
-export function selectionPath(runDir: string, instanceId: string): string {
-  return path.join(runDir, 'select', `${safeFileName(instanceId)}.json`);
-}
-
 export interface RepairStageResult {
   done: string[];
+  /** an artifact from an earlier attempt was kept (resume) */
   skipped: string[];
   failed: Array<{ instanceId: string; error: string }>;
 }
 
 /**
- * Runs `repairInstance` for each input and persists the records; instances with a record already on disk
- * are skipped (resume). A failing instance is reported and the others continue.
+ * Runs `repairInstance` for each input and persists a StageArtifact per instance at
+ * `<runDir>/repair/<instance>.json` (the orchestrator's layout, so both read each other's runs). Instances
+ * with an artifact are skipped (resume); a failing instance records its error and the others go on.
  */
 export async function runRepairStage(
   runDir: string,
-  inputs: Iterable<RepairInstanceInput> | AsyncIterable<RepairInstanceInput>,
-  deps: RepairDeps & { concurrency?: number; onInstance?: (instanceId: string, outcome: 'done' | 'skipped' | 'failed') => void },
+  inputs: Iterable<RepairInstanceInput & { instance: SweInstance }>,
+  deps: RepairDeps & { concurrency?: number; retryErrors?: boolean; onEvent?: (event: StageEvent) => void },
 ): Promise<RepairStageResult> {
+  const layout = new RunLayout(runDir);
   const result: RepairStageResult = { done: [], skipped: [], failed: [] };
   const analyzer = deps.analyzer ?? (await PythonAnalyzer.create());
-  const running = new Set<Promise<void>>();
-  const limit = Math.max(1, deps.concurrency ?? 4);
-  const one = async (input: RepairInstanceInput) => {
-    const id = input.instance.instance_id;
-    const file = repairRecordPath(runDir, id);
-    if ((await readJsonIfExists<RepairInstanceRecord>(file)) !== undefined) {
-      result.skipped.push(id);
-      deps.onInstance?.(id, 'skipped');
-      return;
-    }
-    try {
-      const record = await repairInstance(input, { ...deps, analyzer });
-      await writeJsonAtomic(file, record);
-      result.done.push(id);
-      deps.onInstance?.(id, 'done');
-    } catch (err) {
-      result.failed.push({ instanceId: id, error: err instanceof Error ? err.message : String(err) });
-      deps.onInstance?.(id, 'failed');
-    }
-  };
+  const queue = new PQueue({ concurrency: Math.max(1, deps.concurrency ?? 4) });
   try {
-    for await (const input of inputs) {
-      const p: Promise<void> = one(input).finally(() => running.delete(p));
-      running.add(p);
-      if (running.size >= limit) await Promise.race(running);
-    }
-    await Promise.all(running);
+    await Promise.all(
+      [...inputs].map((input) =>
+        queue.add(async () => {
+          const { artifact, reused } = await runInstanceStage(layout, 'repair', input.instance, () => repairInstance(input, { ...deps, analyzer }), {
+            ...(deps.retryErrors !== undefined ? { retryErrors: deps.retryErrors } : {}),
+            ...(deps.onEvent ? { onEvent: deps.onEvent } : {}),
+          });
+          const id = input.instance.instance_id;
+          if (reused) result.skipped.push(id);
+          else if (artifact.status === 'ok') result.done.push(id);
+          else result.failed.push({ instanceId: id, error: artifact.error?.message ?? 'unknown error' });
+        }),
+      ),
+    );
   } finally {
     if (!deps.analyzer) analyzer.dispose();
   }
@@ -240,13 +226,14 @@ export interface PredictionRow {
   model_patch: string;
 }
 
+/** SWE-bench predictions JSONL: one `{instance_id, model_name_or_path, model_patch}` per line. */
 export async function writePredictions(file: string, rows: readonly PredictionRow[]): Promise<void> {
   await writeJsonlAtomic(file, rows);
 }
 
 export interface SelectStageOptions {
-  instanceIds: readonly string[];
-  /** `model_name_or_path`; defaults to the model id in each record */
+  instances: readonly SweInstance[];
+  /** `model_name_or_path`; defaults to the model id in each repair record */
   modelName?: string;
   /** validation results per instance, keyed by normalized patch */
   validation?: (instanceId: string) => ReadonlyMap<string, CandidateValidation> | undefined;
@@ -255,23 +242,27 @@ export interface SelectStageOptions {
 }
 
 /**
- * Selects a patch for every instance from its repair record and writes the predictions. An instance without
- * a record gets an empty patch (and is listed in `missing`) so the predictions file always covers the set.
+ * Selects a patch for every instance from its repair artifact (always recomputed: it is cheap and the
+ * validation input may have changed), persists `<runDir>/select/<instance>.json`, and writes the
+ * predictions. An instance without a usable repair artifact gets an empty patch and is listed in `missing`,
+ * so the predictions file always covers the whole set.
  */
 export async function runSelectStage(runDir: string, options: SelectStageOptions): Promise<{ rows: PredictionRow[]; missing: string[] }> {
+  const layout = new RunLayout(runDir);
   const rows: PredictionRow[] = [];
   const missing: string[] = [];
-  for (const id of options.instanceIds) {
-    const record = await readJsonIfExists<RepairInstanceRecord>(repairRecordPath(runDir, id));
+  for (const instance of options.instances) {
+    const id = instance.instance_id;
+    const repaired = await readArtifact<RepairInstanceRecord>(layout, 'repair', id);
+    const record = repaired?.status === 'ok' ? repaired.output : undefined;
     if (!record) {
       missing.push(id);
       rows.push({ instance_id: id, model_name_or_path: options.modelName ?? 'locfix', model_patch: '' });
       continue;
     }
-    const selection: Selection = selectPatch(record.samples, options.validation?.(id));
-    await writeJsonAtomic(selectionPath(runDir, id), selection);
-    rows.push({ instance_id: id, model_name_or_path: options.modelName ?? record.model, model_patch: selection.patch });
+    const { artifact } = await runInstanceStage(layout, 'select', instance, async (): Promise<Selection> => selectPatch(record.samples, options.validation?.(id)), { force: true });
+    rows.push({ instance_id: id, model_name_or_path: options.modelName ?? record.model, model_patch: artifact.output?.patch ?? '' });
   }
-  await writePredictions(options.predictionsFile ?? path.join(runDir, 'predictions.jsonl'), rows);
+  await writePredictions(options.predictionsFile ?? layout.file('predictions.jsonl'), rows);
   return { rows, missing };
 }

@@ -89,7 +89,7 @@ afterAll(async () => {
 describe('repair + select on the mini-benchmark with the scripted model', () => {
   it('samples 40 per instance, votes the gold fix in and writes valid predictions', async () => {
     expect(instances.length).toBeGreaterThanOrEqual(bench.instances.length - 1);
-    const inputs: RepairInstanceInput[] = [];
+    const inputs: Array<RepairInstanceInput & { instance: SweInstance }> = [];
     for (const instance of instances) {
       const edits = goldEdits(instance);
       const snapshot = await store.snapshot(instance.repo, instance.base_commit);
@@ -113,12 +113,12 @@ describe('repair + select on the mini-benchmark with the scripted model', () => 
     const chatRequests = scripted.server.requests.filter((r) => r.kind === 'chat');
     expect(chatRequests.length).toBeGreaterThanOrEqual(instances.length * 8);
 
-    const { rows } = await runSelectStage(runDir, { instanceIds: instances.map((i) => i.instance_id), modelName: 'locfix-scripted' });
+    const { rows } = await runSelectStage(runDir, { instances, modelName: 'locfix-scripted' });
     const predictions = parsePredictions(await readFile(path.join(runDir, 'predictions.jsonl'), 'utf8'));
     expect(predictions.map((p) => p.instance_id)).toEqual(instances.map((i) => i.instance_id));
 
     for (const instance of instances) {
-      const record = JSON.parse(await readFile(path.join(runDir, 'repair', `${instance.instance_id}.json`), 'utf8'));
+      const record = JSON.parse(await readFile(path.join(runDir, 'repair', `${instance.instance_id}.json`), 'utf8')).output;
       expect(record.samples, instance.instance_id).toHaveLength(40);
       const row = rows.find((r) => r.instance_id === instance.instance_id)!;
       expect(row.model_patch, instance.instance_id).not.toBe('');

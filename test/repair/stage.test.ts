@@ -5,8 +5,10 @@ import { applyPatch } from 'diff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonAnalyzer } from '../../repair/analyzer.ts';
 import type { PatchChecker } from '../../repair/diff.ts';
-import { repairInstance, repairRecordPath, runRepairStage, runSelectStage, type RepairInstanceInput } from '../../repair/stage.ts';
-import type { EditLocationSet, RepairInstanceRecord } from '../../repair/types.ts';
+import { repairInstance, runRepairStage, runSelectStage, type RepairInstanceInput } from '../../repair/stage.ts';
+import type { EditLocationSet, RepairInstanceRecord, Selection } from '../../repair/types.ts';
+import { SweInstanceSchema, type SweInstance } from '../../src/dataset/schema.ts';
+import type { StageArtifact } from '../../src/orchestrator/stage-runner.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/types.ts';
 import type { RepoSnapshot, TreeEntry } from '../../src/repo/types.ts';
 
@@ -109,11 +111,14 @@ afterAll(() => {
 });
 
 const snapshot = new MemorySnapshot({ 'calc.py': CALC, 'util.py': UTIL });
-const input = (id: string, sets: EditLocationSet[]): RepairInstanceInput => ({
-  instance: { instance_id: id, problem_statement: 'mean([]) raises ZeroDivisionError; it should return 0.0.' },
+const instanceOf = (id: string): SweInstance =>
+  SweInstanceSchema.parse({ instance_id: id, repo: 'acme/calc', base_commit: 'c'.repeat(40), problem_statement: 'mean([]) raises ZeroDivisionError; it should return 0.0.' });
+const input = (id: string, sets: EditLocationSet[]): RepairInstanceInput & { instance: SweInstance } => ({
+  instance: instanceOf(id),
   locationSets: sets,
   snapshot,
 });
+const readArtifactFile = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as StageArtifact<T>;
 const fourSets = [locations({ 'calc.py': [9, 9] }), locations({ 'calc.py': [4, 9] }), locations({ 'calc.py': [9, 9], 'util.py': [1, 2] }), locations({ 'calc.py': [13, 13] })];
 
 describe('repairInstance', () => {
@@ -222,29 +227,31 @@ describe('runRepairStage / runSelectStage', () => {
     expect(second.skipped.sort()).toEqual(['acme__calc-1', 'acme__calc-2']);
     expect(model.requests.length).toBe(calls);
 
-    const record = JSON.parse(readFileSync(repairRecordPath(runDir, 'acme__calc-1'), 'utf8')) as RepairInstanceRecord;
+    const artifact = readArtifactFile<RepairInstanceRecord>(path.join(runDir, 'repair', 'acme__calc-1.json'));
+    expect(artifact).toMatchObject({ stage: 'repair', instanceId: 'acme__calc-1', status: 'ok', attempt: 1 });
+    const record = artifact.output!;
     expect(record.samples).toHaveLength(40);
     const [top, runnerUp] = record.selection.voteTable;
     expect(top.votes).toBeGreaterThan(runnerUp.votes);
 
     // without validation: the majority; with it: the runner-up that passes the tests
-    const plain = await runSelectStage(runDir, { instanceIds: ['acme__calc-1', 'acme__calc-2', 'acme__calc-3'] });
+    const plain = await runSelectStage(runDir, { instances: ['acme__calc-1', 'acme__calc-2', 'acme__calc-3'].map(instanceOf) });
     expect(plain.missing).toEqual(['acme__calc-3']);
     const lines = readFileSync(path.join(runDir, 'predictions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(3);
     for (const row of lines) expect(Object.keys(row).sort()).toEqual(['instance_id', 'model_name_or_path', 'model_patch']);
     expect(lines[0]).toEqual({ instance_id: 'acme__calc-1', model_name_or_path: 'scripted:repair', model_patch: record.samples.find((s) => s.id === top.representative)!.diff });
     expect(lines[1].model_patch).toBe('');
-    expect(JSON.parse(readFileSync(path.join(runDir, 'select', 'acme__calc-2.json'), 'utf8')).emptyReason).toBe('no-locations');
+    expect(readArtifactFile<Selection>(path.join(runDir, 'select', 'acme__calc-2.json')).output!.emptyReason).toBe('no-locations');
 
     const validation = new Map([
       [top.normalized, { regressionFailures: 1, reproductionPassed: true }],
       [runnerUp.normalized, { regressionFailures: 0, reproductionPassed: true }],
     ]);
     const out = path.join(dir, 'preds-validated.jsonl');
-    const validated = await runSelectStage(runDir, { instanceIds: ['acme__calc-1'], modelName: 'locfix-test', validation: () => validation, predictionsFile: out });
+    const validated = await runSelectStage(runDir, { instances: [instanceOf('acme__calc-1')], modelName: 'locfix-test', validation: () => validation, predictionsFile: out });
     expect(validated.rows[0]).toEqual({ instance_id: 'acme__calc-1', model_name_or_path: 'locfix-test', model_patch: record.samples.find((s) => s.id === runnerUp.representative)!.diff });
-    expect(JSON.parse(readFileSync(path.join(runDir, 'select', 'acme__calc-1.json'), 'utf8')).filter).toBe('regression+reproduction');
+    expect(readArtifactFile<Selection>(path.join(runDir, 'select', 'acme__calc-1.json')).output!.filter).toBe('regression+reproduction');
   });
 
   it('reports an instance whose snapshot fails and carries on with the others', async () => {
@@ -254,5 +261,12 @@ describe('runRepairStage / runSelectStage', () => {
     const result = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot: broken }, input('good-1', fourSets.slice(0, 1))], { model, analyzer, config: { samplesPerSet: 1 } });
     expect(result.failed).toEqual([{ instanceId: 'bad-1', error: 'bad object c' }]);
     expect(result.done).toEqual(['good-1']);
+    expect(readArtifactFile(path.join(runDir, 'repair', 'bad-1.json'))).toMatchObject({ status: 'error', error: { message: 'bad object c' } });
+    // a recorded error is kept on resume unless errors are retried
+    const again = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot }], { model, analyzer, config: { samplesPerSet: 1 } });
+    expect(again.skipped).toEqual(['bad-1']);
+    const retried = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot }], { model, analyzer, config: { samplesPerSet: 1 }, retryErrors: true });
+    expect(retried.done).toEqual(['bad-1']);
+    expect(readArtifactFile(path.join(runDir, 'repair', 'bad-1.json'))).toMatchObject({ status: 'ok', attempt: 2 });
   });
 });
