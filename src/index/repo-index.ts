@@ -17,8 +17,9 @@ import type { Embedder } from '../embedding/types.ts';
 import type { VectorCollection, VectorStore } from '../vectorstore/types.ts';
 import { EmbeddingCache } from '../embedding/cache.ts';
 import { VectorSync } from './vector-sync.ts';
+import { FileRecordStore } from './record-store.ts';
 import { Bm25Index, queryTermsOf, sumTermVectors, TermDictionary, termVectorOf, type Bm25Settings, type TermVector } from './bm25.ts';
-import { createFileFilter, describeFileFilter, type FileFilterOptions } from './file-filter.ts';
+import { createFileFilter, type FileFilterOptions } from './file-filter.ts';
 import { lineWindowChunks, type FileParser, type ParsedFile } from './file-parser.ts';
 
 export interface IndexedChunk extends CodeChunk {
@@ -68,7 +69,10 @@ export interface IndexTimings {
   bm25Ms: number;
   filesIndexed: number;
   filesReused: number;
+  /** files parsed by the parser */
   filesParsed: number;
+  /** files whose parse came from the on-disk record store (an earlier process) */
+  filesRestored: number;
   chunks: number;
   /** chunks the vector store did not have */
   chunksUpserted: number;
@@ -114,6 +118,8 @@ export interface BuildRepoIndexDeps {
   /** persist embeddings on disk; default true except for the lexical embedder, whose vectors cost less
    * to recompute than to load (the vector store keeps them either way) */
   persistEmbeddings?: boolean;
+  /** keep parsed files on disk (<cacheDir>/index/) so a new process does not parse them again; default true */
+  persistParsedFiles?: boolean;
   /** in-process reuse across commits; default one memo per process */
   memo?: IndexMemo;
   /** texts per embedder call / vector-store write; default 512 */
@@ -139,6 +145,7 @@ export class IndexMemo {
   readonly storedIds = new Map<string, Set<string>>();
   readonly embeddingCaches = new Map<string, Promise<EmbeddingCache>>();
   readonly queryVectors = new Map<string, Float32Array | number[]>();
+  readonly recordStores = new Map<string, Promise<FileRecordStore>>();
 
   /** drops the parsed files of one repository (e.g. when a run moves on to the next repository) */
   forgetRepo(repo: string): void {
@@ -234,6 +241,16 @@ function wholeFileTerms(filePath: string, content: string, chunks: readonly Code
   return sumTermVectors(chunkTerms, termVectorOf(header, terms), chunks.length - 1);
 }
 
+function recordStoreFor(memo: IndexMemo, cacheDir: string, repo: string, parserId: string): Promise<FileRecordStore> {
+  const file = FileRecordStore.fileFor(path.resolve(cacheDir), repo, parserId);
+  let s = memo.recordStores.get(file);
+  if (!s) {
+    s = FileRecordStore.open(file);
+    memo.recordStores.set(file, s);
+  }
+  return s;
+}
+
 async function embeddingCacheFor(memo: IndexMemo, deps: BuildRepoIndexDeps): Promise<EmbeddingCache> {
   const persist = deps.persistEmbeddings ?? !deps.embedder.id.startsWith('lexical:');
   const key = `${persist ? 'disk' : 'mem'}:${path.resolve(deps.cacheDir)}:${deps.embedder.id}`;
@@ -253,7 +270,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   const parser = deps.parser ?? (await defaultFileParser());
   const filterOptions = deps.fileFilter ?? {};
   const accept = createFileFilter(filterOptions);
-  const recordPrefix = `${snapshot.repo}\0${parser.id}\0${describeFileFilter(filterOptions)}\0`;
+  const recordPrefix = `${snapshot.repo}\0${parser.id}\0`;
   const batchSize = deps.embedBatchSize ?? 512;
   const progress = deps.onProgress ?? (() => {});
 
@@ -271,6 +288,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     filesIndexed: 0,
     filesReused: 0,
     filesParsed: 0,
+    filesRestored: 0,
     chunks: 0,
     chunksUpserted: 0,
     textsEmbedded: 0,
@@ -311,19 +329,34 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     t = now();
     const contents = await Promise.all(todo.map(async (i) => (await snapshot.readBlob(entries[i].blob)).toString('utf8')));
     timings.readMs = now() - t;
+    const onDisk = deps.persistParsedFiles === false ? undefined : await recordStoreFor(memo, deps.cacheDir, snapshot.repo, parser.id);
     let lastYield = now();
     for (let j = 0; j < todo.length; j++) {
       const entry = entries[todo[j]];
       const content = contents[j];
       const tp = now();
       let parsed: ParsedFile | Error;
-      try {
-        parsed = await parser.parse(entry.path, content);
-      } catch (err) {
-        parsed = err instanceof Error ? err : new Error(String(err));
+      const restored = onDisk?.restore(entry.blob, entry.path, content);
+      if (restored) {
+        parsed = restored.parseError ? new Error(restored.parseError) : restored;
+        timings.filesRestored++;
+      } else {
+        try {
+          parsed = await parser.parse(entry.path, content);
+        } catch (err) {
+          parsed = err instanceof Error ? err : new Error(String(err));
+        }
+        timings.filesParsed++;
       }
       timings.parseMs += now() - tp;
       const record = buildFileRecord(entry, content, parsed, memo.terms, timings);
+      if (!restored) {
+        onDisk?.add(entry.blob, entry.path, content, {
+          chunks: record.chunks,
+          definitions: record.definitions,
+          ...(record.file.parseError ? { parseError: record.file.parseError } : {}),
+        });
+      }
       memo.records.set(recordPrefix + entry.blob + '\0' + entry.path, record);
       records[todo[j]] = record;
       sync.offer(record.chunks);
@@ -337,7 +370,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
       if ((j + 1) % 500 === 0) progress(`${snapshot.repo}: parsed ${j + 1}/${todo.length} files`);
     }
     timings.parseMs = Math.max(0, timings.parseMs - timings.tokenizeMs);
-    timings.filesParsed = todo.length;
+    await onDisk?.flush();
   }
   timings.filesIndexed = entries.length;
   t = now();

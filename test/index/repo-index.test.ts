@@ -217,6 +217,8 @@ describe('repo index', () => {
 
   it('embeds each chunk text once: the second commit only what changed', () => {
     expect(indexA.timings.cold).toBe(true);
+    expect(indexA.timings.filesParsed).toBe(3);
+    expect(indexA.timings.filesRestored).toBe(0);
     expect(embeddedForA.length).toBe(new Set(indexA.chunks.map((c) => c.text)).size);
     const textsA = new Set(indexA.chunks.map((c) => c.text));
     const changed = [...new Set(indexB.chunks.map((c) => c.text))].filter((t) => !textsA.has(t));
@@ -239,6 +241,11 @@ describe('repo index', () => {
     });
     expect(fresh.embedded).toEqual([]);
     expect(again.timings.chunksUpserted).toBe(0);
+    // parsed files come from the on-disk record store, with identical chunks and definitions
+    expect(again.timings.filesParsed).toBe(0);
+    expect(again.timings.filesRestored).toBe(4);
+    expect(again.chunks).toEqual(indexB.chunks);
+    expect(again.definitionsInFile('pkg/models.py')).toEqual(indexB.definitionsInFile('pkg/models.py'));
     expect(again.chunks.map((c) => c.id)).toEqual(indexB.chunks.map((c) => c.id));
 
     // vector store emptied: vectors come back from the persisted embedding cache, not the embedder
