@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { RepoStore } from '../../src/repo/store.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 
+const execFileAsync = promisify(execFile);
 const hasDocker = await ensureDocker('SWE-bench evaluation tests');
 
 describe.skipIf(!hasDocker)('evaluation in Docker', () => {
@@ -124,6 +127,43 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
       [`${base.instance_id}-hang`]: false,
     });
     expect(again.summary).toEqual(summary);
+  }, 600_000);
+
+  it('locfix evaluate: gold and a predictions file, resume, summary with the harness fields', async () => {
+    const dir = path.join(root, 'cli');
+    const mirrors = path.join(dir, 'mirrors');
+    await fs.mkdir(path.join(mirrors, 'minibench+clampkit'), { recursive: true });
+    await fs.cp(fixture.gitDir, path.join(mirrors, 'minibench+clampkit', 'repo'), { recursive: true });
+    const wrongId = `${fixture.instance.instance_id}-w`;
+    const datasetFile = path.join(dir, 'dataset.jsonl');
+    await fs.writeFile(datasetFile, [fixture.instance, { ...fixture.instance, instance_id: wrongId }].map((i) => JSON.stringify(i)).join('\n') + '\n');
+    const predictionsFile = path.join(dir, 'preds.json');
+    await fs.writeFile(predictionsFile, JSON.stringify({ [wrongId]: { model_name_or_path: 'm', model_patch: fixture.patches.wrong } }));
+    const cli = path.resolve('bin/locfix.js');
+    const run = (args: string[]) =>
+      execFileAsync(process.execPath, [cli, 'evaluate', '--dataset', datasetFile, '--runs-dir', path.join(dir, 'runs'), '--mirrors', mirrors, '--no-official-images', ...args], {
+        cwd: dir,
+      });
+
+    const gold = await run(['--predictions', 'gold', '--run-id', 'cli-gold', '--instances', fixture.instance.instance_id]);
+    expect(gold.stdout).toContain('Instances resolved: 1');
+    const summary = JSON.parse(await fs.readFile(path.join(dir, 'runs', 'cli-gold', 'evaluation', 'summary.json'), 'utf8'));
+    expect(Object.keys(summary)).toEqual([
+      'total_instances', 'submitted_instances', 'completed_instances', 'resolved_instances', 'unresolved_instances',
+      'empty_patch_instances', 'error_instances', 'completed_ids', 'incomplete_ids', 'empty_patch_ids', 'submitted_ids',
+      'resolved_ids', 'unresolved_ids', 'error_ids', 'schema_version',
+    ]);
+    expect(summary).toMatchObject({ total_instances: 1, resolved_ids: [fixture.instance.instance_id] });
+
+    const preds = await run(['--predictions', predictionsFile, '--run-id', 'cli-preds']);
+    expect(preds.stdout).toContain(`${wrongId}: unresolved`);
+    expect(preds.stdout).toContain('Instances incomplete: 1');
+    const again = await run(['--predictions', predictionsFile, '--run-id', 'cli-preds']);
+    expect(again.stdout).toContain('(existing report)');
+
+    await expect(run(['--predictions', predictionsFile, '--run-id', 'x', '--timeout', 'soon'])).rejects.toMatchObject({
+      stderr: expect.stringContaining('--timeout must be a positive number'),
+    });
   }, 600_000);
 
   it('predictions for instances outside the dataset are refused', async () => {
