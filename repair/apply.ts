@@ -28,6 +28,8 @@ interface WorkingFile {
   lines: string[];
   shown: boolean[];
   finalNewline: boolean;
+  /** the file uses CRLF line ends: inserted lines get them too (model output is read with LF) */
+  crlf: boolean;
 }
 
 /** Split lines and shown-flags per shown file: the 10 samples of a location set all start from them. */
@@ -42,7 +44,7 @@ function workingFile(f: ShownFile): WorkingFile {
     p = { lines, shown };
     prepared.set(f, p);
   }
-  return { path: f.path, original: f.content, lines: p.lines.slice(), shown: p.shown.slice(), finalNewline: f.content.endsWith('\n') };
+  return { path: f.path, original: f.content, lines: p.lines.slice(), shown: p.shown.slice(), finalNewline: f.content.endsWith('\n'), crlf: f.content.includes('\r\n') };
 }
 
 function contentOf(w: WorkingFile): string {
@@ -250,7 +252,8 @@ export function applyEdits(edits: readonly SearchReplaceEdit[], shownFiles: read
         continue;
       }
     }
-    const { match, how, newLines, others } = placement;
+    const { match, how, others } = placement;
+    const newLines = w.crlf ? placement.newLines.map((l) => (l.endsWith('\r') ? l : `${l}\r`)) : placement.newLines;
     w.lines.splice(match.start, match.end - match.start, ...newLines);
     w.shown.splice(match.start, match.end - match.start, ...new Array<boolean>(newLines.length).fill(true));
     touchedPaths.add(path);

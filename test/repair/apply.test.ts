@@ -143,6 +143,15 @@ describe('applyEdits', () => {
     expect(applyEdits([edit(['b'], ['b', ''], 'f.py')], [{ path: 'f.py', content: 'a\nb\n', intervals: [{ start: 1, end: 2 }] }]).changed.get('f.py')).toBe('a\nb\n\n');
   });
 
+  it('matches CRLF files and keeps their line ends in inserted lines', () => {
+    const crlf = 'def f():\r\n    return 1\r\n\r\nx = f()\r\n';
+    const r = applyEdits([edit(['def f():', '    return 1'], ['def f():', '    # one', '    return 1'], 'c.py')], [{ path: 'c.py', content: crlf, intervals: [{ start: 1, end: 4 }] }]);
+    expect(r.applied[0].how).toBe('exact');
+    expect(r.changed.get('c.py')).toBe('def f():\r\n    # one\r\n    return 1\r\n\r\nx = f()\r\n');
+    const patch = fileDiff('c.py', crlf, r.changed.get('c.py')!);
+    expect(applyPatch(crlf, patch)).toBe(r.changed.get('c.py'));
+  });
+
   it('reports an applied edit that changes nothing as touched but not changed', () => {
     const r = applyEdits([edit(['import os'], ['import os'])], [all(SOURCE)]);
     expect(r.applied).toHaveLength(1);
