@@ -2,7 +2,7 @@
  * Retrieval benchmark on SWE-bench Lite (all 300 instances), offline: lexical embedder + BM25, no LLM.
  *
  *   npm run bench:retrieval -- [--dataset FILE] [--mirrors DIR] [--limit N] [--pattern P]
- *                              [--record DIR] [--replay DIR] [--out FILE]
+ *                              [--vector-store chroma|memory] [--record DIR] [--replay DIR] [--out FILE]
  *
  * Live mode indexes every instance's repository at its base commit (fresh cache folder and Chroma server,
  * so the first commit of each repository is a cold index), then evaluates every configuration on the same
@@ -22,6 +22,7 @@ import { createEmbedder } from '../src/embedding/factory.ts';
 import { buildRepoIndex } from '../src/index/repo-index.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { openChromaStore } from '../src/vectorstore/chroma.ts';
+import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
 import { safeFileName, writeJsonAtomic } from '../src/util/fsx.ts';
 import { goldPaths } from '../results/gold.ts';
 import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetrics } from '../results/loc-metrics.ts';
@@ -62,6 +63,7 @@ interface InstanceRun {
   error?: string;
   indexMs?: number;
   retrieveMs?: number;
+  indexTimings?: Record<string, unknown>;
 }
 
 function mb(kb: number): string {
@@ -104,6 +106,7 @@ async function main(): Promise<void> {
       record: { type: 'string' },
       replay: { type: 'string' },
       'cache-dir': { type: 'string' },
+      'vector-store': { type: 'string', default: 'chroma' },
       out: { type: 'string', default: 'bench-results/retrieval.json' },
       options: { type: 'string' },
     },
@@ -145,7 +148,9 @@ async function main(): Promise<void> {
     const cacheDir = values['cache-dir'] ? path.resolve(values['cache-dir']) : await mkdtemp(path.join(os.tmpdir(), 'locfix-bench-'));
     if (values.record) await mkdir(values.record, { recursive: true });
     const store = new RepoStore({ cacheDir, mirrorsDir: values.mirrors, allowClone: false });
-    const chroma = await openChromaStore({ cacheDir });
+    if (values['vector-store'] !== 'chroma' && values['vector-store'] !== 'memory') throw new Error('--vector-store must be chroma or memory');
+    // memory: exact cosine in-process, no server; isolates locfix's own indexing cost from Chroma's
+    const chroma = values['vector-store'] === 'memory' ? { store: new MemoryVectorStore(), close: async () => {} } : await openChromaStore({ cacheDir });
     chromaState = path.join(cacheDir, 'chroma-server.json');
     const embedder = createEmbedder('lexical');
     try {
@@ -167,12 +172,12 @@ async function main(): Promise<void> {
           const tr = performance.now();
           const rankings = await runConfigs(recording, inst, configs);
           const retrieveMs = performance.now() - tr;
-          runs.push({ id: inst.instance_id, gold, rankings, indexMs, retrieveMs });
+          runs.push({ id: inst.instance_id, gold, rankings, indexMs, retrieveMs, indexTimings: { ...index.timings } });
           if (values.record) await writeFile(path.join(values.record, `${safeFileName(inst.instance_id)}.json`), JSON.stringify(recording.recording()));
           const best = rankings['hybrid + structural'];
           const rank = best ? best.findIndex((p) => gold.includes(p)) + 1 : 0;
           process.stderr.write(
-            `[${n + 1}/${ordered.length}] ${inst.instance_id} index ${(indexMs / 1000).toFixed(1)}s retrieve(${configs.length} configs) ${(retrieveMs / 1000).toFixed(1)}s gold@${rank || '-'}\n`,
+            `[${n + 1}/${ordered.length}] ${inst.instance_id} index ${(indexMs / 1000).toFixed(1)}s (${index.timings.filesParsed} files parsed, vector sync ${(index.timings.vectorSyncMs / 1000).toFixed(1)}s) retrieve(${configs.length} configs) ${(retrieveMs / 1000).toFixed(1)}s gold@${rank || '-'}\n`,
           );
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
@@ -233,6 +238,7 @@ async function main(): Promise<void> {
       ? { mean: +(perInstanceS.reduce((a, b) => a + b, 0) / perInstanceS.length).toFixed(2), max: +Math.max(...perInstanceS).toFixed(2) }
       : undefined,
     defaults: DEFAULT_RETRIEVAL_OPTIONS,
+    indexTimings: Object.fromEntries(runs.filter((r) => r.indexTimings).map((r) => [r.id, r.indexTimings])),
     ranks: Object.fromEntries(runs.map((r) => [r.id, r.rankings['hybrid + structural'] ? r.rankings['hybrid + structural']!.findIndex((p) => r.gold.includes(p)) + 1 || null : null])),
   });
 }

@@ -44,8 +44,9 @@ export interface RetrievalOptions {
   definitionSpreadExponent: number;
   /** names defined in more files than this are ignored for the boost */
   maxDefiningFiles: number;
-  /** path-signal weights: explicit path, the innermost repository frame, module path */
-  pathWeights: { path: number; frame: number; module: number };
+  /** path-signal weights: explicit path, the innermost repository frame, dotted module path, a named
+   * identifier that is a module's name */
+  pathWeights: { path: number; frame: number; module: number; moduleName: number };
   /** each further (outer) repository frame counts this factor less than the previous one */
   frameDecay: number;
 }
@@ -66,7 +67,7 @@ export const DEFAULT_RETRIEVAL_OPTIONS: RetrievalOptions = {
   qualifiedWeight: 1,
   definitionSpreadExponent: 1,
   maxDefiningFiles: 30,
-  pathWeights: { path: 1, frame: 1, module: 0.7 },
+  pathWeights: { path: 1, frame: 1, module: 0.7, moduleName: 0 },
   frameDecay: 0.5,
 };
 

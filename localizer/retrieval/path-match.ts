@@ -11,14 +11,28 @@ import type { StructuralSignals } from './structural-query.ts';
 
 export class RepoPathMatcher {
   private readonly byBasename = new Map<string, string[]>();
+  /** lowercased module name -> files: `latex` -> printing/latex.py, `autodoc` -> ext/autodoc/__init__.py */
+  private readonly byModuleName = new Map<string, string[]>();
 
   constructor(files: Iterable<string>) {
-    for (const f of files) {
-      const base = f.slice(f.lastIndexOf('/') + 1);
-      const list = this.byBasename.get(base);
+    const push = (map: Map<string, string[]>, key: string, f: string): void => {
+      const list = map.get(key);
       if (list) list.push(f);
-      else this.byBasename.set(base, [f]);
+      else map.set(key, [f]);
+    };
+    for (const f of files) {
+      const slash = f.lastIndexOf('/');
+      const base = f.slice(slash + 1);
+      push(this.byBasename, base, f);
+      const stem = base.replace(/\.pyi?$/, '');
+      const moduleName = stem === '__init__' ? f.slice(f.lastIndexOf('/', slash - 1) + 1, slash) : stem;
+      if (moduleName && !moduleName.startsWith('__')) push(this.byModuleName, moduleName.toLowerCase(), f);
     }
+  }
+
+  /** Files whose module (file stem, or package folder for `__init__.py`) is called `name`. */
+  matchModuleName(name: string): string[] {
+    return this.byModuleName.get(name.toLowerCase()) ?? [];
   }
 
   /** Repository files best matching an issue path (several only when tied). */
@@ -59,7 +73,7 @@ export class RepoPathMatcher {
 export interface PathEvidence {
   path: string;
   /** what in the issue named it */
-  signal: 'path' | 'frame' | 'module';
+  signal: 'path' | 'frame' | 'module' | 'module-name';
   mention: string;
   weight: number;
 }
@@ -68,6 +82,8 @@ export interface PathWeights {
   path: number;
   frame: number;
   module: number;
+  /** an identifier the issue names that is also a module's name (`latex`, `autodoc`) */
+  moduleName: number;
 }
 
 /**
@@ -104,5 +120,12 @@ export function pathSignalScores(
   }
   for (const p of signals.paths) add(matcher.match(p), 'path', p, weights.path);
   for (const m of signals.modules) add(matcher.matchModule(m), 'module', m, weights.module);
+  if (weights.moduleName > 0) {
+    for (const n of signals.names) {
+      const files = matcher.matchModuleName(n.name);
+      // a name shared by many modules (utils, base, core) says nothing about which one
+      if (files.length > 0 && files.length <= 5) add(files, 'module-name', n.name, weights.moduleName);
+    }
+  }
   return { scores, evidence };
 }
