@@ -7,13 +7,13 @@
  *   select/<instance>.json   StageArtifact<Selection>
  *   predictions.jsonl        {instance_id, model_name_or_path, model_patch} per instance
  */
+import PQueue from 'p-queue';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ChatModel, ChatResponse, Usage } from '../src/llm/types.ts';
-import { renderPrompt } from '../src/prompts.ts';
-import type { RepoSnapshot } from '../src/repo/types.ts';
-import PQueue from 'p-queue';
 import { RunLayout } from '../src/orchestrator/run-layout.ts';
 import { readArtifact, runInstanceStage, type StageEvent } from '../src/orchestrator/stage-runner.ts';
+import { renderPrompt } from '../src/prompts.ts';
+import type { RepoSnapshot } from '../src/repo/types.ts';
 import { writeJsonlAtomic } from '../src/util/fsx.ts';
 import { PythonAnalyzer } from './analyzer.ts';
 import { buildRepairContext, DEFAULT_CONTEXT_WINDOW } from './context.ts';
