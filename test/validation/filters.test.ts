@@ -7,6 +7,7 @@ import type { CandidateValidation } from '../../repair/types.ts';
 import { runRegressionTests, selectRegressionTests, fencedLines, type Candidate } from '../../validation/regression.ts';
 import { extractScript, normalizeScript, outcomeOf, runReproductionTest, selectReproductionScript, generateReproductionScripts } from '../../validation/reproduction.ts';
 import { InstanceTestbed } from '../../validation/testbed.ts';
+import { validateCandidates } from '../../validation/candidates.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.ts';
@@ -145,6 +146,21 @@ describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () 
 
     // one container served every run
     expect(testbed.containersStarted).toBe(1);
+  }, 600_000);
+
+  it('validateCandidates: both filters in one sandbox, keyed for selectPatch', async () => {
+    const { voting, candidates } = samples();
+    const model = createChatModel(`openai:scripted@${server.openaiURL}`);
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const report = await validateCandidates({ runtime, images, runId: `test-filters-${process.pid}`, instance: fixture.instance, candidates, model, reproductionSamples: 6, timeoutMs: 60_000 });
+    expect(report.notes).toEqual([]);
+    expect(Object.fromEntries(report.validation)).toEqual({
+      wrong: { regressionFailures: 0, reproductionPassed: false },
+      fixBreaksAdd: { regressionFailures: 0, reproductionPassed: true },
+      gold: { regressionFailures: 0, reproductionPassed: true },
+    });
+    expect(report.regression!.selection.excluded).toEqual(['tests/test_core.py::test_add']);
+    expect(selectPatch(voting, report.validation).normalized).toBe('fixBreaksAdd');
   }, 600_000);
 
   it('a timed-out candidate counts every regression test as failing, and the testbed recovers', async () => {
