@@ -31,6 +31,8 @@ export interface BlagentOptions {
   anchorChunks?: number;
   /** Phase 1 tool calls (default 15) */
   maxSteps?: number;
+  /** Phase 1 conversation: 'full' ReAct history (default) or older skeletons cut to 'outline's */
+  phase1History?: 'full' | 'outline';
   /** unusable replies tolerated per phase before falling back (default 5) */
   maxRetries?: number;
   /** 'function': the §3.7 variant, EAR names Class::method entities (default 'file') */
@@ -56,6 +58,7 @@ export const BLAGENT_DEFAULTS = {
   anchorChunks: 5,
   maxSteps: 15,
   maxRetries: 5,
+  phase1History: 'full' as 'full' | 'outline',
   level: 'file' as EarLevel,
   earTokenBudget: 40_000,
   skeletonMaxTokens: 8_000,
@@ -72,6 +75,7 @@ export function resolveBlagentOptions(options: Record<string, unknown> = {}): Re
   const o = { ...BLAGENT_DEFAULTS, ...(options as BlagentOptions) };
   for (const key of INTEGER_KEYS) if (!Number.isInteger(o[key]) || o[key] < 1) throw new Error(`blagent option ${key} must be a positive integer, got ${JSON.stringify(o[key])}`);
   if (!Number.isInteger(o.maxRetries) || o.maxRetries < 0) throw new Error(`blagent option maxRetries must be an integer >= 0, got ${JSON.stringify(o.maxRetries)}`);
+  if (o.phase1History !== 'full' && o.phase1History !== 'outline') throw new Error(`blagent option phase1History must be "full" or "outline", got ${JSON.stringify(o.phase1History)}`);
   if (o.level !== 'file' && o.level !== 'function') throw new Error(`blagent option level must be "file" or "function", got ${JSON.stringify(o.level)}`);
   if (typeof o.temperature !== 'number' || o.temperature < 0) throw new Error(`blagent option temperature must be a number >= 0, got ${JSON.stringify(o.temperature)}`);
   const partial = (options.retrieval ?? {}) as DeepPartial<RetrievalOptions>;
@@ -136,7 +140,7 @@ export class BlagentLocalizer implements FileLocalizer {
       const agent = await runSkeletonAgent(
         call,
         { issue, candidates: pool, readSkeleton: (path) => this.readSkeleton(ctx, path, trace) },
-        { maxSteps: o.maxSteps, maxRetries: o.maxRetries },
+        { maxSteps: o.maxSteps, maxRetries: o.maxRetries, history: o.phase1History },
       );
       phase1Order = agent.order;
       phase1Scores = agent.scores;

@@ -49,6 +49,27 @@ export function parseAgentReply(reply: string): AgentReply {
 export interface SkeletonAgentSettings {
   maxSteps: number;
   maxRetries: number;
+  /**
+   * 'full' (default): every observation stays in the conversation, as in plain ReAct. 'outline': once a
+   * newer skeleton arrives, older ones are replaced by their outline (class and function names, no
+   * signatures or docstrings) — each turn resends the history, so this bounds the quadratic growth.
+   */
+  history?: 'full' | 'outline';
+}
+
+/** Names-only outline of a ReadFileSkeleton observation: class headers and def names, indentation kept. */
+export function outlineOfSkeleton(skeleton: string): string {
+  const out: string[] = [];
+  for (const line of skeleton.split('\n')) {
+    const def = /^(\s*)(?:async\s+)?def\s+([A-Za-z_]\w*)/.exec(line);
+    if (def) {
+      out.push(`${def[1]}def ${def[2]}`);
+      continue;
+    }
+    const cls = /^(\s*)class\s+([A-Za-z_]\w*)(\([^)]*\))?/.exec(line);
+    if (cls) out.push(`${cls[1]}class ${cls[2]}${cls[3] ?? ''}`);
+  }
+  return out.join('\n');
 }
 
 export interface SkeletonAgentInput {
@@ -85,6 +106,8 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
     },
   ];
   const inspected: string[] = [];
+  /** message indexes of full skeleton observations, for the 'outline' history */
+  const fullObservations: Array<{ at: number; path: string; skeleton: string }> = [];
   const dropped: SkeletonAgentResult['dropped'] = [];
   let steps = 0;
   let turns = 0;
@@ -148,6 +171,12 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
     } else {
       inspected.push(path);
       observation = await input.readSkeleton(path);
+      if (settings.history === 'outline') {
+        for (const older of fullObservations.splice(0)) {
+          messages[older.at] = { role: 'user', content: `Observation: (outline of ${older.path}; full skeleton shown earlier)\n${outlineOfSkeleton(older.skeleton)}` };
+        }
+        fullObservations.push({ at: messages.length, path, skeleton: observation });
+      }
     }
     if (steps === settings.maxSteps) observation += `\n\n(That was your last inspection: give your Final Answer next.)`;
     messages.push({ role: 'user', content: `Observation: ${observation}` });

@@ -14,6 +14,7 @@ import type { SweInstance } from '../../src/dataset/schema.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import { blagentSkeleton } from '../../src/parsing/skeleton.ts';
 import { BlagentLocalizer } from '../../localizer/blagent/index.ts';
+import { outlineOfSkeleton } from '../../localizer/blagent/react.ts';
 import type { FileLocalization, LocalizerContext, TraceEvent } from '../../localizer/types.ts';
 import { scriptedChatModel, useScriptedModelServer } from '../support/scenario-helpers.ts';
 import type { ScriptedChatRequest } from '../support/scripted-model-server.ts';
@@ -85,6 +86,21 @@ describe('BlagentLocalizer with a scripted model', () => {
     // EAR saw the pruned views of exactly the Phase 1 top five
     const ear = scripted.server.chatRequests().find((r) => phaseOf(toScripted(r)) === 'phase2')!;
     expect(earFilesOf(toScripted(ear))).toEqual(pool.slice(0, 5));
+  });
+
+  it("phase1History 'outline': older skeletons are replaced by their outline, the newest stays in full", async () => {
+    scripted.server.setScenario({ policy: blagentPolicy({ inspect: 3 }) });
+    const loc = await new BlagentLocalizer({ phase1History: 'outline' }).localize(await contextFor(instanceWithPool(), scriptedChatModel(scripted.server)));
+    const tools = loc.trace.filter((e) => e.type === 'tool');
+    const paths = tools.map((t) => (t.input as { path: string }).path);
+    const last = scripted.server.chatRequests().filter((r) => phaseOf(toScripted(r)) === 'phase1').at(-1)!;
+    const observations = (last.body as { messages: Array<{ role: string; content: string }> }).messages.filter((m) => m.content.startsWith('Observation:')).map((m) => m.content);
+    expect(observations).toEqual([
+      `Observation: (outline of ${paths[0]}; full skeleton shown earlier)\n${outlineOfSkeleton(tools[0]!.output)}`,
+      `Observation: (outline of ${paths[1]}; full skeleton shown earlier)\n${outlineOfSkeleton(tools[1]!.output)}`,
+      `Observation: ${tools[2]!.output}`,
+    ]);
+    expect(loc.files.slice(0, 3).map((f) => f.path)).toEqual(paths);
   });
 
   it('uses the T0/T1 answers as retrieval queries; Phase 1 scores order the EAR input', async () => {

@@ -1,7 +1,7 @@
 /** The tolerant readers of model answers: JSON extraction and repair, path mapping, scores, rankings, entities, the ReAct protocol. */
 import { describe, expect, it } from 'vitest';
 import { CandidateMatcher, cleanPath, extractJson, parseEntities, parseRanking, parseScores, repairJson } from '../../localizer/blagent/scoring-parse.ts';
-import { parseAgentReply } from '../../localizer/blagent/react.ts';
+import { outlineOfSkeleton, parseAgentReply } from '../../localizer/blagent/react.ts';
 import { cleanQueryAnswer } from '../../localizer/blagent/queries.ts';
 import { finalRanking, resolveBlagentOptions } from '../../localizer/blagent/index.ts';
 
@@ -105,6 +105,13 @@ describe('parseAgentReply', () => {
     expect(parseAgentReply('Action: OpenFile[a.py]')).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/unknown tool "OpenFile"/) });
     expect(parseAgentReply('Action: ReadFileSkeleton[]')).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/needs a path/) });
     expect(parseAgentReply('I think the bug is in text.py.')).toMatchObject({ kind: 'invalid' });
+  });
+});
+
+describe('outlineOfSkeleton', () => {
+  it('keeps class headers with bases and def names, drops signatures, decorators and docstrings', () => {
+    const skeleton = ['"""Module."""', '@dataclass', 'class Point(Base, metaclass=M):', '    """A point."""', '    def __init__(self, x: int = 1) -> None: ...', '    async def fetch(self):', '        """Fetch."""', 'def helper(a, b): ...'].join('\n');
+    expect(outlineOfSkeleton(skeleton)).toBe(['class Point(Base, metaclass=M)', '    def __init__', '    def fetch', 'def helper'].join('\n'));
   });
 });
 
