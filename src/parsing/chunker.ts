@@ -268,7 +268,8 @@ class ChunkBuilder {
       const next: Node[] = [];
       let expanded = false;
       for (const element of groups[0]) {
-        if (endRow(element) > row(element) && element.childCount > 0 && element.type !== 'ERROR') {
+        // a string's children are its quotes, escapes and interpolations, not line boundaries
+        if (endRow(element) > row(element) && element.childCount > 0 && element.type !== 'ERROR' && element.type !== 'string') {
           next.push(...childrenOf(element));
           expanded = true;
         } else {

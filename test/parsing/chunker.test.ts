@@ -326,6 +326,19 @@ describe('chunkFile', () => {
     expect(code(chunks[2])).toBe('    if self.group_by is None:\n        return []');
   });
 
+  it('splits a long docstring with escape sequences by lines, losing none (found on sympy)', async () => {
+    const doc = Array.from({ length: 24 }, (_, i) => (i % 5 === 0 ? `    Escapes like \\t and \\n on line ${i}.` : `    Plain documentation line ${i} without escapes.`));
+    const source = `def documented():\n    \"\"\"\n${doc.join('\n')}\n    \"\"\"\n    return 1\n`;
+    const chunks = await chunkFile(PATH, source, { maxChars: 300 });
+    const lines = source.split('\n');
+    const covered = new Set(chunks.flatMap((c) => Array.from({ length: c.endLine - c.startLine + 1 }, (_, i) => c.startLine + i)));
+    lines.forEach((line, i) => {
+      if (line.trim() !== '') expect(covered.has(i + 1), `line ${i + 1}`).toBe(true);
+    });
+    for (let i = 1; i < chunks.length; i++) expect(chunks[i].startLine).toBe(chunks[i - 1].endLine + 1);
+    expect(chunks.every((c) => code(c).length <= 300)).toBe(true);
+  });
+
   it('rejects a non-positive maxChars', async () => {
     await expect(chunkFile(PATH, 'x = 1\n', { maxChars: 0 })).rejects.toThrow(/maxChars/);
   });
