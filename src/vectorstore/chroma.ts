@@ -2,6 +2,7 @@
  * VectorStore on a Chroma server through the `chromadb` client. Embeddings are always supplied by locfix
  * (collections are created with no embedding function); collections use cosine space.
  */
+import path from 'node:path';
 import { ChromaClient, type Collection, type Where } from 'chromadb';
 import type { VectorCollection, VectorHit, VectorMetadata, VectorQueryOptions, VectorRecord, VectorStore } from './types.ts';
 import { startChromaServer, type ChromaServer } from './chroma-server.ts';
@@ -139,8 +140,7 @@ export async function openChromaStore(options: { url?: string; cacheDir: string 
     const store = new ChromaVectorStore({ url: options.url });
     return { store, close: async () => {} };
   }
-  const { join } = await import('node:path');
-  const server = await startChromaServer({ dataDir: join(options.cacheDir, 'chroma') });
+  const server = await startChromaServer({ dataDir: path.join(options.cacheDir, 'chroma') });
   const store = new ChromaVectorStore({ url: server.url });
   return { store, server, close: () => server.stop() };
 }
