@@ -8,7 +8,8 @@
  *  - layout: line breaks inside brackets, spacing, backslash continuations, indentation width;
  *  - quote style of plain strings ('a' / "a" / '''a'''), and trailing commas in calls, signatures and
  *    list/dict/set displays.
- * Parentheses are kept: `(a + b) * c` and `a + b * c` have the same tokens otherwise.
+ * Parentheses go only where they cannot matter (around an atom, or around a whole expression slot such as
+ * a return value or a condition); elsewhere they stay: `(a + b) * c` and `a + b * c` differ.
  */
 import type { Edit, Parser, Point, Tree, TreeCursor } from 'web-tree-sitter';
 import { createParser } from '../src/parsing/languages.ts';
@@ -28,6 +29,17 @@ export interface SourceAnalysis {
 const TRAILING_COMMA_CONTAINERS = new Set(['argument_list', 'parameters', 'list', 'dictionary', 'set']);
 const CLOSERS = new Set([')', ']', '}']);
 const STRING_TYPES = new Set(['string', 'concatenated_string']);
+/** expressions that bind tighter than anything around them: parentheses around them are noise */
+const PAREN_FREE_ATOMS = new Set([
+  'identifier', 'attribute', 'call', 'subscript', 'string', 'concatenated_string', 'integer', 'float', 'true', 'false', 'none',
+  'list', 'dictionary', 'set', 'tuple', 'parenthesized_expression', 'list_comprehension', 'dictionary_comprehension',
+  'set_comprehension', 'generator_expression',
+]);
+/** parents in which a parenthesized expression is a whole, comma- or keyword-delimited expression */
+const WHOLE_EXPRESSION_SLOTS = new Set([
+  'statement', 'expression_statement', 'return_statement', 'assignment', 'augmented_assignment', 'if_statement', 'elif_clause',
+  'while_statement', 'assert_statement', 'argument_list', 'keyword_argument', 'pair', 'list', 'set', 'expression_list',
+]);
 
 /** Canonical spelling of a string literal token: plain strings lose their quote style. */
 export function canonicalString(text: string): string {
@@ -153,7 +165,7 @@ class NormalFormBuilder {
         : undefined;
       const enclosingClass = this.className;
       if (defName?.kind === 'class' && this.depth === 0) this.className = defName.name;
-      this.node(c);
+      this.node(c, 'statement');
       this.flush();
       this.className = enclosingClass;
       if (defName?.kind === 'function') ownFunction = defName.name;
@@ -196,10 +208,17 @@ class NormalFormBuilder {
     return strings === 1 && others === 0;
   }
 
-  private node(c: TreeCursor): void {
+  private node(c: TreeCursor, parentType: string): void {
     const type = c.nodeType;
     if (type === 'ERROR' || c.nodeIsMissing) this.errorNodes++;
     if (type === 'comment') return;
+    if (type === 'parenthesized_expression' && this.redundantParentheses(c, parentType)) {
+      c.gotoFirstChild();
+      do if (c.nodeIsNamed) this.node(c, parentType);
+      while (c.gotoNextSibling());
+      c.gotoParent();
+      return;
+    }
     if (type === 'block') {
       this.flush();
       const owner = c.currentNode.parent!.startPosition;
@@ -216,7 +235,7 @@ class NormalFormBuilder {
     }
     const before = this.tokens.length;
     if (c.gotoFirstChild()) {
-      do this.node(c);
+      do this.node(c, type);
       while (c.gotoNextSibling());
       c.gotoParent();
       if (TRAILING_COMMA_CONTAINERS.has(type)) {
@@ -229,6 +248,25 @@ class NormalFormBuilder {
       const t = this.text(c);
       if (t !== '') this.tokens.push(t.replace(/\r?\n/g, '\\n'));
     }
+  }
+
+  /**
+   * Parentheses that cannot change the meaning: around an atom (`(x)`, `(f(a))`), or filling a whole
+   * expression slot (`return (a + b)`, `if (a and b):`, `f((a + b))`). Around an operand of an operator
+   * they stay: `(a + b) * c`.
+   */
+  private redundantParentheses(c: TreeCursor, parentType: string): boolean {
+    if (!c.gotoFirstChild()) return false;
+    let inner: string | undefined;
+    let named = 0;
+    do {
+      if (c.nodeIsNamed && c.nodeType !== 'comment') {
+        named++;
+        inner = c.nodeType;
+      }
+    } while (c.gotoNextSibling());
+    c.gotoParent();
+    return named === 1 && (PAREN_FREE_ATOMS.has(inner!) || WHOLE_EXPRESSION_SLOTS.has(parentType));
   }
 
   private countErrors(c: TreeCursor): void {

@@ -77,6 +77,21 @@ describe('normalized voting keys', () => {
     expect(key(BASE.replace('        return value\n', '        return value\n\n    size = 0\n'))).not.toBe(key(BASE.replace('class Store:\n    """A store."""\n', 'class Store:\n    """A store."""\n    size = 0\n')));
   });
 
+  it('drops parentheses only where they cannot change the meaning', () => {
+    const ret = (expr: string) => key(BASE.replace('return x + 1', `return ${expr}`));
+    expect(ret('(x + 1)')).toBe(''); // a whole return value
+    expect(ret('(x) + 1')).toBe(''); // an atom
+    expect(ret('f((x + 1))')).toBe(ret('f(x + 1)'));
+    expect(ret('(g(x)).y')).toBe(ret('g(x).y'));
+    expect(ret('-(x)')).toBe(ret('-x'));
+    expect(key(BASE.replace('        if value is None:\n', '        if (value is None):\n'))).toBe('');
+    // operands keep them
+    expect(ret('(x + 1) * 2')).not.toBe(ret('x + 1 * 2'));
+    expect(ret('not (x and y)')).not.toBe(ret('not x and y'));
+    expect(ret('(x if y else z) + 1')).not.toBe(ret('x if y else z + 1'));
+    expect(ret('(a or b).c')).not.toBe(ret('a or b.c'));
+  });
+
   it('lets a patch that only adds a function vote together wherever the function was inserted', () => {
     const fn = '\n\ndef clamp(x, lo, hi):\n    # keep x in range\n    return max(lo, min(x, hi))\n';
     const atEnd = BASE + fn;
