@@ -65,7 +65,18 @@ const cacheDir = values.cache ?? (await mkdtemp(path.join(os.tmpdir(), 'locfix-b
 const mirrors: Record<string, string> = {};
 for (const repo of byRepo.keys()) mirrors[repo] = await mirrorPath(values.mirrors!, repo);
 const repoStore = new RepoStore({ cacheDir: path.join(cacheDir, 'repos'), mirrors, allowClone: false });
-const { store, close } = await openChromaStore({ cacheDir });
+const { store, server, close } = await openChromaStore({ cacheDir });
+/** CPU seconds used so far by the Chroma server process (it runs beside this one) */
+async function serverCpuMs(): Promise<number> {
+  try {
+    const state = JSON.parse(await readFile(path.join(cacheDir, 'chroma-server.json'), 'utf8')) as { pid: number };
+    const fields = (await readFile(`/proc/${state.pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+void server;
 const embedder = createEmbedder(values.embedder!);
 const memo = new IndexMemo();
 const nQueries = Number(values.queries);
@@ -89,10 +100,18 @@ let totalChunks = 0;
 for (const [repo, instances] of byRepo) {
   const repoStart = performance.now();
   const builds: IndexTimings[] = [];
+  const cpuMs: number[] = [];
+  const serverMs: number[] = [];
   for (const inst of instances) {
     const snapshot = await repoStore.snapshot(repo, inst.base_commit);
+    const c0 = process.cpuUsage();
+    const s0 = await serverCpuMs();
     const index = await buildRepoIndex(snapshot, { embedder, vectorStore: store, cacheDir, memo });
+    const c = process.cpuUsage(c0);
+    cpuMs.push((c.user + c.system) / 1000);
+    serverMs.push((await serverCpuMs()) - s0);
     builds.push(index.timings);
+    if (builds.length === 1) console.error(repo, 'cold', JSON.stringify(index.timings, (_k, v) => (typeof v === 'number' ? Math.round(v) : v)));
     totalChunks = Math.max(totalChunks, 0) + index.timings.chunksUpserted;
     if (builds.length <= nQueries) {
       for (const strategy of ['ids', 'overfetch'] as const) {
@@ -106,9 +125,11 @@ for (const [repo, instances] of byRepo) {
   memo.forgetRepo(repo);
   const [cold, ...warm] = builds;
   const warmTotals = warm.map((w) => w.totalMs);
+  const warmCpu = cpuMs.slice(1).map((x, i) => x + (serverMs[i + 1] || 0));
   lines.push(
-    `| ${repo} | ${instances.length} | ${cold.filesIndexed} | ${cold.chunks} | ${fmt(cold.totalMs)} (parse ${fmt(cold.parseMs)}, tokenize ${fmt(cold.tokenizeMs)}, vector wait ${fmt(cold.vectorWaitMs)}) | ` +
-      `${warm.length ? `${fmt(median(warmTotals))} / ${fmt(Math.max(...warmTotals))}` : '–'} | ${fmt(performance.now() - repoStart)} |`,
+    `| ${repo} | ${instances.length} | ${cold.filesIndexed} | ${cold.chunks} | ${fmt(cold.totalMs)} | ${fmt(cpuMs[0])} + ${fmt(serverMs[0])} | ` +
+      `${warm.length ? `${fmt(median(warmTotals))} / ${fmt(Math.max(...warmTotals))}` : '–'} | ${warm.length ? `${fmt(median(warmCpu))} / ${fmt(Math.max(...warmCpu))}` : '–'} | ` +
+      `${builds.reduce((a, b) => a + b.chunksUpserted, 0)} | ${fmt(performance.now() - repoStart)} | ${fmt(cpuMs.reduce((a, b) => a + b, 0) + serverMs.reduce((a, b) => a + (b || 0), 0))} |`,
   );
   console.error(lines[lines.length - 1]);
 }
@@ -116,8 +137,8 @@ clearInterval(sampler);
 sampleRss();
 const cpu = process.cpuUsage(cpu0);
 console.log(`\nembedder ${embedder.id}; cache ${cacheDir}`);
-console.log('| repository | instances | files (first) | chunks (first) | cold build s | warm build s (median / max) | repo total s |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| repository | instances | files (first) | chunks (first) | cold wall s | cold CPU s (locfix + Chroma) | warm wall s (median / max) | warm CPU s (median / max) | vectors stored | repo wall s | repo CPU s |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const l of lines) console.log(l);
 console.log(`\ntotal wall ${fmt(performance.now() - t0)} s; this process CPU ${fmt((cpu.user + cpu.system) / 1000)} s; peak RSS ${(peakRss / 1e6).toFixed(0)} MB; chunk vectors stored ${totalChunks}`);
 for (const s of ['ids', 'overfetch'] as const) {
