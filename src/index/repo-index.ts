@@ -362,9 +362,11 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
       sync.offer(record.chunks);
       // parsing is synchronous: let the vector store's requests progress now and then, and do not run
       // far ahead of it (memory)
-      if (now() - lastYield > 50 || sync.pending > 2) {
-        do await new Promise((r) => setImmediate(r));
-        while (sync.pending > 2);
+      if (sync.pending > 2) {
+        await sync.waitUntilPendingAtMost(2);
+        lastYield = now();
+      } else if (now() - lastYield > 50) {
+        await new Promise((r) => setImmediate(r));
         lastYield = now();
       }
       if ((j + 1) % 500 === 0) progress(`${snapshot.repo}: parsed ${j + 1}/${todo.length} files`);

@@ -53,6 +53,12 @@ export class VectorSync {
 
   /** number of batches waiting or running; callers may pause producing when this grows */
   pending = 0;
+  private waiters: (() => void)[] = [];
+
+  /** resolves once at most `max` batches are waiting or running */
+  async waitUntilPendingAtMost(max: number): Promise<void> {
+    while (this.pending > max) await new Promise<void>((r) => this.waiters.push(r));
+  }
 
   private schedule(): void {
     if (this.buffer.length === 0) return;
@@ -66,6 +72,9 @@ export class VectorSync {
         this.failure = err;
       } finally {
         this.pending--;
+        const waiters = this.waiters;
+        this.waiters = [];
+        for (const w of waiters) w();
       }
     });
   }
