@@ -18,6 +18,7 @@ const COMMANDS: Array<() => Promise<{ register: Registrar }>> = [
   () => import('./commands/demo.ts'),
   () => import('./commands/run.ts'),
   () => import('./commands/report.ts'),
+  () => import('./commands/repair.ts'),
 ];
 
 export async function buildProgram(): Promise<Command> {
