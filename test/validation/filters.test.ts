@@ -67,7 +67,7 @@ describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () 
         {
           name: 'reproduce',
           match: 'reproduces the following issue',
-          // greedy (temperature 0) answer, then the sampled ones by sample index
+          // greedy (temperature 0) answer, then the sampled ones by sample index (it keeps counting across tests)
           respond: (request, i) =>
             request.temperature === 0
               ? '```python\n' + REPRODUCER + '```'
@@ -77,7 +77,7 @@ describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () 
                   '```python\nprint("Issue resolved")\n```',
                   'I cannot write this script.',
                   '```python\nprint("Issue reproduced")\n```',
-                ][i],
+                ][i % 5],
         },
       ],
     });
