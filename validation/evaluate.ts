@@ -194,7 +194,9 @@ export async function evaluateInstance(
         log.info(`Eval script for ${instanceId} written to ${path.join(logDir, 'eval.sh')}; copied to container`);
 
         const evalStarted = Date.now();
-        const result = await sandbox.exec('/bin/bash /eval.sh', { timeoutMs });
+        // The container has no network: pip (the harness' install step re-run in official images) should fail
+        // at once instead of retrying unreachable indexes; the image's own install stays in place.
+        const result = await sandbox.exec('/bin/bash /eval.sh', { timeoutMs, env: { PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
         timings.evalMs = Date.now() - evalStarted;
         log.info(`Test runtime: ${(timings.evalMs / 1000).toFixed(2)} seconds`);
         let testOutput = result.output;
