@@ -376,7 +376,13 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   }
   timings.filesIndexed = entries.length;
   t = now();
-  await sync.finish();
+  try {
+    await sync.finish();
+  } catch (err) {
+    throw new Error(`indexing ${snapshot.repo}@${snapshot.commit}: storing chunk vectors in collection ${collectionName} failed: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
   timings.vectorWaitMs = now() - t;
   timings.embedMs = sync.stats.embedMs;
   timings.textsEmbedded = sync.stats.embedded;
