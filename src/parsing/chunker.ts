@@ -26,6 +26,12 @@ import type { CodeChunk } from './types.ts';
 
 export const DEFAULT_MAX_CHUNK_CHARS = 1500;
 
+/**
+ * Changes whenever the same input can produce different chunks; caches of chunks (src/index) should
+ * include it in their key.
+ */
+export const CHUNKER_VERSION = 2;
+
 export interface ChunkOptions {
   /** upper bound on a chunk's code size in characters; default 1500 */
   maxChars?: number;
