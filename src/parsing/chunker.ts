@@ -11,8 +11,17 @@
  *   statement into its header (decorators, signature, `if cond:` …) plus the statements of its body and
  *   its further clauses (elif/else/except/finally); any other node into its children, descending until
  *   the children fall on different lines. The header always stays with the first sub-chunk.
+ * - When only a unit's leading comments make it too big, the comments become their own chunk(s) and the
+ *   code stays whole; comments closing a split block stay with its last piece.
  * - What cannot be split that way — ERROR regions of broken code, a long multi-line string — is grouped
- *   by lines. A single line longer than maxChars becomes one chunk of its own.
+ *   by lines. A single line longer than maxChars becomes one chunk of its own, and a header that is
+ *   itself over budget (say 50 lines of stacked decorators) is emitted with the first body line.
+ *
+ * `kind`: the node types of the chunk's units, comma-separated in order — `function_definition` /
+ * `class_definition` for definitions, the split node's type for pieces of it (header and body
+ * statements), `module` for module-level statements, `ERROR` for broken regions. `symbol`: the
+ * qualified name of the one definition a chunk consists of, else of the innermost definition being
+ * split (`Class.method`, `A.B.f`), else absent.
  *
  * Each chunk's `text` is `# file: <repository-relative path>` on the first line, then the code lines
  * ('\n' line breaks, CRs dropped). `maxChars` counts the code only (UTF-16 code units, line breaks
@@ -76,7 +85,6 @@ interface Pending {
 }
 
 const row = startRow;
-export { qualify };
 
 class ChunkBuilder {
   readonly chunks: CodeChunk[] = [];
