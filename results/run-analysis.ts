@@ -10,7 +10,10 @@ import { RunLayout } from '../src/orchestrator/run-layout.ts';
 import { readArtifact, type StageArtifact } from '../src/orchestrator/stage-runner.ts';
 import type { RunManifest } from '../src/orchestrator/manifest.ts';
 import { extractDefinitions } from '../src/parsing/definitions.ts';
+import { pythonParser } from '../src/parsing/parse.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
+import { RepoStore } from '../src/repo/store.ts';
+import { defaultCacheDir } from '../src/dataset/load.ts';
 import { modifiedExistingFiles } from '../src/patch.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
 import type { FileLocalization } from '../localizer/types.ts';
@@ -99,6 +102,19 @@ export interface AnalyzeOptions {
 export async function analyzeRun(runDir: string, options: AnalyzeOptions = {}): Promise<RunAnalysis> {
   const layout = new RunLayout(path.resolve(runDir));
   const manifest = await readJsonIfExists<RunManifest>(layout.manifestPath);
+  if (options.snapshot || !manifest?.config) return analyzeWith(layout, manifest, options);
+  // `locfix analyze|compare|report` on a finished run: read the base files from the repositories the run
+  // used, so gold functions are judged as they were when the run analysed itself
+  const config = manifest.config as { cacheDir?: string; mirrorsDir?: string; mirrors?: Record<string, string> };
+  const store = new RepoStore({ cacheDir: path.resolve(config.cacheDir ?? defaultCacheDir()), mirrorsDir: config.mirrorsDir, mirrors: config.mirrors, allowClone: false });
+  try {
+    return await analyzeWith(layout, manifest, { ...options, snapshot: (i) => store.snapshot(i.repo, i.base_commit) });
+  } finally {
+    await store.close();
+  }
+}
+
+async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined, options: AnalyzeOptions): Promise<RunAnalysis> {
   const instances = await readRunInstances(layout);
   const topFiles = options.topFiles ?? (manifest?.config?.topFiles as number | undefined) ?? 3;
   const analyses: InstanceAnalysis[] = [];
@@ -127,6 +143,8 @@ export async function analyzeRun(runDir: string, options: AnalyzeOptions = {}): 
   };
   const metricRows: InstanceMetrics[] = [];
   let upperBound = false;
+  // extractDefinitions uses the shared parser; a resumed run or `locfix analyze` may not have loaded it yet
+  if (options.snapshot) await pythonParser();
 
   for (const instance of instances) {
     const id = instance.instance_id;
