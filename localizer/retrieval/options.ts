@@ -26,6 +26,8 @@ export interface RetrievalOptions {
   weights: ChannelWeights;
   /** per query label; labels not listed get 1 */
   queryWeights: Record<string, number>;
+  /** file score from chunk hits: the best chunk (topN 1, BLAgent's max) or the best topN, damped by decay */
+  chunkAggregation: { topN: number; decay: number };
   /** chunks asked from each chunk search, files from the file search */
   chunkDepth: number;
   fileDepth: number;
@@ -55,8 +57,9 @@ export const DEFAULT_RETRIEVAL_OPTIONS: RetrievalOptions = {
   fusion: 'weighted',
   normalization: 'max',
   rrfK: 60,
-  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1 },
+  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1.5 },
   queryWeights: {},
+  chunkAggregation: { topN: 2, decay: 0.5 },
   chunkDepth: 300,
   fileDepth: 200,
   poolPerQuery: 10,
@@ -81,6 +84,7 @@ export function resolveRetrievalOptions(partial: DeepPartial<RetrievalOptions> =
     queryWeights: { ...d.queryWeights, ...(partial.queryWeights as Record<string, number> | undefined) },
     mentionWeights: { ...d.mentionWeights, ...partial.mentionWeights },
     pathWeights: { ...d.pathWeights, ...partial.pathWeights },
+    chunkAggregation: { ...d.chunkAggregation, ...partial.chunkAggregation },
   };
   for (const key of ['chunkDepth', 'fileDepth', 'poolPerQuery', 'poolCap', 'rankingDepth', 'evidencePerFile'] as const) {
     if (!Number.isInteger(o[key]) || o[key] < 1) throw new Error(`retrieval option ${key} must be a positive integer, got ${o[key]}`);

@@ -70,11 +70,27 @@ export interface RetrievalResult {
   timingsMs: { total: number };
 }
 
-function maxPerFile(hits: readonly ChunkHit[]): Map<string, number> {
-  const out = new Map<string, number>();
+/**
+ * File score from its chunk hits: the best chunk (BLAgent §2.3) plus, when `topN` > 1, the next best ones
+ * damped by `decay` per rank (s1 + decay·s2 + decay²·s3 …), so a file matching in several places gains.
+ */
+export function fileScoresFromChunks(hits: readonly ChunkHit[], topN = 1, decay = 0.5): Map<string, number> {
+  const perFile = new Map<string, number[]>();
   for (const h of hits) {
-    const prev = out.get(h.chunk.path);
-    if (prev === undefined || h.score > prev) out.set(h.chunk.path, h.score);
+    const list = perFile.get(h.chunk.path);
+    if (list) list.push(h.score);
+    else perFile.set(h.chunk.path, [h.score]);
+  }
+  const out = new Map<string, number>();
+  for (const [path, scores] of perFile) {
+    scores.sort((a, b) => b - a);
+    let total = 0;
+    let factor = 1;
+    for (const s of scores.slice(0, Math.max(1, topN))) {
+      total += factor * s;
+      factor *= decay;
+    }
+    out.set(path, total);
   }
   return out;
 }
@@ -122,12 +138,12 @@ export async function retrieveFiles(
     if (text) {
       if (w.dense > 0) {
         const hits = await timed(timings, 'dense', () => index.searchDense(text, options.chunkDepth));
-        channels.push({ label: `${query.label}/dense`, scores: maxPerFile(hits), weight: w.dense * qw });
+        channels.push({ label: `${query.label}/dense`, scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay), weight: w.dense * qw });
         for (const h of hits) pushTo(chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'dense'));
       }
       if (w.chunkBm25 > 0) {
         const hits = await timed(timings, 'chunkBm25', () => index.searchChunksBm25(text, options.chunkDepth));
-        channels.push({ label: `${query.label}/chunkBm25`, scores: maxPerFile(hits), weight: w.chunkBm25 * qw });
+        channels.push({ label: `${query.label}/chunkBm25`, scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay), weight: w.chunkBm25 * qw });
         for (const h of hits) pushTo(chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'chunkBm25'));
       }
       if (w.fileBm25 > 0) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeChunk, Definition } from '../../src/parsing/types.ts';
-import { retrieveFiles, type ChunkHit, type FileHit, type RetrievalIndex } from '../../localizer/retrieval/retriever.ts';
+import { fileScoresFromChunks, retrieveFiles, type ChunkHit, type FileHit, type RetrievalIndex } from '../../localizer/retrieval/retriever.ts';
 import { defaultQueries, externalQuery, rawIssueQuery, structuralQuery } from '../../localizer/retrieval/query.ts';
 import { RecordingIndex, ReplayIndex } from '../../localizer/retrieval/recording-index.ts';
 import { RepoPathMatcher } from '../../localizer/retrieval/path-match.ts';
@@ -66,7 +66,7 @@ describe('retrieveFiles', () => {
       ],
       [],
     );
-    const result = await retrieveFiles(index, [rawIssueQuery('anything')], { weights: { dense: 1, chunkBm25: 1, fileBm25: 1 } });
+    const result = await retrieveFiles(index, [rawIssueQuery('anything')], { weights: { dense: 1, chunkBm25: 1, fileBm25: 1 }, chunkAggregation: { topN: 1 } });
     // a: 1 (dense); b: 0.85/0.9 + 1 + 0.5; c: 1 (fileBm25)
     expect(result.ranking.map((r) => r.path)).toEqual(['pkg/b.py', 'pkg/a.py', 'pkg/c.py']);
     expect(result.ranking[0].score).toBeCloseTo(0.85 / 0.9 + 1 + 0.5, 12);
@@ -75,6 +75,22 @@ describe('retrieveFiles', () => {
     expect(result.ranking[1].chunks.map((c) => c.startLine)).toEqual([1, 40]);
     expect(result.ranking[1].chunks[0].symbol).toBe('f');
     expect(result.pool).toEqual(['pkg/b.py', 'pkg/a.py', 'pkg/c.py']);
+  });
+
+  it('top-n chunk aggregation adds damped further chunks', () => {
+    const scores = fileScoresFromChunks(
+      [
+        { chunk: chunk('x.py', 1, 2), score: 0.8 },
+        { chunk: chunk('x.py', 3, 4), score: 0.6 },
+        { chunk: chunk('x.py', 5, 6), score: 0.4 },
+        { chunk: chunk('y.py', 1, 2), score: 0.9 },
+      ],
+      2,
+      0.5,
+    );
+    expect(scores.get('x.py')).toBeCloseTo(0.8 + 0.3, 12);
+    expect(scores.get('y.py')).toBeCloseTo(0.9, 12);
+    expect(fileScoresFromChunks([{ chunk: chunk('x.py', 1, 2), score: 0.8 }, { chunk: chunk('x.py', 3, 4), score: 0.6 }]).get('x.py')).toBe(0.8);
   });
 
   it('structural signals boost defining files (spread over many definers) and traceback files', async () => {
@@ -92,7 +108,7 @@ describe('retrieveFiles', () => {
       def('pkg/b.py', 'Other.render', 'method'),
       def('pkg/c.py', 'helper'),
     ]);
-    const result = await retrieveFiles(index, defaultQueries(issue), { weights: { dense: 0, chunkBm25: 0 } });
+    const result = await retrieveFiles(index, defaultQueries(issue), { weights: { dense: 0, chunkBm25: 0, paths: 1 } });
     const byPath = Object.fromEntries(result.ranking.map((r) => [r.path, r]));
     // the innermost repository frame (c.py) leads the path channel; b.py, one frame out, gets half
     expect(byPath['pkg/c.py'].pathSignals[0]).toMatchObject({ signal: 'frame', weight: 1 });
