@@ -11,6 +11,8 @@
 import { buildRepoIndex, type RepoIndex } from '../../src/index/repo-index.ts';
 import type { Embedder } from '../../src/embedding/types.ts';
 import type { VectorStore } from '../../src/vectorstore/types.ts';
+import { ChromaVectorStore } from '../../src/vectorstore/chroma.ts';
+import { createEmbedder } from '../../src/embedding/factory.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import { renderPrompt } from '../../src/prompts.ts';
@@ -41,6 +43,12 @@ export interface AgentlessLocalizerOptions {
   chunkTokens?: number;
   /** builds the Agentless-chunk index; without it the context's shared index is used */
   retrievalIndex?: AgentlessRetrievalDeps;
+  /**
+   * the same from the command line (`locfix localize --localizer agentless --options '{"agentlessIndex":
+   * {"chromaUrl":"http://127.0.0.1:8000","embedder":"lexical","cacheDir":"~/.cache/locfix"}}'`): a running
+   * Chroma server is required (the localizer never starts one it could not stop)
+   */
+  agentlessIndex?: { chromaUrl: string; embedder?: string; cacheDir: string };
 }
 
 export interface AgentlessFileEvidence {
@@ -79,8 +87,18 @@ export class AgentlessLocalizer implements FileLocalizer {
 
   constructor(private readonly options: AgentlessLocalizerOptions = {}) {}
 
+  private fromSpec?: AgentlessRetrievalDeps;
+
+  private depsFromSpec(): AgentlessRetrievalDeps | undefined {
+    const spec = this.options.agentlessIndex;
+    if (!spec) return undefined;
+    if (typeof spec.chromaUrl !== 'string' || typeof spec.cacheDir !== 'string') throw new Error('agentless localizer: agentlessIndex needs "chromaUrl" and "cacheDir" strings');
+    this.fromSpec ??= { embedder: createEmbedder(spec.embedder ?? 'lexical'), vectorStore: new ChromaVectorStore({ url: spec.chromaUrl }), cacheDir: spec.cacheDir };
+    return this.fromSpec;
+  }
+
   private async retrievalIndex(ctx: LocalizerContext, trace: TraceEvent[]): Promise<RepoIndex> {
-    const deps = this.options.retrievalIndex;
+    const deps = this.options.retrievalIndex ?? this.depsFromSpec();
     if (!deps) {
       trace.push({ type: 'note', step: 'retrieval', message: 'no Agentless-chunk index configured: retrieving over the shared locfix index' });
       return ctx.index();
