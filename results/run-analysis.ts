@@ -18,7 +18,7 @@ import { modifiedExistingFiles } from '../src/patch.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
 import type { FileLocalization } from '../localizer/types.ts';
 import type { RepairInstanceRecord, Selection } from '../repair/types.ts';
-import type { EvaluateStageOutput, FunctionStageOutput, LineStageOutput } from '../src/orchestrator/stages.ts';
+import type { EvaluateStageOutput, FunctionStageOutput, LineStageOutput, ValidateStageOutput } from '../src/orchestrator/stages.ts';
 import { analyzeInstance, goldElements, summarizeFailures, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
 import type { RunOutcome } from './compare.ts';
 import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
@@ -49,20 +49,22 @@ interface InstanceArtifacts {
   functions?: StageArtifact<FunctionStageOutput>;
   lines?: StageArtifact<LineStageOutput>;
   repair?: StageArtifact<RepairInstanceRecord>;
+  validate?: StageArtifact<ValidateStageOutput>;
   select?: StageArtifact<Selection>;
   evaluate?: StageArtifact<EvaluateStageOutput>;
 }
 
 async function loadArtifacts(layout: RunLayout, id: string): Promise<InstanceArtifacts> {
-  const [files, functions, lines, repair, select, evaluate] = await Promise.all([
+  const [files, functions, lines, repair, validate, select, evaluate] = await Promise.all([
     readArtifact<FileLocalization>(layout, 'localize-files', id),
     readArtifact<FunctionStageOutput>(layout, 'localize-functions', id),
     readArtifact<LineStageOutput>(layout, 'localize-lines', id),
     readArtifact<RepairInstanceRecord>(layout, 'repair', id),
+    readArtifact<ValidateStageOutput>(layout, 'validate', id),
     readArtifact<Selection>(layout, 'select', id),
     readArtifact<EvaluateStageOutput>(layout, 'evaluate', id),
   ]);
-  return { files, functions, lines, repair, select, evaluate };
+  return { files, functions, lines, repair, validate, select, evaluate };
 }
 
 const ok = <T>(a: StageArtifact<T> | undefined): T | undefined => (a?.status === 'ok' ? a.output : undefined);
@@ -162,6 +164,8 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     addCost('localize-functions', a.functions, functions?.usage);
     addCost('localize-lines', a.lines, ok(a.lines)?.usage);
     addCost('repair', a.repair, repair ? { ...repair.usage, calls: repair.calls.length } : undefined);
+    // validation's wall time is Docker time; its few LLM calls (regression-test exclusion) are not itemised
+    addCost('validate', a.validate);
     addCost('select', a.select);
     addCost('evaluate', a.evaluate);
 
@@ -202,7 +206,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     INSTANCE_METRIC_NAMES.map((m) => [m, metricRows.length ? metricRows.reduce((s, r) => s + r[m], 0) / metricRows.length : 0]),
   ) as unknown as InstanceMetrics;
   outcome.upperBound = upperBound;
-  const stageOrder = ['localize-files', 'localize-functions', 'localize-lines', 'repair', 'select', 'evaluate'];
+  const stageOrder = ['localize-files', 'localize-functions', 'localize-lines', 'repair', 'validate', 'select', 'evaluate'];
   const report: RunReport = {
     runId: layout.id,
     localizer: outcome.localizer,
