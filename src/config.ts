@@ -70,6 +70,21 @@ export const RunConfigSchema = z
       })
       .strict()
       .default({ enabled: true, timeoutSeconds: 1800 }),
+    docker: z
+      .object({
+        /** image the local environment layers start from (default locfix/base:bookworm) */
+        baseImage: z.string().optional(),
+        /** user-named environment images: "owner/name@version" or "owner/name" → image */
+        envImages: z.record(z.string(), z.string()).default({}),
+        /** commands run in /testbed on a user-named environment image instead of the spec's install */
+        instanceSetup: z.record(z.string(), z.array(z.string())).default({}),
+        /** use official swebench/sweb.eval.* images when present locally */
+        useOfficialImages: z.boolean().default(true),
+        memoryGiB: z.number().positive().default(4),
+        cpus: z.number().positive().default(1),
+      })
+      .strict()
+      .default({ envImages: {}, instanceSetup: {}, useOfficialImages: true, memoryGiB: 4, cpus: 1 }),
     concurrency: z
       .object({
         /** instances in flight through the pipeline */

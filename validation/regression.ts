@@ -6,26 +6,12 @@
  * Which tests: the existing test files the instance's test_patch modifies (the harness' directives for
  * them, without the test patch applied), or a configured command when the instance has no test patch.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ChatModel } from '../src/llm/types.ts';
+import { renderPrompt } from '../src/prompts.ts';
 import { testDirectives, testPatchFiles } from './eval-script.ts';
 import { testMaintained, testPassed } from './grading.ts';
 import { LOG_PARSERS, type StatusMap } from './log-parsers.ts';
 import type { InstanceTestbed } from './testbed.ts';
-
-const PROMPT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'prompts');
-
-/** Fills `{{name}}` placeholders of validation/prompts/<name>.md in one pass. */
-export function renderValidationPrompt(name: string, vars: Readonly<Record<string, string>>): string {
-  const template = readFileSync(path.join(PROMPT_DIR, `${name}.md`), 'utf8');
-  return template.replace(/\{\{\s*([A-Za-z_]\w*)\s*\}\}/g, (_m, key: string) => {
-    const value = vars[key];
-    if (value === undefined) throw new Error(`prompt ${name}: no value for {{${key}}}`);
-    return value;
-  });
-}
 
 /** Lines of the last fenced block of a model answer (no block: no lines). */
 export function fencedLines(answer: string): string[] {
@@ -86,7 +72,7 @@ export async function selectRegressionTests(testbed: InstanceTestbed, options: R
   const passing = Object.keys(statusMap).filter((t) => testPassed(t, statusMap));
   let excluded: string[] = [];
   if (options.model && passing.length > 0) {
-    const prompt = renderValidationPrompt('regression-exclude', {
+    const prompt = renderPrompt('validation-regression-exclude', {
       problem_statement: testbed.instance.problem_statement,
       tests: passing.join('\n'),
     });

@@ -6,7 +6,7 @@
  * neither of the other two lines. Scripts run only inside the instance's sandbox.
  */
 import type { ChatModel } from '../src/llm/types.ts';
-import { renderValidationPrompt } from './regression.ts';
+import { renderPrompt } from '../src/prompts.ts';
 import type { Candidate } from './regression.ts';
 import type { InstanceTestbed } from './testbed.ts';
 
@@ -58,7 +58,7 @@ export interface GenerateOptions {
 /** Asks the model for reproduction scripts: one greedy sample, then `samples - 1` sampled ones. */
 export async function generateReproductionScripts(model: ChatModel, problemStatement: string, options: GenerateOptions = {}): Promise<(string | undefined)[]> {
   const samples = options.samples ?? 40;
-  const messages = [{ role: 'user' as const, content: renderValidationPrompt('reproduction', { problem_statement: problemStatement }) }];
+  const messages = [{ role: 'user' as const, content: renderPrompt('validation-reproduction', { problem_statement: problemStatement }) }];
   const greedy = await model.chat({ messages, temperature: 0, n: 1, purpose: 'validation.reproduction' });
   const answers = [greedy.choices[0]?.content ?? ''];
   if (samples > 1) {

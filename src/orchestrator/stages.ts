@@ -58,18 +58,27 @@ export class DockerResources {
 
   constructor(
     private readonly services: Services,
+    private readonly config: RunConfig['docker'],
     concurrency: number,
   ) {
     this.queue = new PQueue({ concurrency });
   }
 
   get runtime(): SandboxRuntime {
-    this.runtimeInstance ??= new SandboxRuntime({ concurrency: this.queue.concurrency });
+    this.runtimeInstance ??= new SandboxRuntime({
+      concurrency: this.queue.concurrency,
+      defaultLimits: { memoryBytes: Math.round(this.config.memoryGiB * 1024 ** 3), nanoCpus: Math.round(this.config.cpus * 1e9) },
+    });
     return this.runtimeInstance;
   }
 
   get images(): ImageProvider {
-    this.imagesInstance ??= new ImageProvider(this.runtime, this.services.store);
+    this.imagesInstance ??= new ImageProvider(this.runtime, this.services.store, {
+      ...(this.config.baseImage ? { baseImage: this.config.baseImage } : {}),
+      envImages: this.config.envImages,
+      instanceSetup: this.config.instanceSetup,
+      useOfficialImages: this.config.useOfficialImages,
+    });
     return this.imagesInstance;
   }
 }
@@ -86,7 +95,7 @@ export interface StageAssembly {
 }
 
 export function assembleStages(config: RunConfig, services: Services, layout: { root: string }): StageAssembly {
-  const docker = new DockerResources(services, config.concurrency.docker);
+  const docker = new DockerResources(services, config.docker, config.concurrency.docker);
   const indexQueue = new PQueue({ concurrency: config.concurrency.index });
   const runsDir = path.dirname(layout.root);
   const runId = path.basename(layout.root);
