@@ -58,7 +58,7 @@ export async function runFileLocalization(
     onEvent: settings.onEvent,
     work: async (instance) => {
       const snapshot = await services.snapshot(instance.repo, instance.base_commit);
-      return localizer.localize({ instance, snapshot, index: () => services.index(snapshot), llm: services.llm });
+      return localizer.localize({ instance, snapshot, index: (parser) => services.index(snapshot, parser), llm: services.llm });
     },
   });
 }

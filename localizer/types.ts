@@ -5,6 +5,7 @@
  */
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { RepoIndex } from '../src/index/repo-index.ts';
+import type { FileParser } from '../src/index/file-parser.ts';
 import type { ChatModel, ChatTrace, Usage } from '../src/llm/types.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 
@@ -39,8 +40,11 @@ export interface FileLocalization {
 export interface LocalizerContext {
   instance: SweInstance;
   snapshot: RepoSnapshot;
-  /** the retrieval index of the snapshot (built on first use, shared across stages) */
-  index(): Promise<RepoIndex>;
+  /**
+   * the retrieval index of the snapshot (built on first use, shared across stages); with `parser`, an index
+   * of the same snapshot chunked differently, through the same embedder, vector store and caches
+   */
+  index(parser?: FileParser): Promise<RepoIndex>;
   /** undefined when no model is configured; LLM localizers then fail with a clear message or degrade */
   llm?: ChatModel;
   signal?: AbortSignal;

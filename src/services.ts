@@ -9,6 +9,7 @@ import { createEmbedder } from './embedding/factory.ts';
 import type { Embedder } from './embedding/types.ts';
 import { buildRepoIndex, type RepoIndex } from './index/repo-index.ts';
 import type { FileFilterOptions } from './index/file-filter.ts';
+import type { FileParser } from './index/file-parser.ts';
 import { createChatModel } from './llm/factory.ts';
 import type { LlmConfigInput } from './llm/config.ts';
 import type { ChatModel } from './llm/types.ts';
@@ -76,9 +77,12 @@ export class Services {
     return this.store.snapshot(repo, commit);
   }
 
-  /** The retrieval index of a snapshot; built once per (repo, commit) and embedder in this process. */
-  index(snapshot: RepoSnapshot): Promise<RepoIndex> {
-    const key = `${snapshot.repo}@${snapshot.commit}`;
+  /**
+   * The retrieval index of a snapshot; built once per (repo, commit, parser) and embedder in this process.
+   * `parser` swaps the chunking (e.g. Agentless' whole-file windows); its id keeps the caches apart.
+   */
+  index(snapshot: RepoSnapshot, parser?: FileParser): Promise<RepoIndex> {
+    const key = `${snapshot.repo}@${snapshot.commit}#${parser?.id ?? 'default'}`;
     let index = this.indexes.get(key);
     if (!index) {
       index = (async () =>
@@ -87,6 +91,7 @@ export class Services {
           vectorStore: await this.vectorStore(),
           cacheDir: this.settings.cacheDir,
           fileFilter: this.settings.fileFilter,
+          ...(parser ? { parser } : {}),
         }))();
       index.catch(() => this.indexes.delete(key));
       this.indexes.set(key, index);

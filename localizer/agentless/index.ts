@@ -5,8 +5,8 @@
  * by count, ties in model order. Every LLM call is in the trace.
  *
  * Retrieval index: with `retrievalIndex` deps (embedder, vector store, cache dir) the Agentless chunking
- * is indexed through buildRepoIndex with its own FileParser; without them the shared locfix index of the
- * context (`ctx.index()`, AST chunks with a path line) stands in, and the trace says so.
+ * is indexed through buildRepoIndex with its own FileParser; without them the context indexes the snapshot
+ * with the same parser through the run's own embedder, vector store and caches (`ctx.index(parser)`).
  */
 import { buildRepoIndex, type RepoIndex } from '../../src/index/repo-index.ts';
 import type { Embedder } from '../../src/embedding/types.ts';
@@ -100,8 +100,8 @@ export class AgentlessLocalizer implements FileLocalizer {
   private async retrievalIndex(ctx: LocalizerContext, trace: TraceEvent[]): Promise<RepoIndex> {
     const deps = this.options.retrievalIndex ?? this.depsFromSpec();
     if (!deps) {
-      trace.push({ type: 'note', step: 'retrieval', message: 'no Agentless-chunk index configured: retrieving over the shared locfix index' });
-      return ctx.index();
+      // the run's own embedder and vector store, with Agentless' chunking
+      return ctx.index(await createAgentlessFileParser(this.options.chunkTokens));
     }
     return buildRepoIndex(ctx.snapshot as RepoSnapshot, {
       embedder: deps.embedder,

@@ -12,6 +12,7 @@ import PQueue from 'p-queue';
 import type { RunConfig } from '../config.ts';
 import type { SweInstance } from '../dataset/schema.ts';
 import type { Services } from '../services.ts';
+import type { FileParser } from '../index/file-parser.ts';
 import type { ChatModel } from '../llm/types.ts';
 import { createLocalizer } from '../../localizer/registry.ts';
 import type { FileLocalization } from '../../localizer/types.ts';
@@ -111,7 +112,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
         const localizer = await localizerPromise;
         const snapshot = await snapshotOf(instance);
         // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
-        const index = () => indexQueue.add(() => services.index(snapshot)) as Promise<Awaited<ReturnType<Services['index']>>>;
+        const index = (parser?: FileParser) => indexQueue.add(() => services.index(snapshot, parser)) as Promise<Awaited<ReturnType<Services['index']>>>;
         return localizer.localize({ instance, snapshot, index, llm: services.llm });
       },
     },

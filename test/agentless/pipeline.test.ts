@@ -109,13 +109,12 @@ describe('AgentlessLocalizer (file level)', () => {
     expect(out.trace.filter((e) => e.type === 'llm').map((e) => e.step)).toEqual(['files', 'irrelevant']);
     expect(out.trace.some((e) => e.type === 'note' && /shared locfix index/.test(e.message))).toBe(false);
 
-    // the same index from JSON options (what `locfix localize --options` passes) retrieves the same files;
-    // without any index settings the shared index stands in, and the trace says so
-    const fromJson = await new AgentlessLocalizer({ agentlessIndex: { chromaUrl: chroma.url, embedder: 'lexical', cacheDir: svc.settings.cacheDir } }).localize({ instance: inst, snapshot, index: () => svc.index(snapshot), llm: svc.llm });
+    // the same index from JSON options (what `locfix localize --options` passes) retrieves the same files,
+    // and so does the default: the run's own embedder and store with Agentless' chunking (ctx.index(parser))
+    const fromJson = await new AgentlessLocalizer({ agentlessIndex: { chromaUrl: chroma.url, embedder: 'lexical', cacheDir: svc.settings.cacheDir } }).localize({ instance: inst, snapshot, index: (parser) => svc.index(snapshot, parser), llm: svc.llm });
     expect(fromJson.files.map((f) => f.path)).toEqual(out.files.map((f) => f.path));
-    const shared = await new AgentlessLocalizer().localize({ instance: inst, snapshot, index: () => svc.index(snapshot), llm: svc.llm });
-    expect(shared.trace.some((e) => e.type === 'note' && /shared locfix index/.test(e.message))).toBe(true);
-    expect(shared.files.length).toBeGreaterThan(0);
+    const viaContext = await new AgentlessLocalizer().localize({ instance: inst, snapshot, index: (parser) => svc.index(snapshot, parser), llm: svc.llm });
+    expect(viaContext.files.map((f) => f.path)).toEqual(out.files.map((f) => f.path));
   });
 });
 
