@@ -15,6 +15,8 @@ import type { StageArtifact } from '../../src/orchestrator/stage-runner.ts';
 import type { RetrieveOutput } from '../../localizer/retrieval/artifacts.ts';
 
 const exec = promisify(execFile);
+// a cold index of three projects plus a Chroma round trip: seconds on an idle machine, minutes on a busy one
+const SLOW = 600_000;
 const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
 
 let dir: string;
@@ -74,7 +76,7 @@ describe('locfix retrieve on the mini-benchmark', () => {
       const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', info.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
       expect(info.goldFiles, info.instance_id).toContain(artifact.output!.ranking[0].path);
     }
-  });
+  }, SLOW);
 
   it('resumes: existing artifacts are kept, missing ones recomputed', async () => {
     const run = path.join(dir, 'runs', 'r1');
@@ -88,7 +90,7 @@ describe('locfix retrieve on the mini-benchmark', () => {
     const redone = JSON.parse(await readFile(layout.artifactPath('retrieve', second.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
     expect(redone.status).toBe('ok');
     expect(res.stderr).toMatch(new RegExp(`${bench.instances.length - 1} reused`));
-  });
+  }, SLOW);
 
   it('records a failing instance and goes on; fails only when nothing could be done', async () => {
     const good = bench.instances[0];
@@ -111,5 +113,5 @@ describe('locfix retrieve on the mini-benchmark', () => {
     await writeFile(onlyBad, rows[0] + '\n');
     const res2 = await locfix(retrieveArgs(onlyBad, path.join(dir, 'runs', 'bad')));
     expect(res2.code).toBe(1);
-  });
+  }, SLOW);
 });
