@@ -1,22 +1,21 @@
 /**
- * The default FileParser: the tree-sitter chunker (src/parsing/chunker.ts) and definition extractor
- * (src/parsing/definitions.ts), sharing one Python parser. Loaded lazily so that indexes with a custom
- * parser never load tree-sitter.
+ * The default FileParser: tree-sitter chunks (src/parsing/chunker.ts) and definitions
+ * (src/parsing/definitions.ts) from ONE parse per file (src/parsing/analyze.ts) — parsing is the largest
+ * CPU cost of indexing. Loaded lazily so that indexes with a custom parser never load tree-sitter. The id
+ * carries the chunker version, so a chunker change invalidates cached chunks instead of mixing them.
  */
-import { chunkFileSync, DEFAULT_MAX_CHUNK_CHARS, pythonParser } from '../parsing/chunker.ts';
-import { extractDefinitions } from '../parsing/definitions.ts';
+import { CHUNKER_VERSION, DEFAULT_MAX_CHUNK_CHARS, pythonParser } from '../parsing/chunker.ts';
+import { analyzeFileSync } from '../parsing/analyze.ts';
 import type { FileParser } from './file-parser.ts';
 
 export async function createDefaultFileParser(options: { maxChars?: number } = {}): Promise<FileParser> {
   const parser = await pythonParser();
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHUNK_CHARS;
   return {
-    id: `tree-sitter-chunks:v1:${maxChars}`,
+    id: `tree-sitter-chunks:v${CHUNKER_VERSION}:${maxChars}`,
     parse(path, content) {
-      return {
-        chunks: chunkFileSync(parser, path, content, { maxChars }),
-        definitions: extractDefinitions(path, content, parser),
-      };
+      const { chunks, definitions } = analyzeFileSync(parser, path, content, { maxChars });
+      return { chunks, definitions };
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createDefaultFileParser } from '../../src/index/default-parser.ts';
 /**
  * buildRepoIndex on two commits of a small in-memory repository, with the real tree-sitter parser and a
  * real Chroma server: filtering, chunks, definitions, BM25, dense search restricted to the commit, and
@@ -249,7 +250,7 @@ describe('repo index', () => {
     expect(again.chunks.map((c) => c.id)).toEqual(indexB.chunks.map((c) => c.id));
 
     // vector store emptied: vectors come back from the persisted embedding cache, not the embedder
-    await store.deleteCollection(collectionNameFor('acme/pkg', fresh.id, 'tree-sitter-chunks:v1:1500'));
+    await store.deleteCollection(collectionNameFor('acme/pkg', fresh.id, (await createDefaultFileParser()).id));
     const rebuilt = await buildRepoIndex(new MemorySnapshot('acme/pkg', 'b'.repeat(40), commitB), {
       embedder: fresh,
       vectorStore: store,
