@@ -3,7 +3,13 @@
  *
  *   npm run bench:blagent-cost -- [--dataset FILE] [--mirrors DIR] [--every 6] [--limit N] [--pattern P]
  *                                 [--cache-dir DIR] [--configs paper,m10,...] [--out FILE]
- *                                 [--record DIR | --replay DIR]
+ *                                 [--record DIR [--skip-recorded] | --replay DIR] [--part K/N]
+ *
+ * `--merge a.json,b.json` prints the summary of several earlier outputs (e.g. parallel live parts) together.
+ *
+ * `--part K/N` takes the K-th of N contiguous slices of the selection (grouped by repository), so several
+ * live runs can index in parallel (each with its own --cache-dir); `--skip-recorded` leaves out instances
+ * whose recording exists.
  *
  * The scripted model (test/blagent/scripted-policy.ts) follows a fixed policy: T0 = the model-free
  * structural query, T1 = the issue's first 60 words, Phase 1 inspects the top 5 skeletons and scores them
@@ -36,7 +42,7 @@ import { DEFAULT_RETRIEVAL_OPTIONS } from '../localizer/retrieval/options.ts';
 import type { RetrievalIndex } from '../localizer/retrieval/retriever.ts';
 import type { RepoIndex } from '../src/index/repo-index.ts';
 import { safeFileName } from '../src/util/fsx.ts';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
 import { blagentPolicy } from '../test/blagent/scripted-policy.ts';
 
@@ -136,14 +142,49 @@ async function main(): Promise<void> {
       out: { type: 'string', default: 'bench-results/blagent-cost.json' },
       record: { type: 'string' },
       replay: { type: 'string' },
+      part: { type: 'string' },
+      'skip-recorded': { type: 'boolean', default: false },
+      merge: { type: 'string' },
     },
   });
+  if (values.merge) {
+    const merged: Record<string, InstanceCost[]> = {};
+    const labels: Record<string, string> = {};
+    for (const file of values.merge.split(',')) {
+      const data = JSON.parse(await readFile(file.trim(), 'utf8')) as { results: Record<string, InstanceCost[]>; configs: Record<string, { label: string }> };
+      for (const [c, rows] of Object.entries(data.results)) {
+        (merged[c] ??= []).push(...rows);
+        labels[c] = data.configs[c]?.label ?? c;
+      }
+    }
+    const indexTimes = Object.values(merged)[0]?.map((r) => r.indexMs) ?? [];
+    process.stdout.write(
+      [
+        `${Object.values(merged)[0]?.length ?? 0} instances merged from ${values.merge}.`,
+        `Index build before the localizer (not in the overhead): mean ${fmt(mean(indexTimes))} ms, median ${fmt(median(indexTimes))} ms, max ${fmt(Math.max(...indexTimes))} ms.`,
+        ...Object.entries(merged).map(([c, rows]) => summarize(labels[c]!, rows)),
+      ].join('\n\n') + '\n',
+    );
+    return;
+  }
   const dataset = await loadDataset(values.dataset!);
   if (dataset.errors.length) throw new Error(`dataset rows rejected: ${dataset.errors.map((e) => e.message).join('; ')}`);
   const every = Number(values.every);
   if (!Number.isInteger(every) || every < 1) throw new Error(`--every must be a positive integer, got ${values.every}`);
   const spread = dataset.instances.filter((_, i) => i % every === 0);
-  const { instances } = selectInstances(spread, { pattern: values.pattern, limit: values.limit ? Number(values.limit) : undefined });
+  let { instances } = selectInstances(spread, { pattern: values.pattern, limit: values.limit ? Number(values.limit) : undefined });
+  instances = groupByRepo(instances);
+  if (values.part) {
+    const m = /^(\d+)\/(\d+)$/.exec(values.part);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new Error(`--part must look like K/N with 1 <= K <= N, got ${values.part}`);
+    const [k, parts] = [Number(m[1]), Number(m[2])];
+    const size = Math.ceil(instances.length / parts);
+    instances = instances.slice((k - 1) * size, k * size);
+  }
+  if (values['skip-recorded'] && values.record) {
+    const recorded = new Set((await readdir(values.record).catch(() => [] as string[])).map((f) => f.replace(/\.json$/, '')));
+    instances = instances.filter((i) => !recorded.has(safeFileName(i.instance_id)));
+  }
   const configNames = values.configs!.split(',').map((c) => c.trim());
   for (const c of configNames) if (!CONFIGS[c]) throw new Error(`unknown config "${c}"; known: ${Object.keys(CONFIGS).join(', ')}`);
 
@@ -155,7 +196,7 @@ async function main(): Promise<void> {
   const localizers = Object.fromEntries(configNames.map((c) => [c, new BlagentLocalizer(CONFIGS[c]!.options as Record<string, unknown>)]));
   const started = performance.now();
   try {
-    for (const [n, instance] of groupByRepo(instances).entries()) {
+    for (const [n, instance] of instances.entries()) {
       const gold = goldPaths(instance.patch);
       let indexMs = 0;
       try {
