@@ -101,7 +101,16 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
     localizer: config.localizer.name,
     instances: instances.map((i) => i.instance_id),
   });
-  const { stages } = assembleStages(config, services, layout);
+  const { stages, docker } = assembleStages(config, services, layout);
+  if (stages.some((s) => s.name === 'validate' || s.name === 'evaluate')) {
+    // An invocation killed with -9 leaves its sandboxes (`sleep infinity`) running; they carry this run's id.
+    try {
+      const removed = await docker.runtime.sweepContainers(layout.id);
+      if (removed) log(`removed ${removed} container(s) left behind by an interrupted invocation of run ${layout.id}`);
+    } catch {
+      // Docker not reachable now: the Docker stages record that themselves
+    }
+  }
   log(`run ${config.runId}: ${instances.length} instances, localizer ${config.localizer.name}, model ${modelName}, stages ${stages.map((s) => s.name).join(' → ')}`);
   const progress = createProgress({ concurrency: config.concurrency.instances });
   for (const stage of stages) progress.begin(stage.name, instances.length);
