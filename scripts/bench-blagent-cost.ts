@@ -47,7 +47,7 @@ import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
 import { blagentPolicy } from '../test/blagent/scripted-policy.ts';
 
 const CONFIGS: Record<string, { label: string; options: BlagentOptions }> = {
-  paper: { label: 'paper settings: pool 15, M=5, 5 anchors, 5 inspections', options: {} },
+  paper: { label: 'paper settings: pool 15, M=5, 5 anchors', options: {} },
   m10: { label: 'M=10 (reference implementation)', options: { earFiles: 10 } },
   pool20: { label: 'pool 20, M=10', options: { poolCap: 20, earFiles: 10 } },
   skel4k: { label: 'paper settings, skeletons cut at 4,000 tokens', options: { skeletonMaxTokens: 4000 } },
@@ -66,6 +66,8 @@ interface InstanceCost {
   prompt: Record<string, number>;
   completion: Record<string, number>;
   calls: number;
+  /** CPU time of this process during the localization (includes the in-process scripted server's token counting) */
+  cpuMs?: number;
   totalMs: number;
   modelMs: number;
   overheadMs: number;
@@ -116,6 +118,7 @@ function summarize(label: string, rows: InstanceCost[]): string {
     ['locfix overhead (wall − model), ms', (r: InstanceCost) => r.overheadMs],
     ['  of which retrieval, ms', (r: InstanceCost) => r.phaseMs.retrieval ?? 0],
     ['  of which index lookup (warm), ms', (r: InstanceCost) => r.phaseMs.index ?? 0],
+    ['process CPU during the localization (incl. scripted server), ms', (r: InstanceCost) => r.cpuMs ?? NaN],
     ['model wait (scripted server), ms', (r: InstanceCost) => r.modelMs],
     ['LLM calls', (r: InstanceCost) => r.calls],
     ['pool size', (r: InstanceCost) => r.poolSize],
@@ -145,6 +148,7 @@ async function main(): Promise<void> {
       part: { type: 'string' },
       'skip-recorded': { type: 'boolean', default: false },
       merge: { type: 'string' },
+      inspect: { type: 'string', default: '5' },
     },
   });
   if (values.merge) {
@@ -188,7 +192,9 @@ async function main(): Promise<void> {
   const configNames = values.configs!.split(',').map((c) => c.trim());
   for (const c of configNames) if (!CONFIGS[c]) throw new Error(`unknown config "${c}"; known: ${Object.keys(CONFIGS).join(', ')}`);
 
-  const server = new ScriptedModelServer({ name: 'blagent-fixed-policy', policy: blagentPolicy() });
+  const inspect = Number(values.inspect);
+  if (!Number.isInteger(inspect) || inspect < 0) throw new Error(`--inspect must be an integer >= 0, got ${values.inspect}`);
+  const server = new ScriptedModelServer({ name: 'blagent-fixed-policy', policy: blagentPolicy({ inspect }) });
   await server.start();
   const llm = createChatModel({ model: `openai:scripted@${server.openaiURL}` });
   const services = new Services({ cacheDir: path.resolve(values['cache-dir']!), mirrorsDir: values.mirrors, embedder: 'lexical' });
@@ -219,7 +225,9 @@ async function main(): Promise<void> {
         for (const c of configNames) {
           server.reset();
           try {
+            const cpu0 = process.cpuUsage();
             const loc = await localizers[c]!.localize({ instance, snapshot, index: async () => index, llm });
+            const cpu = process.cpuUsage(cpu0);
             const tokens = tokensByPhase(loc);
             const pool = (loc.trace.find((e) => e.type === 'note' && e.step === 'retrieval') as { data: { pool: string[] } } | undefined)?.data.pool ?? [];
             const fallbacks = loc.trace.flatMap((e) => (e.type === 'note' && /fell back|kept the Phase 1 order/.test(e.message) ? [`${instance.instance_id}: ${e.message}`] : []));
@@ -230,6 +238,7 @@ async function main(): Promise<void> {
               ok: true,
               ...tokens,
               calls: loc.usage.calls,
+              cpuMs: (cpu.user + cpu.system) / 1000,
               totalMs: loc.timingsMs.total!,
               modelMs: loc.timingsMs.model!,
               overheadMs: loc.timingsMs.overhead!,
@@ -264,6 +273,7 @@ async function main(): Promise<void> {
   const wallS = (performance.now() - started) / 1000;
   const indexTimes = results[configNames[0]!]!.map((r) => r.indexMs);
   const report = [
+    `Scripted policy: inspect the top ${inspect} skeletons.`,
     `${instances.length} SWE-bench Lite instances (every ${every}th of ${dataset.instances.length}), ${new Set(instances.map((i) => i.repo)).size} repositories; wall ${wallS.toFixed(0)} s; ${values.replay ? `searches replayed from ${values.replay} (overhead not meaningful)` : 'live index'}.`,
     `Index build before the localizer (not in the overhead): mean ${fmt(mean(indexTimes))} ms, median ${fmt(median(indexTimes))} ms, max ${fmt(Math.max(...indexTimes))} ms.`,
     '',
