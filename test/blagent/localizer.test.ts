@@ -233,22 +233,22 @@ describe('BlagentLocalizer with a scripted model', () => {
     const instance = instanceWithPool();
     const index = await services.index(await services.snapshot(instance.repo, instance.base_commit));
     let shown: string[] = [];
+    // the last shown file that defines something (an __init__.py may define nothing)
+    const targetOf = (files: string[]): string => [...files].reverse().find((f) => index.definitionsInFile(f).length > 0)!;
+    const definitionOf = (file: string) => index.definitionsInFile(file).find((x) => x.kind === 'method') ?? index.definitionsInFile(file)[0]!;
     scripted.server.setScenario({
       policy: blagentPolicy({
         functions: (files) => {
           shown = files;
-          const last = files[files.length - 1]!;
-          const defs = index.definitionsInFile(last).filter((d) => d.kind === 'method');
-          const d = defs[0] ?? index.definitionsInFile(last)[0]!;
-          return JSON.stringify([`${last}::${d.qualifiedName.split('.').join('::')}`, `${last}::no_such_function`, 'elsewhere.py::f']);
+          const target = targetOf(files);
+          return JSON.stringify([`${target}::${definitionOf(target).qualifiedName.split('.').join('::')}`, `${target}::no_such_function`, 'elsewhere.py::f']);
         },
       }),
     });
     const loc = await new BlagentLocalizer({ level: 'function' }).localize(await contextFor(instance, scriptedChatModel(scripted.server)));
-    const last = shown[shown.length - 1]!;
-    const d = index.definitionsInFile(last).filter((x) => x.kind === 'method')[0] ?? index.definitionsInFile(last)[0]!;
-    expect(loc.functions).toEqual([{ path: last, name: d.qualifiedName, score: 1 }]);
-    expect(loc.files.slice(0, shown.length).map((f) => f.path)).toEqual([last, ...shown.slice(0, -1)]);
+    const target = targetOf(shown);
+    expect(loc.functions).toEqual([{ path: target, name: definitionOf(target).qualifiedName, score: 1 }]);
+    expect(loc.files.slice(0, shown.length).map((f) => f.path)).toEqual([target, ...shown.filter((f) => f !== target)]);
     expect(notes(loc.trace, 'phase2')).toContain('2 entries dropped');
   });
 
