@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { functionOutcome } from '../../results/function-metrics.ts';
+import { computeLocMetrics } from '../../results/loc-metrics.ts';
+import { evaluateRunFunctions } from '../../src/commands/eval-loc.ts';
+import { RunLayout } from '../../src/orchestrator/run-layout.ts';
+import { RepoStore } from '../../src/repo/store.ts';
+import { writeJsonAtomic } from '../../src/util/fsx.ts';
+import { sharedMiniBenchmark } from '../minibench/shared.ts';
+
+describe('function-level outcomes', () => {
+  it('ranks predicted elements against gold elements; a class covers its methods; module-only gold is left out', () => {
+    const gold = [{ path: 'a.py', name: 'Box.get' }];
+    const o = functionOutcome('i', [{ path: 'a.py', name: 'helper' }, { path: 'a.py', name: 'Box' }], gold)!;
+    expect(computeLocMetrics([o])).toMatchObject({ top1: 0, top3: 1, mrr: 0.5 });
+    expect(functionOutcome('i', [{ path: 'b.py', name: 'Box' }], gold)!.ranking).toEqual(['b.py::Box']);
+    expect(functionOutcome('i', [], [{ path: 'a.py', name: '<module>' }])).toBeUndefined();
+    expect(computeLocMetrics([functionOutcome('i', undefined, gold)!])).toMatchObject({ failed: 1, mrr: 0 });
+  });
+});
+
+describe('eval-loc --level function on a run directory', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'locfix-fn-metrics-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('derives gold functions from the base files and scores the stage artifacts', async () => {
+    const bench = await sharedMiniBenchmark();
+    const instance = bench.instances.find((i) => i.instance_id === 'minibench__qty-19')!;
+    const layout = new RunLayout(dir);
+    // the gold patch of qty-19 edits Quantity methods in src/qty/quantity.py (sum() support)
+    await writeJsonAtomic(layout.artifactPath('localize-functions', instance.instance_id), {
+      status: 'ok',
+      output: { codeElements: [{ path: 'src/qty/units.py', name: 'Unit' }, { path: 'src/qty/quantity.py', name: 'Quantity' }] },
+    });
+    const store = new RepoStore({ cacheDir: path.join(dir, 'cache'), mirrorsDir: bench.mirrorsDir, allowClone: false });
+    try {
+      const m = await evaluateRunFunctions(dir, 'localize-functions', [instance], (i) => store.snapshot(i.repo, i.base_commit));
+      expect(m).toMatchObject({ n: 1, top1: 0, top3: 1, mrr: 0.5, missingGold: [] });
+    } finally {
+      await store.close();
+    }
+  });
+});
