@@ -92,6 +92,8 @@ export interface RunAnalysis {
   instances: InstanceAnalysis[];
   report: RunReport;
   outcome: RunOutcome;
+  /** judgements that had to degrade (e.g. base files unreadable) */
+  warnings: string[];
 }
 
 export interface AnalyzeOptions {
@@ -144,6 +146,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     costs.set(stage, c);
   };
   const metricRows: InstanceMetrics[] = [];
+  const warnings: string[] = [];
   let upperBound = false;
   // extractDefinitions uses the shared parser; a resumed run or `locfix analyze` may not have loaded it yet
   if (options.snapshot) await pythonParser();
@@ -176,9 +179,13 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
         const sources = await snapshot.readFiles(modifiedExistingFiles(instance.patch));
         const defs = new Map([...sources].map(([p, text]) => [p, extractDefinitions(p, text)]));
         definitionsOf = (p) => defs.get(p) ?? [];
-      } catch {
-        // without the base files, gold elements are module-level: function-level judgement degrades to file level
+      } catch (err) {
+        // without the base files gold elements are module-level, so function level degrades to file level:
+        // say so in the analysis instead of silently judging differently
+        warnings.push(`${instance.instance_id}: base files unreadable (${(err as Error).message.split('\n')[0]}); function level judged at file level`);
       }
+    } else if (instance.patch) {
+      warnings.push(`${instance.instance_id}: no repository access; function level judged at file level`);
     }
     const modelPatch = selection?.patch ?? '';
     const evaluationError =
@@ -220,7 +227,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     startedAt: manifest?.createdAt,
     finishedAt: manifest?.invocations.at(-1)?.finishedAt,
   };
-  return { runId: layout.id, localizer: outcome.localizer, upperBound, model: manifest?.models.llm, instances: analyses, report, outcome };
+  return { runId: layout.id, localizer: outcome.localizer, upperBound, model: manifest?.models.llm, instances: analyses, report, outcome, warnings };
 }
 
 /** Writes runs/<id>/analysis.json (per-instance categories + summary) and returns the analysis. */
@@ -233,6 +240,7 @@ export async function writeRunAnalysis(runDir: string, options: AnalyzeOptions =
     summary: analysis.report.failures,
     localization: analysis.report.localization,
     costs: analysis.report.costs,
+    warnings: analysis.warnings,
     instances: analysis.instances,
   });
   return analysis;

@@ -40,6 +40,7 @@ function printAnalysis(a: RunAnalysis): void {
   }
   const reasons = Object.entries(s.emptyReasons);
   if (reasons.length) lines.push(`  empty-patch reasons: ${reasons.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
+  for (const w of a.warnings) lines.push(`  warning: ${w}`);
   process.stdout.write(lines.join('\n') + '\n');
 }
 
