@@ -168,7 +168,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     addCost('localize-lines', a.lines, ok(a.lines)?.usage);
     addCost('repair', a.repair, repair ? { ...repair.usage, calls: repair.calls.length } : undefined);
     // validation's wall time is Docker time; its few LLM calls (regression-test exclusion) are not itemised
-    addCost('validate', a.validate);
+    addCost('validate', a.validate, ok(a.validate)?.usage);
     addCost('select', a.select);
     addCost('evaluate', a.evaluate);
 

@@ -45,6 +45,23 @@ export interface ValidateStageOutput {
   reproduction?: Omit<ReproductionSelection, 'script'> & { script?: string };
   /** validation steps that could not run, and why (selection then falls back to the next filter) */
   skipped: Array<{ step: 'regression' | 'reproduction'; reason: string }>;
+  /** the model calls of this stage (regression-test exclusion, reproduction scripts) */
+  usage: { promptTokens: number; completionTokens: number; cost: number; calls: number };
+}
+
+/** A chat model that adds the usage of every answer to `usage` (for stages that do not trace calls). */
+function meteredModel(llm: ChatModel, usage: ValidateStageOutput['usage']): ChatModel {
+  return {
+    id: llm.id,
+    chat: async (request) => {
+      const response = await llm.chat(request);
+      usage.promptTokens += response.usage.promptTokens;
+      usage.completionTokens += response.usage.completionTokens;
+      usage.cost += response.usage.cost;
+      usage.calls += 1;
+      return response;
+    },
+  };
 }
 
 export interface EvaluateStageOutput extends InstanceOutcome {
@@ -155,14 +172,14 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
       run: async (input): Promise<ValidateStageOutput> => {
         const record = getOutput<RepairInstanceRecord>(input, 'repair');
         const candidates = distinctCandidates(record.samples);
-        const out: ValidateStageOutput = { validation: {}, candidates: candidates.length, skipped: [] };
+        const out: ValidateStageOutput = { validation: {}, candidates: candidates.length, skipped: [], usage: { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 } };
         const wanted = { regression: config.validation.regression, reproduction: config.validation.reproduction };
         if (candidates.length === 0 || (!wanted.regression && !wanted.reproduction)) {
           if (candidates.length === 0) out.skipped.push({ step: 'regression', reason: 'no candidate patch' });
           return out;
         }
         const timeoutMs = config.validation.timeoutSeconds * 1000;
-        const llm = services.llm;
+        const llm = services.llm ? meteredModel(services.llm, out.usage) : undefined;
         await docker.queue.add(() =>
           withTestbed(docker.runtime, docker.images, input.instance, { runId, timeoutMs }, async (testbed) => {
             let regression: Map<string, { regressionFailures: number }> | undefined;
