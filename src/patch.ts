@@ -39,11 +39,41 @@ export interface FilePatch {
   hunks: PatchHunk[];
 }
 
-function stripPrefix(p: string): string | undefined {
+/** git quotes paths with unusual characters: "a/sp ace.py", with C escapes (octal bytes for UTF-8). */
+export function unquotePath(raw: string): string {
+  if (!raw.startsWith('"')) return raw;
+  const body = raw.slice(1, -1);
+  const bytes: number[] = [];
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== '\\') {
+      bytes.push(...Buffer.from(c, 'utf8'));
+      continue;
+    }
+    const next = body[++i];
+    if (/[0-7]/.test(next)) {
+      bytes.push(parseInt(body.slice(i, i + 3), 8));
+      i += 2;
+    } else bytes.push(({ n: 10, t: 9, '"': 34, '\\': 92 } as Record<string, number>)[next] ?? next.charCodeAt(0));
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/** `a/x.py` → `x.py`; `/dev/null` → undefined. */
+function stripPrefix(raw: string, prefix: 'a/' | 'b/'): string | undefined {
+  const p = unquotePath(raw.trim());
   if (p === '/dev/null') return undefined;
-  // git quotes paths with unusual characters: "a/x y.py"
-  const unquoted = p.startsWith('"') && p.endsWith('"') ? JSON.parse(p) as string : p;
-  return unquoted.replace(/^[ab]\//, '');
+  return p.startsWith(prefix) ? p.slice(2) : p;
+}
+
+/** Splits the `a/x b/y` of a `diff --git` line (paths may be quoted, or contain spaces). */
+function parseHeaderPaths(rest: string): [string | undefined, string | undefined] | undefined {
+  const quoted = rest.match(/^("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)$/);
+  if (quoted && !rest.includes(' b/')) return [stripPrefix(quoted[1], 'a/'), stripPrefix(quoted[2], 'b/')];
+  // unquoted paths may contain spaces; `a/X b/X` is the common case
+  const idx = rest.indexOf(' b/');
+  if (idx < 0) return quoted ? [stripPrefix(quoted[1], 'a/'), stripPrefix(quoted[2], 'b/')] : undefined;
+  return [stripPrefix(rest.slice(0, idx), 'a/'), stripPrefix(rest.slice(idx + 1), 'b/')];
 }
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$/;
@@ -106,17 +136,18 @@ export function parsePatch(patch: string): FilePatch[] {
       oldRemaining = newRemaining = 0;
     }
     if (line.startsWith('\\')) continue;
-    const git = /^diff --git (\S+|"[^"]+") (\S+|"[^"]+")$/.exec(line);
-    if (git) {
-      current = startFile(stripPrefix(git[1]), stripPrefix(git[2]));
+    if (line.startsWith('diff --git ')) {
+      const paths = parseHeaderPaths(line.slice('diff --git '.length));
+      if (!paths) throw new Error(`unreadable patch header: ${line}`);
+      current = startFile(paths[0], paths[1]);
       awaitingHeaders = true;
       continue;
     }
     if (line.startsWith('--- ')) {
-      const oldPath = stripPrefix(line.slice(4).split('\t')[0].trim());
+      const oldPath = stripPrefix(line.slice(4).split('\t')[0], 'a/');
       const next = lines[i + 1] ?? '';
       if (next.startsWith('+++ ')) {
-        const newPath = stripPrefix(next.slice(4).split('\t')[0].trim());
+        const newPath = stripPrefix(next.slice(4).split('\t')[0], 'b/');
         // a ---/+++ pair without a preceding `diff --git` line (plain `diff -u` output) starts a file too
         if (!current || !awaitingHeaders) current = startFile(oldPath, newPath);
         awaitingHeaders = false;
@@ -136,8 +167,8 @@ export function parsePatch(patch: string): FilePatch[] {
       current.path = current.oldPath ?? current.path;
       current.newPath = undefined;
     } else if (line.startsWith('Binary files') || line.startsWith('GIT binary patch')) current.isBinary = true;
-    else if (line.startsWith('rename from ')) current.oldPath = line.slice('rename from '.length);
-    else if (line.startsWith('rename to ')) current.newPath = current.path = line.slice('rename to '.length);
+    else if (line.startsWith('rename from ')) current.oldPath = unquotePath(line.slice('rename from '.length));
+    else if (line.startsWith('rename to ')) current.newPath = current.path = unquotePath(line.slice('rename to '.length));
     else {
       const h = HUNK_HEADER.exec(line);
       if (h) {
