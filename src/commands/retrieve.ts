@@ -9,6 +9,7 @@
  * when not a single instance could be done.
  */
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createEmbedder } from '../embedding/factory.ts';
@@ -103,7 +104,8 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
       },
       {
         runDir: path.resolve(opts.out),
-        dataset: path.resolve(opts.dataset),
+        // a Hub name (owner/name) is not a path; only files are made absolute
+        dataset: existsSync(opts.dataset) ? path.resolve(opts.dataset) : opts.dataset,
         embedderId: embedder.id,
         options: retrievalOptions,
         queryPreset: preset,
@@ -128,7 +130,7 @@ export function register(program: Command): void {
     .description('model-free file retrieval: dense + BM25 + structural signals, one artifact per instance')
     .requiredOption('--dataset <file>', 'SWE-bench instances (.json, .jsonl or .parquet)')
     .option('--instances <ids>', 'comma-separated instance ids')
-    .option('--pattern <regex>', 'instance ids matching this pattern')
+    .option('--pattern <pattern>', 'instance ids matching this glob or /regex/')
     .option('--repo <owner/name>', 'instances of this repository')
     .option('--limit <n>', 'at most this many instances')
     .option('--embedder <spec>', 'lexical | ollama:nomic-embed-text | openai:<model>[@url]', 'lexical')
