@@ -47,12 +47,15 @@ import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
 import { blagentPolicy } from '../test/blagent/scripted-policy.ts';
 
 const CONFIGS: Record<string, { label: string; options: BlagentOptions }> = {
-  paper: { label: 'paper settings: pool 15, M=5, 5 anchors', options: {} },
-  m10: { label: 'M=10 (reference implementation)', options: { earFiles: 10 } },
-  pool20: { label: 'pool 20, M=10', options: { poolCap: 20, earFiles: 10 } },
-  skel4k: { label: 'paper settings, skeletons cut at 4,000 tokens', options: { skeletonMaxTokens: 4000 } },
+  paper: { label: 'paper settings (pool 15, M=5, 5 anchors), locfix defaults: notes history, skeletons ≤ 3k, EAR ≤ 16k', options: {} },
+  full: { label: 'paper settings, full ReAct history, skeletons ≤ 8k, EAR ≤ 40k (the earlier defaults)', options: { phase1History: 'full', skeletonMaxTokens: 8000, earTokenBudget: 40000 } },
   outline: { label: 'paper settings, older skeletons cut to outlines in the Phase 1 history', options: { phase1History: 'outline' } },
-  skel2k: { label: 'paper settings, skeletons cut at 2,000 tokens', options: { skeletonMaxTokens: 2000 } },
+  fullHistory: { label: 'paper settings, full ReAct history (budgets as default)', options: { phase1History: 'full' } },
+  ear40k: { label: 'paper settings, EAR budget 40k (no EAR shrinking in practice)', options: { earTokenBudget: 40000 } },
+  m10: { label: 'M=10 (reference implementation)', options: { earFiles: 10 } },
+  m10ear40k: { label: 'M=10, EAR budget 40k', options: { earFiles: 10, earTokenBudget: 40000 } },
+  pool20: { label: 'pool 20, M=10', options: { poolCap: 20, earFiles: 10 } },
+  assign5: { label: 'paper settings, EAR assignments over 5 lines shown by their first line', options: { earAssignmentLines: 5 } },
 };
 
 const PHASES = ['T0', 'T1', 'phase1', 'phase2'] as const;
@@ -141,7 +144,7 @@ async function main(): Promise<void> {
       limit: { type: 'string' },
       pattern: { type: 'string' },
       'cache-dir': { type: 'string', default: path.join(os.tmpdir(), 'locfix-bench-blagent') },
-      configs: { type: 'string', default: 'paper,m10,skel4k,skel2k' },
+      configs: { type: 'string', default: 'paper,full,m10' },
       out: { type: 'string', default: 'bench-results/blagent-cost.json' },
       record: { type: 'string' },
       replay: { type: 'string' },

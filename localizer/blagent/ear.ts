@@ -4,10 +4,10 @@
  * functions that contain one of the file's top retrieved chunks), compared in one LLM call that returns a
  * ranked JSON list — or, at function level (§3.7), `path::Class::method` entities.
  *
- * A token budget guards the prompt: over budget, fewer anchors are expanded (5 → 0, i.e. signatures
- * only), then views are cut to equal shares; what was shrunk is reported.
+ * A token budget guards the prompt: over budget, the largest view expands one anchor fewer, again and
+ * again (down to signatures only), then views are cut to equal shares; what was shrunk is reported.
  */
-import { prunedView, type LineRange } from '../../src/parsing/skeleton.ts';
+import { prunedView, type LineRange, type PrunedViewOptions } from '../../src/parsing/skeleton.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { ChatMessage } from '../../src/llm/types.ts';
@@ -28,14 +28,14 @@ const PYTHON = /\.pyi?$/;
 const PLAIN_HEAD_LINES = 80;
 
 /** The pruned view of one file with its first `anchorCount` anchors expanded. */
-export function earView(file: EarFile, anchorCount: number): string {
+export function earView(file: EarFile, anchorCount: number, options: PrunedViewOptions = {}): string {
   if (file.source === undefined) return '(file could not be read)\n';
   if (!PYTHON.test(file.path)) {
     const lines = file.source.split('\n');
     const head = lines.slice(0, PLAIN_HEAD_LINES).join('\n');
     return lines.length > PLAIN_HEAD_LINES ? `${head}\n...\n` : `${head}\n`;
   }
-  return prunedView(file.source, file.anchors.slice(0, anchorCount)).text;
+  return prunedView(file.source, file.anchors.slice(0, anchorCount), undefined, options).text;
 }
 
 export function fileBlock(path: string, view: string): string {
@@ -46,8 +46,10 @@ export function fileBlock(path: string, view: string): string {
 export interface EarPrompt {
   prompt: string;
   tokens: number;
-  /** anchors expanded per file (the same for all files) */
+  /** the most anchors expanded in any file */
   anchorsUsed: number;
+  /** anchors expanded, per file in the given order */
+  anchorsPerFile: number[];
   /** files whose view was cut to fit */
   truncated: string[];
   /** what the budget guard did, empty when nothing */
@@ -59,7 +61,8 @@ function templateFor(level: EarLevel): string {
 }
 
 /** Renders the EAR prompt within `budgetTokens` (see the module comment for how it shrinks). */
-export function buildEarPrompt(issue: string, files: readonly EarFile[], options: { level: EarLevel; budgetTokens: number; anchors: number }): EarPrompt {
+export function buildEarPrompt(issue: string, files: readonly EarFile[], options: { level: EarLevel; budgetTokens: number; anchors: number } & PrunedViewOptions): EarPrompt {
+  const viewOptions: PrunedViewOptions = options.maxAssignmentLines !== undefined ? { maxAssignmentLines: options.maxAssignmentLines } : {};
   const render = (views: string[]): string =>
     renderPrompt(templateFor(options.level), {
       issue: issue.trim(),
@@ -67,18 +70,33 @@ export function buildEarPrompt(issue: string, files: readonly EarFile[], options
       files: files.map((f, i) => fileBlock(f.path, views[i]!)).join('\n\n'),
     });
   const shrink: string[] = [];
-  const maxAnchors = Math.max(0, ...files.map((f) => Math.min(options.anchors, f.anchors.length)));
-  for (let k = maxAnchors; k >= 0; k--) {
-    const views = files.map((f) => earView(f, k));
-    const prompt = render(views);
-    const tokens = countTokens(prompt);
+  // Over budget, the file whose view is largest gives up its last expanded anchor first, so one huge
+  // file does not cost the others their evidence.
+  const anchorsPerFile = files.map((f) => Math.min(options.anchors, f.anchors.length));
+  const views = files.map((f, i) => earView(f, anchorsPerFile[i]!, viewOptions));
+  const viewTokens = views.map((v) => countTokens(v));
+  let prompt = render(views);
+  let tokens = countTokens(prompt);
+  while (tokens > options.budgetTokens) {
+    let largest = -1;
+    for (let i = 0; i < files.length; i++) if (anchorsPerFile[i]! > 0 && (largest < 0 || viewTokens[i]! > viewTokens[largest]!)) largest = i;
+    if (largest < 0) break;
+    anchorsPerFile[largest]! -= 1;
+    const view = earView(files[largest]!, anchorsPerFile[largest]!, viewOptions);
+    tokens += countTokens(view) - viewTokens[largest]!;
+    views[largest] = view;
+    viewTokens[largest] = countTokens(view);
     if (tokens <= options.budgetTokens) {
-      if (k < maxAnchors) shrink.push(`expanded ${k} instead of ${maxAnchors} anchors per file to fit ${options.budgetTokens} tokens`);
-      return { prompt, tokens, anchorsUsed: k, truncated: [], shrink };
+      prompt = render(views);
+      tokens = countTokens(prompt);
     }
   }
+  if (tokens <= options.budgetTokens) {
+    const reduced = files.map((f, i) => ({ path: f.path, from: Math.min(options.anchors, f.anchors.length), to: anchorsPerFile[i]! })).filter((r) => r.to < r.from);
+    if (reduced.length > 0) shrink.push(`fewer anchors expanded to fit ${options.budgetTokens} tokens: ${reduced.map((r) => `${r.path} ${r.to} of ${r.from}`).join(', ')}`);
+    return { prompt, tokens, anchorsUsed: Math.max(0, ...anchorsPerFile), anchorsPerFile, truncated: [], shrink };
+  }
   // signatures alone are over budget: cut every view to an equal share of what the frame leaves
-  const views = files.map((f) => earView(f, 0));
   const frameTokens = countTokens(render(files.map(() => '')));
   const share = Math.max(0, Math.floor((options.budgetTokens - frameTokens) / Math.max(1, files.length)) - 8);
   const truncated: string[] = [];
@@ -91,11 +109,11 @@ export function buildEarPrompt(issue: string, files: readonly EarFile[], options
     return `${lastBreak >= 0 ? head.slice(0, lastBreak + 1) : ''}... (rest of the file left out)\n`;
   });
   shrink.push(`signatures only, ${truncated.length} views cut to ${share} tokens each to fit ${options.budgetTokens} tokens`);
-  const prompt = render(cut);
-  return { prompt, tokens: countTokens(prompt), anchorsUsed: 0, truncated, shrink };
+  const cutPrompt = render(cut);
+  return { prompt: cutPrompt, tokens: countTokens(cutPrompt), anchorsUsed: 0, anchorsPerFile: files.map(() => 0), truncated, shrink };
 }
 
-export interface EarSettings {
+export interface EarSettings extends PrunedViewOptions {
   level: EarLevel;
   budgetTokens: number;
   /** retrieved chunks used as anchors per file */

@@ -16,7 +16,7 @@ import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from
 import { usageOfTrace, type FileLocalization, type FileLocalizer, type LocalizedFile, type LocalizerContext, type TraceEvent } from '../types.ts';
 import { modelTimeMs, type CallContext } from './llm-call.ts';
 import { modelFreeQueries, transformQueries } from './queries.ts';
-import { runSkeletonAgent, TOOL_NAME } from './react.ts';
+import { outlineOfSkeleton, PHASE1_HISTORIES, runSkeletonAgent, TOOL_NAME, type Phase1History } from './react.ts';
 import { runEar, type EarFile } from './ear.ts';
 import { functionsOutput, qualifiedNamesOf, type EarLevel } from './function-level.ts';
 
@@ -31,15 +31,18 @@ export interface BlagentOptions {
   anchorChunks?: number;
   /** Phase 1 tool calls (default 15) */
   maxSteps?: number;
-  /** Phase 1 conversation: 'full' ReAct history (default) or older skeletons cut to 'outline's */
-  phase1History?: 'full' | 'outline';
+  /** Phase 1 conversation: older skeletons cut to one-line 'notes' (default), to 'outline's, or the 'full' ReAct history */
+  phase1History?: Phase1History;
   /** unusable replies tolerated per phase before falling back (default 5) */
   maxRetries?: number;
   /** 'function': the §3.7 variant, EAR names Class::method entities (default 'file') */
   level?: EarLevel;
-  /** EAR prompt limit in tokens (default 40000) */
+  /** EAR prompt limit in tokens (default 16000) */
   earTokenBudget?: number;
-  /** a skeleton longer than this many tokens is cut (default 8000) */
+  /** EAR views show an assignment longer than this many lines (and not anchored) by its first line only
+   * (default 0 = no limit) */
+  earAssignmentLines?: number;
+  /** a skeleton longer than this many tokens sheds docstrings, then signatures, then its tail (default 3000) */
   skeletonMaxTokens?: number;
   temperature?: number;
   maxTokens?: number;
@@ -58,10 +61,14 @@ export const BLAGENT_DEFAULTS = {
   anchorChunks: 5,
   maxSteps: 15,
   maxRetries: 5,
-  phase1History: 'full' as 'full' | 'outline',
+  // each skeleton is sent once; the agent's Thoughts carry what it concluded (paper §6, R: agent memory)
+  phase1History: 'notes' as Phase1History,
   level: 'file' as EarLevel,
-  earTokenBudget: 40_000,
-  skeletonMaxTokens: 8_000,
+  // about the paper's own EAR average (≈15.3k tokens, §3.7); larger views give up expanded anchors first
+  earTokenBudget: 16_000,
+  earAssignmentLines: 0,
+  // ~200 signatures; longer skeletons (sympy, sphinx) shed docstrings, then parameter lists
+  skeletonMaxTokens: 3_000,
   temperature: 0,
   allowNoLlm: false,
 };
@@ -74,8 +81,9 @@ export function resolveBlagentOptions(options: Record<string, unknown> = {}): Re
   if (unknown.length > 0) throw new Error(`blagent: unknown option(s) ${unknown.join(', ')}; known: ${[...known].sort().join(', ')}`);
   const o = { ...BLAGENT_DEFAULTS, ...(options as BlagentOptions) };
   for (const key of INTEGER_KEYS) if (!Number.isInteger(o[key]) || o[key] < 1) throw new Error(`blagent option ${key} must be a positive integer, got ${JSON.stringify(o[key])}`);
+  if (!Number.isInteger(o.earAssignmentLines) || o.earAssignmentLines < 0) throw new Error(`blagent option earAssignmentLines must be an integer >= 0 (0 = no limit), got ${JSON.stringify(o.earAssignmentLines)}`);
   if (!Number.isInteger(o.maxRetries) || o.maxRetries < 0) throw new Error(`blagent option maxRetries must be an integer >= 0, got ${JSON.stringify(o.maxRetries)}`);
-  if (o.phase1History !== 'full' && o.phase1History !== 'outline') throw new Error(`blagent option phase1History must be "full" or "outline", got ${JSON.stringify(o.phase1History)}`);
+  if (!PHASE1_HISTORIES.includes(o.phase1History)) throw new Error(`blagent option phase1History must be one of ${PHASE1_HISTORIES.map((h) => `"${h}"`).join(', ')}, got ${JSON.stringify(o.phase1History)}`);
   if (o.level !== 'file' && o.level !== 'function') throw new Error(`blagent option level must be "file" or "function", got ${JSON.stringify(o.level)}`);
   if (typeof o.temperature !== 'number' || o.temperature < 0) throw new Error(`blagent option temperature must be a number >= 0, got ${JSON.stringify(o.temperature)}`);
   const partial = (options.retrieval ?? {}) as DeepPartial<RetrievalOptions>;
@@ -154,7 +162,7 @@ export class BlagentLocalizer implements FileLocalizer {
         source: sources.get(path),
         anchors: (byPath.get(path)?.file.chunks ?? []).slice(0, o.anchorChunks).map((c) => ({ startLine: c.startLine, endLine: c.endLine })),
       }));
-      const ear = await runEar(call, { issue, files: earFiles, definitions: (path) => qualifiedNamesOf(index, path) }, { level: o.level, budgetTokens: o.earTokenBudget, anchors: o.anchorChunks, maxRetries: o.maxRetries });
+      const ear = await runEar(call, { issue, files: earFiles, definitions: (path) => qualifiedNamesOf(index, path) }, { level: o.level, budgetTokens: o.earTokenBudget, anchors: o.anchorChunks, maxRetries: o.maxRetries, ...(o.earAssignmentLines > 0 ? { maxAssignmentLines: o.earAssignmentLines } : {}) });
       trace.push({ type: 'note', step: 'phase2', message: `EAR over ${top.length} files (${ear.prompt.tokens} prompt tokens, ${ear.prompt.anchorsUsed} anchors per file)`, data: { order: ear.ranking, ...ear.prompt } });
       earOrder = ear.fallback ? [] : ear.ranking;
       if (ear.entities) functions = functionsOutput(ear.entities);
@@ -195,17 +203,28 @@ export class BlagentLocalizer implements FileLocalizer {
     let output: string;
     if (source === undefined) output = `(${path} could not be read)`;
     else if (!/\.pyi?$/.test(path)) output = `(not a Python file; first lines)\n${source.split('\n').slice(0, 40).join('\n')}`;
-    else {
-      const skeleton = blagentSkeleton(source);
-      output = skeleton.trim() ? skeleton : `(no classes or functions; ${source.split('\n').length} lines of module-level code)`;
-    }
-    if (countTokens(output) > this.options.skeletonMaxTokens) {
-      const head = decodeTokens(encodeTokens(output).slice(0, this.options.skeletonMaxTokens));
-      output = `${head.slice(0, Math.max(0, head.lastIndexOf('\n')))}\n... (skeleton cut at ${this.options.skeletonMaxTokens} tokens)`;
-    }
+    else output = fittedSkeleton(source, this.options.skeletonMaxTokens);
     trace.push({ type: 'tool', step: 'phase1', tool: TOOL_NAME, input: { path }, output, durationMs: round(performance.now() - t0) });
     return output;
   }
+}
+
+/**
+ * The skeleton of a Python file within `maxTokens`, losing the least useful detail first: docstring
+ * summaries, then parameter lists (names of classes and functions stay), and only then the tail of the file.
+ * Each step says what it left out, so the agent knows the view is partial.
+ */
+export function fittedSkeleton(source: string, maxTokens: number): string {
+  const full = blagentSkeleton(source);
+  if (!full.trim()) return `(no classes or functions; ${source.split('\n').length} lines of module-level code)`;
+  if (countTokens(full) <= maxTokens) return full;
+  const noDocs = blagentSkeleton(source, undefined, { docstrings: false });
+  if (countTokens(noDocs) + 20 <= maxTokens) return `${noDocs}(docstrings left out: the full skeleton is over ${maxTokens} tokens)\n`;
+  const names = outlineOfSkeleton(noDocs);
+  const outline = `${names}\n(names only, signatures and docstrings left out: the skeleton is over ${maxTokens} tokens)\n`;
+  if (countTokens(outline) <= maxTokens) return outline;
+  const head = decodeTokens(encodeTokens(names).slice(0, Math.max(0, maxTokens - 24)));
+  return `${head.slice(0, Math.max(0, head.lastIndexOf('\n')))}\n... (names only and cut at ${maxTokens} tokens: the file is very large)\n`;
 }
 
 /** EAR order, then the rest of Phase 1, then the rest of the pool, then the rest of the retrieval ranking. */

@@ -46,6 +46,9 @@ export function parseAgentReply(reply: string): AgentReply {
   return { kind: 'invalid', reason: 'the reply has neither an "Action: ReadFileSkeleton[<path>]" line nor a "Final Answer:"' };
 }
 
+export type Phase1History = 'full' | 'outline' | 'notes';
+export const PHASE1_HISTORIES: readonly Phase1History[] = ['full', 'outline', 'notes'];
+
 export interface SkeletonAgentSettings {
   maxSteps: number;
   maxRetries: number;
@@ -53,8 +56,11 @@ export interface SkeletonAgentSettings {
    * 'full' (default): every observation stays in the conversation, as in plain ReAct. 'outline': once a
    * newer skeleton arrives, older ones are replaced by their outline (class and function names, no
    * signatures or docstrings) — each turn resends the history, so this bounds the quadratic growth.
+   * 'notes': older skeletons are replaced by a one-line note; what the agent concluded from them stays in
+   * its own Thoughts, which are kept — the explicit agent memory the paper recommends (§6, R) instead of
+   * resending every observation: each skeleton is sent once, the conversation grows by Thoughts only.
    */
-  history?: 'full' | 'outline';
+  history?: Phase1History;
 }
 
 /** Names-only outline of a ReadFileSkeleton observation: class headers and def names, indentation kept. */
@@ -70,6 +76,14 @@ export function outlineOfSkeleton(skeleton: string): string {
     if (cls) out.push(`${cls[1]}class ${cls[2]}${cls[3] ?? ''}`);
   }
   return out.join('\n');
+}
+
+/** What an older skeleton observation becomes in the 'outline' and 'notes' histories. */
+export function condensedObservation(older: { path: string; skeleton: string }, history: 'outline' | 'notes'): string {
+  if (history === 'outline') return `Observation: (outline of ${older.path}; full skeleton shown earlier)\n${outlineOfSkeleton(older.skeleton)}`;
+  const outline = outlineOfSkeleton(older.skeleton).split('\n').filter((l) => l.trim());
+  const classes = outline.filter((l) => /^\s*class /.test(l)).length;
+  return `Observation: (skeleton of ${older.path} shown earlier: ${classes} classes, ${outline.length - classes} functions/methods; your Thought after it holds what you concluded)`;
 }
 
 export interface SkeletonAgentInput {
@@ -171,10 +185,8 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
     } else {
       inspected.push(path);
       observation = await input.readSkeleton(path);
-      if (settings.history === 'outline') {
-        for (const older of fullObservations.splice(0)) {
-          messages[older.at] = { role: 'user', content: `Observation: (outline of ${older.path}; full skeleton shown earlier)\n${outlineOfSkeleton(older.skeleton)}` };
-        }
+      if (settings.history === 'outline' || settings.history === 'notes') {
+        for (const older of fullObservations.splice(0)) messages[older.at] = { role: 'user', content: condensedObservation(older, settings.history) };
         fullObservations.push({ at: messages.length, path, skeleton: observation });
       }
     }

@@ -491,6 +491,15 @@ export interface PrunedView {
   keptRanges: LineRange[];
 }
 
+export interface PrunedViewOptions {
+  /**
+   * An assignment longer than this many lines that no anchor touches keeps only its first line, then
+   * `...` (like Agentless' compressed assignments: a 200-line table of constants says little about a bug
+   * and costs as much as several method bodies). Default: no limit.
+   */
+  maxAssignmentLines?: number;
+}
+
 /**
  * Kept: imports, assignments at module and class level, class headers (with decorators), every
  * function/method signature (decorators up to the colon line), the clause headers of module/class-level
@@ -499,7 +508,8 @@ export interface PrunedView {
  * comments between statements, other statements — is elided; consecutive elided statements share one
  * `...` marker.
  */
-export function prunedView(source: string, anchorRanges: LineRange[], parser?: Parser): PrunedView {
+export function prunedView(source: string, anchorRanges: LineRange[], parser?: Parser, options: PrunedViewOptions = {}): PrunedView {
+  const maxAssignmentLines = options.maxAssignmentLines ?? Number.POSITIVE_INFINITY;
   const chosen = parserOrShared(parser, 'prunedView');
   return withParsed(chosen, source, (tree) => {
     const lines = new SourceLines(source);
@@ -545,9 +555,18 @@ export function prunedView(source: string, anchorRanges: LineRange[], parser?: P
             else if (headerEnd < to) keepRows(headerEnd + 1, to);
             flush();
           }
-        } else if (isImportOrAssignment(statement) || overlaps(from, to)) {
+        } else if (overlaps(from, to)) {
           flush();
           keepRows(from, to);
+        } else if (isImportOrAssignment(statement)) {
+          flush();
+          if (to - from + 1 > maxAssignmentLines && !statement.type.startsWith('import') && statement.type !== 'future_import_statement') {
+            keepRows(from, from);
+            elide(firstCodeRow(from + 1, to));
+            flush();
+          } else {
+            keepRows(from, to);
+          }
         } else if (COMPOUND_STATEMENTS.has(statement.type) && containsDefinitionOrImport(statement)) {
           visitCompound(statement);
         } else {

@@ -118,12 +118,32 @@ describe('EAR token budget', () => {
     expect(full.prompt).toContain('Answer with a JSON list of all 2 file paths');
   });
 
-  it('expands fewer anchors first', () => {
+  it('expands fewer anchors first, taking them from the largest view', () => {
     const tight = buildEarPrompt('Dispatch drops events.', files, { level: 'file', budgetTokens: full.tokens - 1, anchors: 5 });
-    expect(tight.anchorsUsed).toBeLessThan(2);
     expect(tight.tokens).toBeLessThanOrEqual(full.tokens - 1);
-    expect(tight.shrink[0]).toMatch(/^expanded [01] instead of 2 anchors per file to fit/);
-    expect(tight.prompt).not.toContain('return event.startswith');
+    expect(tight.tokens).toBe(countTokens(tight.prompt));
+    // one anchor less in one file is enough here; the other file keeps both
+    expect(tight.anchorsPerFile).toEqual([1, 2]);
+    expect(tight.anchorsUsed).toBe(2);
+    expect(tight.shrink).toEqual([`fewer anchors expanded to fit ${full.tokens - 1} tokens: events/dispatch.py 1 of 2`]);
+    expect(tight.prompt.match(/return event\.startswith/g)).toHaveLength(1);
+    // a larger file (longer path block, same code) loses its anchors before a smaller one
+    const big: EarFile = { ...FILE, path: 'events/big.py', source: `${FILE.source}\nLOOKUP = {\n${Array.from({ length: 40 }, (_, i) => `    'k${i}': ${i},`).join('\n')}\n}\n` };
+    const pair = [FILE, big];
+    const roomy = buildEarPrompt('Dispatch drops events.', pair, { level: 'file', budgetTokens: 100_000, anchors: 5 });
+    const squeezed = buildEarPrompt('Dispatch drops events.', pair, { level: 'file', budgetTokens: roomy.tokens - 1, anchors: 5 });
+    expect(squeezed.anchorsPerFile).toEqual([2, 1]);
+    const none = buildEarPrompt('Dispatch drops events.', files, { level: 'file', budgetTokens: full.tokens - 60, anchors: 5 });
+    expect(none.tokens).toBeLessThanOrEqual(full.tokens - 60);
+    expect(none.prompt).not.toContain('return event.startswith');
+  });
+
+  it('shows a long assignment by its first line when asked', () => {
+    const table: EarFile = { path: 'events/table.py', source: `import os\n\nLOOKUP = {\n${Array.from({ length: 8 }, (_, i) => `    'k${i}': ${i},`).join('\n')}\n}\nSHORT = (1,\n         2)\n`, anchors: [] };
+    expect(earView(table, 0)).toContain("    'k7': 7,");
+    expect(earView(table, 0, { maxAssignmentLines: 5 })).toBe('import os\nLOOKUP = {\n    ...\nSHORT = (1,\n         2)\n');
+    // an anchored assignment is shown in full
+    expect(earView({ ...table, anchors: [{ startLine: 5, endLine: 6 }] }, 1, { maxAssignmentLines: 5 })).toContain("    'k7': 7,");
   });
 
   it('then cuts every view to an equal share, at a line boundary', () => {

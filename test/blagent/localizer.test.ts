@@ -103,6 +103,26 @@ describe('BlagentLocalizer with a scripted model', () => {
     expect(loc.files.slice(0, 3).map((f) => f.path)).toEqual(paths);
   });
 
+  it("phase1History 'notes' (default): older skeletons become one-line notes, the agent's Thoughts stay", async () => {
+    scripted.server.setScenario({ policy: blagentPolicy({ inspect: 3 }) });
+    const loc = await new BlagentLocalizer().localize(await contextFor(instanceWithPool(), scriptedChatModel(scripted.server)));
+    const tools = loc.trace.filter((e) => e.type === 'tool');
+    const paths = tools.map((t) => (t.input as { path: string }).path);
+    const last = scripted.server.chatRequests().filter((r) => phaseOf(toScripted(r)) === 'phase1').at(-1)!;
+    const messages = (last.body as { messages: Array<{ role: string; content: string }> }).messages;
+    const observations = messages.filter((m) => m.content.startsWith('Observation:')).map((m) => m.content);
+    expect(observations).toHaveLength(3);
+    for (const [i, note] of observations.slice(0, 2).entries()) {
+      const outline = outlineOfSkeleton(tools[i]!.output).split('\n').filter((l) => l.trim());
+      const classes = outline.filter((l) => /^\s*class /.test(l)).length;
+      expect(note).toBe(`Observation: (skeleton of ${paths[i]} shown earlier: ${classes} classes, ${outline.length - classes} functions/methods; your Thought after it holds what you concluded)`);
+    }
+    expect(observations[2]).toBe(`Observation: ${tools[2]!.output}`);
+    // every earlier assistant turn (Thought + Action) is still there
+    expect(messages.filter((m) => m.role === 'assistant').map((m) => m.content.match(/ReadFileSkeleton\[(.*)\]/)?.[1])).toEqual(paths);
+    expect(loc.files.slice(0, 3).map((f) => f.path)).toEqual(paths);
+  });
+
   it('uses the T0/T1 answers as retrieval queries; Phase 1 scores order the EAR input', async () => {
     const instance = instanceWithPool();
     const gold = bench.catalog.find((c) => c.instance_id === instance.instance_id)!.goldFiles;

@@ -1,9 +1,12 @@
 /** The tolerant readers of model answers: JSON extraction and repair, path mapping, scores, rankings, entities, the ReAct protocol. */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CandidateMatcher, cleanPath, extractJson, parseEntities, parseRanking, parseScores, repairJson } from '../../localizer/blagent/scoring-parse.ts';
 import { outlineOfSkeleton, parseAgentReply } from '../../localizer/blagent/react.ts';
+import { blagentSkeleton } from '../../src/parsing/skeleton.ts';
+import { countTokens } from '../../src/llm/tokens.ts';
 import { cleanQueryAnswer } from '../../localizer/blagent/queries.ts';
-import { finalRanking, resolveBlagentOptions } from '../../localizer/blagent/index.ts';
+import { finalRanking, fittedSkeleton, resolveBlagentOptions } from '../../localizer/blagent/index.ts';
+import { pythonParser } from '../../src/parsing/parse.ts';
 
 const CANDIDATES = ['django/db/models/query.py', 'django/db/models/sql/query.py', 'django/utils/text.py', 'setup.py'];
 const matcher = new CandidateMatcher(CANDIDATES);
@@ -132,5 +135,37 @@ describe('queries, options, final ranking', () => {
   });
   it('orders EAR, then Phase 1, then pool, then retrieval, each file once', () => {
     expect(finalRanking({ earOrder: ['c', 'a'], phase1Order: ['a', 'b', 'c', 'd'], pool: ['a', 'b', 'c', 'd', 'e'], ranking: ['a', 'x', 'e', 'y'].map((path) => ({ path })) })).toEqual(['c', 'a', 'b', 'd', 'e', 'x', 'y']);
+  });
+});
+
+describe('fittedSkeleton', () => {
+  const method = (i: number): string => `    def method_${i}(self, first_argument, second_argument=None, *args, **kwargs):\n        """Does step ${i} of the long computation, carefully and slowly."""\n        return ${i}\n`;
+  const source = `"""Module doc."""\n\nclass Big(Base):\n    """A big class."""\n${Array.from({ length: 40 }, (_, i) => method(i)).join('')}\ndef helper(x):\n    return x\n`;
+  let full: string;
+  beforeAll(async () => {
+    await pythonParser();
+    full = blagentSkeleton(source);
+  });
+
+  it('keeps the full skeleton when it fits', () => {
+    expect(fittedSkeleton(source, countTokens(full))).toBe(full);
+  });
+
+  it('sheds docstrings first, then parameter lists, then the tail; and says so', () => {
+    const noDocs = blagentSkeleton(source, undefined, { docstrings: false });
+    const withoutDocs = fittedSkeleton(source, countTokens(noDocs) + 40);
+    expect(withoutDocs).toContain('def method_39(self, first_argument, second_argument=None, *args, **kwargs)');
+    expect(withoutDocs).not.toContain('Does step');
+    expect(withoutDocs).toMatch(/\(docstrings left out: the full skeleton is over \d+ tokens\)\n$/);
+    const names = fittedSkeleton(source, countTokens(noDocs) - 50);
+    expect(names).toContain('    def method_39\n');
+    expect(names).not.toContain('first_argument');
+    expect(names).toMatch(/names only, signatures and docstrings left out/);
+    expect(names.split('\n')[0]).toBe('class Big(Base)');
+    const cut = fittedSkeleton(source, 60);
+    expect(countTokens(cut)).toBeLessThanOrEqual(60);
+    expect(cut).toMatch(/^class Big\(Base\)\n    def method_0\n/);
+    expect(cut).toMatch(/\.\.\. \(names only and cut at 60 tokens: the file is very large\)\n$/);
+    expect(fittedSkeleton('X = 1\nY = 2\n', 100)).toBe('(no classes or functions; 3 lines of module-level code)');
   });
 });
