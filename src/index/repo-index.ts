@@ -65,6 +65,8 @@ export interface IndexTimings {
   vectorSyncMs: number;
   /** wall time spent waiting for the vector store after parsing finished */
   vectorWaitMs: number;
+  /** wall time parsing paused because the vector store was more than two batches behind */
+  vectorBackpressureMs: number;
   embedMs: number;
   bm25Ms: number;
   filesIndexed: number;
@@ -141,6 +143,11 @@ export class IndexMemo {
   readonly terms = new TermDictionary();
   /** key: parser id + filter + blob + path */
   readonly records = new Map<string, FileRecord>();
+  /**
+   * repository → chunk id → the chunk's term vector. A chunk id names its text, and an edit to a file
+   * leaves most of its chunks' texts as they were, so a changed file only tokenizes its changed chunks.
+   */
+  readonly chunkTerms = new Map<string, Map<string, TermVector>>();
   /** collection name → ids known to be stored there */
   readonly storedIds = new Map<string, Set<string>>();
   readonly embeddingCaches = new Map<string, Promise<EmbeddingCache>>();
@@ -151,6 +158,16 @@ export class IndexMemo {
   forgetRepo(repo: string): void {
     const prefix = `${repo}\0`;
     for (const key of this.records.keys()) if (key.startsWith(prefix)) this.records.delete(key);
+    this.chunkTerms.delete(repo);
+  }
+
+  chunkTermsOf(repo: string): Map<string, TermVector> {
+    let m = this.chunkTerms.get(repo);
+    if (!m) {
+      m = new Map();
+      this.chunkTerms.set(repo, m);
+    }
+    return m;
   }
 }
 
@@ -195,7 +212,14 @@ export function collectionNameFor(repo: string, embedderId: string, parserId: st
 
 const now = (): number => performance.now();
 
-function buildFileRecord(entry: TreeEntry, content: string, parsed: ParsedFile | Error, terms: TermDictionary, timing: { tokenizeMs: number }): FileRecord {
+function buildFileRecord(
+  entry: TreeEntry,
+  content: string,
+  parsed: ParsedFile | Error,
+  terms: TermDictionary,
+  knownChunkTerms: Map<string, TermVector>,
+  timing: { tokenizeMs: number },
+): FileRecord {
   const file: IndexedFile = { path: entry.path, blob: entry.blob, size: entry.size };
   let chunks: CodeChunk[];
   let definitions: Definition[];
@@ -215,9 +239,17 @@ function buildFileRecord(entry: TreeEntry, content: string, parsed: ParsedFile |
     return { ...c, path: entry.path, id: chunkId(entry.path, c.text, n), blob: entry.blob };
   });
   const t0 = now();
-  const chunkTerms = unique.map((c) => termVectorOf(c.text, terms));
+  const chunkTerms = unique.map((c) => {
+    let v = knownChunkTerms.get(c.id);
+    if (!v) {
+      v = termVectorOf(c.text, terms);
+      knownChunkTerms.set(c.id, v);
+    }
+    return v;
+  });
+  const fileTerms = wholeFileTerms(entry.path, content, unique, chunkTerms, terms);
   timing.tokenizeMs += now() - t0;
-  return { file, chunks: unique, definitions, fileTerms: wholeFileTerms(entry.path, content, unique, chunkTerms, terms), chunkTerms };
+  return { file, chunks: unique, definitions, fileTerms, chunkTerms };
 }
 
 /**
@@ -251,14 +283,15 @@ function recordStoreFor(memo: IndexMemo, cacheDir: string, repo: string, parserI
   return s;
 }
 
-async function embeddingCacheFor(memo: IndexMemo, deps: BuildRepoIndexDeps): Promise<EmbeddingCache> {
+async function embeddingCacheFor(memo: IndexMemo, deps: BuildRepoIndexDeps): Promise<EmbeddingCache | undefined> {
   const persist = deps.persistEmbeddings ?? !deps.embedder.id.startsWith('lexical:');
-  const key = `${persist ? 'disk' : 'mem'}:${path.resolve(deps.cacheDir)}:${deps.embedder.id}`;
+  // an in-memory cache only pays off when the same text is embedded twice, which chunk ids (path + text)
+  // and the stored-id set already rule out within a process; it held ~4 KB per chunk for nothing
+  if (!persist) return undefined;
+  const key = `disk:${path.resolve(deps.cacheDir)}:${deps.embedder.id}`;
   let c = memo.embeddingCaches.get(key);
   if (!c) {
-    c = persist
-      ? EmbeddingCache.open(path.join(deps.cacheDir, 'embeddings'), deps.embedder.id)
-      : Promise.resolve(EmbeddingCache.inMemory(deps.embedder.id));
+    c = EmbeddingCache.open(path.join(deps.cacheDir, 'embeddings'), deps.embedder.id);
     memo.embeddingCaches.set(key, c);
   }
   return c;
@@ -283,6 +316,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     tokenizeMs: 0,
     vectorSyncMs: 0,
     vectorWaitMs: 0,
+    vectorBackpressureMs: 0,
     embedMs: 0,
     bm25Ms: 0,
     filesIndexed: 0,
@@ -329,6 +363,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     t = now();
     const contents = await Promise.all(todo.map(async (i) => (await snapshot.readBlob(entries[i].blob)).toString('utf8')));
     timings.readMs = now() - t;
+    const knownChunkTerms = memo.chunkTermsOf(snapshot.repo);
     const onDisk = deps.persistParsedFiles === false ? undefined : await recordStoreFor(memo, deps.cacheDir, snapshot.repo, parser.id);
     let lastYield = now();
     for (let j = 0; j < todo.length; j++) {
@@ -349,7 +384,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
         timings.filesParsed++;
       }
       timings.parseMs += now() - tp;
-      const record = buildFileRecord(entry, content, parsed, memo.terms, timings);
+      const record = buildFileRecord(entry, content, parsed, memo.terms, knownChunkTerms, timings);
       if (!restored) {
         onDisk?.add(entry.blob, entry.path, content, {
           chunks: record.chunks,
@@ -363,15 +398,16 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
       // parsing is synchronous: let the vector store's requests progress now and then, and do not run
       // far ahead of it (memory)
       if (sync.pending > 2) {
+        const tw = now();
         await sync.waitUntilPendingAtMost(2);
         lastYield = now();
+        timings.vectorBackpressureMs += lastYield - tw;
       } else if (now() - lastYield > 50) {
         await new Promise((r) => setImmediate(r));
         lastYield = now();
       }
       if ((j + 1) % 500 === 0) progress(`${snapshot.repo}: parsed ${j + 1}/${todo.length} files`);
     }
-    timings.parseMs = Math.max(0, timings.parseMs - timings.tokenizeMs);
     await onDisk?.flush();
   }
   timings.filesIndexed = entries.length;

@@ -6,6 +6,7 @@
  */
 import type { Embedder } from '../embedding/types.ts';
 import { embedDocumentsCached, type EmbeddingCache } from '../embedding/cache.ts';
+import { LexicalEmbedder } from '../embedding/lexical.ts';
 import type { VectorCollection } from '../vectorstore/types.ts';
 
 export interface SyncableChunk {
@@ -37,6 +38,7 @@ export class VectorSync {
     /** ids known to be stored in the collection; updated as batches land */
     private readonly stored: Set<string>,
     private readonly embedder: Embedder,
+    /** undefined: every text is embedded (cheap embedders whose vectors the store keeps anyway) */
     private readonly cache: EmbeddingCache | undefined,
     private readonly batchSize: number,
     private readonly onBatch?: (done: number) => void,
@@ -90,27 +92,29 @@ export class VectorSync {
     }
     if (missing.length === 0) return;
     t = performance.now();
-    const { vectors, computed } = await embedDocumentsCached(
-      this.embedder,
-      this.cache,
-      missing.map((c) => c.text),
-    );
+    const { vectors, computed } = await this.embed(missing.map((c) => c.text));
     this.stats.embedMs += performance.now() - t;
     this.stats.embedded += computed;
     t = performance.now();
-    await this.collection.upsert(
-      missing.map((c, j) => ({
-        id: c.id,
-        embedding: vectors[j],
-        // lines and blob are those of the first commit that stored the chunk; searches map ids back to
-        // the querying commit's own chunks
-        metadata: { path: c.path, blob: c.blob, startLine: c.startLine, endLine: c.endLine },
-      })),
-    );
+    // ids and vectors only: searches map ids back to the querying commit's own chunk objects, so nothing
+    // reads metadata back, and Chroma's per-record metadata rows cost about a quarter of its upsert time
+    await this.collection.upsert(missing.map((c, j) => ({ id: c.id, embedding: vectors[j] })));
     this.stats.storeMs += performance.now() - t;
     for (const c of missing) this.stored.add(c.id);
     this.stats.upserted += missing.length;
     this.onBatch?.(this.stats.upserted);
+  }
+
+  /**
+   * Vectors for the texts. The lexical embedder is called directly (synchronous, Float32Array out, no
+   * number[] round trip); with no cache every distinct text is computed.
+   */
+  private async embed(texts: string[]): Promise<{ vectors: (Float32Array | number[])[]; computed: number }> {
+    if (this.cache === undefined && this.embedder instanceof LexicalEmbedder) {
+      const lexical = this.embedder;
+      return { vectors: texts.map((text) => lexical.embed(text)), computed: texts.length };
+    }
+    return embedDocumentsCached(this.embedder, this.cache, texts);
   }
 
   /** flushes the rest and waits for every batch; rethrows the first failure */

@@ -2,6 +2,7 @@
  * VectorStore on a Chroma server through the `chromadb` client. Embeddings are always supplied by locfix
  * (collections are created with no embedding function); collections use cosine space.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { ChromaClient, type Collection, type Where } from 'chromadb';
 import type { VectorCollection, VectorHit, VectorMetadata, VectorQueryOptions, VectorRecord, VectorStore } from './types.ts';
@@ -17,10 +18,27 @@ function toArray(v: readonly number[] | Float32Array): number[] {
   return Array.isArray(v) ? (v as number[]) : Array.from(v);
 }
 
+/**
+ * An embedding as Chroma's base64 wire form: little-endian float32 bytes. The chromadb client builds the
+ * same string one byte at a time through String.fromCharCode (measured: ~4 s of client CPU per 20,000
+ * 1024-d vectors); Buffer does it in native code from the Float32Array the embedder already produced.
+ */
+export function embeddingToBase64(v: readonly number[] | Float32Array): string {
+  const f32 = v instanceof Float32Array ? v : Float32Array.from(v);
+  const bytes = Buffer.from(f32.buffer, f32.byteOffset, f32.byteLength);
+  if (os.endianness() === 'LE') return bytes.toString('base64');
+  const le = Buffer.allocUnsafe(f32.length * 4);
+  for (let i = 0; i < f32.length; i++) le.writeFloatLE(f32[i], i * 4);
+  return le.toString('base64');
+}
+
 class ChromaCollection implements VectorCollection {
   constructor(
     readonly name: string,
     private readonly collection: Collection,
+    private readonly client: ChromaClient,
+    /** server base URL for the direct upsert request */
+    private readonly baseUrl: string,
   ) {}
 
   count(): Promise<number> {
@@ -37,14 +55,34 @@ class ChromaCollection implements VectorCollection {
   }
 
   async upsert(records: readonly VectorRecord[]): Promise<void> {
+    const base64 = await this.client.supportsBase64Encoding();
     for (let i = 0; i < records.length; i += WRITE_BATCH) {
       const batch = records.slice(i, i + WRITE_BATCH);
       const withMeta = batch.some((r) => r.metadata && Object.keys(r.metadata).length > 0);
-      await this.collection.upsert({
-        ids: batch.map((r) => r.id),
-        embeddings: batch.map((r) => toArray(r.embedding)),
-        ...(withMeta ? { metadatas: batch.map((r) => r.metadata ?? {}) } : {}),
-      });
+      if (base64) await this.upsertBase64(batch, withMeta);
+      else {
+        await this.collection.upsert({
+          ids: batch.map((r) => r.id),
+          embeddings: batch.map((r) => toArray(r.embedding)),
+          ...(withMeta ? { metadatas: batch.map((r) => r.metadata ?? {}) } : {}),
+        });
+      }
+    }
+  }
+
+  /** the client's upsert request (same endpoint and body), with the embeddings encoded natively */
+  private async upsertBase64(batch: readonly VectorRecord[], withMeta: boolean): Promise<void> {
+    const c = this.collection;
+    const url = `${this.baseUrl}/api/v2/tenants/${encodeURIComponent(c.tenant)}/databases/${encodeURIComponent(c.database)}/collections/${encodeURIComponent(c.id)}/upsert`;
+    const body = JSON.stringify({
+      ids: batch.map((r) => r.id),
+      embeddings: batch.map((r) => embeddingToBase64(r.embedding)),
+      ...(withMeta ? { metadatas: batch.map((r) => r.metadata ?? {}) } : {}),
+    });
+    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...this.client.headers }, body });
+    if (!res.ok) {
+      const detail = (await res.text()).slice(0, 500);
+      throw new Error(`Chroma upsert of ${batch.length} records into collection ${this.name} failed: HTTP ${res.status} ${detail}`);
     }
   }
 
@@ -88,10 +126,12 @@ export interface ChromaStoreOptions {
 
 export class ChromaVectorStore implements VectorStore {
   readonly client: ChromaClient;
+  private readonly baseUrl: string;
   private readonly collections = new Map<string, Promise<ChromaCollection>>();
 
   constructor(options: ChromaStoreOptions) {
     const u = new URL(options.url);
+    this.baseUrl = u.origin;
     this.client = new ChromaClient({
       host: u.hostname,
       port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80,
@@ -109,7 +149,7 @@ export class ChromaVectorStore implements VectorStore {
     if (!c) {
       c = this.client
         .getOrCreateCollection({ name, embeddingFunction: null, configuration: { hnsw: { space: 'cosine' } } })
-        .then((col) => new ChromaCollection(name, col));
+        .then((col) => new ChromaCollection(name, col, this.client, this.baseUrl));
       // a failed lookup must not poison later calls
       c.catch(() => this.collections.delete(name));
       this.collections.set(name, c);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromaHeartbeat, startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
-import { ChromaVectorStore } from '../../src/vectorstore/chroma.ts';
+import { ChromaVectorStore, embeddingToBase64 } from '../../src/vectorstore/chroma.ts';
 
 let server: ChromaServer;
 let store: ChromaVectorStore;
@@ -39,6 +39,17 @@ describe('local Chroma server', () => {
     expect(await chromaHeartbeat(own.url)).toBe(true);
     await own.stop();
     expect(await chromaHeartbeat(own.url, 500)).toBe(false);
+  });
+});
+
+describe('embeddingToBase64', () => {
+  it('encodes little-endian float32 bytes, as the chromadb client does', () => {
+    const v = [0.5, -1, 123.25, 1e-30];
+    const viaClient = Buffer.from(new Uint8Array(Float32Array.from(v).buffer)).toString('base64');
+    expect(embeddingToBase64(v)).toBe(viaClient);
+    const slice = Float32Array.from([9, ...v]).subarray(1);
+    expect(embeddingToBase64(slice)).toBe(viaClient);
+    expect(Buffer.from(embeddingToBase64(v), 'base64').readFloatLE(8)).toBe(123.25);
   });
 });
 
@@ -90,6 +101,17 @@ describe('Chroma vector store', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('stores float32 vectors exactly as given (base64 upsert path)', async () => {
+    const c = await store.collection('exact-test');
+    const v = Float32Array.from([0.1, -0.25, 1e-7, 3.5]);
+    await c.upsert([{ id: 'v', embedding: v }]);
+    const res = await store.client.getCollection({ name: 'exact-test', embeddingFunction: null });
+    const got = await res.get({ ids: ['v'], include: ['embeddings'] });
+    expect(Float32Array.from(got.embeddings[0] as number[])).toEqual(v);
+    // and a bad record is a clear error naming the collection
+    await expect(c.upsert([{ id: 'w', embedding: [1, 2] }])).rejects.toThrow(/exact-test/);
   });
 
   it('rejects invalid collection names', () => {
