@@ -21,6 +21,11 @@ import { FileRecordStore } from './record-store.ts';
 import { Bm25Index, queryTermsOf, sumTermVectors, TermDictionary, termVectorOf, type Bm25Settings, type TermVector } from './bm25.ts';
 import { createFileFilter, type FileFilterOptions } from './file-filter.ts';
 import { lineWindowChunks, type FileParser, type ParsedFile } from './file-parser.ts';
+import type { RestoredFile } from './record-store.ts';
+import { WorkerParserError } from './worker-parser.ts';
+
+/** files requested ahead from a parser that runs off the main thread */
+const PARSE_AHEAD = 32;
 
 export interface IndexedChunk extends CodeChunk {
   /** content id: also the vector store record id */
@@ -365,16 +370,43 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     timings.readMs = now() - t;
     const knownChunkTerms = memo.chunkTermsOf(snapshot.repo);
     const onDisk = deps.persistParsedFiles === false ? undefined : await recordStoreFor(memo, deps.cacheDir, snapshot.repo, parser.id);
+    // a parser off the main thread gets the next files before the current one is awaited, so it parses
+    // while this thread tokenizes and feeds the vector store
+    const ahead = parser.parallel ? PARSE_AHEAD : 0;
+    const restoredAt: (RestoredFile | undefined)[] = new Array(todo.length);
+    const requested: (Promise<ParsedFile | Error> | undefined)[] = new Array(todo.length);
+    let nextRequest = 0;
+    const request = (j: number): void => {
+      const entry = entries[todo[j]];
+      restoredAt[j] = onDisk?.restore(entry.blob, entry.path, contents[j]);
+      if (restoredAt[j]) return;
+      requested[j] = Promise.resolve()
+        .then(() => parser.parse(entry.path, contents[j]))
+        .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+    };
     let lastYield = now();
     for (let j = 0; j < todo.length; j++) {
       const entry = entries[todo[j]];
       const content = contents[j];
       const tp = now();
       let parsed: ParsedFile | Error;
-      const restored = onDisk?.restore(entry.blob, entry.path, content);
+      let restored: RestoredFile | undefined;
+      if (ahead > 0) {
+        while (nextRequest < todo.length && nextRequest <= j + ahead) request(nextRequest++);
+        restored = restoredAt[j];
+        restoredAt[j] = undefined;
+      } else {
+        restored = onDisk?.restore(entry.blob, entry.path, content);
+      }
       if (restored) {
         parsed = restored.parseError ? new Error(restored.parseError) : restored;
         timings.filesRestored++;
+      } else if (ahead > 0) {
+        parsed = await (requested[j] as Promise<ParsedFile | Error>);
+        requested[j] = undefined;
+        // the worker itself failing is no parse error of this file: the index cannot be built
+        if (parsed instanceof WorkerParserError) throw parsed;
+        timings.filesParsed++;
       } else {
         try {
           parsed = await parser.parse(entry.path, content);
@@ -411,19 +443,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     await onDisk?.flush();
   }
   timings.filesIndexed = entries.length;
-  t = now();
-  try {
-    await sync.finish();
-  } catch (err) {
-    throw new Error(`indexing ${snapshot.repo}@${snapshot.commit}: storing chunk vectors in collection ${collectionName} failed: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  timings.vectorWaitMs = now() - t;
-  timings.embedMs = sync.stats.embedMs;
-  timings.textsEmbedded = sync.stats.embedded;
-  timings.chunksUpserted = sync.stats.upserted;
-  timings.vectorSyncMs = sync.stats.storeMs;
+  sync.sendBuffered();
 
   // 4. flat views
   const files = records.map((r) => r.file);
@@ -461,6 +481,22 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     deps.bm25,
   );
   timings.bm25Ms = now() - t;
+
+  // the vector store's last batches finish while the views and BM25 above were built
+  t = now();
+  try {
+    await sync.finish();
+  } catch (err) {
+    throw new Error(`indexing ${snapshot.repo}@${snapshot.commit}: storing chunk vectors in collection ${collectionName} failed: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  timings.vectorWaitMs = now() - t;
+  timings.embedMs = sync.stats.embedMs;
+  timings.textsEmbedded = sync.stats.embedded;
+  timings.chunksUpserted = sync.stats.upserted;
+  timings.vectorSyncMs = sync.stats.storeMs;
+
   timings.totalMs = now() - tStart;
 
   const commitIds = chunks.map((c) => c.id);

@@ -26,6 +26,9 @@ export interface VectorSyncStats {
   embedded: number;
 }
 
+/** smallest batch sent while the store is idle */
+const EAGER_BATCH = 64;
+
 export class VectorSync {
   readonly stats: VectorSyncStats = { embedMs: 0, storeMs: 0, upserted: 0, embedded: 0 };
   private buffer: SyncableChunk[] = [];
@@ -50,7 +53,9 @@ export class VectorSync {
       this.queued.add(c.id);
       this.buffer.push(c);
     }
-    if (this.buffer.length >= this.batchSize) this.schedule();
+    // a full batch goes out at once; so does a smaller one when the store has nothing to do, so that its
+    // process starts working while the caller is still parsing the first files of a commit
+    if (this.buffer.length >= this.batchSize || (this.pending === 0 && this.buffer.length >= Math.min(EAGER_BATCH, this.batchSize))) this.schedule();
   }
 
   /** number of batches waiting or running; callers may pause producing when this grows */
@@ -115,6 +120,11 @@ export class VectorSync {
       return { vectors: texts.map((text) => lexical.embed(text)), computed: texts.length };
     }
     return embedDocumentsCached(this.embedder, this.cache, texts);
+  }
+
+  /** sends the chunks offered so far without waiting for a full batch */
+  sendBuffered(): void {
+    this.schedule();
   }
 
   /** flushes the rest and waits for every batch; rethrows the first failure */
