@@ -3,6 +3,7 @@
  *
  *   npm run bench:retrieval -- [--dataset FILE] [--mirrors DIR] [--limit N] [--pattern P]
  *                              [--vector-store chroma|memory] [--record DIR] [--replay DIR] [--out FILE]
+ *                              [--parse-worker]
  *
  * Live mode indexes every instance's repository at its base commit (fresh cache folder and Chroma server,
  * so the first commit of each repository is a cold index), then evaluates every configuration on the same
@@ -20,6 +21,7 @@ import { selectInstances } from '../src/dataset/select.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { createEmbedder } from '../src/embedding/factory.ts';
 import { buildRepoIndex } from '../src/index/repo-index.ts';
+import { createWorkerFileParser, type WorkerFileParser } from '../src/index/worker-parser.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { openChromaStore } from '../src/vectorstore/chroma.ts';
 import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
@@ -109,6 +111,8 @@ async function main(): Promise<void> {
       'vector-store': { type: 'string', default: 'chroma' },
       out: { type: 'string', default: 'bench-results/retrieval.json' },
       options: { type: 'string' },
+      // parse in a worker thread (src/index/worker-parser.ts) instead of the main thread
+      'parse-worker': { type: 'boolean', default: false },
     },
   });
   const t0 = performance.now();
@@ -155,6 +159,10 @@ async function main(): Promise<void> {
     const chroma = values['vector-store'] === 'memory' ? { store: new MemoryVectorStore(), close: async () => {} } : await openChromaStore({ cacheDir });
     chromaState = path.join(cacheDir, 'chroma-server.json');
     const embedder = createEmbedder('lexical');
+    // the same tree-sitter parser in a worker thread: it parses while the main thread tokenizes and feeds
+    // Chroma. Off by default: measured under load (astropy, 6 instances) it was slower, the worker and
+    // the Chroma server competing for the two cores
+    const parser: WorkerFileParser | undefined = values['parse-worker'] ? await createWorkerFileParser() : undefined;
     try {
       for (const [n, inst] of ordered.entries()) {
         const gold = goldPaths(inst.patch);
@@ -164,7 +172,7 @@ async function main(): Promise<void> {
         const ti = performance.now();
         try {
           const snapshot = await store.snapshot(inst.repo, inst.base_commit);
-          const index = await buildRepoIndex(snapshot, { embedder, vectorStore: chroma.store, cacheDir });
+          const index = await buildRepoIndex(snapshot, { embedder, vectorStore: chroma.store, cacheDir, ...(parser ? { parser } : {}) });
           const indexMs = performance.now() - ti;
           if (repoStats.coldMs === undefined) repoStats.coldMs = indexMs;
           else repoStats.warmMs.push(indexMs);
@@ -191,6 +199,7 @@ async function main(): Promise<void> {
     } finally {
       const chromaPeak = chromaPeakRssKb(chromaState);
       if (chromaPeak) process.stderr.write(`chroma server peak RSS ${mb(chromaPeak)}\n`);
+      await parser?.close();
       await chroma.close();
       await store.close();
       if (!values['cache-dir']) await rm(cacheDir, { recursive: true, force: true });
