@@ -20,7 +20,7 @@ import { loadDataset } from '../src/dataset/load.ts';
 import { selectInstances } from '../src/dataset/select.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { createEmbedder } from '../src/embedding/factory.ts';
-import { buildRepoIndex } from '../src/index/repo-index.ts';
+import { buildRepoIndex, defaultIndexMemo } from '../src/index/repo-index.ts';
 import { createWorkerFileParser, type WorkerFileParser } from '../src/index/worker-parser.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { openChromaStore } from '../src/vectorstore/chroma.ts';
@@ -165,6 +165,10 @@ async function main(): Promise<void> {
     const parser: WorkerFileParser | undefined = values['parse-worker'] ? await createWorkerFileParser() : undefined;
     try {
       for (const [n, inst] of ordered.entries()) {
+        // instances come grouped by repository: a finished repository's parsed files only grow the heap
+        // (garbage collection and forking git get slower with it)
+        const previous = ordered[n - 1]?.repo;
+        if (previous !== undefined && previous !== inst.repo) defaultIndexMemo().forgetRepo(previous);
         const gold = goldPaths(inst.patch);
         const repoStats = perRepo.get(inst.repo) ?? { warmMs: [], instances: 0 };
         perRepo.set(inst.repo, repoStats);

@@ -158,12 +158,20 @@ export class IndexMemo {
   readonly embeddingCaches = new Map<string, Promise<EmbeddingCache>>();
   readonly queryVectors = new Map<string, Float32Array | number[]>();
   readonly recordStores = new Map<string, Promise<FileRecordStore>>();
+  /** record-store file → its repository (for forgetRepo) */
+  readonly recordStoreRepos = new Map<string, string>();
 
   /** drops the parsed files of one repository (e.g. when a run moves on to the next repository) */
   forgetRepo(repo: string): void {
     const prefix = `${repo}\0`;
     for (const key of this.records.keys()) if (key.startsWith(prefix)) this.records.delete(key);
     this.chunkTerms.delete(repo);
+    // the parsed-file store is on disk; its in-memory copy is read again if the repository comes back
+    for (const [file, r] of this.recordStoreRepos) {
+      if (r !== repo) continue;
+      this.recordStores.delete(file);
+      this.recordStoreRepos.delete(file);
+    }
   }
 
   chunkTermsOf(repo: string): Map<string, TermVector> {
@@ -284,6 +292,7 @@ function recordStoreFor(memo: IndexMemo, cacheDir: string, repo: string, parserI
   if (!s) {
     s = FileRecordStore.open(file);
     memo.recordStores.set(file, s);
+    memo.recordStoreRepos.set(file, repo);
   }
   return s;
 }
