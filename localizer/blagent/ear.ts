@@ -7,7 +7,7 @@
  * A token budget guards the prompt: over budget, the largest view expands one anchor fewer, again and
  * again (down to signatures only), then views are cut to equal shares; what was shrunk is reported.
  */
-import { prunedView, type LineRange, type PrunedViewOptions } from '../../src/parsing/skeleton.ts';
+import { prunedViews, type LineRange, type PrunedViewOptions } from '../../src/parsing/skeleton.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { ChatMessage } from '../../src/llm/types.ts';
@@ -29,13 +29,18 @@ const PLAIN_HEAD_LINES = 80;
 
 /** The pruned view of one file with its first `anchorCount` anchors expanded. */
 export function earView(file: EarFile, anchorCount: number, options: PrunedViewOptions = {}): string {
-  if (file.source === undefined) return '(file could not be read)\n';
+  return earViewsByAnchorCount(file, [anchorCount], options)[0]!;
+}
+
+/** The views of one file for several anchor counts, from one parse. */
+export function earViewsByAnchorCount(file: EarFile, anchorCounts: readonly number[], options: PrunedViewOptions = {}): string[] {
+  if (file.source === undefined) return anchorCounts.map(() => '(file could not be read)\n');
   if (!PYTHON.test(file.path)) {
     const lines = file.source.split('\n');
     const head = lines.slice(0, PLAIN_HEAD_LINES).join('\n');
-    return lines.length > PLAIN_HEAD_LINES ? `${head}\n...\n` : `${head}\n`;
+    return anchorCounts.map(() => (lines.length > PLAIN_HEAD_LINES ? `${head}\n...\n` : `${head}\n`));
   }
-  return prunedView(file.source, file.anchors.slice(0, anchorCount), undefined, options).text;
+  return prunedViews(file.source, anchorCounts.map((k) => file.anchors.slice(0, k)), undefined, options).map((v) => v.text);
 }
 
 export function fileBlock(path: string, view: string): string {
@@ -75,6 +80,16 @@ export function buildEarPrompt(issue: string, files: readonly EarFile[], options
   const anchorsPerFile = files.map((f) => Math.min(options.anchors, f.anchors.length));
   const views = files.map((f, i) => earView(f, anchorsPerFile[i]!, viewOptions));
   const viewTokens = views.map((v) => countTokens(v));
+  // a file that must shrink gets the views for all its smaller anchor counts from one parse
+  const smallerViews = new Map<number, string[]>();
+  const viewWith = (i: number, k: number): string => {
+    let all = smallerViews.get(i);
+    if (!all) {
+      all = earViewsByAnchorCount(files[i]!, Array.from({ length: anchorsPerFile[i]! + 1 }, (_, n) => n), viewOptions);
+      smallerViews.set(i, all);
+    }
+    return all[k]!;
+  };
   let prompt = render(views);
   let tokens = countTokens(prompt);
   while (tokens > options.budgetTokens) {
@@ -82,7 +97,7 @@ export function buildEarPrompt(issue: string, files: readonly EarFile[], options
     for (let i = 0; i < files.length; i++) if (anchorsPerFile[i]! > 0 && (largest < 0 || viewTokens[i]! > viewTokens[largest]!)) largest = i;
     if (largest < 0) break;
     anchorsPerFile[largest]! -= 1;
-    const view = earView(files[largest]!, anchorsPerFile[largest]!, viewOptions);
+    const view = viewWith(largest, anchorsPerFile[largest]!);
     tokens += countTokens(view) - viewTokens[largest]!;
     views[largest] = view;
     viewTokens[largest] = countTokens(view);

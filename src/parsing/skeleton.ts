@@ -10,7 +10,7 @@
  *
  * All three take an optional parser; without one they use the shared parser (`await pythonParser()` once).
  */
-import type { Node, Parser } from 'web-tree-sitter';
+import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { childrenOf, parserOrShared, withParsed } from './parse.ts';
 import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionOf, endRow, startRow } from './python-ast.ts';
 import { SourceLines } from './source-lines.ts';
@@ -509,9 +509,18 @@ export interface PrunedViewOptions {
  * `...` marker.
  */
 export function prunedView(source: string, anchorRanges: LineRange[], parser?: Parser, options: PrunedViewOptions = {}): PrunedView {
-  const maxAssignmentLines = options.maxAssignmentLines ?? Number.POSITIVE_INFINITY;
+  return prunedViews(source, [anchorRanges], parser, options)[0]!;
+}
+
+/** `prunedView` for several anchor sets from one parse (the EAR budget guard tries fewer anchors). */
+export function prunedViews(source: string, anchorSets: LineRange[][], parser?: Parser, options: PrunedViewOptions = {}): PrunedView[] {
   const chosen = parserOrShared(parser, 'prunedView');
-  return withParsed(chosen, source, (tree) => {
+  return withParsed(chosen, source, (tree) => anchorSets.map((anchorRanges) => prunedViewOfTree(source, tree, anchorRanges, options)));
+}
+
+function prunedViewOfTree(source: string, tree: Tree | null, anchorRanges: LineRange[], options: PrunedViewOptions): PrunedView {
+  const maxAssignmentLines = options.maxAssignmentLines ?? Number.POSITIVE_INFINITY;
+  {
     const lines = new SourceLines(source);
     const entries: Array<{ row: number | null; text: string }> = [];
     const overlaps = (from: number, to: number): boolean =>
@@ -605,7 +614,7 @@ export function prunedView(source: string, anchorRanges: LineRange[], parser?: P
       else keptRanges.push({ startLine: line, endLine: line });
     }
     return { text: entries.length > 0 ? `${entries.map((e) => e.text).join('\n')}\n` : '', lineNumbers, keptRanges };
-  });
+  }
 }
 
 function isImportOrAssignment(statement: Node): boolean {
