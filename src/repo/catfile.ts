@@ -324,9 +324,11 @@ export class TreeLister {
     const known = this.sizes.get(blob);
     if (known !== undefined) return known;
     return this.headers.read(blob).then((header) => {
-      if (!header) throw new CatFileError(`blob ${blob} is missing from ${this.headers.gitDir}`);
-      this.sizes.set(blob, header.size);
-      return header.size;
+      // a mirror may lack blobs (large data files left out); ls-tree -l prints "BAD" for their size, which
+      // the repo store reads as NaN. Listing goes on: only reading such a blob is an error.
+      const size = header ? header.size : Number.NaN;
+      this.sizes.set(blob, size);
+      return size;
     });
   }
 }

@@ -3,10 +3,12 @@
  * for two commits of a real repository (symlink, submodule, spaces, non-UTF-8 file), and clear errors.
  */
 import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatFileBatch, CatFileError, parseTreeObject, TreeLister } from '../../src/repo/catfile.ts';
 import { parseLsTree } from '../../src/repo/store.ts';
-import { buildFixtureRepo, removeDir, tempDir, type FixtureRepo } from '../repo/fixtures.ts';
+import { buildFixtureRepo, git, removeDir, tempDir, type FixtureRepo } from '../repo/fixtures.ts';
 
 let root = '';
 let fixture: FixtureRepo;
@@ -39,6 +41,29 @@ describe('TreeLister', () => {
     // the second commit reuses memoized trees and sizes and still matches
     expect(await lister.listFiles(fixture.second)).toEqual(lsTree(fixture.second));
     expect(await lister.listFiles(fixture.first)).toEqual(first);
+  });
+
+  it('lists a blob missing from the mirror with size NaN, as the ls-tree -l parser does', async () => {
+    const dir = tempDir('tree-lister-missing');
+    try {
+      git(dir, 'init', '--quiet', '--initial-branch=main');
+      writeFileSync(path.join(dir, 'keep.py'), 'x = 1\n');
+      writeFileSync(path.join(dir, 'big.dat'), 'large data left out of the mirror\n');
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '--quiet', '-m', 'one');
+      const commit = git(dir, 'rev-parse', 'HEAD');
+      const blob = git(dir, 'rev-parse', 'HEAD:big.dat');
+      rmSync(path.join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+      const gitDir = path.join(dir, '.git');
+      const reference = parseLsTree(execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-l', '-z', '--full-tree', commit]));
+      const batches = [new CatFileBatch(gitDir), new CatFileBatch(gitDir, { checkOnly: true })] as const;
+      const files = await new TreeLister(...batches).listFiles(commit);
+      await Promise.all(batches.map((b) => b.close()));
+      expect(files.find((f) => f.path === 'big.dat')?.size).toBeNaN();
+      expect(files).toEqual(reference);
+    } finally {
+      removeDir(dir);
+    }
   });
 
   it('names a commit that does not exist', async () => {
