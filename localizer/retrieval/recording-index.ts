@@ -24,6 +24,8 @@ export interface IndexRecording {
   dense: Record<string, RecordedChunkHit[]>;
   chunkBm25: Record<string, RecordedChunkHit[]>;
   fileBm25: Record<string, FileHit[]>;
+  /** similar-past-commit searches (absent in recordings made before the history channel existed) */
+  history?: Record<string, FileHit[]>;
   depth: { chunk: number; file: number };
   definitions: Record<string, Definition[]>;
 }
@@ -55,8 +57,8 @@ export class RecordingIndex implements RetrievalIndex {
     return this.inner.filePaths;
   }
 
-  private search<T extends ChunkHit | FileHit>(kind: 'dense' | 'chunkBm25' | 'fileBm25', text: string, k: number): Promise<T[]> {
-    const depth = kind === 'fileBm25' ? this.rec.depth.file : this.rec.depth.chunk;
+  private search<T extends ChunkHit | FileHit>(kind: 'dense' | 'chunkBm25' | 'fileBm25' | 'history', text: string, k: number): Promise<T[]> {
+    const depth = kind === 'fileBm25' || kind === 'history' ? this.rec.depth.file : this.rec.depth.chunk;
     if (k > depth) throw new Error(`recording index: ${kind} asked for ${k} hits, deeper than the recorded depth ${depth}`);
     const key = `${kind}\0${text}`;
     let pending = this.memo.get(key);
@@ -65,6 +67,11 @@ export class RecordingIndex implements RetrievalIndex {
         if (kind === 'fileBm25') {
           const hits = await this.inner.searchFilesBm25(text, depth);
           this.rec.fileBm25[text] = hits.map((h) => ({ path: h.path, score: h.score }));
+          return hits;
+        }
+        if (kind === 'history') {
+          const hits = this.inner.searchHistory ? await this.inner.searchHistory(text, depth) : [];
+          (this.rec.history ??= {})[text] = hits.map((h) => ({ path: h.path, score: h.score }));
           return hits;
         }
         const hits = kind === 'dense' ? await this.inner.searchDense(text, depth) : await this.inner.searchChunksBm25(text, depth);
@@ -85,6 +92,9 @@ export class RecordingIndex implements RetrievalIndex {
   searchFilesBm25(text: string, k: number): Promise<FileHit[]> {
     return this.search<FileHit>('fileBm25', text, k);
   }
+  searchHistory(text: string, k: number): Promise<FileHit[]> {
+    return this.search<FileHit>('history', text, k);
+  }
   definitionsOf(name: string): readonly Definition[] {
     const defs = this.inner.definitionsOf(name);
     this.rec.definitions[name] ??= defs.map((d) => ({ ...d }));
@@ -97,7 +107,11 @@ export class RecordingIndex implements RetrievalIndex {
 }
 
 export class ReplayIndex implements RetrievalIndex {
-  constructor(private readonly rec: IndexRecording) {}
+  /** `history`: answers history searches a recording lacks (e.g. computed from the mirror) */
+  constructor(
+    private readonly rec: IndexRecording,
+    private readonly history?: (text: string, k: number) => Promise<FileHit[]>,
+  ) {}
 
   get filePaths(): readonly string[] {
     return this.rec.filePaths;
@@ -125,6 +139,10 @@ export class ReplayIndex implements RetrievalIndex {
   }
   async searchFilesBm25(text: string, k: number): Promise<FileHit[]> {
     return this.hits(this.rec.fileBm25, 'fileBm25', text, k, this.rec.depth.file);
+  }
+  async searchHistory(text: string, k: number): Promise<FileHit[]> {
+    if (this.rec.history?.[text] === undefined && this.history) return this.history(text, k);
+    return this.hits(this.rec.history ?? {}, 'history', text, k, this.rec.depth.file);
   }
   definitionsOf(name: string): readonly Definition[] {
     const defs = this.rec.definitions[name];

@@ -31,6 +31,8 @@ export interface RetrievalIndex {
   searchDense(text: string, k: number): Promise<ChunkHit[]>;
   searchChunksBm25(text: string, k: number): Promise<ChunkHit[]>;
   searchFilesBm25(text: string, k: number): Promise<FileHit[]>;
+  /** files changed by earlier commits similar to the text (absent: no history channel) */
+  searchHistory?(text: string, k: number): Promise<FileHit[]>;
   definitionsOf(name: string): readonly Definition[];
 }
 
@@ -149,6 +151,11 @@ export async function retrieveFiles(
       if (w.fileBm25 > 0) {
         const hits = await timed(timings, 'fileBm25', () => index.searchFilesBm25(text, options.fileDepth));
         channels.push({ label: `${query.label}/fileBm25`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: w.fileBm25 * qw });
+      }
+      const historyWeight = w.history * (options.historyQueries === 'all' || options.historyQueries.includes(query.label) ? 1 : 0);
+      if (historyWeight > 0 && index.searchHistory) {
+        const hits = await timed(timings, 'history', () => index.searchHistory!(text, options.fileDepth));
+        channels.push({ label: `${query.label}/history`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: historyWeight * qw });
       }
     }
     if (query.signals) {

@@ -20,6 +20,7 @@ import { VectorSync } from './vector-sync.ts';
 import { FileRecordStore } from './record-store.ts';
 import { Bm25Index, queryTermsOf, sumTermVectors, TermDictionary, termVectorOf, type Bm25Settings, type TermVector } from './bm25.ts';
 import { createFileFilter, type FileFilterOptions } from './file-filter.ts';
+import { CommitHistoryIndex, CommitTermMemo, DEFAULT_COMMIT_HISTORY, type CommitHistorySettings } from './commit-history-index.ts';
 import { lineWindowChunks, type FileParser, type ParsedFile } from './file-parser.ts';
 import type { RestoredFile } from './record-store.ts';
 import { WorkerParserError } from './worker-parser.ts';
@@ -101,6 +102,9 @@ export interface RepoIndex {
   searchChunksBm25(query: string, k: number): Promise<ChunkHit[]>;
   /** BM25 over whole files (path + content), best first */
   searchFilesBm25(query: string, k: number): Promise<FileHit[]>;
+  /** files changed by the earlier commits whose messages best match the query (src/index/commit-history-index.ts);
+   * empty when the snapshot has no history or history is off */
+  searchHistory(query: string, k: number): Promise<FileHit[]>;
   /** every class/function/method with this bare name */
   definitionsOf(name: string): readonly Definition[];
   /** definitions whose qualified name is exactly this ("Class.method") */
@@ -129,6 +133,8 @@ export interface BuildRepoIndexDeps {
   persistParsedFiles?: boolean;
   /** in-process reuse across commits; default one memo per process */
   memo?: IndexMemo;
+  /** similar-past-commit search over the snapshot's history (read on first use); false: off */
+  history?: Partial<CommitHistorySettings> | false;
   /** texts per embedder call / vector-store write; default 512 */
   embedBatchSize?: number;
   /** progress messages (files parsed, chunks embedded) */
@@ -183,6 +189,9 @@ export class IndexMemo {
     return m;
   }
 }
+
+/** commit term vectors, shared by every history index of the process */
+const commitTermMemo = new CommitTermMemo();
 
 let processMemo: IndexMemo | undefined;
 export function defaultIndexMemo(): IndexMemo {
@@ -546,6 +555,18 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   const filePaths = files.map((f) => f.path);
   const fileSet = new Set(filePaths);
   const none: readonly never[] = Object.freeze([]);
+  // the history is read on the first history search: indexing alone never pays for it
+  let history: Promise<CommitHistoryIndex | undefined> | undefined;
+  const historyIndex = (): Promise<CommitHistoryIndex | undefined> => {
+    history ??= (async () => {
+      if (deps.history === false || !snapshot.recentCommits) return undefined;
+      const settings = { ...DEFAULT_COMMIT_HISTORY, ...deps.history };
+      const commits = await snapshot.recentCommits(settings.maxCommits);
+      return new CommitHistoryIndex(commits, (p) => fileSet.has(p), settings, commitTermMemo);
+    })();
+    return history;
+  };
+  const searchHistory = async (query: string, k: number): Promise<FileHit[]> => (await historyIndex())?.search(query, k) ?? [];
 
   return {
     repo: snapshot.repo,
@@ -558,6 +579,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     searchDense,
     searchChunksBm25,
     searchFilesBm25,
+    searchHistory,
     definitionsOf: (name) => definitionsByName.get(name) ?? none,
     definitionsByQualifiedName: (q) => definitionsByQualified.get(q) ?? none,
     definingFileCount: (name) => new Set((definitionsByName.get(name) ?? []).map((d) => d.path)).size,

@@ -25,6 +25,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CatFileBatch } from './catfile.ts';
 import { RepoError } from './errors.ts';
+import { CommitHistoryReader, type CommitRecord } from './history.ts';
 import { findGitDir, GitCommandError, gitEnv, runGit } from './git.ts';
 import type { RepoSnapshot, TreeEntry } from './types.ts';
 
@@ -181,6 +182,17 @@ export class GitRepoSnapshot implements RepoSnapshot {
     return this.store.track(this.readBlobNow(blob));
   }
 
+  recentCommits(limit: number): Promise<CommitRecord[]> {
+    return this.store.track(
+      this.store.history.recentCommits(this.mirror.gitDir, this.commit, limit).catch((err: unknown) => {
+        throw new RepoError('git-failed', this.repo, `${this.repo}@${this.commit}: reading the commit history failed: ${describeGitFailure(err)}`, {
+          commit: this.commit,
+          cause: err,
+        });
+      }),
+    );
+  }
+
   private async readFileNow(filePath: string): Promise<string | undefined> {
     const entry = (await this.store.fileTree(this.mirror, this.commit)).byPath.get(filePath);
     if (!entry) return undefined;
@@ -228,6 +240,8 @@ export class RepoStore {
   private readonly commits = new Map<string, Promise<string>>();
   private readonly trees: LruCache<string, Promise<FileTree>>;
   private readonly inflight = new Set<Promise<unknown>>();
+  /** commits before a snapshot's commit, memoized per mirror */
+  readonly history = new CommitHistoryReader();
 
   constructor(options: RepoStoreOptions) {
     this.cacheDir = path.resolve(options.cacheDir);

@@ -1,3 +1,5 @@
+import type { CommitRecord } from './history.ts';
+
 /** A read-only view of one repository at one commit, read straight from a bare mirror (no checkout). */
 export interface TreeEntry {
   /** repository-relative POSIX path */
@@ -18,4 +20,6 @@ export interface RepoSnapshot {
   readFiles(paths: readonly string[]): Promise<Map<string, string>>;
   /** raw bytes of a blob by id */
   readBlob(blob: string): Promise<Buffer>;
+  /** the `limit` most recent non-merge commits up to this one, newest first (absent: no history here) */
+  recentCommits?(limit: number): Promise<CommitRecord[]>;
 }
