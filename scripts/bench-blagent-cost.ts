@@ -38,6 +38,7 @@ import { groupByRepo } from '../localizer/retrieval/run.ts';
 import { BlagentLocalizer, type BlagentOptions } from '../localizer/blagent/index.ts';
 import type { FileLocalization } from '../localizer/types.ts';
 import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
+import { lazyHistorySearch } from '../src/index/commit-history-index.ts';
 import { DEFAULT_RETRIEVAL_OPTIONS } from '../localizer/retrieval/options.ts';
 import type { RetrievalIndex } from '../localizer/retrieval/retriever.ts';
 import type { RepoIndex } from '../src/index/repo-index.ts';
@@ -215,7 +216,8 @@ async function main(): Promise<void> {
         let recording: RecordingIndex | undefined;
         if (values.replay) {
           const rec = JSON.parse(await readFile(path.join(values.replay, `${safeFileName(instance.instance_id)}.json`), 'utf8')) as IndexRecording;
-          retrievalIndex = new ReplayIndex(rec);
+          // recordings made before the history channel existed: history comes from the mirror, as live
+          retrievalIndex = new ReplayIndex(rec, lazyHistorySearch(snapshot, rec.filePaths));
         } else {
           const live = await services.index(snapshot);
           recording = new RecordingIndex(live, { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth });

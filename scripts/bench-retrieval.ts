@@ -33,6 +33,7 @@ import { retrieveFiles, type RetrievalIndex } from '../localizer/retrieval/retri
 import { defaultQueries, type QueryPreset } from '../localizer/retrieval/query.ts';
 import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../localizer/retrieval/options.ts';
 import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
+import { lazyHistorySearch } from '../src/index/commit-history-index.ts';
 
 interface BenchConfig {
   label: string;
@@ -40,19 +41,23 @@ interface BenchConfig {
   options: DeepPartial<RetrievalOptions>;
 }
 
-const OFF = { dense: 0, chunkBm25: 0, fileBm25: 0, definitions: 0, paths: 0 };
+const OFF = { dense: 0, chunkBm25: 0, fileBm25: 0, definitions: 0, paths: 0, history: 0 };
+/** the default configuration's label (per-instance log lines and the per-instance ranks use it) */
+const DEFAULT_LABEL = 'default: hybrid + structural + history';
 
 /** The configurations the issue asks for, then the variants that explain the default. */
 export const CONFIGS: BenchConfig[] = [
   { label: 'BM25 (whole file)', queries: 'raw', options: { weights: { ...OFF, fileBm25: 1 } } },
   { label: 'BM25 (chunks, max)', queries: 'raw', options: { weights: { ...OFF, chunkBm25: 1 } } },
   { label: 'lexical dense', queries: 'raw', options: { weights: { ...OFF, dense: 1 } } },
-  { label: 'hybrid', queries: 'raw', options: {} },
-  { label: 'hybrid, RRF', queries: 'raw', options: { fusion: 'rrf' } },
-  { label: 'hybrid + structural', queries: 'raw+structural', options: {} },
-  { label: 'hybrid + structural, RRF', queries: 'raw+structural', options: { fusion: 'rrf' } },
-  { label: 'hybrid + structural, no definitions', queries: 'raw+structural', options: { weights: { definitions: 0 } } },
-  { label: 'hybrid + structural, no paths', queries: 'raw+structural', options: { weights: { paths: 0 } } },
+  { label: 'hybrid', queries: 'raw', options: { weights: { history: 0 } } },
+  { label: 'hybrid, RRF', queries: 'raw', options: { fusion: 'rrf', weights: { history: 0 } } },
+  { label: 'hybrid + structural', queries: 'raw+structural', options: { weights: { history: 0 } } },
+  { label: DEFAULT_LABEL, queries: 'raw+structural', options: {} },
+  { label: 'default, RRF', queries: 'raw+structural', options: { fusion: 'rrf' } },
+  { label: 'default, no definitions', queries: 'raw+structural', options: { weights: { definitions: 0 } } },
+  { label: 'default, no paths', queries: 'raw+structural', options: { weights: { paths: 0 } } },
+  { label: 'history alone (similar past commits)', queries: 'raw', options: { weights: { ...OFF, history: 1 } } },
 ];
 
 const DEPTH = { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth };
@@ -133,6 +138,8 @@ async function main(): Promise<void> {
   let chromaState: string | undefined;
   const notRecorded: string[] = [];
   if (values.replay) {
+    // recordings made before the history channel existed get it from the mirrors, as a live run would
+    const historyStore = new RepoStore({ cacheDir: await mkdtemp(path.join(os.tmpdir(), 'locfix-replay-')), mirrorsDir: values.mirrors, allowClone: false });
     for (const inst of ordered) {
       const gold = goldPaths(inst.patch);
       const file = path.join(values.replay, `${safeFileName(inst.instance_id)}.json`);
@@ -148,8 +155,10 @@ async function main(): Promise<void> {
         runs.push({ id: inst.instance_id, gold, rankings: {}, error: rec.error });
         continue;
       }
-      runs.push({ id: inst.instance_id, gold, rankings: await runConfigs(new ReplayIndex(rec), inst, configs) });
+      const history = rec.history ? undefined : lazyHistorySearch(await historyStore.snapshot(inst.repo, inst.base_commit), rec.filePaths);
+      runs.push({ id: inst.instance_id, gold, rankings: await runConfigs(new ReplayIndex(rec, history), inst, configs) });
     }
+    await historyStore.close();
   } else {
     const cacheDir = values['cache-dir'] ? path.resolve(values['cache-dir']) : await mkdtemp(path.join(os.tmpdir(), 'locfix-bench-'));
     if (values.record) await mkdir(values.record, { recursive: true });
@@ -188,7 +197,7 @@ async function main(): Promise<void> {
           const retrieveMs = performance.now() - tr;
           runs.push({ id: inst.instance_id, gold, rankings, indexMs, retrieveMs, indexTimings: { ...index.timings } });
           if (values.record) await writeFile(path.join(values.record, `${safeFileName(inst.instance_id)}.json`), JSON.stringify(recording.recording()));
-          const best = rankings['hybrid + structural'];
+          const best = rankings[DEFAULT_LABEL];
           const rank = best ? best.findIndex((p) => gold.includes(p)) + 1 : 0;
           process.stderr.write(
             `[${n + 1}/${ordered.length}] ${inst.instance_id} index ${(indexMs / 1000).toFixed(1)}s (${index.timings.filesParsed} files parsed, vector sync ${(index.timings.vectorSyncMs / 1000).toFixed(1)}s) retrieve(${configs.length} configs) ${(retrieveMs / 1000).toFixed(1)}s gold@${rank || '-'}\n`,
@@ -232,7 +241,7 @@ async function main(): Promise<void> {
 
   console.log(formatLocMetricsTable(table));
   console.log('\nheld-out check (tuned on even dataset positions):');
-  console.log(formatLocMetricsTable(split.filter((r) => r.label.startsWith('hybrid + structural ['))));
+  console.log(formatLocMetricsTable(split.filter((r) => r.label.startsWith(`${DEFAULT_LABEL} [`))));
   if (!values.replay) {
     console.log('\nindex time per repository (cold = first commit, fresh caches; warm = each further commit):');
     for (const r of repoRows) console.log(`  ${r.repo.padEnd(26)} ${String(r.instances).padStart(3)} inst  ${String(r.files).padStart(5)} files  ${String(r.chunks).padStart(6)} chunks  cold ${r.coldIndexS}s  warm mean ${r.warmIndexMeanS ?? '-'}s max ${r.warmIndexMaxS ?? '-'}s`);
@@ -256,7 +265,7 @@ async function main(): Promise<void> {
       : undefined,
     defaults: DEFAULT_RETRIEVAL_OPTIONS,
     indexTimings: Object.fromEntries(runs.filter((r) => r.indexTimings).map((r) => [r.id, r.indexTimings])),
-    ranks: Object.fromEntries(runs.map((r) => [r.id, r.rankings['hybrid + structural'] ? r.rankings['hybrid + structural']!.findIndex((p) => r.gold.includes(p)) + 1 || null : null])),
+    ranks: Object.fromEntries(runs.map((r) => [r.id, r.rankings[DEFAULT_LABEL] ? r.rankings[DEFAULT_LABEL]!.findIndex((p) => r.gold.includes(p)) + 1 || null : null])),
   });
 }
 

@@ -85,3 +85,21 @@ export class CommitHistoryIndex {
       .slice(0, k);
   }
 }
+
+/**
+ * A lazily built history search for `snapshot`, scoring only `filePaths`: for replays of recordings made
+ * before the history channel existed (the live index builds the same thing itself).
+ */
+export function lazyHistorySearch(
+  snapshot: { recentCommits?(limit: number): Promise<CommitRecord[]> },
+  filePaths: readonly string[],
+  settings: CommitHistorySettings = DEFAULT_COMMIT_HISTORY,
+  memo?: CommitTermMemo,
+): (text: string, k: number) => Promise<HistoryFileHit[]> {
+  let index: Promise<CommitHistoryIndex | undefined> | undefined;
+  const files = new Set(filePaths);
+  return async (text, k) => {
+    index ??= (async () => (snapshot.recentCommits ? new CommitHistoryIndex(await snapshot.recentCommits(settings.maxCommits), (p) => files.has(p), settings, memo) : undefined))();
+    return (await index)?.search(text, k) ?? [];
+  };
+}
