@@ -107,7 +107,7 @@ describe('Chroma vector store', () => {
     const c = await store.collection('exact-test');
     const v = Float32Array.from([0.1, -0.25, 1e-7, 3.5]);
     await c.upsert([{ id: 'v', embedding: v }]);
-    const res = await store.client.getCollection({ name: 'exact-test', embeddingFunction: null });
+    const res = await store.client.getCollection({ name: 'exact-test' });
     const got = await res.get({ ids: ['v'], include: ['embeddings'] });
     expect(Float32Array.from(got.embeddings[0] as number[])).toEqual(v);
     // and a bad record is a clear error naming the collection
