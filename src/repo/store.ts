@@ -23,7 +23,7 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { CatFileBatch } from './catfile.ts';
+import { CatFileBatch, TreeLister } from './catfile.ts';
 import { RepoError } from './errors.ts';
 import { CommitHistoryReader, type CommitRecord } from './history.ts';
 import { findGitDir, GitCommandError, gitEnv, runGit } from './git.ts';
@@ -147,7 +147,13 @@ class Mirror {
     readonly owned: boolean,
   ) {
     this.catFile = new CatFileBatch(gitDir);
+    this.catFileCheck = new CatFileBatch(gitDir, { checkOnly: true });
+    this.trees = new TreeLister(this.catFile, this.catFileCheck);
   }
+  /** object types and sizes only (listing trees without reading blobs) */
+  readonly catFileCheck: CatFileBatch;
+  /** a commit's file list through the long-lived cat-file processes, trees memoized by id */
+  readonly trees: TreeLister;
 }
 
 export class GitRepoSnapshot implements RepoSnapshot {
@@ -329,7 +335,7 @@ export class RepoStore {
     // Reads already started finish first (they may not have reached cat-file yet).
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
     const mirrors = await Promise.allSettled([...this.opened.values()]);
-    await Promise.all(mirrors.map((m) => (m.status === 'fulfilled' ? m.value.catFile.close() : undefined)));
+    await Promise.all(mirrors.map((m) => (m.status === 'fulfilled' ? Promise.all([m.value.catFile.close(), m.value.catFileCheck.close()]) : undefined)));
   }
 
   /** @internal counts a snapshot read as in flight until it settles, so close() can wait for it */
@@ -345,9 +351,8 @@ export class RepoStore {
     const key = `${mirror.gitDir}\0${commit}`;
     let tree = this.trees.get(key);
     if (!tree) {
-      tree = runGit(['--git-dir', mirror.gitDir, 'ls-tree', '-r', '-l', '-z', '--full-tree', commit]).then(
-        (result) => {
-          const entries = parseLsTree(result.stdout);
+      tree = mirror.trees.listFiles(commit).then(
+        (entries) => {
           return { entries, byPath: new Map(entries.map((e) => [e.path, e])) };
         },
         (err: unknown) => {

@@ -96,7 +96,7 @@ describe('RepoStore reading', () => {
     expect(head.commit).toBe(fixture.second);
   });
 
-  it('serves many concurrent reads through one cat-file process', async () => {
+  it('serves many concurrent reads through one cat-file process (plus one --batch-check for listing)', async () => {
     const workTree = path.join(root, 'many');
     mkdirSync(workTree);
     git(workTree, 'init', '--quiet');
@@ -122,8 +122,9 @@ describe('RepoStore reading', () => {
     for (const [file, text] of expected) expect(batch.get(file)).toBe(text);
     singles.forEach((text, i) => expect(text).toBe(expected.get(paths[i % 400]!)));
 
-    const catFiles = catFileProcesses(workTree);
-    expect(catFiles).toHaveLength(1);
+    // blobs: one `cat-file --batch`; tree listing: one `cat-file --batch-check`
+    expect(catFileProcesses(workTree, '--batch ')).toHaveLength(1);
+    expect(catFileProcesses(workTree, '--batch-check')).toHaveLength(1);
     await store.close();
     expect(catFileProcesses(workTree)).toHaveLength(0);
     // reading after close starts a new process
@@ -145,11 +146,12 @@ describe('RepoStore reading', () => {
 });
 
 /** pids of `git --git-dir <dir> cat-file --batch` processes started by this test process */
-function catFileProcesses(gitDirOrWorkTree: string): string[] {
+function catFileProcesses(gitDirOrWorkTree: string, mode = '--batch'): string[] {
   const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
   return out
     .split('\n')
-    .filter((line) => line.includes('cat-file --batch') && line.includes(gitDirOrWorkTree))
+    .map((line) => `${line} `)
+    .filter((line) => line.includes(`cat-file ${mode}`) && line.includes(gitDirOrWorkTree))
     .map((line) => line.trim().split(/\s+/)[0]!);
 }
 
