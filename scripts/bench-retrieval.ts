@@ -3,7 +3,7 @@
  *
  *   npm run bench:retrieval -- [--dataset FILE] [--mirrors DIR] [--limit N] [--pattern P]
  *                              [--vector-store chroma|memory] [--record DIR] [--replay DIR] [--out FILE]
- *                              [--parse-worker]
+ *                              [--parse-worker] [--embedder lexical|lexical:<dims>|ollama:…|openai:…]
  *
  * Live mode indexes every instance's repository at its base commit (fresh cache folder and Chroma server,
  * so the first commit of each repository is a cold index), then evaluates every configuration on the same
@@ -113,6 +113,7 @@ async function main(): Promise<void> {
       record: { type: 'string' },
       replay: { type: 'string' },
       'cache-dir': { type: 'string' },
+      embedder: { type: 'string', default: 'lexical' },
       'vector-store': { type: 'string', default: 'chroma' },
       out: { type: 'string', default: 'bench-results/retrieval.json' },
       options: { type: 'string' },
@@ -167,7 +168,7 @@ async function main(): Promise<void> {
     // memory: exact cosine in-process, no server; isolates locfix's own indexing cost from Chroma's
     const chroma = values['vector-store'] === 'memory' ? { store: new MemoryVectorStore(), close: async () => {} } : await openChromaStore({ cacheDir });
     chromaState = path.join(cacheDir, 'chroma-server.json');
-    const embedder = createEmbedder('lexical');
+    const embedder = createEmbedder(values.embedder!);
     // the same tree-sitter parser in a worker thread: it parses while the main thread tokenizes and feeds
     // Chroma. Off by default: measured under load (astropy, 6 instances) it was slower, the worker and
     // the Chroma server competing for the two cores
