@@ -98,6 +98,9 @@ export function resolveRetrievalOptions(partial: DeepPartial<RetrievalOptions> =
   }
   if (o.fusion !== 'weighted' && o.fusion !== 'rrf') throw new Error(`retrieval option fusion must be "weighted" or "rrf", got ${String(o.fusion)}`);
   for (const [k, w] of Object.entries(o.weights)) if (!(w >= 0)) throw new Error(`retrieval weight ${k} must be >= 0, got ${w}`);
+  if (o.historyQueries !== 'all' && !(Array.isArray(o.historyQueries) && o.historyQueries.every((l) => typeof l === 'string'))) {
+    throw new Error(`retrieval option historyQueries must be "all" or a list of query labels, got ${JSON.stringify(o.historyQueries)}`);
+  }
   return o;
 }
 

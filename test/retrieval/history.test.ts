@@ -11,6 +11,7 @@ import { MemoryVectorStore } from '../../src/vectorstore/memory.ts';
 import { retrieveFiles, type ChunkHit, type FileHit, type RetrievalIndex } from '../../localizer/retrieval/retriever.ts';
 import { rawIssueQuery, structuralQuery } from '../../localizer/retrieval/query.ts';
 import { RecordingIndex, ReplayIndex } from '../../localizer/retrieval/recording-index.ts';
+import { resolveRetrievalOptions } from '../../localizer/retrieval/options.ts';
 import type { Definition } from '../../src/parsing/types.ts';
 import { git, removeDir, tempDir } from '../repo/fixtures.ts';
 
@@ -161,6 +162,7 @@ describe('history channel in retrieval', () => {
     const without = await retrieveFiles(off, [rawIssueQuery(issue)], { weights: { history: 0 } });
     expect(off.calls.some((c) => c.startsWith('history'))).toBe(false);
     expect(without.ranking.map((r) => r.path)).toEqual(['shop/money.py']);
+    expect(() => resolveRetrievalOptions({ historyQueries: 'raw' as unknown as string[] })).toThrow(/historyQueries must be "all" or a list of query labels/);
   });
 
   it('is recorded and replayed; an older recording without it can take history from elsewhere', async () => {
