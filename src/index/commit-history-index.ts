@@ -8,6 +8,7 @@
  * and MRR on both the tuning and the held-out half. Wide commits (more than `maxFilesPerCommit` Python
  * files: reformatting, renames, release chores) say little about any one file and are left out.
  */
+import { forEachCodeToken } from '../text/code-tokens.ts';
 import { Bm25Index, queryTermsOf, TermDictionary, termVectorOf, type TermVector } from './bm25.ts';
 import type { CommitRecord } from '../repo/history.ts';
 
@@ -18,9 +19,13 @@ export interface CommitHistorySettings {
   maxFilesPerCommit: number;
   /** how many of the most similar commits vote for their files (default 50) */
   similarCommits: number;
+  /** a commit votes only when it shares at least this many distinct terms with the query (default 2): one
+   * shared word is no evidence, yet in a small history it could be the best match and, normalized, count
+   * as much as a strong one (a query of fewer words needs them all) */
+  minSharedTerms: number;
 }
 
-export const DEFAULT_COMMIT_HISTORY: CommitHistorySettings = { maxCommits: 3000, maxFilesPerCommit: 10, similarCommits: 50 };
+export const DEFAULT_COMMIT_HISTORY: CommitHistorySettings = { maxCommits: 3000, maxFilesPerCommit: 10, similarCommits: 50, minSharedTerms: 2 };
 
 export interface HistoryFileHit {
   path: string;
@@ -43,7 +48,7 @@ export class CommitTermMemo {
 }
 
 export class CommitHistoryIndex {
-  private readonly commits: Array<{ record: CommitRecord; files: string[] }>;
+  private readonly commits: Array<{ record: CommitRecord; files: string[]; terms: Uint32Array }>;
   private readonly bm25: Bm25Index;
 
   /**
@@ -62,7 +67,7 @@ export class CommitHistoryIndex {
       if (python.length === 0 || python.length > settings.maxFilesPerCommit) continue;
       const files = python.filter(isIndexed);
       if (files.length === 0) continue;
-      this.commits.push({ record, files });
+      this.commits.push({ record, files, terms: memo.vectorOf(record).terms });
     }
     this.bm25 = new Bm25Index(this.commits.map((c) => memo.vectorOf(c.record)));
   }
@@ -73,10 +78,16 @@ export class CommitHistoryIndex {
 
   /** files best first, at most k */
   search(text: string, k: number): HistoryFileHit[] {
-    const hits = this.bm25.search(queryTermsOf(text, this.memo.terms, 'unique'), this.settings.similarCommits);
+    const query = queryTermsOf(text, this.memo.terms, 'unique');
+    const hits = this.bm25.search(query, this.settings.similarCommits);
+    // a one-word query can share only one word (counted over all its words, not only those some commit has)
+    const words = new Set<string>();
+    forEachCodeToken(text, (token) => void words.add(token));
+    const minShared = Math.min(this.settings.minSharedTerms, words.size);
     const scores = new Map<string, number>();
     for (const hit of hits) {
-      const { files } = this.commits[hit.doc]!;
+      const { files, terms } = this.commits[hit.doc]!;
+      if (sharedTermCount(terms, query) < minShared) continue;
       for (const f of files) scores.set(f, (scores.get(f) ?? 0) + hit.score / files.length);
     }
     return [...scores.entries()]
@@ -84,6 +95,26 @@ export class CommitHistoryIndex {
       .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
       .slice(0, k);
   }
+}
+
+/** distinct query terms in a commit's sorted term ids */
+function sharedTermCount(sortedTerms: Uint32Array, query: ReadonlyMap<number, number>): number {
+  let shared = 0;
+  for (const term of query.keys()) {
+    let lo = 0;
+    let hi = sortedTerms.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const t = sortedTerms[mid]!;
+      if (t === term) {
+        shared += 1;
+        break;
+      }
+      if (t < term) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+  return shared;
 }
 
 /**

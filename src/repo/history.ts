@@ -46,11 +46,13 @@ export class CommitHistoryReader {
   private readonly known = new Map<string, Map<string, CommitRecord>>();
 
   /**
-   * The `limit` most recent non-merge ancestors of `commit` (the commit itself included), newest first.
+   * The `limit` most recent ancestors of `commit` (the commit itself included), newest first, that have
+   * exactly one parent: merges repeat their branches' changes, and a root commit "changes" every file it
+   * adds, which says nothing about any of them.
    */
   async recentCommits(gitDir: string, commit: string, limit: number): Promise<CommitRecord[]> {
     if (!(limit > 0)) return [];
-    const { stdout } = await runGit(['--git-dir', gitDir, 'rev-list', '--no-merges', '-n', String(limit), commit]);
+    const { stdout } = await runGit(['--git-dir', gitDir, 'rev-list', '--min-parents=1', '--max-parents=1', '-n', String(limit), commit]);
     const ids = stdout.toString('utf8').split('\n').filter(Boolean);
     let known = this.known.get(gitDir);
     if (!known) {

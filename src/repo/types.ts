@@ -20,6 +20,6 @@ export interface RepoSnapshot {
   readFiles(paths: readonly string[]): Promise<Map<string, string>>;
   /** raw bytes of a blob by id */
   readBlob(blob: string): Promise<Buffer>;
-  /** the `limit` most recent non-merge commits up to this one, newest first (absent: no history here) */
+  /** the `limit` most recent single-parent commits up to this one, newest first (absent: no history here) */
   recentCommits?(limit: number): Promise<CommitRecord[]>;
 }

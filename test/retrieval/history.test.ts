@@ -52,12 +52,13 @@ beforeAll(() => {
 afterAll(() => removeDir(root));
 
 describe('CommitHistoryReader', () => {
-  it('reads non-merge ancestors newest first, with messages and changed files; never later commits', async () => {
+  it('reads single-parent ancestors newest first, with messages and changed files; never later commits', async () => {
     const reader = new CommitHistoryReader();
     const commits = await reader.recentCommits(bare, ids.wide!, 100);
     // commits made in the same second have no defined order between them; the newest comes first
     expect(commits[0]!.id).toBe(ids.wide);
-    expect(commits.map((c) => c.id).sort()).toEqual([ids.wide, ids.side, ids.tax, ids.discount, ids.init].sort());
+    // no merge commit, no root commit (it "changes" every file it adds)
+    expect(commits.map((c) => c.id).sort()).toEqual([ids.wide, ids.side, ids.tax, ids.discount].sort());
     const discount = commits.find((c) => c.id === ids.discount)!;
     expect(discount.message).toBe('Fixed discount rounding in cart totals\n\nRound half up, as invoices do.');
     expect(discount.files).toEqual(['shop/cart.py', 'tests/test_cart.py']);
@@ -82,7 +83,7 @@ describe('CommitHistoryReader', () => {
     const store = new RepoStore({ cacheDir: path.join(root, 'cache'), mirrors: { 'acme/shop': bare }, allowClone: false });
     try {
       const snapshot = await store.snapshot('acme/shop', ids.tax!);
-      expect((await snapshot.recentCommits(10)).map((c) => c.id).sort()).toEqual([ids.tax, ids.discount, ids.init].sort());
+      expect((await snapshot.recentCommits(10)).map((c) => c.id).sort()).toEqual([ids.tax, ids.discount].sort());
     } finally {
       await store.close();
     }
@@ -101,22 +102,29 @@ describe('CommitHistoryIndex', () => {
   const indexed = new Set(['shop/cart.py', 'shop/tax.py', ...Array.from({ length: 11 }, (_, i) => `shop/m${i}.py`)]);
 
   it('scores the files of similar commits, split over each commit\'s indexed files', () => {
-    const index = new CommitHistoryIndex(commits, (p) => indexed.has(p), { maxCommits: 100, maxFilesPerCommit: 10, similarCommits: 50 });
+    const index = new CommitHistoryIndex(commits, (p) => indexed.has(p), { maxCommits: 100, maxFilesPerCommit: 10, similarCommits: 50, minSharedTerms: 2 });
     // c3 is too wide, c4 changed no Python file, c5 only a file that no longer exists
     expect(index.size).toBe(2);
     const hits = index.search('discount totals are rounded wrong', 10);
     expect(hits.map((h) => h.path)).toEqual(['shop/cart.py', 'shop/tax.py']);
     // c1 alone matches: its score is shared by its two indexed files (the test file is not indexed)
     expect(hits[0]!.score).toBeCloseTo(hits[1]!.score, 10);
+    // c1 shares only "tax" (from its paths) with this query: one shared word is no evidence
     const tax = index.search('tax rate for a region', 10);
-    // c1's changed paths name tax.py too, so cart.py gets half of c1's smaller vote
-    expect(tax.map((h) => h.path)).toEqual(['shop/tax.py', 'shop/cart.py']);
+    expect(tax.map((h) => h.path)).toEqual(['shop/tax.py']);
+    const loose = new CommitHistoryIndex(commits, (p) => indexed.has(p), { maxCommits: 100, maxFilesPerCommit: 10, similarCommits: 50, minSharedTerms: 1 });
+    expect(loose.search('tax rate for a region', 10).map((h) => h.path)).toEqual(['shop/tax.py', 'shop/cart.py']);
+    // c1 shares "discount", c2 "region": each only one of the query's two words
+    expect(index.search('region discount', 10)).toEqual([]);
+    expect(loose.search('region discount', 10).map((h) => h.path)).toEqual(['shop/tax.py', 'shop/cart.py']);
+    // a one-word query needs just that word
+    expect(index.search('region', 10).map((h) => h.path)).toEqual(['shop/tax.py']);
     expect(index.search('nothing in common', 10)).toEqual([]);
     expect(index.search('discount', 1)).toHaveLength(1);
   });
 
   it('similarCommits limits the voting commits', () => {
-    const index = new CommitHistoryIndex(commits, (p) => indexed.has(p), { maxCommits: 100, maxFilesPerCommit: 10, similarCommits: 1 });
+    const index = new CommitHistoryIndex(commits, (p) => indexed.has(p), { maxCommits: 100, maxFilesPerCommit: 10, similarCommits: 1, minSharedTerms: 2 });
     expect(index.search('tax rate region discount', 10).map((h) => h.path)).toEqual(['shop/tax.py']);
   });
 });
