@@ -4,55 +4,16 @@ import { createDefaultFileParser } from '../../src/index/default-parser.ts';
  * real Chroma server: filtering, chunks, definitions, BM25, dense search restricted to the commit, and
  * reuse (the second commit embeds only chunks whose text changed; a new process embeds nothing).
  */
-import { createHash } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RepoSnapshot, TreeEntry } from '../../src/repo/types.ts';
 import type { Embedder } from '../../src/embedding/types.ts';
 import { LexicalEmbedder } from '../../src/embedding/lexical.ts';
 import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import { ChromaVectorStore } from '../../src/vectorstore/chroma.ts';
 import { buildRepoIndex, collectionNameFor, IndexMemo, type RepoIndex } from '../../src/index/repo-index.ts';
-
-/** Stand-in for H1's RepoSnapshot: files in memory, git-style blob ids. */
-class MemorySnapshot implements RepoSnapshot {
-  private readonly blobs = new Map<string, Buffer>();
-  private readonly entries: TreeEntry[];
-  constructor(
-    readonly repo: string,
-    readonly commit: string,
-    files: Record<string, string>,
-  ) {
-    this.entries = Object.entries(files).map(([p, text]) => {
-      const data = Buffer.from(text);
-      const blob = createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
-      this.blobs.set(blob, data);
-      return { path: p, blob, size: data.length };
-    });
-  }
-  async listFiles(): Promise<TreeEntry[]> {
-    return this.entries;
-  }
-  async readFile(p: string): Promise<string | undefined> {
-    const e = this.entries.find((x) => x.path === p);
-    return e ? this.blobs.get(e.blob)!.toString('utf8') : undefined;
-  }
-  async readFiles(paths: readonly string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    for (const p of paths) {
-      const t = await this.readFile(p);
-      if (t !== undefined) out.set(p, t);
-    }
-    return out;
-  }
-  async readBlob(blob: string): Promise<Buffer> {
-    const b = this.blobs.get(blob);
-    if (!b) throw new Error(`no blob ${blob}`);
-    return b;
-  }
-}
+import { MemorySnapshot } from '../support/memory-snapshot.ts';
 
 class CountingEmbedder implements Embedder {
   readonly inner = new LexicalEmbedder({ dims: 256 });

@@ -2,18 +2,17 @@
  * The tree-sitter parser in a worker thread: same id and same chunks/definitions as the in-thread parser,
  * parse errors per file, and an index built with it equal to one built in-thread.
  */
-import { createHash } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RepoSnapshot, TreeEntry } from '../../src/repo/types.ts';
 import { createDefaultFileParser } from '../../src/index/default-parser.ts';
 import { createWorkerFileParser, WorkerParserError, type WorkerFileParser } from '../../src/index/worker-parser.ts';
 import type { FileParser } from '../../src/index/file-parser.ts';
 import { buildRepoIndex, IndexMemo } from '../../src/index/repo-index.ts';
 import { LexicalEmbedder } from '../../src/embedding/lexical.ts';
 import { MemoryVectorStore } from '../../src/vectorstore/memory.ts';
+import { MemorySnapshot } from '../support/memory-snapshot.ts';
 
 const FILES: Record<string, string> = {
   'pkg/__init__.py': 'from .core import Engine\n',
@@ -38,32 +37,6 @@ const FILES: Record<string, string> = {
   'pkg/broken.py': 'def oops(:\n    pass\n\nclass Fine:\n    x = 1\n',
 };
 
-class MemorySnapshot implements RepoSnapshot {
-  private readonly blobs = new Map<string, Buffer>();
-  private readonly entries: TreeEntry[];
-  readonly repo = 'acme/worker';
-  readonly commit = 'c1';
-  constructor(files: Record<string, string>) {
-    this.entries = Object.entries(files).map(([p, text]) => {
-      const data = Buffer.from(text);
-      const blob = createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
-      this.blobs.set(blob, data);
-      return { path: p, blob, size: data.length };
-    });
-  }
-  async listFiles(): Promise<TreeEntry[]> {
-    return this.entries;
-  }
-  async readFile(): Promise<string | undefined> {
-    return undefined;
-  }
-  async readFiles(): Promise<Map<string, string>> {
-    return new Map();
-  }
-  async readBlob(blob: string): Promise<Buffer> {
-    return this.blobs.get(blob)!;
-  }
-}
 
 let inThread: FileParser;
 let worker: WorkerFileParser;
@@ -88,7 +61,7 @@ describe('worker file parser', () => {
 
   it('builds the same index as the in-thread parser', async () => {
     const build = async (parser: FileParser) =>
-      buildRepoIndex(new MemorySnapshot(FILES), {
+      buildRepoIndex(new MemorySnapshot('acme/worker', 'c1', FILES), {
         embedder: new LexicalEmbedder({ dims: 64 }),
         vectorStore: new MemoryVectorStore(),
         cacheDir: await mkdtemp(path.join(os.tmpdir(), 'locfix-wp-')),
