@@ -64,7 +64,7 @@ export interface InstanceEvidence {
 export interface LineMatch {
   correct: boolean;
   /** how it was decided */
-  rule: 'within-5-lines' | 'similar-within-10-lines' | 'different-file' | 'too-far' | 'no-code-line';
+  rule: 'within-5-lines' | 'similar-within-10-lines' | 'different-file' | 'too-far' | 'no-code-line' | 'unreadable-model-patch';
   gold?: { path: string; line: number; text: string };
   model?: { path: string; line: number; text: string };
   distance?: number;
@@ -200,7 +200,13 @@ export const SIMILARITY_THRESHOLD = 0.6;
  */
 export function lineLevelMatch(modelPatch: string, goldPatch: string): LineMatch {
   const gold = firstChangedCodeLine(goldPatch);
-  const model = firstChangedCodeLine(modelPatch);
+  let model: CodeLine | undefined;
+  try {
+    model = firstChangedCodeLine(modelPatch);
+  } catch {
+    // a patch from outside locfix (imported predictions) may be malformed; it cannot match any line
+    return { correct: false, rule: 'unreadable-model-patch', gold };
+  }
   if (!gold || !model) return { correct: false, rule: 'no-code-line', gold, model };
   if (gold.path !== model.path) return { correct: false, rule: 'different-file', gold, model };
   const distance = Math.abs(gold.line - model.line);

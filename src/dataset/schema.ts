@@ -6,6 +6,7 @@
  * (test_patch, the test lists, version) default to empty so the 300-row Lite export in shared/ loads too.
  */
 import { z } from 'zod';
+import { parsePatch } from '../patch.ts';
 
 const testList = z.preprocess((value) => {
   if (value === undefined || value === null || value === '') return [];
@@ -19,13 +20,25 @@ const testList = z.preprocess((value) => {
   return value;
 }, z.array(z.string()));
 
+/** A unified diff that locfix can read (gold files, gold elements and test files come from it), or empty. */
+const unifiedDiff = z
+  .string()
+  .default('')
+  .superRefine((patch, ctx) => {
+    try {
+      parsePatch(patch);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `not a readable unified diff: ${(err as Error).message}` });
+    }
+  });
+
 export const SweInstanceSchema = z.object({
   instance_id: z.string().min(1),
   repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'expected "owner/name"'),
   base_commit: z.string().regex(/^[0-9a-f]{7,40}$/, 'expected a git commit hash'),
   problem_statement: z.string(),
-  patch: z.string().default(''),
-  test_patch: z.string().default(''),
+  patch: unifiedDiff,
+  test_patch: unifiedDiff,
   hints_text: z.string().default(''),
   created_at: z.string().optional(),
   version: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().optional()),

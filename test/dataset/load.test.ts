@@ -78,6 +78,7 @@ describe('loadDataset: bad rows', () => {
       JSON.stringify(row(1)), // line 8: duplicate of line 1
       JSON.stringify({ ...row(9), PASS_TO_PASS: '[1, 2]' }), // line 9
       JSON.stringify(row(10)), // line 10 ok
+      JSON.stringify({ ...row(11), patch: 'diff --git nonsense\n' }), // line 11: unreadable gold patch
     ];
     writeJsonl(file('bad.jsonl'), lines);
     const { instances, errors } = await loadDataset(file('bad.jsonl'));
@@ -91,6 +92,7 @@ describe('loadDataset: bad rows', () => {
       'bad.jsonl line 7: expected an object with the instance\'s fields, got a list',
       'bad.jsonl line 8: instance_id: duplicate acme__widgets-101 (first at bad.jsonl line 1)',
       'bad.jsonl line 9: PASS_TO_PASS.0: expected string, received number; PASS_TO_PASS.1: expected string, received number',
+      'bad.jsonl line 11: patch: not a readable unified diff: unreadable patch header: diff --git nonsense',
     ]);
     expect(errors[0]).toMatchObject({ file: 'bad.jsonl', row: 2, rowKind: 'line', field: 'base_commit', instanceId: 'acme__widgets-102' });
     expect(errors[1]!.field).toBeUndefined();

@@ -61,6 +61,8 @@ describe('line-level approximation', () => {
     expect(lineLevelMatch(farButSimilar, gold)).toMatchObject({ correct: false, rule: 'too-far', distance: 40 });
     const otherFile = hunk('b.py', 21, [' ctx', '-    if x is None:', '+    if x is not None:']);
     expect(lineLevelMatch(otherFile, gold)).toMatchObject({ correct: false, rule: 'different-file' });
+    // an imported prediction with a broken header is a recorded mismatch, not a crash of the whole analysis
+    expect(lineLevelMatch('diff --git nonsense\n', gold)).toMatchObject({ correct: false, rule: 'unreadable-model-patch', gold: { path: 'a.py' } });
   });
 });
 
