@@ -21,7 +21,7 @@ export interface SelectionFlags {
 export interface ServiceFlags {
   cacheDir: string;
   mirrors?: string;
-  mirror: string[];
+  mirror?: string[];
   embedder: string;
   chromaUrl?: string;
   llm?: string;
@@ -38,14 +38,16 @@ export function addSelectionOptions(command: Command): Command {
     .option('--limit <n>', 'at most this many instances');
 }
 
-export function addServiceOptions(command: Command): Command {
-  return command
+/** `llm: false` for commands that never call a model (an `--llm` they ignored would mislead). */
+export function addServiceOptions(command: Command, options: { llm?: boolean } = {}): Command {
+  const withStores = command
     .option('--cache-dir <dir>', 'mirrors, embeddings, LLM responses and the local Chroma database', defaultCacheDir())
     .option('--mirrors <dir>', 'folder with bare mirrors laid out as owner+name/repo')
     .option('--mirror <owner/name=path>', 'a local mirror for one repository (repeatable)', collect, [] as string[])
     .option('--embedder <spec>', 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]', 'lexical')
-    .option('--chroma-url <url>', 'a running Chroma server (default: start a local one)')
-    .option('--llm <spec>', 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1');
+    .option('--chroma-url <url>', 'a running Chroma server (default: start a local one)');
+  if (options.llm === false) return withStores;
+  return withStores.option('--llm <spec>', 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1');
 }
 
 export function positiveInt(flag: string, value: string | undefined): number | undefined {
@@ -74,7 +76,7 @@ export async function loadSelection(flags: SelectionFlags & { cacheDir: string }
 export function servicesFrom(flags: ServiceFlags): Services {
   return new Services({
     cacheDir: path.resolve(flags.cacheDir),
-    mirrors: parseMirrorSpecs(flags.mirror),
+    mirrors: parseMirrorSpecs(flags.mirror ?? []),
     mirrorsDir: flags.mirrors,
     embedder: flags.embedder,
     chromaUrl: flags.chromaUrl,
