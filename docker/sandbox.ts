@@ -243,12 +243,15 @@ export class Sandbox {
   }
 
   /**
-   * Runs a command (a string goes through `/bin/bash -c`). stdout and stderr are demultiplexed into one
-   * log in arrival order. On timeout the container is killed and the sandbox is dead afterwards.
+   * Runs a command (a string goes through `/bin/bash -c`, with stderr joined to stdout inside the container).
+   * stdout and stderr are demultiplexed into one log in arrival order. On timeout the container is killed
+   * and the sandbox is dead afterwards.
    */
   async exec(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.assertAlive();
-    const cmd = typeof command === 'string' ? ['/bin/bash', '-c', command] : [...command];
+    // Docker forwards the two streams from separate pipes, so lines written to stdout and then stderr can
+    // arrive in either order; one pipe keeps a shell command's log in the order the process wrote it.
+    const cmd = typeof command === 'string' ? ['/bin/bash', '-c', `exec 2>&1\n${command}`] : [...command];
     const started = Date.now();
     const exec = await this.container.exec({
       Cmd: cmd,
