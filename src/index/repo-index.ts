@@ -561,8 +561,14 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     history ??= (async () => {
       if (deps.history === false || !snapshot.recentCommits) return undefined;
       const settings = { ...DEFAULT_COMMIT_HISTORY, ...deps.history };
-      const commits = await snapshot.recentCommits(settings.maxCommits);
-      return new CommitHistoryIndex(commits, (p) => fileSet.has(p), settings, commitTermMemo);
+      try {
+        const commits = await snapshot.recentCommits(settings.maxCommits);
+        return new CommitHistoryIndex(commits, (p) => fileSet.has(p), settings, commitTermMemo);
+      } catch (err) {
+        // history is one optional signal (a shallow or damaged mirror may lack it): retrieval goes on without it
+        progress(`history unavailable for ${snapshot.repo}@${snapshot.commit.slice(0, 12)}: ${(err as Error).message.split('\n')[0]}`);
+        return undefined;
+      }
     })();
     return history;
   };

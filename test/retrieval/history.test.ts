@@ -196,6 +196,17 @@ describe('history channel in retrieval', () => {
       expect(hits.map((h) => h.path)).toEqual(['shop/cart.py']);
       const off = await buildRepoIndex(snapshot, { ...deps, history: false });
       expect(await off.searchHistory('discount rounding in totals', 10)).toEqual([]);
+      // a history that cannot be read leaves the channel empty and says so; the index still works
+      const messages: string[] = [];
+      const broken = Object.assign(Object.create(Object.getPrototypeOf(snapshot)) as typeof snapshot, snapshot, {
+        recentCommits: async () => {
+          throw new Error('shallow mirror: parents missing');
+        },
+      });
+      const degraded = await buildRepoIndex(broken, { ...deps, onProgress: (m) => messages.push(m) });
+      expect(await degraded.searchHistory('discount rounding in totals', 10)).toEqual([]);
+      expect(messages.filter((m) => m.startsWith('history unavailable'))).toEqual([`history unavailable for acme/shop@${ids.wide!.slice(0, 12)}: shallow mirror: parents missing`]);
+      expect((await degraded.searchFilesBm25('total of the cart', 5)).map((h) => h.path)).toContain('shop/cart.py');
     } finally {
       await store.close();
     }
