@@ -7,7 +7,7 @@
  */
 import { createEmbedder } from './embedding/factory.ts';
 import type { Embedder } from './embedding/types.ts';
-import { buildRepoIndex, type RepoIndex } from './index/repo-index.ts';
+import { buildRepoIndex, defaultIndexMemo, type RepoIndex } from './index/repo-index.ts';
 import type { FileFilterOptions } from './index/file-filter.ts';
 import type { FileParser } from './index/file-parser.ts';
 import { createChatModel } from './llm/factory.ts';
@@ -99,6 +99,12 @@ export class Services {
       while (this.indexes.size > 4) this.indexes.delete(this.indexes.keys().next().value!);
     }
     return index;
+  }
+
+  /** Forgets a repository's indexes and in-memory parse results (a run that has moved on to another one). */
+  releaseRepo(repo: string): void {
+    for (const key of [...this.indexes.keys()]) if (key.startsWith(`${repo}@`)) this.indexes.delete(key);
+    defaultIndexMemo().forgetRepo(repo);
   }
 
   async close(): Promise<void> {

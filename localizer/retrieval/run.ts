@@ -22,6 +22,8 @@ export interface RetrievalRunDeps {
   snapshot(repo: string, commit: string): Promise<RepoSnapshot>;
   /** the (possibly incrementally updated) index of one snapshot, and what building it took */
   openIndex(snapshot: RepoSnapshot): Promise<{ index: RetrievalIndex; stats?: Record<string, unknown> }>;
+  /** called when the run moves on from a repository's last instance: drop what only it needed in memory */
+  releaseRepo?(repo: string): void;
 }
 
 export interface RetrievalRunSettings {
@@ -95,17 +97,22 @@ export async function runRetrieval(
   };
   await writeJsonAtomic(selectionPath(settings.runDir, stage), selection);
 
+  // instances run one at a time in repository groups, so a repository is done once the next one starts
+  let currentRepo: string | undefined;
   return runStage<RetrieveOutput>({
     layout: new RunLayout(settings.runDir),
     stage,
     instances: ordered,
     concurrency: 1,
     onEvent: settings.onEvent,
-    work: (inst) =>
-      retrieveForInstance(inst, deps, {
+    work: (inst) => {
+      if (currentRepo !== undefined && currentRepo !== inst.repo) deps.releaseRepo?.(currentRepo);
+      currentRepo = inst.repo;
+      return retrieveForInstance(inst, deps, {
         embedderId: settings.embedderId,
         options,
         queries: settings.queriesFor?.(inst) ?? defaultQueries(inst.problem_statement, settings.queryPreset),
-      }),
+      });
+    },
   });
 }

@@ -66,6 +66,7 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
           const index = await services.index(snapshot);
           return { index, stats: { ...index.timings } };
         },
+        releaseRepo: (repo) => services.releaseRepo(repo),
       },
       {
         runDir: path.resolve(opts.out),

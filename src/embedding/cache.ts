@@ -21,8 +21,8 @@ export class EmbeddingCache {
 
   private constructor(
     readonly embedderId: string,
-    /** backing file; undefined for a memory-only cache */
-    readonly file: string | undefined,
+    /** backing file */
+    readonly file: string,
   ) {}
 
   /** A cache persisted under `dir` (created when missing), loaded into memory. */
@@ -52,10 +52,6 @@ export class EmbeddingCache {
     return cache;
   }
 
-  static inMemory(embedderId: string): EmbeddingCache {
-    return new EmbeddingCache(embedderId, undefined);
-  }
-
   get size(): number {
     return this.vectors.size;
   }
@@ -72,12 +68,12 @@ export class EmbeddingCache {
     const key = this.keyBuffer(text);
     const v = vector instanceof Float32Array ? vector : Float32Array.from(vector);
     this.vectors.set(key.toString('latin1'), v);
-    if (this.file) this.pending.push({ key, vector: v });
+    this.pending.push({ key, vector: v });
   }
 
   /** writes records added since the last flush */
   async flush(): Promise<void> {
-    if (!this.file || this.pending.length === 0) return;
+    if (this.pending.length === 0) return;
     const records = this.pending;
     this.pending = [];
     let bytes = 0;

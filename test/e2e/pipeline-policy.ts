@@ -17,6 +17,7 @@
 import { parsePatch } from 'diff';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import type { ScriptedChatRequest, ScriptedReply } from '../support/scripted-model-server.ts';
+import { goldEdits, type GoldEdit } from '../support/gold-edits.ts';
 import { blagentPolicy, candidatesOf, defaultT0, defaultT1, earFilesOf, phaseOf } from '../blagent/scripted-policy.ts';
 
 export type PlannedCategory = 'resolved' | 'file' | 'function' | 'patch-generation' | 'empty-patch';
@@ -54,27 +55,10 @@ export function issueKey(instance: SweInstance): string {
   return first.trim().slice(0, 80);
 }
 
-interface Edit {
-  path: string;
-  search: string[];
-  replace: string[];
-}
+/** a SEARCH/REPLACE edit as the model writes it */
+type Edit = Pick<GoldEdit, 'path' | 'search' | 'replace'>;
 
 const block = (e: Edit) => ['```python', `### ${e.path}`, '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE', '```'].join('\n');
-
-/** The gold patch as SEARCH/REPLACE edits (one per hunk). */
-export function goldEdits(instance: SweInstance): Edit[] {
-  return parsePatch(instance.patch).flatMap((file) =>
-    file.hunks.map((h) => {
-      const lines = h.lines.filter((l) => !l.startsWith('\\'));
-      return {
-        path: file.oldFileName!.replace(/^a\//, ''),
-        search: lines.filter((l) => l[0] !== '+').map((l) => l.slice(1)),
-        replace: lines.filter((l) => l[0] !== '-').map((l) => l.slice(1)),
-      };
-    }),
-  );
-}
 
 /** A no-op `pass` inserted just before the gold patch's first removed line: the right place, a useless edit. */
 function noOpAtGoldLine(instance: SweInstance): Edit {

@@ -20,29 +20,8 @@ import { RepoStore } from '../../src/repo/store.ts';
 import { parsePredictions } from '../../validation/predictions.ts';
 import { scriptedChatModel, useScriptedModelServer } from '../support/scenario-helpers.ts';
 import type { ScriptedChatRequest } from '../support/scripted-model-server.ts';
+import { goldEdits, type GoldEdit } from '../support/gold-edits.ts';
 
-interface GoldEdit {
-  path: string;
-  search: string[];
-  replace: string[];
-  oldStart: number;
-  oldLines: number;
-}
-
-function goldEdits(instance: SweInstance): GoldEdit[] {
-  return parsePatch(instance.patch).flatMap((file) =>
-    file.hunks.map((h) => {
-      const lines = h.lines.filter((l) => !l.startsWith('\\'));
-      return {
-        path: file.oldFileName!.replace(/^a\//, ''),
-        search: lines.filter((l) => l[0] !== '+').map((l) => l.slice(1)),
-        replace: lines.filter((l) => l[0] !== '-').map((l) => l.slice(1)),
-        oldStart: h.oldStart,
-        oldLines: h.oldLines,
-      };
-    }),
-  );
-}
 
 const block = (e: Pick<GoldEdit, 'path' | 'search' | 'replace'>) => ['```python', `### ${e.path}`, '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE', '```'].join('\n');
 const firstChanged = (e: GoldEdit) => Math.max(0, e.replace.findIndex((l, i) => l.trim() !== '' && l !== e.search[i]));
