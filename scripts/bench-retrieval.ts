@@ -39,6 +39,8 @@ interface BenchConfig {
   label: string;
   queries: QueryPreset;
   options: DeepPartial<RetrievalOptions>;
+  /** the issue's baselines search the issue exactly as written; the default drops environment reports */
+  environmentReports?: 'keep';
 }
 
 const OFF = { dense: 0, chunkBm25: 0, fileBm25: 0, definitions: 0, paths: 0, history: 0 };
@@ -47,16 +49,17 @@ const DEFAULT_LABEL = 'default: hybrid + structural + history';
 
 /** The configurations the issue asks for, then the variants that explain the default. */
 export const CONFIGS: BenchConfig[] = [
-  { label: 'BM25 (whole file)', queries: 'raw', options: { weights: { ...OFF, fileBm25: 1 } } },
-  { label: 'BM25 (chunks, max)', queries: 'raw', options: { weights: { ...OFF, chunkBm25: 1 } } },
-  { label: 'lexical dense', queries: 'raw', options: { weights: { ...OFF, dense: 1 } } },
-  { label: 'hybrid', queries: 'raw', options: { weights: { history: 0 } } },
-  { label: 'hybrid, RRF', queries: 'raw', options: { fusion: 'rrf', weights: { history: 0 } } },
-  { label: 'hybrid + structural', queries: 'raw+structural', options: { weights: { history: 0 } } },
+  { label: 'BM25 (whole file)', queries: 'raw', options: { weights: { ...OFF, fileBm25: 1 } }, environmentReports: 'keep' },
+  { label: 'BM25 (chunks, max)', queries: 'raw', options: { weights: { ...OFF, chunkBm25: 1 } }, environmentReports: 'keep' },
+  { label: 'lexical dense', queries: 'raw', options: { weights: { ...OFF, dense: 1 } }, environmentReports: 'keep' },
+  { label: 'hybrid', queries: 'raw', options: { weights: { history: 0 } }, environmentReports: 'keep' },
+  { label: 'hybrid, RRF', queries: 'raw', options: { fusion: 'rrf', weights: { history: 0 } }, environmentReports: 'keep' },
+  { label: 'hybrid + structural', queries: 'raw+structural', options: { weights: { history: 0 } }, environmentReports: 'keep' },
   { label: DEFAULT_LABEL, queries: 'raw+structural', options: {} },
   { label: 'default, RRF', queries: 'raw+structural', options: { fusion: 'rrf' } },
   { label: 'default, no definitions', queries: 'raw+structural', options: { weights: { definitions: 0 } } },
   { label: 'default, no paths', queries: 'raw+structural', options: { weights: { paths: 0 } } },
+  { label: 'default, environment reports kept', queries: 'raw+structural', options: {}, environmentReports: 'keep' },
   { label: 'history alone (similar past commits)', queries: 'raw', options: { weights: { ...OFF, history: 1 } } },
 ];
 
@@ -91,7 +94,7 @@ function chromaPeakRssKb(stateFile: string): number | undefined {
 async function runConfigs(index: RetrievalIndex, inst: SweInstance, configs: readonly BenchConfig[]): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const c of configs) {
-    const result = await retrieveFiles(index, defaultQueries(inst.problem_statement, c.queries), resolveRetrievalOptions(c.options));
+    const result = await retrieveFiles(index, defaultQueries(inst.problem_statement, c.queries, { environmentReports: c.environmentReports }), resolveRetrievalOptions(c.options));
     out[c.label] = result.ranking.map((r) => r.path);
   }
   return out;

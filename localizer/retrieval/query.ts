@@ -4,6 +4,7 @@
  * also drives the definition and path boosts; one without is matched as text only.
  */
 import { extractStructuralSignals, structuralQueryText, type StructuralSignals } from './structural-query.ts';
+import { stripEnvironmentReports } from '../../src/text/environment-report.ts';
 
 export interface RetrievalQuery {
   /** 'raw' | 'structural' | 'T0' | 'T1' | …; names the query in rankings and evidence */
@@ -32,10 +33,22 @@ export function externalQuery(label: string, text: string, options: { signalsFro
 
 export type QueryPreset = 'raw' | 'structural' | 'raw+structural';
 
-export function defaultQueries(issue: string, preset: QueryPreset = 'raw+structural'): RetrievalQuery[] {
-  if (preset === 'raw') return [rawIssueQuery(issue)];
-  if (preset === 'structural') return [structuralQuery(issue)];
-  return [rawIssueQuery(issue), structuralQuery(issue)];
+export interface IssueTextOptions {
+  /** 'drop' (default): `pip list` / `show_versions()` tables leave the issue before it becomes a query
+   * (src/text/environment-report.ts); 'keep': the issue exactly as written */
+  environmentReports?: 'drop' | 'keep';
+}
+
+/** The issue text the queries are built from. */
+export function issueQueryText(issue: string, options: IssueTextOptions = {}): string {
+  return options.environmentReports === 'keep' ? issue : stripEnvironmentReports(issue);
+}
+
+export function defaultQueries(issue: string, preset: QueryPreset = 'raw+structural', options: IssueTextOptions = {}): RetrievalQuery[] {
+  const text = issueQueryText(issue, options);
+  if (preset === 'raw') return [rawIssueQuery(text)];
+  if (preset === 'structural') return [structuralQuery(text)];
+  return [rawIssueQuery(text), structuralQuery(text)];
 }
 
 /** Validates queries from outside (e.g. a JSON file written by an LLM stage). */

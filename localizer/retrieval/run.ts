@@ -33,6 +33,8 @@ export interface RetrievalRunSettings {
   options?: DeepPartial<RetrievalOptions>;
   /** which model-free queries to build from the issue; ignored for instances `queriesFor` answers */
   queryPreset?: QueryPreset;
+  /** 'drop' (default) searches the issue without its `pip list` / show_versions tables; 'keep' as written */
+  environmentReports?: 'drop' | 'keep';
   /** externally supplied queries (e.g. an LLM stage's T0/T1) */
   queriesFor?: (instance: SweInstance) => RetrievalQuery[] | undefined;
   onEvent?: (event: StageEvent) => void;
@@ -93,7 +95,12 @@ export async function runRetrieval(
     instances: ordered.map((i) => i.instance_id),
     gold,
     createdAt: new Date().toISOString(),
-    settings: { embedder: settings.embedderId, queryPreset: settings.queryPreset ?? 'raw+structural', options },
+    settings: {
+      embedder: settings.embedderId,
+      queryPreset: settings.queryPreset ?? 'raw+structural',
+      environmentReports: settings.environmentReports ?? 'drop',
+      options,
+    },
   };
   await writeJsonAtomic(selectionPath(settings.runDir, stage), selection);
 
@@ -111,7 +118,9 @@ export async function runRetrieval(
       return retrieveForInstance(inst, deps, {
         embedderId: settings.embedderId,
         options,
-        queries: settings.queriesFor?.(inst) ?? defaultQueries(inst.problem_statement, settings.queryPreset),
+        queries:
+          settings.queriesFor?.(inst) ??
+          defaultQueries(inst.problem_statement, settings.queryPreset, { environmentReports: settings.environmentReports }),
       });
     },
   });

@@ -4,7 +4,8 @@
  *
  *   locfix retrieve --dataset FILE [--instances id,id | --pattern P | --repo R… | --limit N]
  *     [--embedder lexical|ollama:nomic-embed-text|openai:…] [--mirrors DIR] [--mirror owner/name=PATH]
- *     [--chroma-url URL] [--queries raw|structural|raw+structural] [--queries-file FILE] --out runs/ID
+ *     [--chroma-url URL] [--queries raw|structural|raw+structural] [--queries-file FILE]
+ *     [--keep-environment-reports] --out runs/ID
  *
  * Writes runs/ID/retrieve/<instance>.json per instance and resumes where it stopped. Exits non-zero only
  * when not a single instance could be done.
@@ -15,13 +16,14 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createProgress } from '../orchestrator/progress.ts';
 import { runRetrieval } from '../../localizer/retrieval/run.ts';
-import { assertQueries, externalQuery, type QueryPreset, type RetrievalQuery } from '../../localizer/retrieval/query.ts';
+import { assertQueries, externalQuery, issueQueryText, type QueryPreset, type RetrievalQuery } from '../../localizer/retrieval/query.ts';
 import type { DeepPartial, RetrievalOptions } from '../../localizer/retrieval/options.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
 
 export interface RetrieveCommandOptions extends SelectionFlags, Omit<ServiceFlags, 'llm'> {
   queries: string;
   queriesFile?: string;
+  keepEnvironmentReports?: boolean;
   fusion?: string;
   poolCap?: string;
   out: string;
@@ -51,6 +53,7 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
   const poolCap = positiveInt('--pool-cap', opts.poolCap);
   if (poolCap) retrievalOptions.poolCap = poolCap;
 
+  const environmentReports = opts.keepEnvironmentReports ? 'keep' : 'drop';
   const instances = await loadSelection(opts, 'retrieve');
   const external = opts.queriesFile ? await loadQueriesFile(opts.queriesFile) : undefined;
 
@@ -75,8 +78,12 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
         embedderId: services.embedder.id,
         options: retrievalOptions,
         queryPreset: preset,
+        environmentReports,
         queriesFor: external
-          ? (inst) => external.get(inst.instance_id)?.map((q) => externalQuery(q.label, q.text, { signalsFrom: inst.problem_statement }))
+          ? (inst) =>
+              external
+                .get(inst.instance_id)
+                ?.map((q) => externalQuery(q.label, q.text, { signalsFrom: issueQueryText(inst.problem_statement, { environmentReports }) }))
           : undefined,
         onEvent: (e) => progress.event(e),
       },
@@ -98,6 +105,7 @@ export function register(program: Command): void {
   command
     .option('--queries <preset>', 'raw | structural | raw+structural', 'raw+structural')
     .option('--queries-file <file>', 'JSON {instance_id: [{label, text}]} of queries written by another stage (e.g. T0/T1)')
+    .option('--keep-environment-reports', 'search the issue exactly as written (default: pip list / show_versions tables are left out)')
     .option('--fusion <method>', 'weighted | rrf')
     .option('--pool-cap <n>', 'candidate pool size (default 15)')
     .requiredOption('--out <dir>', 'run directory, e.g. runs/my-run')
