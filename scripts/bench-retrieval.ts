@@ -3,7 +3,7 @@
  *
  *   npm run bench:retrieval -- [--dataset FILE] [--mirrors DIR] [--limit N] [--pattern P]
  *                              [--vector-store chroma|memory] [--record DIR] [--replay DIR] [--out FILE]
- *                              [--parse-worker] [--embedder lexical|lexical:<dims>|ollama:…|openai:…]
+ *                              [--embedder lexical|lexical:<dims>|ollama:…|openai:…]
  *
  * Live mode indexes every instance's repository at its base commit (fresh cache folder and Chroma server,
  * so the first commit of each repository is a cold index), then evaluates every configuration on the same
@@ -21,7 +21,6 @@ import { selectInstances } from '../src/dataset/select.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { createEmbedder } from '../src/embedding/factory.ts';
 import { buildRepoIndex, defaultIndexMemo } from '../src/index/repo-index.ts';
-import { createWorkerFileParser, type WorkerFileParser } from '../src/index/worker-parser.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { openChromaStore } from '../src/vectorstore/chroma.ts';
 import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
@@ -120,8 +119,6 @@ async function main(): Promise<void> {
       'vector-store': { type: 'string', default: 'chroma' },
       out: { type: 'string', default: 'bench-results/retrieval.json' },
       options: { type: 'string' },
-      // parse in a worker thread (src/index/worker-parser.ts) instead of the main thread
-      'parse-worker': { type: 'boolean', default: false },
     },
   });
   const t0 = performance.now();
@@ -172,10 +169,6 @@ async function main(): Promise<void> {
     const chroma = values['vector-store'] === 'memory' ? { store: new MemoryVectorStore(), close: async () => {} } : await openChromaStore({ cacheDir });
     chromaState = path.join(cacheDir, 'chroma-server.json');
     const embedder = createEmbedder(values.embedder!);
-    // the same tree-sitter parser in a worker thread: it parses while the main thread tokenizes and feeds
-    // Chroma. Off by default: measured under load (astropy, 6 instances) it was slower, the worker and
-    // the Chroma server competing for the two cores
-    const parser: WorkerFileParser | undefined = values['parse-worker'] ? await createWorkerFileParser() : undefined;
     try {
       for (const [n, inst] of ordered.entries()) {
         // instances come grouped by repository: a finished repository's parsed files only grow the heap
@@ -189,7 +182,7 @@ async function main(): Promise<void> {
         const ti = performance.now();
         try {
           const snapshot = await store.snapshot(inst.repo, inst.base_commit);
-          const index = await buildRepoIndex(snapshot, { embedder, vectorStore: chroma.store, cacheDir, ...(parser ? { parser } : {}) });
+          const index = await buildRepoIndex(snapshot, { embedder, vectorStore: chroma.store, cacheDir });
           const indexMs = performance.now() - ti;
           if (repoStats.coldMs === undefined) repoStats.coldMs = indexMs;
           else repoStats.warmMs.push(indexMs);
@@ -216,7 +209,6 @@ async function main(): Promise<void> {
     } finally {
       const chromaPeak = chromaPeakRssKb(chromaState);
       if (chromaPeak) process.stderr.write(`chroma server peak RSS ${mb(chromaPeak)}\n`);
-      await parser?.close();
       await chroma.close();
       await store.close();
       if (!values['cache-dir']) await rm(cacheDir, { recursive: true, force: true });

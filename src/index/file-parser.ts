@@ -15,8 +15,6 @@ export interface FileParser {
   /** names the parser and its settings, e.g. "ts-chunks:v1:1500" */
   readonly id: string;
   parse(path: string, content: string): ParsedFile | Promise<ParsedFile>;
-  /** true when parse() runs off the calling thread, so the index may request several files at once */
-  readonly parallel?: boolean;
 }
 
 /**

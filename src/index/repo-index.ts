@@ -23,10 +23,7 @@ import { createFileFilter, type FileFilterOptions } from './file-filter.ts';
 import { CommitHistoryIndex, CommitTermMemo, DEFAULT_COMMIT_HISTORY, type CommitHistorySettings } from './commit-history-index.ts';
 import { lineWindowChunks, type FileParser, type ParsedFile } from './file-parser.ts';
 import type { RestoredFile } from './record-store.ts';
-import { WorkerParserError } from './worker-parser.ts';
 
-/** files requested ahead from a parser that runs off the main thread */
-const PARSE_AHEAD = 32;
 
 export interface IndexedChunk extends CodeChunk {
   /** content id: also the vector store record id */
@@ -388,43 +385,16 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     timings.readMs = now() - t;
     const knownChunkTerms = memo.chunkTermsOf(snapshot.repo);
     const onDisk = deps.persistParsedFiles === false ? undefined : await recordStoreFor(memo, deps.cacheDir, snapshot.repo, parser.id);
-    // a parser off the main thread gets the next files before the current one is awaited, so it parses
-    // while this thread tokenizes and feeds the vector store
-    const ahead = parser.parallel ? PARSE_AHEAD : 0;
-    const restoredAt: (RestoredFile | undefined)[] = new Array(todo.length);
-    const requested: (Promise<ParsedFile | Error> | undefined)[] = new Array(todo.length);
-    let nextRequest = 0;
-    const request = (j: number): void => {
-      const entry = entries[todo[j]];
-      restoredAt[j] = onDisk?.restore(entry.blob, entry.path, contents[j]);
-      if (restoredAt[j]) return;
-      requested[j] = Promise.resolve()
-        .then(() => parser.parse(entry.path, contents[j]))
-        .catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
-    };
     let lastYield = now();
     for (let j = 0; j < todo.length; j++) {
       const entry = entries[todo[j]];
       const content = contents[j];
       const tp = now();
       let parsed: ParsedFile | Error;
-      let restored: RestoredFile | undefined;
-      if (ahead > 0) {
-        while (nextRequest < todo.length && nextRequest <= j + ahead) request(nextRequest++);
-        restored = restoredAt[j];
-        restoredAt[j] = undefined;
-      } else {
-        restored = onDisk?.restore(entry.blob, entry.path, content);
-      }
+      const restored = onDisk?.restore(entry.blob, entry.path, content);
       if (restored) {
         parsed = restored.parseError ? new Error(restored.parseError) : restored;
         timings.filesRestored++;
-      } else if (ahead > 0) {
-        parsed = await (requested[j] as Promise<ParsedFile | Error>);
-        requested[j] = undefined;
-        // the worker itself failing is no parse error of this file: the index cannot be built
-        if (parsed instanceof WorkerParserError) throw parsed;
-        timings.filesParsed++;
       } else {
         try {
           parsed = await parser.parse(entry.path, content);
