@@ -1,7 +1,7 @@
 /** Embeddings from an Ollama server (`/api/embed`) through the official `ollama` client. */
 import { Ollama } from 'ollama';
 import type { Embedder } from './types.ts';
-import { batches, defaultPrefixesFor, prefixTag, type TaskPrefixes } from './prefixes.ts';
+import { defaultPrefixesFor, prefixedEmbedCalls, prefixTag, type TaskPrefixes } from './prefixes.ts';
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 export const DEFAULT_OLLAMA_EMBED_MODEL = 'nomic-embed-text';
@@ -24,6 +24,7 @@ export class OllamaEmbedder implements Embedder {
   private readonly client: Ollama;
   private readonly batchSize: number;
   private readonly prefixes: TaskPrefixes;
+  private readonly calls: ReturnType<typeof prefixedEmbedCalls>;
   private readonly truncate: boolean;
 
   constructor(options: OllamaEmbedderOptions = {}) {
@@ -35,6 +36,7 @@ export class OllamaEmbedder implements Embedder {
     this.client = new Ollama({ host: this.host });
     // the host is not part of the id: the same model gives the same vectors wherever it runs
     this.id = `ollama:${this.model}:${prefixTag(this.prefixes)}`;
+    this.calls = prefixedEmbedCalls(this.prefixes, this.batchSize, (input) => this.embedBatch(input));
   }
 
   private async embedBatch(input: string[]): Promise<number[][]> {
@@ -52,16 +54,11 @@ export class OllamaEmbedder implements Embedder {
     return response.embeddings;
   }
 
-  async embedDocuments(texts: readonly string[]): Promise<number[][]> {
-    const out: number[][] = [];
-    for (const batch of batches(texts, this.batchSize)) {
-      out.push(...(await this.embedBatch(batch.map((t) => this.prefixes.document + t))));
-    }
-    return out;
+  embedDocuments(texts: readonly string[]): Promise<number[][]> {
+    return this.calls.embedDocuments(texts);
   }
 
-  async embedQuery(text: string): Promise<number[]> {
-    const [v] = await this.embedBatch([this.prefixes.query + text]);
-    return v;
+  embedQuery(text: string): Promise<number[]> {
+    return this.calls.embedQuery(text);
   }
 }

@@ -1,7 +1,7 @@
 /** Embeddings from any OpenAI-compatible `/v1/embeddings` endpoint through the official `openai` client. */
 import OpenAI from 'openai';
 import type { Embedder } from './types.ts';
-import { batches, NO_PREFIXES, prefixTag, type TaskPrefixes } from './prefixes.ts';
+import { NO_PREFIXES, prefixedEmbedCalls, prefixTag, type TaskPrefixes } from './prefixes.ts';
 
 export const DEFAULT_OPENAI_EMBED_MODEL = 'text-embedding-3-small';
 
@@ -27,6 +27,7 @@ export class OpenAIEmbedder implements Embedder {
   private readonly client: OpenAI;
   private readonly batchSize: number;
   private readonly prefixes: TaskPrefixes;
+  private readonly calls: ReturnType<typeof prefixedEmbedCalls>;
   private readonly dimensions?: number;
 
   constructor(options: OpenAIEmbedderOptions = {}) {
@@ -41,6 +42,7 @@ export class OpenAIEmbedder implements Embedder {
       timeout: options.timeoutMs ?? 120_000,
     });
     this.id = `openai:${this.model}:${prefixTag(this.prefixes)}${this.dimensions ? `:${this.dimensions}` : ''}`;
+    this.calls = prefixedEmbedCalls(this.prefixes, this.batchSize, (input) => this.embedBatch(input));
   }
 
   private async embedBatch(input: string[]): Promise<number[][]> {
@@ -64,16 +66,11 @@ export class OpenAIEmbedder implements Embedder {
     return data.map((d) => d.embedding);
   }
 
-  async embedDocuments(texts: readonly string[]): Promise<number[][]> {
-    const out: number[][] = [];
-    for (const batch of batches(texts, this.batchSize)) {
-      out.push(...(await this.embedBatch(batch.map((t) => this.prefixes.document + t))));
-    }
-    return out;
+  embedDocuments(texts: readonly string[]): Promise<number[][]> {
+    return this.calls.embedDocuments(texts);
   }
 
-  async embedQuery(text: string): Promise<number[]> {
-    const [v] = await this.embedBatch([this.prefixes.query + text]);
-    return v;
+  embedQuery(text: string): Promise<number[]> {
+    return this.calls.embedQuery(text);
   }
 }

@@ -30,3 +30,26 @@ export function batches<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+/**
+ * The two Embedder calls of a remote model, given its one request (`embedBatch`: texts in, vectors out, same
+ * order): documents get the document prefix and go `batchSize` at a time, one after the other (a local
+ * model server is saturated by one request); a query gets the query prefix.
+ */
+export function prefixedEmbedCalls(
+  prefixes: TaskPrefixes,
+  batchSize: number,
+  embedBatch: (input: string[]) => Promise<number[][]>,
+): { embedDocuments(texts: readonly string[]): Promise<number[][]>; embedQuery(text: string): Promise<number[]> } {
+  return {
+    async embedDocuments(texts) {
+      const out: number[][] = [];
+      for (const batch of batches(texts, batchSize)) out.push(...(await embedBatch(batch.map((t) => prefixes.document + t))));
+      return out;
+    },
+    async embedQuery(text) {
+      const [vector] = await embedBatch([prefixes.query + text]);
+      return vector!;
+    },
+  };
+}
