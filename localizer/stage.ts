@@ -9,7 +9,7 @@ import { RunLayout } from '../src/orchestrator/run-layout.ts';
 import type { Services } from '../src/services.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
 import { goldPaths } from '../results/gold.ts';
-import { groupByRepo } from './retrieval/run.ts';
+import { groupByRepo, releaseAfterLastInstance } from '../src/orchestrator/repo-release.ts';
 import { selectionPath, type StageSelection } from './retrieval/artifacts.ts';
 import type { FileLocalization, FileLocalizer } from './types.ts';
 
@@ -56,6 +56,8 @@ export async function runFileLocalization(
     concurrency: settings.concurrency ?? 1,
     retryErrors: settings.retryErrors,
     onEvent: settings.onEvent,
+    // the last instance of a repository done: its indexes and parse memo are not needed any more
+    onInstanceDone: releaseAfterLastInstance(ordered, (repo) => services.releaseRepo(repo)),
     work: async (instance) => {
       const snapshot = await services.snapshot(instance.repo, instance.base_commit);
       return localizer.localize({ instance, snapshot, index: (parser) => services.index(snapshot, parser), llm: services.llm });

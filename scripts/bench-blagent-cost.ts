@@ -34,7 +34,7 @@ import { createChatModel } from '../src/llm/factory.ts';
 import { Services } from '../src/services.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
 import { goldPaths } from '../results/gold.ts';
-import { groupByRepo } from '../localizer/retrieval/run.ts';
+import { groupByRepo } from '../src/orchestrator/repo-release.ts';
 import { BlagentLocalizer, type BlagentOptions } from '../localizer/blagent/index.ts';
 import type { FileLocalization } from '../localizer/types.ts';
 import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';

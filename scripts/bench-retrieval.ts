@@ -27,7 +27,7 @@ import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
 import { safeFileName, writeJsonAtomic } from '../src/util/fsx.ts';
 import { goldPaths } from '../results/gold.ts';
 import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetrics } from '../results/loc-metrics.ts';
-import { groupByRepo } from '../localizer/retrieval/run.ts';
+import { groupByRepo } from '../src/orchestrator/repo-release.ts';
 import { retrieveFiles, type RetrievalIndex } from '../localizer/retrieval/retriever.ts';
 import { defaultQueries, type QueryPreset } from '../localizer/retrieval/query.ts';
 import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../localizer/retrieval/options.ts';

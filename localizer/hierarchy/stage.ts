@@ -8,7 +8,7 @@ import type { SweInstance } from '../../src/dataset/schema.ts';
 import { RunLayout } from '../../src/orchestrator/run-layout.ts';
 import { readArtifact, runStage, type StageArtifact, type StageEvent } from '../../src/orchestrator/stage-runner.ts';
 import type { Services } from '../../src/services.ts';
-import { groupByRepo } from '../retrieval/run.ts';
+import { groupByRepo } from '../../src/orchestrator/repo-release.ts';
 import { FILE_STAGE } from '../stage.ts';
 import type { FileLocalization } from '../types.ts';
 import { localizeEditLocations, type EditLocationsOptions, type EditLocationsOutput } from './edit-locations.ts';
@@ -56,6 +56,26 @@ function requireLlm(services: Services) {
   return llm;
 }
 
+/** One hierarchy stage over the instances (repository by repository), with the settings both stages share. */
+function runHierarchyStage<T>(
+  instances: readonly SweInstance[],
+  settings: HierarchyStageSettings,
+  defaultStage: string,
+  work: (instance: SweInstance, layout: RunLayout) => Promise<T>,
+): Promise<Array<StageArtifact<T>>> {
+  const layout = new RunLayout(settings.runDir);
+  return runStage<T>({
+    layout,
+    stage: settings.stage ?? defaultStage,
+    instances: groupByRepo(instances),
+    concurrency: settings.concurrency ?? 1,
+    retryErrors: settings.retryErrors,
+    force: settings.force,
+    onEvent: settings.onEvent,
+    work: (instance) => work(instance, layout),
+  });
+}
+
 export async function runFunctionLocalization(
   instances: readonly SweInstance[],
   services: Services,
@@ -63,22 +83,12 @@ export async function runFunctionLocalization(
   options: RelatedElementsOptions = {},
 ): Promise<Array<StageArtifact<FunctionStageOutput>>> {
   const llm = requireLlm(services);
-  const layout = new RunLayout(settings.runDir);
   const fileStage = settings.fileStage ?? FILE_STAGE;
-  return runStage<FunctionStageOutput>({
-    layout,
-    stage: settings.stage ?? FUNCTION_STAGE,
-    instances: groupByRepo(instances),
-    concurrency: settings.concurrency ?? 1,
-    retryErrors: settings.retryErrors,
-    force: settings.force,
-    onEvent: settings.onEvent,
-    work: async (instance) => {
-      const files = await okOutput<FileLocalization>(layout, fileStage, instance.instance_id);
-      const snapshot = await services.snapshot(instance.repo, instance.base_commit);
-      const out = await localizeRelatedElements({ instance, snapshot, files: files.files.map((f) => f.path) }, { llm }, options);
-      return { fileLocalizer: files.localizer, ...out };
-    },
+  return runHierarchyStage(instances, settings, FUNCTION_STAGE, async (instance, layout) => {
+    const files = await okOutput<FileLocalization>(layout, fileStage, instance.instance_id);
+    const snapshot = await services.snapshot(instance.repo, instance.base_commit);
+    const out = await localizeRelatedElements({ instance, snapshot, files: files.files.map((f) => f.path) }, { llm }, options);
+    return { fileLocalizer: files.localizer, ...out };
   });
 }
 
@@ -89,24 +99,14 @@ export async function runLineLocalization(
   options: EditLocationsOptions = {},
 ): Promise<Array<StageArtifact<LineStageOutput>>> {
   const llm = requireLlm(services);
-  const layout = new RunLayout(settings.runDir);
   const fileStage = settings.fileStage ?? FILE_STAGE;
   const functionStage = settings.functionStage ?? FUNCTION_STAGE;
-  return runStage<LineStageOutput>({
-    layout,
-    stage: settings.stage ?? LINE_STAGE,
-    instances: groupByRepo(instances),
-    concurrency: settings.concurrency ?? 1,
-    retryErrors: settings.retryErrors,
-    force: settings.force,
-    onEvent: settings.onEvent,
-    work: async (instance) => {
-      const files = await okOutput<FileLocalization>(layout, fileStage, instance.instance_id);
-      const related = await okOutput<RelatedElementsOutput>(layout, functionStage, instance.instance_id);
-      const snapshot = await services.snapshot(instance.repo, instance.base_commit);
-      const top = files.files.slice(0, options.topFiles ?? 3).map((f) => f.path);
-      const out = await localizeEditLocations({ instance, snapshot, files: top, related: related.locations }, { llm }, options);
-      return { fileLocalizer: files.localizer, files: top, ...out };
-    },
+  return runHierarchyStage(instances, settings, LINE_STAGE, async (instance, layout) => {
+    const files = await okOutput<FileLocalization>(layout, fileStage, instance.instance_id);
+    const related = await okOutput<RelatedElementsOutput>(layout, functionStage, instance.instance_id);
+    const snapshot = await services.snapshot(instance.repo, instance.base_commit);
+    const top = files.files.slice(0, options.topFiles ?? 3).map((f) => f.path);
+    const out = await localizeEditLocations({ instance, snapshot, files: top, related: related.locations }, { llm }, options);
+    return { fileLocalizer: files.localizer, files: top, ...out };
   });
 }

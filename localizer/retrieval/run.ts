@@ -12,6 +12,7 @@ import type { RepoSnapshot } from '../../src/repo/types.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { RunLayout } from '../../src/orchestrator/run-layout.ts';
 import { runStage, type StageArtifact, type StageEvent } from '../../src/orchestrator/stage-runner.ts';
+import { groupByRepo, releaseAfterLastInstance } from '../../src/orchestrator/repo-release.ts';
 import { goldPaths } from '../../results/gold.ts';
 import { selectionPath, type RetrieveOutput, type StageSelection } from './artifacts.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './options.ts';
@@ -39,16 +40,6 @@ export interface RetrievalRunSettings {
   queriesFor?: (instance: SweInstance) => RetrievalQuery[] | undefined;
   onEvent?: (event: StageEvent) => void;
   stage?: string;
-}
-
-export function groupByRepo(instances: readonly SweInstance[]): SweInstance[] {
-  const groups = new Map<string, SweInstance[]>();
-  for (const inst of instances) {
-    const list = groups.get(inst.repo);
-    if (list) list.push(inst);
-    else groups.set(inst.repo, [inst]);
-  }
-  return [...groups.values()].flat();
 }
 
 /** Retrieval for one instance: snapshot, index, queries, ranking. Throws on failure. */
@@ -104,24 +95,20 @@ export async function runRetrieval(
   };
   await writeJsonAtomic(selectionPath(settings.runDir, stage), selection);
 
-  // instances run one at a time in repository groups, so a repository is done once the next one starts
-  let currentRepo: string | undefined;
   return runStage<RetrieveOutput>({
     layout: new RunLayout(settings.runDir),
     stage,
     instances: ordered,
     concurrency: 1,
     onEvent: settings.onEvent,
-    work: (inst) => {
-      if (currentRepo !== undefined && currentRepo !== inst.repo) deps.releaseRepo?.(currentRepo);
-      currentRepo = inst.repo;
-      return retrieveForInstance(inst, deps, {
+    onInstanceDone: deps.releaseRepo ? releaseAfterLastInstance(ordered, (repo) => deps.releaseRepo!(repo)) : undefined,
+    work: (inst) =>
+      retrieveForInstance(inst, deps, {
         embedderId: settings.embedderId,
         options,
         queries:
           settings.queriesFor?.(inst) ??
           defaultQueries(inst.problem_statement, settings.queryPreset, { environmentReports: settings.environmentReports }),
-      });
-    },
+      }),
   });
 }

@@ -14,6 +14,7 @@ import { Services } from '../services.ts';
 import { RunLayout } from '../orchestrator/run-layout.ts';
 import { closeInvocation, openManifest } from '../orchestrator/manifest.ts';
 import { runPipeline } from '../orchestrator/pipeline.ts';
+import { groupByRepo, releaseAfterLastInstance } from '../orchestrator/repo-release.ts';
 import { createProgress } from '../orchestrator/progress.ts';
 import { assembleStages } from '../orchestrator/stages.ts';
 import { readArtifact } from '../orchestrator/stage-runner.ts';
@@ -123,9 +124,12 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
   };
   process.on('SIGINT', onSigint);
   try {
+    // repository by repository (index caches are reused), each repository's memory released after its last instance
+    const ordered = groupByRepo(instances);
     await runPipeline({
       layout,
-      instances,
+      instances: ordered,
+      onInstanceDone: releaseAfterLastInstance(ordered, (repo) => services.releaseRepo(repo)),
       stages: stages.map((s) => ({ ...s, run: (input) => (interrupted ? Promise.reject(new Error('interrupted')) : s.run(input)) })),
       concurrency: config.concurrency.instances,
       retryErrors: options.retryErrors,

@@ -30,6 +30,8 @@ export interface PipelineOptions {
   concurrency?: number;
   retryErrors?: boolean;
   onEvent?: (event: StageEvent) => void;
+  /** called once per instance after its last stage (or the one that failed) */
+  onInstanceDone?: (instance: SweInstance) => void;
 }
 
 export interface InstancePipelineResult {
@@ -53,17 +55,21 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
       queue.add(async () => {
         const outputs = new Map<string, unknown>();
         const result: InstancePipelineResult = { instanceId: instance.instance_id, artifacts: {} };
-        for (const stage of options.stages) {
-          const { artifact } = await runInstanceStage(options.layout, stage.name, instance, (inst) => stage.run({ instance: inst, outputs }), {
-            retryErrors: options.retryErrors,
-            onEvent: options.onEvent,
-          });
-          result.artifacts[stage.name] = artifact;
-          if (artifact.status !== 'ok') {
-            result.failedStage = stage.name;
-            break;
+        try {
+          for (const stage of options.stages) {
+            const { artifact } = await runInstanceStage(options.layout, stage.name, instance, (inst) => stage.run({ instance: inst, outputs }), {
+              retryErrors: options.retryErrors,
+              onEvent: options.onEvent,
+            });
+            result.artifacts[stage.name] = artifact;
+            if (artifact.status !== 'ok') {
+              result.failedStage = stage.name;
+              break;
+            }
+            outputs.set(stage.name, artifact.output);
           }
-          outputs.set(stage.name, artifact.output);
+        } finally {
+          options.onInstanceDone?.(instance);
         }
         results[index] = result;
       }),

@@ -46,6 +46,8 @@ export interface RunStageOptions<T> {
   /** recompute even when an ok artifact exists */
   force?: boolean;
   onEvent?: (event: StageEvent) => void;
+  /** called once per instance when its artifact is written or reused (e.g. releaseAfterLastInstance) */
+  onInstanceDone?: (instance: SweInstance) => void;
 }
 
 export function toStageError(err: unknown): StageError {
@@ -108,7 +110,11 @@ export async function runStage<T>(options: RunStageOptions<T>): Promise<Array<St
   await Promise.all(
     instances.map((instance, index) =>
       queue.add(async () => {
-        results[index] = (await runInstanceStage(layout, stage, instance, work, options)).artifact;
+        try {
+          results[index] = (await runInstanceStage(layout, stage, instance, work, options)).artifact;
+        } finally {
+          options.onInstanceDone?.(instance);
+        }
       }),
     ),
   );

@@ -1,4 +1,4 @@
-/** runRetrieval: repository groups, and releasing a repository's memory once the run has moved on. */
+/** runRetrieval: repository groups, and releasing a repository's memory once its last instance is done. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,7 @@ const index: RetrievalIndex = {
 };
 
 describe('runRetrieval', () => {
-  it('runs instances grouped by repository and releases each repository once the next one starts', async () => {
+  it('runs instances grouped by repository and releases each repository after its last instance', async () => {
     const runDir = await mkdtemp(path.join(os.tmpdir(), 'locfix-run-retrieval-'));
     dirs.push(runDir);
     const events: string[] = [];
@@ -40,6 +40,6 @@ describe('runRetrieval', () => {
       { runDir, dataset: 'test', embedderId: 'lexical:test' },
     );
     expect(artifacts.map((a) => a.status)).toEqual(['ok', 'ok', 'ok']);
-    expect(events).toEqual(['index a/x', 'index a/x', 'release a/x', 'index b/y']);
+    expect(events).toEqual(['index a/x', 'index a/x', 'release a/x', 'index b/y', 'release b/y']);
   });
 });
