@@ -114,6 +114,20 @@ describe('Chroma vector store', () => {
     await expect(c.upsert([{ id: 'w', embedding: [1, 2] }])).rejects.toThrow(/exact-test/);
   });
 
+  it('creates collections with its HNSW build settings, and an existing collection keeps its own', async () => {
+    await store.collection('hnsw-default');
+    const created = await store.client.getCollection({ name: 'hnsw-default' });
+    expect(created.configuration.hnsw).toMatchObject({ space: 'cosine', ef_construction: 40, max_neighbors: 16 });
+
+    const tuned = new ChromaVectorStore({ url: server.url, hnsw: { efConstruction: 64, maxNeighbors: 24 } });
+    await tuned.collection('hnsw-tuned');
+    expect((await tuned.client.getCollection({ name: 'hnsw-tuned' })).configuration.hnsw).toMatchObject({ ef_construction: 64, max_neighbors: 24 });
+    // reopening a collection made with other settings works and leaves them as they were
+    const c = await tuned.collection('hnsw-default');
+    await c.upsert([{ id: 'a', embedding: [1, 0] }]);
+    expect((await store.client.getCollection({ name: 'hnsw-default' })).configuration.hnsw).toMatchObject({ ef_construction: 40 });
+  });
+
   it('rejects invalid collection names', () => {
     expect(() => store.collection('a')).toThrow(/invalid vector collection name/);
     expect(() => store.collection('has space')).toThrow(/invalid vector collection name/);
