@@ -175,7 +175,9 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
         const out: ValidateStageOutput = { validation: {}, candidates: candidates.length, skipped: [], usage: { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 } };
         const wanted = { regression: config.validation.regression, reproduction: config.validation.reproduction };
         if (candidates.length === 0 || (!wanted.regression && !wanted.reproduction)) {
-          if (candidates.length === 0) out.skipped.push({ step: 'regression', reason: 'no candidate patch' });
+          if (candidates.length === 0) {
+            for (const step of ['regression', 'reproduction'] as const) if (wanted[step]) out.skipped.push({ step, reason: 'no candidate patch' });
+          }
           return out;
         }
         const timeoutMs = config.validation.timeoutSeconds * 1000;

@@ -1,7 +1,7 @@
 /**
  * A scripted "model" for the whole `locfix run` pipeline: it recognises which stage a request belongs to
  * (BLAgent T0/T1/Phase 1/EAR, Agentless files/irrelevant folders, related elements, edit locations,
- * repair, regression-test exclusion) and which instance it is about, and answers so that each instance
+ * repair, regression-test exclusion, reproduction scripts) and which instance it is about, and answers so that each instance
  * ends in the failure category the test chose for it in advance:
  *
  *   resolved          gold file first, gold function, gold lines, the gold SEARCH/REPLACE edit
@@ -115,6 +115,28 @@ function firstNumberedFunction(prompt: string): { path: string; name: string } |
 
 const locations = (path: string, fn: string) => `\`\`\`\n${path}\nfunction: ${fn}\n\`\`\``;
 
+/**
+ * A reproduction script that really tells the bug apart: it applies the instance's hidden test patch to the
+ * checkout it runs in (the testbed resets /testbed after every script) and runs the FAIL_TO_PASS tests —
+ * failing tests mean "Issue reproduced", passing ones "Issue resolved". What a good model's script does,
+ * with the benchmark's own tests as its knowledge of the bug.
+ */
+export function reproducerFor(instance: SweInstance): string {
+  return [
+    'import json, subprocess, sys, tempfile',
+    `TEST_PATCH = json.loads(${JSON.stringify(JSON.stringify(instance.test_patch))})`,
+    `TESTS = ${JSON.stringify(instance.FAIL_TO_PASS)}`,
+    "with tempfile.NamedTemporaryFile('w', suffix='.diff', delete=False) as f:",
+    '    f.write(TEST_PATCH)',
+    "if subprocess.run(['git', 'apply', f.name]).returncode != 0:",
+    "    print('Other issues')",
+    '    sys.exit(0)',
+    "result = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', *TESTS], capture_output=True, text=True)",
+    "print('Issue resolved' if result.returncode == 0 else 'Issue reproduced')",
+    '',
+  ].join('\n');
+}
+
 export class PipelinePolicy {
   private plan = new Map<string, PlannedCategory>();
   /** requests the policy could not place (stage or instance unknown): the test expects none */
@@ -170,7 +192,7 @@ export class PipelinePolicy {
       case 'regression':
         return '```\n```';
       case 'reproduction':
-        return '```python\nprint("Other issues")\n```';
+        return '```python\n' + reproducerFor(script.instance) + '```';
       default: {
         // BLAgent: scores and the EAR order put the gold file first, or (file-level failure) last
         const gold = script.goldFile;

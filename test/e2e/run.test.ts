@@ -1,6 +1,6 @@
 /**
  * `locfix run` end to end on five mini-benchmark instances: real git mirrors, real tree-sitter, a real
- * Chroma server, real Docker (regression validation and SWE-bench-style evaluation) and the scripted model
+ * Chroma server, real Docker (regression and reproduction validation, SWE-bench-style evaluation) and the scripted model
  * server, for both file localizers, two runs each. The scripted policy (pipeline-policy.ts) decides in
  * advance where each instance should fail; the test checks that the analysis finds exactly that, that
  * `compare` and `report` give the hand-computed numbers, and that a run killed with SIGKILL in the middle
@@ -86,7 +86,7 @@ function configFor(runId: string, localizer: 'blagent' | 'agentless', seed: numb
     seed,
     localizer: { name: localizer, options: {} },
     repair: { samplesPerSet: 1, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
-    validation: { regression: true, reproduction: false, reproductionSamples: 1, timeoutSeconds: 300 },
+    validation: { regression: true, reproduction: true, reproductionSamples: 1, timeoutSeconds: 300 },
     evaluation: { enabled: true, timeoutSeconds: 600 },
     concurrency: { instances: 3, docker: 2, index: 1 },
   };
@@ -140,6 +140,23 @@ describe.skipIf(!hasDocker)('locfix run end to end (scripted model, Chroma, Dock
         expect(byId[id]!.functionCorrect, `${runId} ${id} function`).toBe(planned !== 'file' && planned !== 'function');
       }
       expect(byId[D]!.line?.correct, `${runId} line`).toBe(true);
+      // reproduction validation ran: the scripted reproducer fails on the unpatched checkout, and passes
+      // exactly with the candidates that fix the bug (a resolved plan's gold edit; no-op edits do not)
+      for (const id of IDS) {
+        const validate = JSON.parse(await readFile(path.join(runDir(runId), 'validate', `${id}.json`), 'utf8'));
+        expect(validate.status, `${runId} ${id} validate`).toBe('ok');
+        if (PLANS[runId]![id] === 'empty-patch') {
+          expect(validate.output.skipped, `${runId} ${id} nothing to validate`).toEqual([
+            { step: 'regression', reason: 'no candidate patch' },
+            { step: 'reproduction', reason: 'no candidate patch' },
+          ]);
+          continue;
+        }
+        expect(validate.output.skipped, `${runId} ${id} skipped validation steps`).toEqual([]);
+        expect(validate.output.reproduction.reproducing, `${runId} ${id} reproducing scripts`).toEqual([0]);
+        const passed = Object.values(validate.output.validation as Record<string, { reproductionPassed?: boolean }>).some((v) => v.reproductionPassed);
+        expect(passed, `${runId} ${id} a candidate passes the reproduction test`).toBe(PLANS[runId]![id] === 'resolved');
+      }
       expect(byId[E]!.emptyReason, `${runId} empty reason`).toBeTruthy();
       // the run's own report has the same counts
       const report: Report = JSON.parse(await readFile(path.join(runDir(runId), 'report', 'report.json'), 'utf8'));
