@@ -17,6 +17,7 @@ import type { Embedder } from '../embedding/types.ts';
 import type { VectorCollection, VectorStore } from '../vectorstore/types.ts';
 import { EmbeddingCache } from '../embedding/cache.ts';
 import { VectorSync } from './vector-sync.ts';
+import { LexicalEmbedder } from '../embedding/lexical.ts';
 import { FileRecordStore } from './record-store.ts';
 import { Bm25Index, queryTermsOf, sumTermVectors, TermDictionary, termVectorOf, type Bm25Settings, type TermVector } from './bm25.ts';
 import { createFileFilter, type FileFilterOptions } from './file-filter.ts';
@@ -126,6 +127,10 @@ export interface BuildRepoIndexDeps {
   /** persist embeddings on disk; default true except for the lexical embedder, whose vectors cost less
    * to recompute than to load (the vector store keeps them either way) */
   persistEmbeddings?: boolean;
+  /** how stored vectors are named (src/index/vector-sync.ts): 'chunk' (path + text) or 'vector' (its bytes,
+   * so identical vectors are stored once). Default 'vector' for the lexical embedder, whose vectors are
+   * cheaper to compute than to insert, 'chunk' for models */
+  vectorNaming?: 'chunk' | 'vector';
   /** keep parsed files on disk (<cacheDir>/index/) so a new process does not parse them again; default true */
   persistParsedFiles?: boolean;
   /** in-process reuse across commits; default one memo per process */
@@ -158,6 +163,8 @@ export class IndexMemo {
   readonly chunkTerms = new Map<string, Map<string, TermVector>>();
   /** collection name → ids known to be stored there */
   readonly storedIds = new Map<string, Set<string>>();
+  /** repository + collection name → chunk id → vector id (collections whose vectors are named by content) */
+  readonly vectorIds = new Map<string, Map<string, string>>();
   readonly embeddingCaches = new Map<string, Promise<EmbeddingCache>>();
   readonly queryVectors = new Map<string, Float32Array | number[]>();
   readonly recordStores = new Map<string, Promise<FileRecordStore>>();
@@ -169,6 +176,8 @@ export class IndexMemo {
     const prefix = `${repo}\0`;
     for (const key of this.records.keys()) if (key.startsWith(prefix)) this.records.delete(key);
     this.chunkTerms.delete(repo);
+    // chunk -> vector names are recomputed (cheaply) if the repository comes back; the stored ids stay
+    for (const key of this.vectorIds.keys()) if (key.startsWith(prefix)) this.vectorIds.delete(key);
     // the parsed-file store is on disk; its in-memory copy is read again if the repository comes back
     for (const [file, r] of this.recordStoreRepos) {
       if (r !== repo) continue;
@@ -223,10 +232,14 @@ export function chunkId(path: string, text: string, occurrence = 0): string {
   return sha256hex(path, String(occurrence), text).slice(0, 40);
 }
 
-/** Vector collection for (repository, embedder, parser): readable prefix + hash, within Chroma's limits. */
-export function collectionNameFor(repo: string, embedderId: string, parserId: string): string {
+/**
+ * Vector collection for (repository, embedder, parser, vector naming): readable prefix + hash, within
+ * Chroma's limits. The two namings never share a collection (their ids mean different things).
+ */
+export function collectionNameFor(repo: string, embedderId: string, parserId: string, naming: 'chunk' | 'vector' = 'chunk'): string {
   const readable = repo.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'repo';
-  return `lf-${readable}-${sha256hex(repo, embedderId, parserId).slice(0, 16)}`;
+  const hash = naming === 'chunk' ? sha256hex(repo, embedderId, parserId) : sha256hex(repo, embedderId, parserId, 'vector-named');
+  return `lf-${readable}-${hash.slice(0, 16)}`;
 }
 
 const now = (): number => performance.now();
@@ -354,15 +367,28 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   timings.listMs = now() - t;
 
   // 2. vector collection; chunks flow into it while files are parsed
-  const collectionName = collectionNameFor(snapshot.repo, deps.embedder.id, parser.id);
+  const naming = deps.vectorNaming ?? (deps.embedder instanceof LexicalEmbedder ? 'vector' : 'chunk');
+  const collectionName = collectionNameFor(snapshot.repo, deps.embedder.id, parser.id, naming);
   const collection = await deps.vectorStore.collection(collectionName);
   let stored = memo.storedIds.get(collectionName);
   if (!stored) {
     stored = new Set();
     memo.storedIds.set(collectionName, stored);
   }
-  const sync = new VectorSync(collection, stored, deps.embedder, await embeddingCacheFor(memo, deps), batchSize, (n) =>
-    progress(`${snapshot.repo}: stored ${n} chunk vectors`),
+  let vectorIds: Map<string, string> | undefined;
+  if (naming === 'vector') {
+    const key = `${snapshot.repo}\0${collectionName}`;
+    vectorIds = memo.vectorIds.get(key);
+    if (!vectorIds) memo.vectorIds.set(key, (vectorIds = new Map()));
+  }
+  const sync = new VectorSync(
+    collection,
+    stored,
+    deps.embedder,
+    await embeddingCacheFor(memo, deps),
+    batchSize,
+    (n) => progress(`${snapshot.repo}: stored ${n} chunk vectors`),
+    vectorIds,
   );
 
   // 3. per-file records: reuse by (blob, path), build the rest
@@ -458,8 +484,6 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     }
   }
   timings.chunks = chunks.length;
-  const chunkById = new Map<string, IndexedChunk>();
-  for (const c of chunks) chunkById.set(c.id, c);
 
   // 5. BM25 over this commit's chunks and files
   t = now();
@@ -487,7 +511,16 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
 
   timings.totalMs = now() - tStart;
 
-  const commitIds = chunks.map((c) => c.id);
+  // the chunks behind each stored vector of this commit (by-vector naming: several chunks may share one)
+  const chunksByStoredId = new Map<string, IndexedChunk[]>();
+  for (const c of chunks) {
+    const id = sync.storedIdOf(c.id);
+    if (id === undefined) throw new Error(`internal: chunk ${c.id} of ${c.path} has no stored vector after indexing`);
+    const list = chunksByStoredId.get(id);
+    if (list) list.push(c);
+    else chunksByStoredId.set(id, [c]);
+  }
+  const commitIds = [...chunksByStoredId.keys()];
   const strategy = deps.denseFilter ?? 'ids';
   const embedder = deps.embedder;
 
@@ -507,13 +540,10 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     const vector = await queryVector(queryText);
     const want = Math.min(k, chunks.length);
     if (strategy === 'ids') {
-      const hits = await collection.query(vector, want, { ids: commitIds });
-      return hits.flatMap((h) => {
-        const chunk = chunkById.get(h.id);
-        return chunk ? [{ chunk, score: h.score }] : [];
-      });
+      const hits = await collection.query(vector, Math.min(want, commitIds.length), { ids: commitIds });
+      return hits.flatMap((h) => (chunksByStoredId.get(h.id) ?? []).map((chunk) => ({ chunk, score: h.score }))).slice(0, want);
     }
-    return overfetch(collection, vector, want, chunkById);
+    return overfetch(collection, vector, want, chunksByStoredId);
   }
 
   const searchChunksBm25 = async (query: string, k: number): Promise<ChunkHit[]> =>
@@ -569,7 +599,7 @@ async function overfetch(
   collection: VectorCollection,
   vector: Float32Array | number[],
   want: number,
-  chunkById: Map<string, IndexedChunk>,
+  chunksByStoredId: Map<string, IndexedChunk[]>,
 ): Promise<ChunkHit[]> {
   const total = await collection.count();
   let fetch = Math.min(total, Math.max(want * 2, want + 50));
@@ -577,8 +607,7 @@ async function overfetch(
     const hits = await collection.query(vector, fetch);
     const out: ChunkHit[] = [];
     for (const h of hits) {
-      const chunk = chunkById.get(h.id);
-      if (chunk) {
+      for (const chunk of chunksByStoredId.get(h.id) ?? []) {
         out.push({ chunk, score: h.score });
         if (out.length === want) return out;
       }

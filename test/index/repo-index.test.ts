@@ -254,3 +254,42 @@ describe('repo index', () => {
     expect((await idx.searchFilesBm25('beta', 5)).map((h) => h.path)).toEqual(['m.py']);
   });
 });
+
+describe('vectors named by their bytes (the lexical embedder)', () => {
+  it('stores a reformatted chunk’s vector once, and searches find the new commit’s own chunks', async () => {
+    const lexical = new LexicalEmbedder({ dims: 256 });
+    const vmemo = new IndexMemo();
+    // the same code laid out differently: quotes, spacing inside calls, a blank line (which shifts every
+    // later chunk by a line). A layout change that moves where a long function is split would change
+    // those chunks' token bags, and their vectors would be stored anew.
+    const reformatted = {
+      ...commitA,
+      'pkg/utils.py': utilsA.replace(/"/g, "'").replace('.strip().lower()', '.strip( ).lower( )').replace('import re\n', 'import re\n\n'),
+    };
+    const first = await buildRepoIndex(new MemorySnapshot('acme/fmt', 'a'.repeat(40), commitA), { embedder: lexical, vectorStore: store, cacheDir, memo: vmemo });
+    expect(first.timings.chunksUpserted).toBe(new Set(first.chunks.map((c) => c.id)).size);
+    const second = await buildRepoIndex(new MemorySnapshot('acme/fmt', 'c'.repeat(40), reformatted), { embedder: lexical, vectorStore: store, cacheDir, memo: vmemo });
+    // the chunks whose text changed are embedded, but their vectors are all stored already
+    const firstTexts = new Set(first.chunks.map((c) => c.text));
+    const changed = second.chunksOfFile('pkg/utils.py').filter((c) => !firstTexts.has(c.text));
+    expect(changed.map((c) => [c.startLine, c.endLine])).toEqual([[1, 7]]);
+    expect(second.timings.textsEmbedded).toBe(1);
+    expect(second.timings.chunksUpserted).toBe(0);
+    const hit = (await second.searchDense('slugify strip lower', 1))[0]!.chunk;
+    expect(hit.path).toBe('pkg/utils.py');
+    expect(hit.text).toContain('.strip( ).lower( )');
+    expect(hit.startLine).toBe(1);
+    const padded = (await second.searchDense('pad numbers value step', 1))[0]!.chunk;
+    expect(padded.startLine).toBe(first.chunksOfFile('pkg/utils.py').find((c) => c.text === padded.text)!.startLine + 1);
+    // and the first commit still finds its own version
+    expect((await first.searchDense('slugify strip lower', 1))[0]!.chunk.text).toContain('.strip().lower()');
+    // a new process (empty memo) embeds again but stores nothing: the vectors are found by name
+    const third = await buildRepoIndex(new MemorySnapshot('acme/fmt', 'c'.repeat(40), reformatted), { embedder: lexical, vectorStore: store, cacheDir, memo: new IndexMemo() });
+    expect(third.timings.chunksUpserted).toBe(0);
+    expect((await third.searchDense('slugify strip lower', 1))[0]!.chunk.text).toContain('.strip( ).lower( )');
+  });
+
+  it('keeps the two namings in separate collections', () => {
+    expect(collectionNameFor('acme/fmt', 'lexical:256', 'p')).not.toBe(collectionNameFor('acme/fmt', 'lexical:256', 'p', 'vector'));
+  });
+});
