@@ -23,11 +23,9 @@ import { Bm25Index, queryTermsOf, sumTermVectors, TermDictionary, termVectorOf, 
 import { createFileFilter, type FileFilterOptions } from './file-filter.ts';
 import { CommitHistoryIndex, CommitTermMemo, DEFAULT_COMMIT_HISTORY, type CommitHistorySettings } from './commit-history-index.ts';
 import { lineWindowChunks, type FileParser, type ParsedFile } from './file-parser.ts';
-import type { RestoredFile } from './record-store.ts';
-
 
 export interface IndexedChunk extends CodeChunk {
-  /** content id: also the vector store record id */
+  /** content id (path + text); the vector store record id when vectors are named by chunk (vector-sync.ts) */
   id: string;
   blob: string;
 }
