@@ -20,7 +20,7 @@ const DEFAULTS: EnvironmentReportOptions = { minVersionLines: 3 };
 
 /** "name version [extra …]" (up to three columns after the version): pip list/freeze, conda list, show_versions ("numpy: 1.19.2"), "NumPy 1.13.3" */
 const VERSION_LINE =
-  /^\s*(?:[-*•]\s+)?[A-Za-z_][\w.\-[\]]+\s*(?:==|>=|<=|~=|=|:|\s)\s*v?\d+(?:\.[0-9A-Za-z+_-]+)+\S*(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+(\S+))?\s*$/;
+  /^\s*(?:[-*•]\s+)?[A-Za-z_][\w.\-[\]]+(?:\s*(?:==|>=|<=|~=|=|:)\s*|\s+)v?\d+(?:\.[0-9A-Za-z+_-]+)+\S*(?:\s+(\S+))?(?:\s+(\S+))?(?:\s+(\S+))?\s*$/;
 /** a version line's trailing columns are build strings, channels or paths, never plain numbers (a data table) */
 const NUMERIC = /^[-+]?\d*\.?\d+(?:e[-+]?\d+)?$/i;
 /** lines that belong to a report around its version lines: headers, rulers, "key: None", section titles */
@@ -33,7 +33,11 @@ const REPORT_FURNITURE = [
   /^\s*[A-Za-z][\w .\-]*:\s*(?:None|unknown|installed|not installed|\S*\/\S*)?\s*$/i,
 ];
 
+/** no package row is this long; longer lines are not even tried (keeps the regular expression linear) */
+const MAX_VERSION_LINE = 300;
+
 function isVersionLine(line: string): boolean {
+  if (line.length > MAX_VERSION_LINE) return false;
   const m = VERSION_LINE.exec(line);
   if (!m) return false;
   return ![m[1], m[2], m[3]].some((column) => column !== undefined && NUMERIC.test(column));

@@ -80,6 +80,16 @@ describe('findEnvironmentReports', () => {
   });
 });
 
+describe('environment reports on hostile input', () => {
+  it('stays linear on very long lines (no regular-expression backtracking blow-up)', () => {
+    const text = ['numpy' + ' '.repeat(50_000) + 'x', 'name' + ' \t'.repeat(20_000) + '1.2.3 x', 'pkg 1' + '.a'.repeat(20_000) + ' !'].join('\n');
+    const t0 = performance.now();
+    expect(stripEnvironmentReports(text)).toBe(text);
+    // quadratic matching took ~1.6 s on the first line alone
+    expect(performance.now() - t0).toBeLessThan(200);
+  });
+});
+
 describe('defaultQueries and environment reports', () => {
   it('builds both queries without the report by default, and from the issue as written on request', () => {
     const [raw, structural] = defaultQueries(PIP_LIST_ISSUE);
