@@ -124,7 +124,18 @@ interface Extraction {
   modules: string[];
   paths: string[];
   frames: TracebackFrame[];
+  /** what each list above already holds (a long issue can name thousands of chains) */
+  listed: Map<string[], Set<string>>;
 }
+
+/**
+ * Longest run of non-space characters the extraction reads; longer runs (base64 blobs, minified code,
+ * hex dumps) are blanked first. They name nothing a repository defines, and the name and path patterns
+ * backtrack over a run at every start position inside it: a 60,000-character blob took 13 s. The longest
+ * token of any SWE-bench Lite issue is 152 characters.
+ */
+const MAX_TOKEN_CHARS = 400;
+const LONG_TOKEN = new RegExp(`\\S{${MAX_TOKEN_CHARS + 1},}`, 'g');
 
 function addName(into: Extraction, name: string, source: MentionSource): void {
   if (!looksLikeIdentifier(name)) return;
@@ -137,8 +148,12 @@ function addName(into: Extraction, name: string, source: MentionSource): void {
   if (SOURCE_RANK[source] > SOURCE_RANK[seen.source]) seen.source = source;
 }
 
-function pushUnique(list: string[], value: string): void {
-  if (!list.includes(value)) list.push(value);
+function pushUnique(into: Extraction, list: string[], value: string): void {
+  let seen = into.listed.get(list);
+  if (!seen) into.listed.set(list, (seen = new Set()));
+  if (seen.has(value)) return;
+  seen.add(value);
+  list.push(value);
 }
 
 /** Dotted chains: module paths, and `Class.member` pairs whose owner looks like a class. */
@@ -149,7 +164,7 @@ function addDottedChain(into: Extraction, chain: string, source: MentionSource):
     const owner = parts[i];
     const member = parts[i + 1];
     if (/^[A-Z]/.test(owner) && /^[A-Za-z_]/.test(member) && looksLikeIdentifier(member) && !STOP_NAMES.has(owner)) {
-      pushUnique(into.qualified, `${owner}.${member}`);
+      pushUnique(into, into.qualified, `${owner}.${member}`);
     }
   }
   // "self.x", "np.array", "obj.attr": the final member is still a name worth looking up
@@ -163,16 +178,16 @@ function addDottedChain(into: Extraction, chain: string, source: MentionSource):
     else break;
   }
   // django.db.models.fields.Field -> module "django.db.models.fields"
-  if (lowerPrefix.length >= 2 && looksLikeModule(lowerPrefix.join('.'))) pushUnique(into.modules, lowerPrefix.join('.'));
+  if (lowerPrefix.length >= 2 && looksLikeModule(lowerPrefix.join('.'))) pushUnique(into, into.modules, lowerPrefix.join('.'));
 }
 
 /** Identifiers inside code: definitions, calls, attributes, imports; every non-stop identifier counts. */
 function scanCode(into: Extraction, code: string, source: 'code' | 'backtick'): void {
   for (const m of code.matchAll(/\bfrom\s+([\w.]+)\s+import\s+([\w\s,()]+)/g)) {
-    if (looksLikeModule(m[1])) pushUnique(into.modules, m[1]);
+    if (looksLikeModule(m[1])) pushUnique(into, into.modules, m[1]);
     for (const n of m[2].matchAll(IDENT_RE)) if (n[0] !== 'import' && n[0] !== 'as') addName(into, n[0], source);
   }
-  for (const m of code.matchAll(/\bimport\s+([\w.]+)/g)) if (m[1].includes('.') && looksLikeModule(m[1])) pushUnique(into.modules, m[1]);
+  for (const m of code.matchAll(/\bimport\s+([\w.]+)/g)) if (m[1].includes('.') && looksLikeModule(m[1])) pushUnique(into, into.modules, m[1]);
   const withoutStrings = code.replace(/(["'])(?:\\.|(?!\1)[^\\\n])*\1/g, ' ');
   for (const m of withoutStrings.matchAll(DOTTED)) addDottedChain(into, m[0], source);
   for (const m of withoutStrings.matchAll(IDENT_RE)) addName(into, m[0], source);
@@ -197,8 +212,8 @@ function scanFrames(into: Extraction, text: string): void {
 
 /** Extracts every structural signal from an issue text. Deterministic; never throws on odd input. */
 export function extractStructuralSignals(issue: string): StructuralSignals {
-  const into: Extraction = { names: new Map(), qualified: [], modules: [], paths: [], frames: [] };
-  const text = issue.replace(/\r\n?/g, '\n');
+  const into: Extraction = { names: new Map(), qualified: [], modules: [], paths: [], frames: [], listed: new Map() };
+  const text = issue.replace(/\r\n?/g, '\n').replace(LONG_TOKEN, ' ');
 
   scanFrames(into, text);
 
@@ -225,11 +240,11 @@ export function extractStructuralSignals(issue: string): StructuralSignals {
     if (m) urlPaths.push(m[1]);
     return ' ';
   });
-  for (const p of urlPaths) for (const m of p.matchAll(PATH_RE)) pushUnique(into.paths, normalizeIssuePath(m[0]));
+  for (const p of urlPaths) for (const m of p.matchAll(PATH_RE)) pushUnique(into, into.paths, normalizeIssuePath(m[0]));
   const framePaths = new Set(into.frames.map((f) => f.path));
   for (const m of pathText.matchAll(PATH_RE)) {
     const p = normalizeIssuePath(m[0]);
-    if (!framePaths.has(p)) pushUnique(into.paths, p);
+    if (!framePaths.has(p)) pushUnique(into, into.paths, p);
   }
 
   const proseNoUrls = prose.replace(/\bhttps?:\/\/\S+/g, ' ').replace(PATH_RE, ' ');

@@ -110,3 +110,17 @@ describe('structural query text and queries', () => {
     expect(() => assertQueries([])).toThrow(/at least one/);
   });
 });
+
+describe('structural extraction on hostile input', () => {
+  it('ignores blobs longer than any identifier or path, and stays fast on them', () => {
+    const blob = 'aB'.repeat(30_000); // a pasted base64 image, say
+    const issue = `QuerySet.bulk_create fails\n\n${blob}\n\nsee \`django/db/models/query.py\` and ${'x/'.repeat(30_000)}y ${'_'.repeat(50_000)}!`;
+    const t0 = performance.now();
+    const s = extractStructuralSignals(issue);
+    // quadratic backtracking over these runs took over 20 s
+    expect(performance.now() - t0).toBeLessThan(500);
+    expect(s.qualifiedNames).toEqual(['QuerySet.bulk_create']);
+    expect(s.paths).toEqual(['django/db/models/query.py']);
+    expect(s.names.some((n) => n.name.length > 400)).toBe(false);
+  });
+});
