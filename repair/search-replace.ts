@@ -72,7 +72,7 @@ export function parseSearchReplace(output: string): ParsedEdits {
   };
 
   for (const rawLine of lines) {
-    const line = rawLine.replace(/\s+$/, '');
+    const line = rawLine.trimEnd();
     if (SEARCH_MARKER.test(line)) {
       if (state === 'replace') finish('no REPLACE marker before the next SEARCH');
       else if (state === 'search') drop('no ======= divider before the next SEARCH');

@@ -32,7 +32,7 @@ export function extractScript(answer: string): string | undefined {
 export function normalizeScript(script: string): string {
   return script
     .split('\n')
-    .map((l) => l.replace(/\s+$/, ''))
+    .map((l) => l.trimEnd())
     .filter((l) => l.trim() !== '' && !l.trim().startsWith('#'))
     .map((l) => {
       const indent = /^\s*/.exec(l)![0];

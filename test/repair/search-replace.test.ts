@@ -121,3 +121,14 @@ describe('parseSearchReplace', () => {
     });
   });
 });
+
+describe('parseSearchReplace on hostile output', () => {
+  it('trims a line of 100k trailing spaces in linear time', () => {
+    const answer = ['### pkg/a.py', '<<<<<<< SEARCH', 'x = 1' + ' '.repeat(100_000) + '\t', '=======', 'x = 2', '>>>>>>> REPLACE'].join('\n');
+    const t0 = performance.now();
+    const parsed = parseSearchReplace(' '.repeat(100_000) + 'x\n' + answer);
+    // a /\s+$/ replace retried from every space: ~4.6 s
+    expect(performance.now() - t0).toBeLessThan(300);
+    expect(parsed.edits.map((e) => [e.path, e.search, e.replace])).toEqual([['pkg/a.py', ['x = 1'], ['x = 2']]]);
+  });
+});

@@ -176,6 +176,14 @@ describe('sympy bin/test parser', () => {
     // "[FAIL]" after the status is not " ok" at the end of the line
     expect(map['test_subs']).toBeUndefined();
   });
+
+  it('reads a log with a huge line without quadratic slow-down, with the same result', () => {
+    const noisy = `${' '.repeat(60_000)}x\n${log}`;
+    const t0 = performance.now();
+    expect(parseLogSympy(noisy)).toEqual(parseLogSympy(log));
+    // the harness pattern over the whole log took ~2 s on the first line alone
+    expect(performance.now() - t0).toBeLessThan(300);
+  });
 });
 
 describe('matplotlib and seaborn parsers', () => {
