@@ -101,10 +101,11 @@ export class Services {
     return index;
   }
 
-  /** Forgets a repository's indexes and in-memory parse results (a run that has moved on to another one). */
+  /** Forgets a repository's indexes, parse results and commit history (a run that has moved on to another one). */
   releaseRepo(repo: string): void {
     for (const key of [...this.indexes.keys()]) if (key.startsWith(`${repo}@`)) this.indexes.delete(key);
     defaultIndexMemo().forgetRepo(repo);
+    this.store.releaseRepo(repo);
   }
 
   async close(): Promise<void> {

@@ -13,7 +13,7 @@ export interface CommitRecord {
   id: string;
   /** subject and body */
   message: string;
-  /** paths changed relative to the first parent (renames as their new path) */
+  /** paths changed relative to its parent (read with --no-renames: a rename lists the old and the new path) */
   files: string[];
 }
 
@@ -68,6 +68,11 @@ export class CommitHistoryReader {
       for (const record of parseCommitLog(log.stdout.toString('utf8'))) known.set(record.id, record);
     }
     return ids.map((id) => known.get(id)).filter((r): r is CommitRecord => r !== undefined);
+  }
+
+  /** how many commits of a git directory are memoized (diagnostics, tests) */
+  memoized(gitDir: string): number {
+    return this.known.get(gitDir)?.size ?? 0;
   }
 
   /** forget a repository's commits (a run that moved on to the next repository) */

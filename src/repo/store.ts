@@ -327,6 +327,14 @@ export class RepoStore {
     return target;
   }
 
+  /** Forgets the commit history read for `repo` (a run that has moved on; it is read again if needed). */
+  releaseRepo(repo: string): void {
+    void this.opened.get(repo)?.then(
+      (mirror) => this.history.forget(mirror.gitDir),
+      () => undefined,
+    );
+  }
+
   /**
    * Ends every cat-file process (call it when a run is done, or the processes keep Node alive). Reading
    * afterwards is allowed and simply starts a new process.

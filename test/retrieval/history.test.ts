@@ -84,6 +84,13 @@ describe('CommitHistoryReader', () => {
     try {
       const snapshot = await store.snapshot('acme/shop', ids.tax!);
       expect((await snapshot.recentCommits(10)).map((c) => c.id).sort()).toEqual([ids.tax, ids.discount].sort());
+      // released with the repository (the run moved on): read again on the next request
+      const gitDir = await store.gitDir('acme/shop');
+      expect(store.history.memoized(gitDir)).toBe(2);
+      store.releaseRepo('acme/shop');
+      await new Promise((r) => setImmediate(r));
+      expect(store.history.memoized(gitDir)).toBe(0);
+      expect(await snapshot.recentCommits(10)).toHaveLength(2);
     } finally {
       await store.close();
     }
