@@ -280,6 +280,12 @@ export class TreeLister {
     if (!headers.checkOnly) throw new Error('TreeLister needs a --batch-check CatFileBatch for blob sizes');
   }
 
+  /** drops the memoized trees and sizes (the repository is done with) */
+  clear(): void {
+    this.trees.clear();
+    this.sizes.clear();
+  }
+
   async listFiles(commit: string): Promise<ListedFile[]> {
     const root = await this.objects.read(`${commit}^{tree}`);
     if (!root || root.type !== 'tree') throw new CatFileError(`${commit} is not a commit or tree in ${this.objects.gitDir}`);

@@ -89,27 +89,6 @@ function describeGitFailure(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Parses `git ls-tree -r -l -z` output, keeping regular files (symlinks and submodules left out). */
-export function parseLsTree(output: Buffer): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  let start = 0;
-  while (start < output.length) {
-    let end = output.indexOf(0, start);
-    if (end < 0) end = output.length;
-    const tab = output.indexOf(0x09, start);
-    if (tab > start && tab < end) {
-      // "<mode> SP <type> SP <oid> SP+ <size> TAB <path>"; the path is raw bytes (UTF-8 in practice)
-      const meta = output.toString('latin1', start, tab).split(/ +/);
-      const [mode, type, blob, size] = meta;
-      if (type === 'blob' && mode !== undefined && mode.startsWith('100') && blob !== undefined) {
-        entries.push({ path: output.toString('utf8', tab + 1, end), blob, size: Number(size) });
-      }
-    }
-    start = end + 1;
-  }
-  return entries;
-}
-
 /** A small insertion-ordered LRU for per-commit file lists. */
 class LruCache<K, V> {
   private readonly map = new Map<K, V>();
@@ -327,10 +306,13 @@ export class RepoStore {
     return target;
   }
 
-  /** Forgets the commit history read for `repo` (a run that has moved on; it is read again if needed). */
+  /** Forgets the commit history and tree listings read for `repo` (a run that has moved on; read again if needed). */
   releaseRepo(repo: string): void {
     void this.opened.get(repo)?.then(
-      (mirror) => this.history.forget(mirror.gitDir),
+      (mirror) => {
+        this.history.forget(mirror.gitDir);
+        mirror.trees.clear();
+      },
       () => undefined,
     );
   }

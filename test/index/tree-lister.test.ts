@@ -7,7 +7,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatFileBatch, CatFileError, parseTreeObject, TreeLister } from '../../src/repo/catfile.ts';
-import { parseLsTree } from '../../src/repo/store.ts';
+import { parseLsTree } from '../support/ls-tree.ts';
 import { buildFixtureRepo, git, removeDir, tempDir, type FixtureRepo } from '../repo/fixtures.ts';
 
 let root = '';

@@ -91,6 +91,8 @@ describe('CommitHistoryReader', () => {
       await new Promise((r) => setImmediate(r));
       expect(store.history.memoized(gitDir)).toBe(0);
       expect(await snapshot.recentCommits(10)).toHaveLength(2);
+      // file listings are read again too
+      expect((await (await store.snapshot('acme/shop', ids.discount!)).listFiles()).length).toBeGreaterThan(0);
     } finally {
       await store.close();
     }
