@@ -174,7 +174,10 @@ async function main(): Promise<void> {
         // instances come grouped by repository: a finished repository's parsed files only grow the heap
         // (garbage collection and forking git get slower with it)
         const previous = ordered[n - 1]?.repo;
-        if (previous !== undefined && previous !== inst.repo) defaultIndexMemo().forgetRepo(previous);
+        if (previous !== undefined && previous !== inst.repo) {
+          defaultIndexMemo().forgetRepo(previous);
+          store.releaseRepo(previous);
+        }
         const gold = goldPaths(inst.patch);
         const repoStats = perRepo.get(inst.repo) ?? { warmMs: [], instances: 0 };
         perRepo.set(inst.repo, repoStats);
