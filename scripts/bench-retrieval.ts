@@ -3,7 +3,7 @@
  *
  *   npm run bench:retrieval -- [--dataset FILE] [--mirrors DIR] [--limit N] [--pattern P]
  *                              [--vector-store chroma|memory] [--record DIR] [--replay DIR] [--out FILE]
- *                              [--embedder lexical|lexical:<dims>|ollama:…|openai:…]
+ *                              [--embedder lexical|lexical:<dims>|ollama:…|openai:…] [--hnsw-ef N]
  *
  * Live mode indexes every instance's repository at its base commit (fresh cache folder and Chroma server,
  * so the first commit of each repository is a cold index), then evaluates every configuration on the same
@@ -119,6 +119,8 @@ async function main(): Promise<void> {
       'vector-store': { type: 'string', default: 'chroma' },
       out: { type: 'string', default: 'bench-results/retrieval.json' },
       options: { type: 'string' },
+      // HNSW ef_construction of the collections this run creates (default: src/vectorstore/chroma.ts)
+      'hnsw-ef': { type: 'string' },
     },
   });
   const t0 = performance.now();
@@ -166,7 +168,7 @@ async function main(): Promise<void> {
     const store = new RepoStore({ cacheDir, mirrorsDir: values.mirrors, allowClone: false });
     if (values['vector-store'] !== 'chroma' && values['vector-store'] !== 'memory') throw new Error('--vector-store must be chroma or memory');
     // memory: exact cosine in-process, no server; isolates locfix's own indexing cost from Chroma's
-    const chroma = values['vector-store'] === 'memory' ? { store: new MemoryVectorStore(), close: async () => {} } : await openChromaStore({ cacheDir });
+    const chroma = values['vector-store'] === 'memory' ? { store: new MemoryVectorStore(), close: async () => {} } : await openChromaStore({ cacheDir, ...(values['hnsw-ef'] ? { hnsw: { efConstruction: Number(values['hnsw-ef']) } } : {}) });
     chromaState = path.join(cacheDir, 'chroma-server.json');
     const embedder = createEmbedder(values.embedder!);
     try {

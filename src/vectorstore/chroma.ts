@@ -193,16 +193,16 @@ export class ChromaVectorStore implements VectorStore {
  * The Chroma store locfix uses: the server at `url` when given, otherwise a local server started (or
  * reused) for `<cacheDir>/chroma`. `close()` stops a server this call started.
  */
-export async function openChromaStore(options: { url?: string; cacheDir: string }): Promise<{
+export async function openChromaStore(options: { url?: string; cacheDir: string; hnsw?: Partial<HnswBuildSettings> }): Promise<{
   store: ChromaVectorStore;
   server?: ChromaServer;
   close(): Promise<void>;
 }> {
   if (options.url) {
-    const store = new ChromaVectorStore({ url: options.url });
+    const store = new ChromaVectorStore({ url: options.url, hnsw: options.hnsw });
     return { store, close: async () => {} };
   }
   const server = await startChromaServer({ dataDir: path.join(options.cacheDir, 'chroma') });
-  const store = new ChromaVectorStore({ url: server.url });
+  const store = new ChromaVectorStore({ url: server.url, hnsw: options.hnsw });
   return { store, server, close: () => server.stop() };
 }
