@@ -4,7 +4,8 @@
  * labels it as such through `upperBound`.
  */
 import { modifiedExistingFiles } from '../src/patch.ts';
-import type { FileLocalizer, FileLocalization, LocalizerContext } from './types.ts';
+import type { FileLocalizer, LocalizerContext } from './types.ts';
+import type { FileLocalization } from '../src/artifacts/localization.ts';
 
 export class OracleLocalizer implements FileLocalizer {
   readonly name = 'oracle';

@@ -5,7 +5,8 @@
 import { defaultQueries, type QueryPreset } from './retrieval/query.ts';
 import { retrieveFiles } from './retrieval/retriever.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
-import type { FileLocalizer, FileLocalization, LocalizerContext } from './types.ts';
+import type { FileLocalizer, LocalizerContext } from './types.ts';
+import type { FileLocalization } from '../src/artifacts/localization.ts';
 
 export interface RetrievalLocalizerOptions {
   queries?: QueryPreset;

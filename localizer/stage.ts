@@ -4,14 +4,15 @@
  * selection file that `eval-loc` scores against.
  */
 import type { SweInstance } from '../src/dataset/schema.ts';
-import { runStage, type StageArtifact, type StageEvent } from '../src/orchestrator/stage-runner.ts';
-import { RunLayout } from '../src/orchestrator/run-layout.ts';
+import { runStage, type StageArtifact, type StageEvent } from '../src/run/stage-runner.ts';
+import { RunLayout } from '../src/run/run-layout.ts';
 import type { Services } from '../src/services.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
-import { goldPaths } from '../results/gold.ts';
-import { groupByRepo, releaseAfterLastInstance } from '../src/orchestrator/repo-release.ts';
+import { goldPaths } from '../src/dataset/gold.ts';
+import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.ts';
 import { selectionPath, type StageSelection } from './retrieval/artifacts.ts';
-import type { FileLocalization, FileLocalizer } from './types.ts';
+import type { FileLocalizer } from './types.ts';
+import type { FileLocalization } from '../src/artifacts/localization.ts';
 
 export const FILE_STAGE = 'localize-files';
 

@@ -10,8 +10,8 @@
 import PQueue from 'p-queue';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ChatModel, ChatResponse, Usage } from '../src/llm/types.ts';
-import { RunLayout } from '../src/orchestrator/run-layout.ts';
-import { readArtifact, runInstanceStage, type StageEvent } from '../src/orchestrator/stage-runner.ts';
+import { RunLayout } from '../src/run/run-layout.ts';
+import { readArtifact, runInstanceStage, type StageEvent } from '../src/run/stage-runner.ts';
 import { renderPrompt } from '../src/prompts.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { writeJsonlAtomic } from '../src/util/fsx.ts';

@@ -12,6 +12,7 @@
  * - line level: the paper's approximation, see `lineLevelMatch`.
  */
 import { modifiedExistingFiles, parsePatch, type FilePatch, type PatchLine } from '../src/patch.ts';
+import { MODULE_LEVEL, type CodeElement } from '../src/artifacts/localization.ts';
 import type { Definition } from '../src/parsing/types.ts';
 import { sequenceRatio } from './sequence-similarity.ts';
 
@@ -34,13 +35,6 @@ export const FAILURE_CATEGORIES: readonly FailureCategory[] = [
   'patch-generation',
 ];
 
-/** A code element: `name` is "func", "Class" or "Class.method" (dotted for nesting), or "<module>". */
-export interface CodeElement {
-  path: string;
-  name: string;
-}
-
-export const MODULE_LEVEL = '<module>';
 
 export interface InstanceEvidence {
   instanceId: string;

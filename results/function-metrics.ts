@@ -4,8 +4,7 @@
  * the methods nested in it. Gold edits outside any function ("<module>") are not function-level targets:
  * an instance whose gold patch only edits module-level code is left out and reported.
  */
-import type { CodeElement } from './failure-analysis.ts';
-import { MODULE_LEVEL } from './failure-analysis.ts';
+import { MODULE_LEVEL, type CodeElement } from '../src/artifacts/localization.ts';
 import type { InstanceLocOutcome } from './loc-metrics.ts';
 
 export const elementKey = (e: CodeElement): string => `${e.path}::${e.name}`;

@@ -29,13 +29,13 @@ import { pythonParser } from '../src/parsing/parse.ts';
 import { compressedSkeleton } from '../src/parsing/skeleton.ts';
 import { extractFileSymbols } from '../src/parsing/definitions.ts';
 import type { Definition } from '../src/parsing/types.ts';
-import { goldPaths } from '../results/gold.ts';
+import { goldPaths } from '../src/dataset/gold.ts';
 import { goldElements } from '../results/failure-analysis.ts';
 import { AgentlessLocalizer, irrelevantPrompt } from '../localizer/agentless/index.ts';
 import { agentlessTree } from '../localizer/agentless/tree.ts';
 import { localizeRelatedElements } from '../localizer/hierarchy/related-elements.ts';
 import { localizeEditLocations } from '../localizer/hierarchy/edit-locations.ts';
-import type { TraceEvent } from '../localizer/types.ts';
+import type { TraceEvent } from '../src/artifacts/localization.ts';
 import { ScriptedModelServer, type ScriptedChatRequest } from '../test/support/scripted-model-server.ts';
 import { scriptedChatModel } from '../test/support/scenario-helpers.ts';
 

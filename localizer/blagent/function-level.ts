@@ -5,7 +5,7 @@
  * order derived from the entities.
  */
 import type { RepoIndex } from '../../src/index/repo-index.ts';
-import type { FileLocalization } from '../types.ts';
+import type { FileLocalization } from '../../src/artifacts/localization.ts';
 
 export type EarLevel = 'file' | 'function';
 

@@ -5,7 +5,7 @@
  * instead of a silent fall back that would look like a model decision.
  */
 import type { ChatMessage, ChatModel, ChatResponse } from '../../src/llm/types.ts';
-import type { TraceEvent } from '../types.ts';
+import type { TraceEvent } from '../../src/artifacts/localization.ts';
 
 export interface PhaseCallSettings {
   temperature: number;

@@ -10,7 +10,7 @@
 import { renderPrompt } from '../../src/prompts.ts';
 import { externalQuery, issueQueryText, rawIssueQuery, structuralQuery, type RetrievalQuery } from '../retrieval/query.ts';
 import { callModel, type CallContext } from './llm-call.ts';
-import type { TraceEvent } from '../types.ts';
+import type { TraceEvent } from '../../src/artifacts/localization.ts';
 
 export type TransformKind = 'T0' | 'T1';
 

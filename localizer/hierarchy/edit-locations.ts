@@ -7,7 +7,7 @@
  */
 import { renderPrompt } from '../../src/prompts.ts';
 import type { EditLocationSet, LineRange } from '../../repair/types.ts';
-import { usageOfTrace, type FileLocalization, type TraceEvent } from '../types.ts';
+import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { loadSources, type ShownSource } from './files.ts';
 import { mergeRanges, parseLocations, resolveLocations } from './locations.ts';
 import { AGENTLESS_SYSTEM_MESSAGE, fitSections, type HierarchyContext, type HierarchyInput } from './related-elements.ts';

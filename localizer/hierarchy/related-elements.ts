@@ -10,8 +10,8 @@ import type { ChatModel } from '../../src/llm/types.ts';
 import { compressedSkeleton, type CompressedSkeletonOptions } from '../../src/parsing/skeleton.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
-import type { CodeElement } from '../../results/failure-analysis.ts';
-import { usageOfTrace, type FileLocalization, type TraceEvent } from '../types.ts';
+import type { CodeElement } from '../../src/artifacts/localization.ts';
+import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { loadSources, type ShownSource } from './files.ts';
 import { parseLocations, resolveLocations, type ResolvedLocation } from './locations.ts';
 

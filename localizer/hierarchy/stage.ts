@@ -5,12 +5,12 @@
  * top files, so Agentless' hierarchy runs the same after `blagent`, `agentless`, `retrieval` or `oracle`.
  */
 import type { SweInstance } from '../../src/dataset/schema.ts';
-import { RunLayout } from '../../src/orchestrator/run-layout.ts';
-import { readArtifact, runStage, type StageArtifact, type StageEvent } from '../../src/orchestrator/stage-runner.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import { readArtifact, runStage, type StageArtifact, type StageEvent } from '../../src/run/stage-runner.ts';
 import type { Services } from '../../src/services.ts';
-import { groupByRepo } from '../../src/orchestrator/repo-release.ts';
+import { groupByRepo } from '../../src/run/repo-release.ts';
 import { FILE_STAGE } from '../stage.ts';
-import type { FileLocalization } from '../types.ts';
+import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import { localizeEditLocations, type EditLocationsOptions, type EditLocationsOutput } from './edit-locations.ts';
 import { localizeRelatedElements, type RelatedElementsOptions, type RelatedElementsOutput } from './related-elements.ts';
 

@@ -15,8 +15,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { EditLocationSet } from '../../repair/types.ts';
-import { RunLayout } from '../../src/orchestrator/run-layout.ts';
-import { readArtifact, type StageArtifact } from '../../src/orchestrator/stage-runner.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import { readArtifact, type StageArtifact } from '../../src/run/stage-runner.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
 import { writeJsonAtomic, writeJsonlAtomic } from '../../src/util/fsx.ts';
 import type { EditLocationsOutput, EditLocationSample } from '../hierarchy/edit-locations.ts';
@@ -25,7 +25,7 @@ import { mergeRanges, resolveLocations } from '../hierarchy/locations.ts';
 import { toCodeElements, type RelatedElementsOutput } from '../hierarchy/related-elements.ts';
 import { FUNCTION_STAGE, LINE_STAGE } from '../hierarchy/stage.ts';
 import { FILE_STAGE } from '../stage.ts';
-import type { FileLocalization, TraceEvent } from '../types.ts';
+import type { FileLocalization, TraceEvent } from '../../src/artifacts/localization.ts';
 
 /** `{file: [strings]}` as Agentless writes location maps. */
 export type AgentlessLocMap = Record<string, string[]>;

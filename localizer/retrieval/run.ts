@@ -10,10 +10,10 @@
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
-import { RunLayout } from '../../src/orchestrator/run-layout.ts';
-import { runStage, type StageArtifact, type StageEvent } from '../../src/orchestrator/stage-runner.ts';
-import { groupByRepo, releaseAfterLastInstance } from '../../src/orchestrator/repo-release.ts';
-import { goldPaths } from '../../results/gold.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import { runStage, type StageArtifact, type StageEvent } from '../../src/run/stage-runner.ts';
+import { groupByRepo, releaseAfterLastInstance } from '../../src/run/repo-release.ts';
+import { goldPaths } from '../../src/dataset/gold.ts';
 import { selectionPath, type RetrieveOutput, type StageSelection } from './artifacts.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './options.ts';
 import { defaultQueries, type QueryPreset, type RetrievalQuery } from './query.ts';

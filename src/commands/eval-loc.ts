@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { readJsonIfExists } from '../util/fsx.ts';
 import { rankedPathsOf, selectionPath, type StageSelection } from '../../localizer/retrieval/artifacts.ts';
-import { RunLayout } from '../orchestrator/run-layout.ts';
+import { RunLayout } from '../run/run-layout.ts';
 import { defaultCacheDir, loadDataset } from '../dataset/load.ts';
 import type { SweInstance } from '../dataset/schema.ts';
 import { RepoStore } from '../repo/store.ts';

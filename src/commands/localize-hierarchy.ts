@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { createProgress } from '../orchestrator/progress.ts';
+import { createProgress } from '../run/progress.ts';
 import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../localizer/interchange/loc-outputs.ts';
 import { FUNCTION_STAGE, LINE_STAGE, runFunctionLocalization, runLineLocalization } from '../../localizer/hierarchy/stage.ts';
 import { FILE_STAGE } from '../../localizer/stage.ts';

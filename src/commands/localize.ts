@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { createProgress } from '../orchestrator/progress.ts';
+import { createProgress } from '../run/progress.ts';
 import { createLocalizer, localizerNames } from '../../localizer/registry.ts';
 import { FILE_STAGE, runFileLocalization } from '../../localizer/stage.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';

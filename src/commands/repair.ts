@@ -7,9 +7,9 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { createProgress } from '../orchestrator/progress.ts';
-import { RunLayout } from '../orchestrator/run-layout.ts';
-import { readArtifact } from '../orchestrator/stage-runner.ts';
+import { createProgress } from '../run/progress.ts';
+import { RunLayout } from '../run/run-layout.ts';
+import { readArtifact } from '../run/stage-runner.ts';
 import type { LineStageOutput, ValidateStageOutput } from '../orchestrator/stages.ts';
 import { runRepairStage, runSelectStage, type RepairInstanceInput } from '../../repair/stage.ts';
 import type { CandidateValidation } from '../../repair/types.ts';

@@ -14,7 +14,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createProgress } from '../orchestrator/progress.ts';
+import { createProgress } from '../run/progress.ts';
 import { runRetrieval } from '../../localizer/retrieval/run.ts';
 import { assertQueries, externalQuery, issueQueryText, type QueryPreset, type RetrievalQuery } from '../../localizer/retrieval/query.ts';
 import type { DeepPartial, RetrievalOptions } from '../../localizer/retrieval/options.ts';

@@ -9,8 +9,8 @@
  */
 import PQueue from 'p-queue';
 import type { SweInstance } from '../dataset/schema.ts';
-import type { RunLayout } from './run-layout.ts';
-import { runInstanceStage, type StageArtifact, type StageEvent } from './stage-runner.ts';
+import type { RunLayout } from '../run/run-layout.ts';
+import { runInstanceStage, type StageArtifact, type StageEvent } from '../run/stage-runner.ts';
 
 export interface StageInput {
   instance: SweInstance;

@@ -15,7 +15,7 @@ import type { Services } from '../services.ts';
 import type { FileParser } from '../index/file-parser.ts';
 import type { ChatModel } from '../llm/types.ts';
 import { createLocalizer } from '../../localizer/registry.ts';
-import type { FileLocalization } from '../../localizer/types.ts';
+import type { FileLocalization } from '../artifacts/localization.ts';
 import { localizeRelatedElements, type RelatedElementsOutput } from '../../localizer/hierarchy/related-elements.ts';
 import { localizeEditLocations, type EditLocationsOutput } from '../../localizer/hierarchy/edit-locations.ts';
 import { repairInstance } from '../../repair/stage.ts';

@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
-import { RunLayout } from '../../src/orchestrator/run-layout.ts';
-import type { StageArtifact } from '../../src/orchestrator/stage-runner.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import type { LineStageOutput } from '../../localizer/hierarchy/stage.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
 

@@ -2,9 +2,9 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { groupByRepo, releaseAfterLastInstance } from '../../src/orchestrator/repo-release.ts';
-import { runStage } from '../../src/orchestrator/stage-runner.ts';
-import { RunLayout } from '../../src/orchestrator/run-layout.ts';
+import { groupByRepo, releaseAfterLastInstance } from '../../src/run/repo-release.ts';
+import { runStage } from '../../src/run/stage-runner.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 
 const inst = (id: string, repo: string) => ({ instance_id: id, repo, base_commit: 'c', problem_statement: id, patch: '' }) as unknown as SweInstance;

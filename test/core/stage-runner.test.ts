@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SweInstance } from '../../src/dataset/schema.ts';
-import { createProgress } from '../../src/orchestrator/progress.ts';
-import { RunLayout } from '../../src/orchestrator/run-layout.ts';
-import { readArtifact, runStage } from '../../src/orchestrator/stage-runner.ts';
+import { createProgress } from '../../src/run/progress.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import { readArtifact, runStage } from '../../src/run/stage-runner.ts';
 
 const instance = (id: string): SweInstance =>
   ({ instance_id: id, repo: 'o/r', base_commit: 'a'.repeat(40), problem_statement: '', patch: '', test_patch: '', hints_text: '', FAIL_TO_PASS: [], PASS_TO_PASS: [] });

@@ -32,7 +32,7 @@ import { analyzeRun } from '../../results/run-analysis.ts';
 import { compareRuns } from '../../results/compare.ts';
 import type { Report } from '../../results/report.ts';
 import type { InstanceAnalysis } from '../../results/failure-analysis.ts';
-import type { StageArtifact } from '../../src/orchestrator/stage-runner.ts';
+import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { STAGE_NAMES } from '../../src/orchestrator/stages.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';

@@ -8,7 +8,7 @@ import type { PatchChecker } from '../../repair/diff.ts';
 import { repairInstance, runRepairStage, runSelectStage, type RepairInstanceInput } from '../../repair/stage.ts';
 import type { EditLocationSet, RepairInstanceRecord, Selection } from '../../repair/types.ts';
 import { SweInstanceSchema, type SweInstance } from '../../src/dataset/schema.ts';
-import type { StageArtifact } from '../../src/orchestrator/stage-runner.ts';
+import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/types.ts';
 import type { RepoSnapshot, TreeEntry } from '../../src/repo/types.ts';
 

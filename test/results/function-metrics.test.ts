@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { functionOutcome } from '../../results/function-metrics.ts';
 import { computeLocMetrics } from '../../results/loc-metrics.ts';
 import { evaluateRunFunctions } from '../../src/commands/eval-loc.ts';
-import { RunLayout } from '../../src/orchestrator/run-layout.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
 import { RepoStore } from '../../src/repo/store.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { sharedMiniBenchmark } from '../minibench/shared.ts';

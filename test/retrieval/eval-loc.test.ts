@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
-import { RunLayout } from '../../src/orchestrator/run-layout.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
 import { selectionPath } from '../../localizer/retrieval/artifacts.ts';
 import { evaluateRun } from '../../src/commands/eval-loc.ts';
 

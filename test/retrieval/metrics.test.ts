@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goldFilesFromPatch, goldPaths } from '../../results/gold.ts';
+import { goldFilesFromPatch, goldPaths } from '../../src/dataset/gold.ts';
 import { computeLocMetrics, firstGoldRank, formatLocMetricsTable, metricsSummary } from '../../results/loc-metrics.ts';
 
 const PATCH = `diff --git a/pkg/core.py b/pkg/core.py

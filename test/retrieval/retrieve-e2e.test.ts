@@ -10,8 +10,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
 import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
-import { RunLayout } from '../../src/orchestrator/run-layout.ts';
-import type { StageArtifact } from '../../src/orchestrator/stage-runner.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import type { RetrieveOutput } from '../../localizer/retrieval/artifacts.ts';
 
 const exec = promisify(execFile);

@@ -4,7 +4,7 @@
  * /dev/null for added/deleted files) and `rename from/to` lines tell what happened to it. The diff itself
  * is read by the shared parser in src/patch.ts.
  */
-import { parsePatch } from '../src/patch.ts';
+import { parsePatch } from '../patch.ts';
 
 export type GoldStatus = 'modified' | 'added' | 'deleted' | 'renamed';
 

@@ -1,0 +1,164 @@
+/**
+ * The architecture check: every code file belongs to a declared room, imports only rooms of its own layer
+ * or below, takes part in no import cycle (between rooms or between files), and stays under the file-size
+ * limit. `docs/architecture.md` explains the layers; this file is their source of truth, so a new folder
+ * must be placed here before it can be imported from.
+ *
+ *   npm run check:architecture          prints the violations, exits 1 when there are any
+ *
+ * Imports are read as text (static `import`/`export … from` and dynamic `import('…')`, type-only included:
+ * a type import is a dependency of the design too). Only relative specifiers are project imports.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Layers, top first. A room may import rooms of its own layer (without forming a cycle) or of lower ones. */
+export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> = [
+  { name: 'entry', rooms: ['bin', 'src/cli.ts'] },
+  { name: 'surface', rooms: ['src/commands', 'scripts'] },
+  { name: 'assembly', rooms: ['src/orchestrator'] },
+  { name: 'analysis', rooms: ['results'] },
+  { name: 'localizers', rooms: ['localizer'] },
+  { name: 'stages', rooms: ['repair', 'validation'] },
+  { name: 'services', rooms: ['src/services.ts', 'src/config.ts', 'src/minibench', 'docker', 'src/index'] },
+  { name: 'providers', rooms: ['src/embedding', 'src/vectorstore', 'src/llm', 'src/dataset', 'src/run', 'src/artifacts', 'src/sandbox'] },
+  { name: 'foundations', rooms: ['src/text', 'src/parsing', 'src/repo', 'src/prompts.ts', 'src/util', 'src/patch.ts'] },
+];
+
+/** Folders whose code is checked. test/ may import anything; scripts may import test/support (the scripted model). */
+export const CODE_ROOTS = ['bin', 'src', 'localizer', 'repair', 'validation', 'docker', 'results', 'scripts'];
+const ALLOWED_EXTRA: Record<string, readonly string[]> = { scripts: ['test'] };
+export const MAX_FILE_LINES = 400;
+
+export interface Violation {
+  kind: 'unplaced' | 'upward' | 'room-cycle' | 'file-cycle' | 'size';
+  message: string;
+}
+
+const CODE_FILE = /\.(ts|js|mjs)$/;
+const IMPORT = /(?:^|[^\w.])(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+
+function listFiles(root: string, dir: string, out: string[]): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(path.join(root, dir));
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const rel = path.join(dir, name);
+    if (statSync(path.join(root, rel)).isDirectory()) listFiles(root, rel, out);
+    else if (CODE_FILE.test(name) && !name.endsWith('.d.ts')) out.push(rel.split(path.sep).join('/'));
+  }
+}
+
+/** The room of a repository-relative path: the longest declared room that is it or contains it. */
+export function roomOf(file: string): string | undefined {
+  let best: string | undefined;
+  for (const layer of LAYERS) {
+    for (const room of layer.rooms) {
+      if ((file === room || file.startsWith(room + '/')) && (!best || room.length > best.length)) best = room;
+    }
+  }
+  if (!best && file.startsWith('test/')) return 'test';
+  return best;
+}
+
+const layerIndex = new Map(LAYERS.flatMap((layer, i) => layer.rooms.map((room) => [room, i] as const)));
+
+/** Relative import specifiers of a source text, with their 1-based line numbers. */
+export function importsOf(text: string): Array<{ specifier: string; line: number }> {
+  const out: Array<{ specifier: string; line: number }> = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const specifier = m[1] ?? m[2] ?? m[3];
+    if (!specifier?.startsWith('.')) continue;
+    out.push({ specifier, line: text.slice(0, m.index + m[0].indexOf(specifier)).split('\n').length });
+  }
+  return out;
+}
+
+/** Strongly connected components with more than one node (Tarjan), each sorted. */
+export function cyclesOf(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) out.push(component.sort());
+    }
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+export function checkArchitecture(root: string): Violation[] {
+  const files: string[] = [];
+  for (const dir of CODE_ROOTS) listFiles(root, dir, files);
+  const known = new Set(files);
+  const violations: Violation[] = [];
+  const fileGraph = new Map<string, Set<string>>();
+  const roomGraph = new Map<string, Set<string>>();
+  for (const file of files.sort()) {
+    const room = roomOf(file);
+    const text = readFileSync(path.join(root, file), 'utf8');
+    if (!room) {
+      violations.push({ kind: 'unplaced', message: `${file} is in no declared room (add its folder to LAYERS in scripts/check-architecture.ts)` });
+      continue;
+    }
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    if (lines > MAX_FILE_LINES) violations.push({ kind: 'size', message: `${file} has ${lines} lines (limit ${MAX_FILE_LINES}): split it along a seam` });
+    const edges = new Set<string>();
+    fileGraph.set(file, edges);
+    for (const { specifier, line } of importsOf(text)) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      const targetRoom = roomOf(target);
+      if (known.has(target)) edges.add(target);
+      if (!targetRoom || targetRoom === room) continue;
+      if (ALLOWED_EXTRA[room]?.includes(targetRoom)) continue;
+      if (targetRoom === 'test') {
+        violations.push({ kind: 'upward', message: `${file}:${line} imports test code ${target}` });
+        continue;
+      }
+      const from = layerIndex.get(room)!;
+      const to = layerIndex.get(targetRoom)!;
+      if (to < from) {
+        violations.push({ kind: 'upward', message: `${file}:${line} (${LAYERS[from].name}) imports ${target} from the higher layer ${LAYERS[to].name}` });
+      }
+      if (!roomGraph.has(room)) roomGraph.set(room, new Set());
+      roomGraph.get(room)!.add(targetRoom);
+    }
+  }
+  for (const cycle of cyclesOf(roomGraph)) violations.push({ kind: 'room-cycle', message: `rooms import each other in a circle: ${cycle.join(' ↔ ')}` });
+  for (const cycle of cyclesOf(fileGraph)) violations.push({ kind: 'file-cycle', message: `files import each other in a circle: ${cycle.join(' ↔ ')}` });
+  return violations;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const violations = checkArchitecture(root);
+  for (const v of violations) process.stderr.write(`${v.kind}: ${v.message}\n`);
+  process.stderr.write(violations.length ? `check-architecture: ${violations.length} violation(s)\n` : 'check-architecture: layers, cycles and file sizes ok\n');
+  process.exitCode = violations.length ? 1 : 0;
+}

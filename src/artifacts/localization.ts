@@ -1,0 +1,57 @@
+/**
+ * The artifacts that localization stages hand downstream and that analysis reads back: the ranked files of
+ * any file localizer, the trace of how they were found, and code elements as the failure analysis names
+ * them. They live below every stage so that localizers, repair, validation and analysis share one shape
+ * without importing each other.
+ */
+import type { ChatTrace, Usage } from '../llm/types.ts';
+
+export interface LocalizedFile {
+  /** repository-relative path at the base commit */
+  path: string;
+  /** higher is better; scale is the localizer's own (retrieval score, 0–10 agent score, rank-derived …) */
+  score: number;
+  /** localizer-specific evidence: best chunks, agent rationale, which list it came from … */
+  evidence?: Record<string, unknown>;
+}
+
+/** One step of a localizer's trace: an LLM call, a tool call, or a note (fallbacks, dropped paths …). */
+export type TraceEvent =
+  | { type: 'llm'; step: string; trace: ChatTrace }
+  | { type: 'tool'; step: string; tool: string; input: unknown; output: string; durationMs: number }
+  | { type: 'note'; step: string; message: string; data?: unknown };
+
+export interface FileLocalization {
+  localizer: string;
+  /** ranked, best first; downstream stages take the first `topN` (3 by default) */
+  files: LocalizedFile[];
+  /** true for localizers that look at the answer (oracle): reports label them as upper bounds */
+  upperBound?: boolean;
+  trace: TraceEvent[];
+  usage: Usage & { calls: number };
+  timingsMs: Record<string, number>;
+  /** function-level results when the localizer produces them (BLAgent §3.7 variant) */
+  functions?: Array<{ path: string; name: string; score?: number }>;
+}
+
+/** Sums the usage of the LLM calls in a trace (cached samples included: they are what the answer cost). */
+export function usageOfTrace(trace: readonly TraceEvent[]): FileLocalization['usage'] {
+  const total = { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 };
+  for (const event of trace) {
+    if (event.type !== 'llm' || !event.trace.response) continue;
+    total.promptTokens += event.trace.response.usage.promptTokens;
+    total.completionTokens += event.trace.response.usage.completionTokens;
+    total.cost += event.trace.response.usage.cost;
+    total.calls += 1;
+  }
+  return total;
+}
+
+/** A code element: `name` is "func", "Class" or "Class.method" (dotted for nesting), or "<module>". */
+export interface CodeElement {
+  path: string;
+  name: string;
+}
+
+/** The element name of module-level code (variables, imports, statements outside any definition). */
+export const MODULE_LEVEL = '<module>';

@@ -1,0 +1,77 @@
+/**
+ * The architecture check over locfix itself (no upward import, no import cycle, no oversized file) and over
+ * small trees written here, so a check that never finds anything would fail too.
+ */
+import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { checkArchitecture, cyclesOf, importsOf, roomOf } from '../../scripts/check-architecture.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-arch-'));
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await writeFile(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+describe('architecture check', () => {
+  it('reads static, re-export, side-effect and dynamic imports, relative ones only', () => {
+    const text = [
+      "import { a } from './a.ts';",
+      "import type { B } from '../b.ts';",
+      "export { c } from './c.ts';",
+      "import './side.ts';",
+      "const d = await import('./d.ts');",
+      "import { readFile } from 'node:fs/promises';",
+    ].join('\n');
+    expect(importsOf(text).map((i) => [i.specifier, i.line])).toEqual([
+      ['./a.ts', 1],
+      ['../b.ts', 2],
+      ['./c.ts', 3],
+      ['./side.ts', 4],
+      ['./d.ts', 5],
+    ]);
+  });
+
+  it('places files in the most specific room', () => {
+    expect(roomOf('src/run/stage-runner.ts')).toBe('src/run');
+    expect(roomOf('src/cli.ts')).toBe('src/cli.ts');
+    expect(roomOf('localizer/blagent/index.ts')).toBe('localizer');
+    expect(roomOf('src/nowhere/x.ts')).toBeUndefined();
+  });
+
+  it('finds cycles of any length', () => {
+    const g = new Map([
+      ['a', new Set(['b'])],
+      ['b', new Set(['c'])],
+      ['c', new Set(['a'])],
+      ['d', new Set(['a'])],
+    ]);
+    expect(cyclesOf(g)).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('reports an upward import, a cycle, an unplaced file and an oversized file', async () => {
+    const dir = await tree({
+      'src/util/low.ts': "import { x } from '../../localizer/high.ts';\nexport const y = x;\n",
+      'localizer/high.ts': "import { y } from '../src/util/low.ts';\nexport const x = 1;\n",
+      'src/parsing/a.ts': "import './b.ts';\n",
+      'src/parsing/b.ts': "import './a.ts';\n",
+      'src/mystery/z.ts': 'export {};\n',
+      'repair/big.ts': 'const a = 1;\n'.repeat(401),
+    });
+    const kinds = checkArchitecture(dir).map((v) => [v.kind, v.message.split(' ')[0]]);
+    expect(kinds).toContainEqual(['upward', 'src/util/low.ts:1']);
+    expect(kinds).toContainEqual(['room-cycle', 'rooms']);
+    expect(kinds).toContainEqual(['unplaced', 'src/mystery/z.ts']);
+    expect(kinds).toContainEqual(['size', 'repair/big.ts']);
+    expect(checkArchitecture(dir).filter((v) => v.kind === 'file-cycle').map((v) => v.message)).toContainEqual(
+      expect.stringContaining('src/parsing/a.ts ↔ src/parsing/b.ts'),
+    );
+  });
+});
