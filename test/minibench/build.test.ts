@@ -10,7 +10,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SweInstanceSchema } from '../../src/dataset/schema.ts';
-import { buildMiniBenchmark, MINIBENCH_SOURCE_DIR, type MiniBenchBuild } from '../../src/minibench/build.ts';
+import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
+import { MINIBENCH_SOURCE_DIR } from '../../src/minibench/fixtures.ts';
 
 const run = promisify(execFile);
 
