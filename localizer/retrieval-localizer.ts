@@ -1,17 +1,27 @@
 /**
- * The model-free localizer: locfix's hybrid retrieval (dense + BM25 + definitions + paths, fused) over the
- * raw issue and its structural query. Also the fallback order for the LLM localizers.
+ * The model-free localizer: locfix's hybrid retrieval (dense + BM25 + definitions + paths + history, fused)
+ * over the raw issue and its structural query. `locfix localize --localizer retrieval` and `locfix retrieve`
+ * both run it, so both write the one file-localization artifact shape. Also the fallback order of the LLM
+ * localizers.
  */
-import { defaultQueries, type QueryPreset } from './retrieval/query.ts';
+import type { FileLocalization } from '../src/artifacts/localization.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import { defaultQueries, type QueryPreset, type RetrievalQuery } from './retrieval/query.ts';
 import { retrieveFiles } from './retrieval/retriever.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
-import type { FileLocalization } from '../src/artifacts/localization.ts';
 
 export interface RetrievalLocalizerOptions {
   queries?: QueryPreset;
+  /** 'drop' (default) searches the issue without its `pip list` / show_versions tables; 'keep' as written */
+  environmentReports?: 'drop' | 'keep';
   retrieval?: DeepPartial<RetrievalOptions>;
+  /** queries written elsewhere (e.g. an LLM's T0/T1) for the instances it answers; the others get the preset's */
+  queriesFor?: (instance: SweInstance) => RetrievalQuery[] | undefined;
 }
+
+/** Evidence kept per ranked file: enough to see why it ranked, small enough for 300-instance runs. */
+const EVIDENCE_ITEMS = 5;
 
 export class RetrievalLocalizer implements FileLocalizer {
   readonly name = 'retrieval';
@@ -25,17 +35,32 @@ export class RetrievalLocalizer implements FileLocalizer {
     const t0 = performance.now();
     const index = await ctx.index();
     const tIndex = performance.now();
-    const result = await retrieveFiles(index, defaultQueries(ctx.instance.problem_statement, this.settings.queries), this.options);
+    const queries =
+      this.settings.queriesFor?.(ctx.instance) ??
+      defaultQueries(ctx.instance.problem_statement, this.settings.queries, { environmentReports: this.settings.environmentReports });
+    const result = await retrieveFiles(index, queries, this.options);
     return {
       localizer: this.name,
       files: result.ranking.map((f) => ({
         path: f.path,
         score: f.score,
-        evidence: { channels: f.channels, chunks: f.chunks.slice(0, 5), definitions: f.definitions.slice(0, 5), pathSignals: f.pathSignals.slice(0, 5) },
+        evidence: {
+          channels: f.channels,
+          chunks: f.chunks.slice(0, EVIDENCE_ITEMS),
+          definitions: f.definitions.slice(0, EVIDENCE_ITEMS),
+          pathSignals: f.pathSignals.slice(0, EVIDENCE_ITEMS),
+        },
       })),
       trace: [{ type: 'note', step: 'retrieval', message: `pool of ${result.pool.length} candidates`, data: { pool: result.pool } }],
       usage: { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 },
-      timingsMs: { index: tIndex - t0, retrieve: performance.now() - tIndex },
+      timingsMs: { index: Math.round(tIndex - t0), retrieve: Math.round(performance.now() - tIndex) },
+      details: {
+        repo: ctx.instance.repo,
+        base_commit: ctx.snapshot.commit,
+        options: this.options,
+        perQuery: result.perQuery,
+        indexStats: { ...index.timings },
+      },
     };
   }
 }

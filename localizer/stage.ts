@@ -1,20 +1,49 @@
 /**
- * The file-localization stage: runs one FileLocalizer over a selection of instances through the shared stage
- * runner (one artifact per instance under runs/<id>/<stage>/, resumable, failure-isolated) and writes the
- * selection file that `eval-loc` scores against.
+ * The file-localization stage: one FileLocalizer over one instance, as `locfix run` and `locfix localize`
+ * (and, with the retrieval localizer, `locfix retrieve`) run it. `runFileLocalization` runs it on its own over
+ * a selection (one artifact per instance under runs/<id>/<stage>/, resumable, failure-isolated) and writes
+ * the selection file that `eval-loc` scores against.
  */
-import type { SweInstance } from '../src/dataset/schema.ts';
-import { runStage, type StageArtifact, type StageEvent } from '../src/run/stage-runner.ts';
-import { RunLayout } from '../src/run/run-layout.ts';
-import type { Services } from '../src/services.ts';
-import { writeJsonAtomic } from '../src/util/fsx.ts';
-import { goldPaths } from '../src/dataset/gold.ts';
-import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.ts';
-import { selectionPath, type StageSelection } from './retrieval/artifacts.ts';
-import type { FileLocalizer } from './types.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import { goldPaths } from '../src/dataset/gold.ts';
+import type { FileParser } from '../src/index/file-parser.ts';
+import type { RepoIndex } from '../src/index/repo-index.ts';
+import type { ChatModel } from '../src/llm/types.ts';
+import type { RepoSnapshot } from '../src/repo/types.ts';
+import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.ts';
+import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
+import { STAGE, runStageOver, type PipelineStage } from '../src/run/stage.ts';
+import type { StageArtifact, StageEvent } from '../src/run/stage-runner.ts';
+import { writeJsonAtomic } from '../src/util/fsx.ts';
+import type { FileLocalizer } from './types.ts';
 
-export const FILE_STAGE = 'localize-files';
+/** What file localization needs from the run's services (src/services.ts provides it). */
+export interface LocalizationServices {
+  snapshot(repo: string, commit: string): Promise<RepoSnapshot>;
+  index(snapshot: RepoSnapshot, parser?: FileParser): Promise<RepoIndex>;
+  releaseRepo(repo: string): void;
+  readonly llm: ChatModel | undefined;
+}
+
+export interface FileStageOptions {
+  /** artifact folder (default localize-files; `locfix retrieve` writes retrieve/) */
+  name?: string;
+  /** limits index builds (CPU- and memory-heavy) when instances run concurrently */
+  limitIndexing?: <T>(build: () => Promise<T>) => Promise<T>;
+}
+
+export function fileLocalizationStage(localizer: FileLocalizer | Promise<FileLocalizer>, services: LocalizationServices, options: FileStageOptions = {}): PipelineStage<FileLocalization> {
+  const limit = options.limitIndexing ?? ((build) => build());
+  return {
+    name: options.name ?? STAGE.files,
+    run: async ({ instance }) => {
+      const loaded = await localizer;
+      const snapshot = await services.snapshot(instance.repo, instance.base_commit);
+      return loaded.localize({ instance, snapshot, index: (parser) => limit(() => services.index(snapshot, parser)), llm: services.llm });
+    },
+  };
+}
 
 export interface LocalizationStageSettings {
   runDir: string;
@@ -24,11 +53,20 @@ export interface LocalizationStageSettings {
   concurrency?: number;
   retryErrors?: boolean;
   onEvent?: (event: StageEvent) => void;
+  /** recorded in the selection file (what eval-loc and reports show about the run) */
+  settings?: Record<string, unknown>;
 }
 
+/** runs/<id>/<stage>.selection.json: every selected instance in order, with its gold files. */
 export async function writeSelection(runDir: string, stage: string, dataset: string, instances: readonly SweInstance[], settings: Record<string, unknown>): Promise<void> {
   const gold: Record<string, string[]> = {};
-  for (const inst of instances) if (inst.patch) gold[inst.instance_id] = goldPaths(inst.patch);
+  for (const inst of instances) {
+    try {
+      if (inst.patch) gold[inst.instance_id] = goldPaths(inst.patch);
+    } catch {
+      // an unreadable gold patch only matters to metrics; eval-loc reports the instance as without gold
+    }
+  }
   const selection: StageSelection = {
     stage,
     dataset,
@@ -37,31 +75,25 @@ export async function writeSelection(runDir: string, stage: string, dataset: str
     createdAt: new Date().toISOString(),
     settings,
   };
-  await writeJsonAtomic(selectionPath(runDir, stage), selection);
+  await writeJsonAtomic(new RunLayout(runDir).selectionPath(stage), selection);
 }
 
 export async function runFileLocalization(
   instances: readonly SweInstance[],
   localizer: FileLocalizer,
-  services: Services,
+  services: LocalizationServices & { readonly embedder: { readonly id: string } },
   settings: LocalizationStageSettings,
 ): Promise<Array<StageArtifact<FileLocalization>>> {
-  const stage = settings.stage ?? FILE_STAGE;
+  const stage = fileLocalizationStage(localizer, services, { name: settings.stage });
   // Consecutive instances of one repository reuse its index caches.
   const ordered = groupByRepo(instances);
-  await writeSelection(settings.runDir, stage, settings.dataset, ordered, { localizer: localizer.name, embedder: services.embedder.id });
-  return runStage<FileLocalization>({
+  await writeSelection(settings.runDir, stage.name, settings.dataset, ordered, { localizer: localizer.name, embedder: services.embedder.id, ...settings.settings });
+  return runStageOver(stage, ordered, {
     layout: new RunLayout(settings.runDir),
-    stage,
-    instances: ordered,
     concurrency: settings.concurrency ?? 1,
     retryErrors: settings.retryErrors,
     onEvent: settings.onEvent,
     // the last instance of a repository done: its indexes and parse memo are not needed any more
     onInstanceDone: releaseAfterLastInstance(ordered, (repo) => services.releaseRepo(repo)),
-    work: async (instance) => {
-      const snapshot = await services.snapshot(instance.repo, instance.base_commit);
-      return localizer.localize({ instance, snapshot, index: (parser) => services.index(snapshot, parser), llm: services.llm });
-    },
   });
 }

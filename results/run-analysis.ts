@@ -8,6 +8,7 @@ import path from 'node:path';
 import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
 import { RunLayout } from '../src/run/run-layout.ts';
 import { readArtifact, type StageArtifact } from '../src/run/stage-runner.ts';
+import { PIPELINE_STAGES, STAGE, type StageName } from '../src/run/stage.ts';
 import type { RunManifest } from '../src/run/manifest.ts';
 import { extractDefinitions } from '../src/parsing/definitions.ts';
 import { pythonParser } from '../src/parsing/parse.ts';
@@ -18,7 +19,8 @@ import { modifiedExistingFiles } from '../src/patch.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { RepairInstanceRecord, Selection } from '../repair/types.ts';
-import type { EvaluateStageOutput, FunctionStageOutput, LineStageOutput, ValidateStageOutput } from '../src/orchestrator/stages.ts';
+import type { FunctionStageOutput, LineStageOutput } from '../localizer/hierarchy/stage.ts';
+import type { EvaluateStageOutput, ValidateStageOutput } from '../validation/stages.ts';
 import { analyzeInstance, goldElements, summarizeFailures, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
 import type { RunOutcome } from './compare.ts';
 import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
@@ -56,13 +58,13 @@ interface InstanceArtifacts {
 
 async function loadArtifacts(layout: RunLayout, id: string): Promise<InstanceArtifacts> {
   const [files, functions, lines, repair, validate, select, evaluate] = await Promise.all([
-    readArtifact<FileLocalization>(layout, 'localize-files', id),
-    readArtifact<FunctionStageOutput>(layout, 'localize-functions', id),
-    readArtifact<LineStageOutput>(layout, 'localize-lines', id),
-    readArtifact<RepairInstanceRecord>(layout, 'repair', id),
-    readArtifact<ValidateStageOutput>(layout, 'validate', id),
-    readArtifact<Selection>(layout, 'select', id),
-    readArtifact<EvaluateStageOutput>(layout, 'evaluate', id),
+    readArtifact<FileLocalization>(layout, STAGE.files, id),
+    readArtifact<FunctionStageOutput>(layout, STAGE.functions, id),
+    readArtifact<LineStageOutput>(layout, STAGE.lines, id),
+    readArtifact<RepairInstanceRecord>(layout, STAGE.repair, id),
+    readArtifact<ValidateStageOutput>(layout, STAGE.validate, id),
+    readArtifact<Selection>(layout, STAGE.select, id),
+    readArtifact<EvaluateStageOutput>(layout, STAGE.evaluate, id),
   ]);
   return { files, functions, lines, repair, validate, select, evaluate };
 }
@@ -72,11 +74,11 @@ const ok = <T>(a: StageArtifact<T> | undefined): T | undefined => (a?.status ===
 /** The reason an instance has no patch, from the first stage that stopped it. */
 function emptyReasonOf(a: InstanceArtifacts): string | undefined {
   for (const [stage, artifact] of [
-    ['localize-files', a.files],
-    ['localize-functions', a.functions],
-    ['localize-lines', a.lines],
-    ['repair', a.repair],
-    ['select', a.select],
+    [STAGE.files, a.files],
+    [STAGE.functions, a.functions],
+    [STAGE.lines, a.lines],
+    [STAGE.repair, a.repair],
+    [STAGE.select, a.select],
   ] as const) {
     if (!artifact) return `not run: ${stage}`;
     if (artifact.status === 'error') return `${stage} failed: ${artifact.error?.message.split('\n')[0] ?? 'error'}`;
@@ -163,14 +165,14 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     const repair = ok(a.repair);
     const selection = ok(a.select);
     const evaluation = ok(a.evaluate);
-    addCost('localize-files', a.files, files?.usage);
-    addCost('localize-functions', a.functions, functions?.usage);
-    addCost('localize-lines', a.lines, ok(a.lines)?.usage);
-    addCost('repair', a.repair, repair ? { ...repair.usage, calls: repair.calls.length } : undefined);
+    addCost(STAGE.files, a.files, files?.usage);
+    addCost(STAGE.functions, a.functions, functions?.usage);
+    addCost(STAGE.lines, a.lines, ok(a.lines)?.usage);
+    addCost(STAGE.repair, a.repair, repair ? { ...repair.usage, calls: repair.calls.length } : undefined);
     // validation's wall time is Docker time; its few LLM calls (regression-test exclusion) are not itemised
-    addCost('validate', a.validate, ok(a.validate)?.usage);
-    addCost('select', a.select);
-    addCost('evaluate', a.evaluate);
+    addCost(STAGE.validate, a.validate, ok(a.validate)?.usage);
+    addCost(STAGE.select, a.select);
+    addCost(STAGE.evaluate, a.evaluate);
 
     let definitionsOf: (p: string) => ReturnType<typeof extractDefinitions> = () => [];
     if (options.snapshot && instance.patch) {
@@ -213,7 +215,6 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     INSTANCE_METRIC_NAMES.map((m) => [m, metricRows.length ? metricRows.reduce((s, r) => s + r[m], 0) / metricRows.length : 0]),
   ) as unknown as InstanceMetrics;
   outcome.upperBound = upperBound;
-  const stageOrder = ['localize-files', 'localize-functions', 'localize-lines', 'repair', 'validate', 'select', 'evaluate'];
   const report: RunReport = {
     runId: layout.id,
     localizer: outcome.localizer,
@@ -223,7 +224,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     resolved: outcome.resolved.length,
     failures,
     localization,
-    costs: [...costs.values()].sort((x, y) => stageOrder.indexOf(x.stage) - stageOrder.indexOf(y.stage)),
+    costs: [...costs.values()].sort((x, y) => PIPELINE_STAGES.indexOf(x.stage as StageName) - PIPELINE_STAGES.indexOf(y.stage as StageName)),
     startedAt: manifest?.createdAt,
     finishedAt: manifest?.invocations.at(-1)?.finishedAt,
   };

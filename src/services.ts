@@ -73,6 +73,13 @@ export class Services {
     return this.llmInstance;
   }
 
+  /** The chat model for a stage that cannot work without one; the error says how to configure it. */
+  requireLlm(purpose: string): ChatModel {
+    const llm = this.llm;
+    if (!llm) throw Object.assign(new Error(`${purpose} needs a chat model: set "llm" in the config or pass --llm`), { kind: 'no-llm' });
+    return llm;
+  }
+
   snapshot(repo: string, commit: string): Promise<RepoSnapshot> {
     return this.store.snapshot(repo, commit);
   }

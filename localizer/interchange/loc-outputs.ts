@@ -23,8 +23,7 @@ import type { EditLocationsOutput, EditLocationSample } from '../hierarchy/edit-
 import { loadSources } from '../hierarchy/files.ts';
 import { mergeRanges, resolveLocations } from '../hierarchy/locations.ts';
 import { toCodeElements, type RelatedElementsOutput } from '../hierarchy/related-elements.ts';
-import { FUNCTION_STAGE, LINE_STAGE } from '../hierarchy/stage.ts';
-import { FILE_STAGE } from '../stage.ts';
+import { STAGE } from '../../src/run/stage.ts';
 import type { FileLocalization, TraceEvent } from '../../src/artifacts/localization.ts';
 
 /** `{file: [strings]}` as Agentless writes location maps. */
@@ -146,10 +145,10 @@ export interface ExportSettings {
 /** The Agentless record of one instance from whatever locfix stages have ok artifacts; undefined without files. */
 export async function exportInstance(runDir: string, instanceId: string, settings: ExportSettings = {}): Promise<AgentlessLocRecord | undefined> {
   const layout = new RunLayout(runDir);
-  const files = await readArtifact<FileLocalization>(layout, settings.fileStage ?? FILE_STAGE, instanceId);
+  const files = await readArtifact<FileLocalization>(layout, settings.fileStage ?? STAGE.files, instanceId);
   if (files?.status !== 'ok' || !files.output) return undefined;
-  const related = await readArtifact<RelatedElementsOutput>(layout, settings.functionStage ?? FUNCTION_STAGE, instanceId);
-  const lines = await readArtifact<EditLocationsOutput>(layout, settings.lineStage ?? LINE_STAGE, instanceId);
+  const related = await readArtifact<RelatedElementsOutput>(layout, settings.functionStage ?? STAGE.functions, instanceId);
+  const lines = await readArtifact<EditLocationsOutput>(layout, settings.lineStage ?? STAGE.lines, instanceId);
   const fileTraj = trajOf(files.output.trace, (s) => s === 'files');
   const record: AgentlessLocRecord = {
     instance_id: instanceId,
@@ -215,7 +214,7 @@ export async function importRecord(runDir: string, record: AgentlessLocRecord, s
   const note: TraceEvent = { type: 'note', step: 'import', message: `imported from Agentless loc_outputs${settings.source ? ` (${settings.source})` : ''}` };
   const stages: string[] = [];
   let unresolvedCount = 0;
-  const fileStage = settings.fileStage ?? FILE_STAGE;
+  const fileStage = settings.fileStage ?? STAGE.files;
   const files: FileLocalization = {
     localizer: settings.label ?? 'agentless-import',
     files: record.found_files.map((path, i) => ({ path, score: record.found_files.length - i })),
@@ -233,7 +232,7 @@ export async function importRecord(runDir: string, record: AgentlessLocRecord, s
   const byPath = new Map(sources.map((s) => [s.path, s]));
 
   if (Object.keys(related).length > 0) {
-    const stage = settings.functionStage ?? FUNCTION_STAGE;
+    const stage = settings.functionStage ?? STAGE.functions;
     const elements: RelatedElementsOutput['elements'] = [];
     const unresolved: RelatedElementsOutput['unresolved'] = [];
     for (const [path, lines] of Object.entries(related)) {
@@ -267,7 +266,7 @@ export async function importRecord(runDir: string, record: AgentlessLocRecord, s
   }
 
   if (samples.length > 0) {
-    const stage = settings.lineStage ?? LINE_STAGE;
+    const stage = settings.lineStage ?? STAGE.lines;
     const locationSets: EditLocationSet[] = [];
     const outSamples: EditLocationSample[] = [];
     for (const sample of samples) {

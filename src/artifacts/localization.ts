@@ -32,6 +32,22 @@ export interface FileLocalization {
   timingsMs: Record<string, number>;
   /** function-level results when the localizer produces them (BLAgent §3.7 variant) */
   functions?: Array<{ path: string; name: string; score?: number }>;
+  /** localizer-specific facts about the run of this instance (retrieval: commit, options, per-query rankings, index stats) */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Ranked paths of a file-localization StageArtifact with status "ok", undefined for errors and unreadable
+ * shapes. Reads the one shape written today (`output.files`) and the one `locfix retrieve` wrote before
+ * retrieval and the other localizers shared it (`output.ranking`), so older run folders still score.
+ */
+export function rankedPathsOf(artifact: unknown): string[] | undefined {
+  if (!artifact || typeof artifact !== 'object') return undefined;
+  const a = artifact as { status?: unknown; output?: { files?: unknown; ranking?: unknown } };
+  if (a.status !== 'ok') return undefined;
+  const ranking = a.output?.files ?? a.output?.ranking;
+  if (!Array.isArray(ranking)) return undefined;
+  return ranking.map((r: unknown) => (typeof r === 'string' ? r : String((r as { path?: unknown }).path)));
 }
 
 /** Sums the usage of the LLM calls in a trace (cached samples included: they are what the answer cost). */

@@ -6,8 +6,8 @@
  */
 import type { Command } from 'commander';
 import { readJsonIfExists } from '../util/fsx.ts';
-import { rankedPathsOf, selectionPath, type StageSelection } from '../../localizer/retrieval/artifacts.ts';
-import { RunLayout } from '../run/run-layout.ts';
+import { rankedPathsOf } from '../artifacts/localization.ts';
+import { RunLayout, type StageSelection } from '../run/run-layout.ts';
 import { defaultCacheDir, loadDataset } from '../dataset/load.ts';
 import type { SweInstance } from '../dataset/schema.ts';
 import { RepoStore } from '../repo/store.ts';
@@ -20,7 +20,7 @@ import { functionOutcome, predictedElementsOf } from '../../results/function-met
 import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetricsDetail } from '../../results/loc-metrics.ts';
 
 export async function evaluateRun(runDir: string, stage = 'retrieve'): Promise<LocMetricsDetail & { missingGold: string[] }> {
-  const where = selectionPath(runDir, stage);
+  const where = new RunLayout(runDir).selectionPath(stage);
   const manifest = await readJsonIfExists<StageSelection>(where);
   if (!manifest) throw new Error(`${where} not found: is ${runDir} a run with a "${stage}" stage?`);
   if (!Array.isArray(manifest.instances)) throw new Error(`${where}: "instances" must be a list`);
@@ -51,7 +51,7 @@ export async function evaluateRunFunctions(
   snapshotOf: (instance: SweInstance) => Promise<RepoSnapshot>,
 ): Promise<LocMetricsDetail & { missingGold: string[] }> {
   const layout = new RunLayout(runDir);
-  const manifest = await readJsonIfExists<StageSelection>(selectionPath(runDir, stage));
+  const manifest = await readJsonIfExists<StageSelection>(layout.selectionPath(stage));
   const selected = manifest ? new Set(manifest.instances) : undefined;
   const parser = await pythonParser();
   const outcomes = [];

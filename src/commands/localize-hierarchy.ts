@@ -9,8 +9,10 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../run/progress.ts';
 import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../localizer/interchange/loc-outputs.ts';
-import { FUNCTION_STAGE, LINE_STAGE, runFunctionLocalization, runLineLocalization } from '../../localizer/hierarchy/stage.ts';
-import { FILE_STAGE } from '../../localizer/stage.ts';
+import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
+import { groupByRepo } from '../run/repo-release.ts';
+import { RunLayout } from '../run/run-layout.ts';
+import { STAGE, runStageOver } from '../run/stage.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
 
 interface HierarchyFlags extends SelectionFlags, ServiceFlags {
@@ -28,14 +30,20 @@ async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags)
   const instances = await loadSelection(flags, `localize-${level}`);
   const services = servicesFrom(flags);
   const concurrency = positiveInt('--concurrency', flags.concurrency) ?? 1;
+  const merged = { ...options, ...(topFiles ? { topFiles } : {}) };
+  const stage = level === 'functions' ? functionLocalizationStage(services, merged) : lineLocalizationStage(services, merged);
+  // every instance would fail alike without a model: say so once instead of recording it per instance
+  services.requireLlm(`localize-${level}`);
   const progress = createProgress({ concurrency });
-  const stage = level === 'functions' ? FUNCTION_STAGE : LINE_STAGE;
-  progress.begin(stage, instances.length);
+  progress.begin(stage.name, instances.length);
   try {
-    const settings = { runDir: path.resolve(flags.out), fileStage: flags.fileStage, concurrency, retryErrors: flags.retryErrors, onEvent: progress.event.bind(progress) };
-    const merged = { ...options, ...(topFiles ? { topFiles } : {}) };
-    const artifacts =
-      level === 'functions' ? await runFunctionLocalization(instances, services, settings, merged) : await runLineLocalization(instances, services, settings, merged);
+    const artifacts = await runStageOver<unknown>(stage, groupByRepo(instances), {
+      layout: new RunLayout(path.resolve(flags.out)),
+      sources: { [STAGE.files]: flags.fileStage },
+      concurrency,
+      retryErrors: flags.retryErrors,
+      onEvent: progress.event.bind(progress),
+    });
     return { ok: artifacts.filter((a) => a.status === 'ok').length, total: artifacts.length };
   } finally {
     progress.end();
@@ -49,14 +57,14 @@ function hierarchyCommand(program: Command, level: 'functions' | 'lines', descri
   addServiceOptions(command);
   command
     .requiredOption('--out <dir>', 'run directory holding the localize-files artifacts')
-    .option('--file-stage <name>', 'stage whose file ranking is used', FILE_STAGE)
+    .option('--file-stage <name>', 'stage whose file ranking is used', STAGE.files)
     .option('--top-files <n>', 'files taken from the ranking', '3')
     .option('--options <json>', level === 'functions' ? 'e.g. {"maxAttempts":5,"temperature":0}' : 'e.g. {"samples":4,"temperature":0.8,"contextWindow":10}')
     .option('--concurrency <n>', 'instances at once', '1')
     .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')
     .action(async (flags: HierarchyFlags) => {
       const { ok, total } = await runHierarchy(level, flags);
-      process.stderr.write(`localize-${level}: ${ok} of ${total} instances ok -> ${path.join(flags.out, level === 'functions' ? FUNCTION_STAGE : LINE_STAGE)}\n`);
+      process.stderr.write(`localize-${level}: ${ok} of ${total} instances ok -> ${path.join(flags.out, level === 'functions' ? STAGE.functions : STAGE.lines)}\n`);
       if (ok === 0) process.exitCode = 1;
     });
 }
@@ -70,7 +78,7 @@ export function register(program: Command): void {
     .description("write an Agentless loc_outputs.jsonl from a run's localize-files/-functions/-lines artifacts")
     .argument('<run>', 'run directory')
     .requiredOption('--to <file>', 'output .jsonl')
-    .option('--file-stage <name>', 'stage holding the file rankings', FILE_STAGE)
+    .option('--file-stage <name>', 'stage holding the file rankings', STAGE.files)
     .action(async (run: string, flags: { to: string; fileStage: string }) => {
       const { readdir } = await import('node:fs/promises');
       const dir = path.join(path.resolve(run), flags.fileStage);

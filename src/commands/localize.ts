@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../run/progress.ts';
 import { createLocalizer, localizerNames } from '../../localizer/registry.ts';
-import { FILE_STAGE, runFileLocalization } from '../../localizer/stage.ts';
+import { runFileLocalization } from '../../localizer/stage.ts';
+import { STAGE } from '../run/stage.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
 
 interface LocalizeFlags extends SelectionFlags, ServiceFlags {
@@ -23,7 +24,7 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const instances = await loadSelection(flags, 'localize');
   const services = servicesFrom(flags);
   const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 1 });
-  progress.begin(FILE_STAGE, instances.length);
+  progress.begin(STAGE.files, instances.length);
   try {
     const artifacts = await runFileLocalization(instances, localizer, services, {
       runDir: path.resolve(flags.out),
@@ -53,7 +54,7 @@ export function register(program: Command): void {
     .requiredOption('--out <dir>', 'run directory, e.g. runs/my-run')
     .action(async (flags: LocalizeFlags) => {
       const { ok, total } = await localizeCommand(flags);
-      process.stderr.write(`localize: ${ok} of ${total} instances ok -> ${path.join(flags.out, FILE_STAGE)}\n`);
+      process.stderr.write(`localize: ${ok} of ${total} instances ok -> ${path.join(flags.out, STAGE.files)}\n`);
       if (ok === 0) process.exitCode = 1;
     });
 }

@@ -9,11 +9,10 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../run/progress.ts';
 import { RunLayout } from '../run/run-layout.ts';
-import { readArtifact } from '../run/stage-runner.ts';
-import type { LineStageOutput, ValidateStageOutput } from '../orchestrator/stages.ts';
-import { runRepairStage, runSelectStage, type RepairInstanceInput } from '../../repair/stage.ts';
-import type { CandidateValidation } from '../../repair/types.ts';
-import type { SweInstance } from '../dataset/schema.ts';
+import { groupByRepo } from '../run/repo-release.ts';
+import { STAGE, runStageOver } from '../run/stage.ts';
+import { PythonAnalyzer } from '../../repair/analyzer.ts';
+import { repairStage, runSelectStage } from '../../repair/stage.ts';
 import { defaultCacheDir } from '../dataset/load.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
 
@@ -40,36 +39,34 @@ export function register(program: Command): void {
     .action(async (flags: RepairFlags) => {
       const instances = await loadSelection(flags, 'repair');
       const services = servicesFrom(flags);
-      const model = services.llm;
-      if (!model) throw new Error('repair needs a chat model (--llm)');
+      const model = services.requireLlm('repair');
       const layout = new RunLayout(path.resolve(flags.out));
-      const inputs: Array<RepairInstanceInput & { instance: SweInstance }> = [];
-      for (const instance of instances) {
-        const lines = await readArtifact<LineStageOutput>(layout, 'localize-lines', instance.instance_id);
-        if (lines?.status !== 'ok' || !lines.output) {
-          process.stderr.write(`repair: ${instance.instance_id}: no usable localize-lines artifact, skipped\n`);
-          continue;
-        }
-        inputs.push({ instance, locationSets: lines.output.locationSets, snapshot: await services.snapshot(instance.repo, instance.base_commit) });
-      }
-      const progress = createProgress();
-      progress.begin('repair', inputs.length);
+      const analyzer = await PythonAnalyzer.create();
+      const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 4 });
+      progress.begin(STAGE.repair, instances.length);
       try {
-        const result = await runRepairStage(layout.root, inputs, {
+        const stage = repairStage({
           model,
+          analyzer,
+          snapshot: (instance) => services.snapshot(instance.repo, instance.base_commit),
           config: {
             samplesPerSet: positiveInt('--samples-per-set', flags.samplesPerSet),
             temperature: flags.temperature === undefined ? undefined : Number(flags.temperature),
             maxTokens: positiveInt('--max-tokens', flags.maxTokens),
           },
-          concurrency: positiveInt('--concurrency', flags.concurrency),
+        });
+        const artifacts = await runStageOver(stage, groupByRepo(instances), {
+          layout,
+          concurrency: positiveInt('--concurrency', flags.concurrency) ?? 4,
           retryErrors: flags.retryErrors,
           onEvent: (e) => progress.event(e),
         });
         progress.end();
-        process.stderr.write(`repair: ${result.done.length} done, ${result.skipped.length} reused, ${result.failed.length} failed -> ${layout.stageDir('repair')}\n`);
-        if (result.done.length + result.skipped.length === 0) process.exitCode = 1;
+        const counts = progress.counts()[STAGE.repair];
+        process.stderr.write(`repair: ${counts.done - counts.failed} done, ${counts.skipped} reused, ${counts.failed} failed -> ${layout.stageDir(STAGE.repair)}\n`);
+        if (artifacts.every((a) => a.status !== 'ok')) process.exitCode = 1;
       } finally {
+        analyzer.dispose();
         await services.close();
       }
     });
@@ -83,12 +80,7 @@ export function register(program: Command): void {
     .action(async (flags: SelectionFlags & { cacheDir: string; out: string; modelName?: string }) => {
       const instances = await loadSelection(flags, 'select');
       const layout = new RunLayout(path.resolve(flags.out));
-      const validation = new Map<string, ReadonlyMap<string, CandidateValidation>>();
-      for (const instance of instances) {
-        const v = await readArtifact<ValidateStageOutput>(layout, 'validate', instance.instance_id);
-        if (v?.status === 'ok' && v.output) validation.set(instance.instance_id, new Map(Object.entries(v.output.validation)));
-      }
-      const { rows, missing } = await runSelectStage(layout.root, { instances, modelName: flags.modelName, validation: (id) => validation.get(id) });
+      const { rows, missing } = await runSelectStage(layout.root, { instances, modelName: flags.modelName });
       const empty = rows.filter((r) => !r.model_patch.trim()).length;
       process.stderr.write(`select: ${rows.length} predictions (${empty} empty, ${missing.length} without a repair record) -> ${layout.file('predictions.jsonl')}\n`);
     });

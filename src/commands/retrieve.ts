@@ -7,7 +7,8 @@
  *     [--chroma-url URL] [--queries raw|structural|raw+structural] [--queries-file FILE]
  *     [--keep-environment-reports] --out runs/ID
  *
- * Writes runs/ID/retrieve/<instance>.json per instance and resumes where it stopped. Exits non-zero only
+ * Writes runs/ID/retrieve/<instance>.json per instance (the file-localization artifact every localizer writes)
+ * and resumes where it stopped; --retry-errors reruns instances that recorded an error. Exits non-zero only
  * when not a single instance could be done.
  */
 import type { Command } from 'commander';
@@ -15,19 +16,24 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createProgress } from '../run/progress.ts';
-import { runRetrieval } from '../../localizer/retrieval/run.ts';
+import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
+import { runFileLocalization } from '../../localizer/stage.ts';
 import { assertQueries, externalQuery, issueQueryText, type QueryPreset, type RetrievalQuery } from '../../localizer/retrieval/query.ts';
-import type { DeepPartial, RetrievalOptions } from '../../localizer/retrieval/options.ts';
+import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../../localizer/retrieval/options.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
 
 export interface RetrieveCommandOptions extends SelectionFlags, Omit<ServiceFlags, 'llm'> {
   queries: string;
   queriesFile?: string;
   keepEnvironmentReports?: boolean;
+  retryErrors?: boolean;
   fusion?: string;
   poolCap?: string;
   out: string;
 }
+
+/** `locfix retrieve` writes its artifacts here; `eval-loc`'s default stage. */
+export const RETRIEVE_STAGE = 'retrieve';
 
 /**
  * Queries written by another stage (e.g. an LLM's T0/T1): a JSON object mapping instance ids to lists of
@@ -57,37 +63,30 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
   const instances = await loadSelection(opts, 'retrieve');
   const external = opts.queriesFile ? await loadQueriesFile(opts.queriesFile) : undefined;
 
+  const localizer = new RetrievalLocalizer({
+    queries: preset,
+    environmentReports,
+    retrieval: retrievalOptions,
+    queriesFor: external
+      ? (inst) =>
+          external
+            .get(inst.instance_id)
+            ?.map((q) => externalQuery(q.label, q.text, { signalsFrom: issueQueryText(inst.problem_statement, { environmentReports }) }))
+      : undefined,
+  });
   const services = servicesFrom(opts);
   const progress = createProgress({ tty: Boolean(process.stderr.isTTY) });
-  progress.begin('retrieve', instances.length);
+  progress.begin(RETRIEVE_STAGE, instances.length);
   try {
-    const artifacts = await runRetrieval(
-      instances,
-      {
-        snapshot: (repo, commit) => services.snapshot(repo, commit),
-        openIndex: async (snapshot) => {
-          const index = await services.index(snapshot);
-          return { index, stats: { ...index.timings } };
-        },
-        releaseRepo: (repo) => services.releaseRepo(repo),
-      },
-      {
-        runDir: path.resolve(opts.out),
-        // a Hub name (owner/name) is not a path; only files are made absolute
-        dataset: existsSync(opts.dataset) ? path.resolve(opts.dataset) : opts.dataset,
-        embedderId: services.embedder.id,
-        options: retrievalOptions,
-        queryPreset: preset,
-        environmentReports,
-        queriesFor: external
-          ? (inst) =>
-              external
-                .get(inst.instance_id)
-                ?.map((q) => externalQuery(q.label, q.text, { signalsFrom: issueQueryText(inst.problem_statement, { environmentReports }) }))
-          : undefined,
-        onEvent: (e) => progress.event(e),
-      },
-    );
+    const artifacts = await runFileLocalization(instances, localizer, services, {
+      runDir: path.resolve(opts.out),
+      // a Hub name (owner/name) is not a path; only files are made absolute
+      dataset: existsSync(opts.dataset) ? path.resolve(opts.dataset) : opts.dataset,
+      stage: RETRIEVE_STAGE,
+      retryErrors: opts.retryErrors,
+      onEvent: (e) => progress.event(e),
+      settings: { queryPreset: preset, environmentReports, options: resolveRetrievalOptions(retrievalOptions), ...(opts.queriesFile ? { queriesFile: path.resolve(opts.queriesFile) } : {}) },
+    });
     const ok = artifacts.filter((a) => a.status === 'ok').length;
     return { ok, failed: artifacts.length - ok, total: artifacts.length };
   } finally {
@@ -108,10 +107,11 @@ export function register(program: Command): void {
     .option('--keep-environment-reports', 'search the issue exactly as written (default: pip list / show_versions tables are left out)')
     .option('--fusion <method>', 'weighted | rrf')
     .option('--pool-cap <n>', 'candidate pool size (default 15)')
+    .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')
     .requiredOption('--out <dir>', 'run directory, e.g. runs/my-run')
     .action(async (opts: RetrieveCommandOptions) => {
       const { ok, failed, total } = await retrieveCommand(opts);
-      process.stderr.write(`retrieve: ${ok} of ${total} instances ok, ${failed} failed -> ${path.join(opts.out, 'retrieve')}\n`);
+      process.stderr.write(`retrieve: ${ok} of ${total} instances ok, ${failed} failed -> ${path.join(opts.out, RETRIEVE_STAGE)}\n`);
       if (ok === 0) process.exitCode = 1;
     });
 }

@@ -18,6 +18,7 @@ import { groupByRepo, releaseAfterLastInstance } from '../run/repo-release.ts';
 import { createProgress } from '../run/progress.ts';
 import { assembleStages } from '../orchestrator/stages.ts';
 import { readArtifact } from '../run/stage-runner.ts';
+import { STAGE } from '../run/stage.ts';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fsx.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
 import { writeReports } from './report.ts';
@@ -68,7 +69,7 @@ function overridesFrom(flags: RunFlags): Record<string, unknown> {
 async function writePredictions(layout: RunLayout, instances: readonly SweInstance[], modelName: string): Promise<Array<{ instance_id: string; model_name_or_path: string; model_patch: string }>> {
   const rows = [];
   for (const instance of instances) {
-    const selection = await readArtifact<Selection>(layout, 'select', instance.instance_id);
+    const selection = await readArtifact<Selection>(layout, STAGE.select, instance.instance_id);
     if (selection?.status !== 'ok') continue; // not selected yet: left out, so the harness reports it incomplete
     rows.push({ instance_id: instance.instance_id, model_name_or_path: modelName, model_patch: selection.output?.patch ?? '' });
   }
@@ -103,7 +104,7 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
     instances: instances.map((i) => i.instance_id),
   });
   const { stages, docker } = assembleStages(config, services, layout);
-  if (stages.some((s) => s.name === 'validate' || s.name === 'evaluate')) {
+  if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate)) {
     // An invocation killed with -9 leaves its sandboxes (`sleep infinity`) running; they carry this run's id.
     try {
       const removed = await docker.runtime.sweepContainers(layout.id);
@@ -140,7 +141,7 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
     progress.end();
   }
   const predictions = await writePredictions(layout, instances, modelName);
-  if (stages.some((s) => s.name === 'evaluate')) {
+  if (stages.some((s) => s.name === STAGE.evaluate)) {
     const summary = await makeRunSummary(path.dirname(layout.root), layout.id, instances, predictions);
     await writeJsonAtomic(layout.file(`${modelName.replace(/[^\w.-]+/g, '_')}.${layout.id}.json`), summary);
     log(`evaluation: ${summary.resolved_instances} resolved, ${summary.unresolved_instances} unresolved, ${summary.empty_patch_instances} empty, ${summary.error_instances} errors of ${summary.total_instances}`);

@@ -10,18 +10,8 @@
 import PQueue from 'p-queue';
 import type { SweInstance } from '../dataset/schema.ts';
 import type { RunLayout } from '../run/run-layout.ts';
+import { memoryInput, type PipelineStage } from '../run/stage.ts';
 import { runInstanceStage, type StageArtifact, type StageEvent } from '../run/stage-runner.ts';
-
-export interface StageInput {
-  instance: SweInstance;
-  /** outputs of the earlier stages of this instance, by stage name */
-  outputs: ReadonlyMap<string, unknown>;
-}
-
-export interface PipelineStage {
-  name: string;
-  run(input: StageInput): Promise<unknown>;
-}
 
 export interface PipelineOptions {
   layout: RunLayout;
@@ -42,11 +32,6 @@ export interface InstancePipelineResult {
   failedStage?: string;
 }
 
-export function getOutput<T>(input: StageInput, stage: string): T {
-  if (!input.outputs.has(stage)) throw new Error(`internal: stage "${stage}" has no output for ${input.instance.instance_id}`);
-  return input.outputs.get(stage) as T;
-}
-
 export async function runPipeline(options: PipelineOptions): Promise<InstancePipelineResult[]> {
   const queue = new PQueue({ concurrency: Math.max(1, options.concurrency ?? 1) });
   const results = new Array<InstancePipelineResult>(options.instances.length);
@@ -57,7 +42,7 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
         const result: InstancePipelineResult = { instanceId: instance.instance_id, artifacts: {} };
         try {
           for (const stage of options.stages) {
-            const { artifact } = await runInstanceStage(options.layout, stage.name, instance, (inst) => stage.run({ instance: inst, outputs }), {
+            const { artifact } = await runInstanceStage(options.layout, stage.name, instance, (inst) => stage.run(memoryInput(inst, outputs)), {
               retryErrors: options.retryErrors,
               onEvent: options.onEvent,
             });

@@ -17,8 +17,9 @@ import { AgentlessLocalizer } from '../../localizer/agentless/index.ts';
 import { agentlessTree } from '../../localizer/agentless/tree.ts';
 import { combineFileLists } from '../../localizer/agentless/combine.ts';
 import { OracleLocalizer } from '../../localizer/oracle.ts';
-import { runFileLocalization, FILE_STAGE } from '../../localizer/stage.ts';
-import { FUNCTION_STAGE, LINE_STAGE, runFunctionLocalization, runLineLocalization, type FunctionStageOutput, type LineStageOutput } from '../../localizer/hierarchy/stage.ts';
+import { runFileLocalization } from '../../localizer/stage.ts';
+import { functionLocalizationStage, lineLocalizationStage, type FunctionStageOutput, type LineStageOutput } from '../../localizer/hierarchy/stage.ts';
+import { STAGE, runStageOver } from '../../src/run/stage.ts';
 import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../localizer/interchange/loc-outputs.ts';
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
@@ -67,6 +68,12 @@ function topLevelRange(content: string, header: string): { start: number; end: n
   }
   return { start, end };
 }
+
+// the hierarchy stages run on their own over a run folder, as `locfix localize-functions|lines` runs them
+const runFunctionLocalization = (instances: SweInstance[], svc: Services, settings: { runDir: string }) =>
+  runStageOver(functionLocalizationStage(svc), instances, { layout: new RunLayout(settings.runDir) });
+const runLineLocalization = (instances: SweInstance[], svc: Services, settings: { runDir: string }) =>
+  runStageOver(lineLocalizationStage(svc), instances, { layout: new RunLayout(settings.runDir) });
 
 describe('AgentlessLocalizer (file level)', () => {
   it('shows the tree, asks for files and irrelevant folders, retrieves over the rest, combines the top 3 of each', async () => {
@@ -202,7 +209,7 @@ describe('hierarchy after any file localizer', () => {
 
     // the same stages read any localizer's ranking: a different file stage name works alike
     const layout = new RunLayout(runDir);
-    expect((await readArtifact<FunctionStageOutput>(layout, FUNCTION_STAGE, inst().instance_id))?.status).toBe('ok');
+    expect((await readArtifact<FunctionStageOutput>(layout, STAGE.functions, inst().instance_id))?.status).toBe('ok');
   });
 
   it('gives up after 5 attempts when nothing ever resolves, and records every answer', async () => {
@@ -268,16 +275,16 @@ describe("Agentless' loc_outputs.jsonl", () => {
     const importDir = path.join(dir, 'runs', 'imported');
     const snapshot = await svc.snapshot(inst.repo, inst.base_commit);
     const result = await importRecord(importDir, back[0], snapshot);
-    expect(result.stages).toEqual([FILE_STAGE, FUNCTION_STAGE, LINE_STAGE]);
+    expect(result.stages).toEqual([STAGE.files, STAGE.functions, STAGE.lines]);
     const original = new RunLayout(runDir);
     const imported = new RunLayout(importDir);
-    const origLines = (await readArtifact<LineStageOutput>(original, LINE_STAGE, inst.instance_id))!.output!;
-    const impLines = (await readArtifact<LineStageOutput>(imported, LINE_STAGE, inst.instance_id))!.output!;
+    const origLines = (await readArtifact<LineStageOutput>(original, STAGE.lines, inst.instance_id))!.output!;
+    const impLines = (await readArtifact<LineStageOutput>(imported, STAGE.lines, inst.instance_id))!.output!;
     expect(impLines.locationSets).toEqual(origLines.locationSets);
-    const origRel = (await readArtifact<FunctionStageOutput>(original, FUNCTION_STAGE, inst.instance_id))!.output!;
-    const impRel = (await readArtifact<FunctionStageOutput>(imported, FUNCTION_STAGE, inst.instance_id))!.output!;
+    const origRel = (await readArtifact<FunctionStageOutput>(original, STAGE.functions, inst.instance_id))!.output!;
+    const impRel = (await readArtifact<FunctionStageOutput>(imported, STAGE.functions, inst.instance_id))!.output!;
     expect(impRel.elements).toEqual(origRel.elements);
-    expect((await readArtifact<FileLocalization>(imported, FILE_STAGE, inst.instance_id))!.output!.files.map((f) => f.path)).toEqual(row.found_files);
+    expect((await readArtifact<FileLocalization>(imported, STAGE.files, inst.instance_id))!.output!.files.map((f) => f.path)).toEqual(row.found_files);
     // export of the imported run gives the same Agentless locations back
     const again = await exportRun(importDir, [inst.instance_id]);
     expect(again[0].found_related_locs).toEqual(row.found_related_locs);
@@ -292,8 +299,8 @@ describe("Agentless' loc_outputs.jsonl", () => {
     const [rec] = await readLocOutputs(agentlessFile);
     expect(rec.found_related_locs).toEqual({});
     const res2 = await importRecord(path.join(dir, 'runs', 'imported2'), rec, snapshot);
-    expect(res2.stages).toEqual([FILE_STAGE, LINE_STAGE]);
-    const sets = (await readArtifact<LineStageOutput>(new RunLayout(path.join(dir, 'runs', 'imported2')), LINE_STAGE, inst.instance_id))!.output!.locationSets;
+    expect(res2.stages).toEqual([STAGE.files, STAGE.lines]);
+    const sets = (await readArtifact<LineStageOutput>(new RunLayout(path.join(dir, 'runs', 'imported2')), STAGE.lines, inst.instance_id))!.output!.locationSets;
     const content = (await snapshot.readFile('confetti/types.py'))!;
     const toBool = topLevelRange(content, 'def to_bool(');
     expect(sets).toEqual([{ files: [{ path: 'confetti/types.py', ranges: [toBool], elements: ['function: to_bool', 'line: 12'] }] }]);

@@ -1,3 +1,4 @@
+import type { StageInput, StageName } from '../../src/run/stage.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -48,7 +49,7 @@ describe('runStage', () => {
 
 describe('runPipeline', () => {
   it('moves each instance through the stages, stops an instance at its failing stage, and resumes', async () => {
-    const { runPipeline, getOutput } = await import('../../src/orchestrator/pipeline.ts');
+    const { runPipeline } = await import('../../src/orchestrator/pipeline.ts');
     dir = mkdtempSync(path.join(tmpdir(), 'locfix-pipeline-'));
     const layout = new RunLayout(dir);
     const calls: string[] = [];
@@ -57,13 +58,13 @@ describe('runPipeline', () => {
       { name: 'a', run: async ({ instance }: { instance: SweInstance }) => (calls.push(`a:${instance.instance_id}`), { n: instance.instance_id.length }) },
       {
         name: 'b',
-        run: async (input: Parameters<typeof getOutput>[0]) => {
+        run: async (input: StageInput) => {
           calls.push(`b:${input.instance.instance_id}`);
           if (input.instance.instance_id === 'x-2' && failOnce) throw new Error('flaky');
-          return getOutput<{ n: number }>(input, 'a').n * 2;
+          return (await input.output<{ n: number }>('a' as StageName)).n * 2;
         },
       },
-      { name: 'c', run: async (input: Parameters<typeof getOutput>[0]) => (calls.push(`c:${input.instance.instance_id}`), getOutput<number>(input, 'b') + 1) },
+      { name: 'c', run: async (input: StageInput) => (calls.push(`c:${input.instance.instance_id}`), (await input.output<number>('b' as StageName)) + 1) },
     ];
     const instances = ['x-1', 'x-2'].map(instance);
     const first = await runPipeline({ layout, instances, stages, concurrency: 2 });

@@ -33,7 +33,7 @@ import { compareRuns } from '../../results/compare.ts';
 import type { Report } from '../../results/report.ts';
 import type { InstanceAnalysis } from '../../results/failure-analysis.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
-import { STAGE_NAMES } from '../../src/orchestrator/stages.ts';
+import { PIPELINE_STAGES as STAGE_NAMES } from '../../src/run/stage.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
 import { PipelinePolicy, stageOfRequest, type InstanceScript, type PlannedCategory, type PipelineStageName } from './pipeline-policy.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildRepairContext, contextIntervals, renderShownFile, splitLines } from '../../repair/context.ts';
 import { renderPrompt } from '../../src/prompts.ts';
-import { repairPrompt } from '../../repair/stage.ts';
+import { repairPrompt } from '../../repair/repair-instance.ts';
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line${i + 1}`).join('\n') + '\n';
 

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
-import { selectionPath } from '../../localizer/retrieval/artifacts.ts';
 import { evaluateRun } from '../../src/commands/eval-loc.ts';
 
 const run = promisify(execFile);
@@ -29,7 +28,7 @@ function artifact(id: string, status: 'ok' | 'error', ranking?: string[]): unkno
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-evalloc-'));
   const layout = new RunLayout(dir);
-  await writeJsonAtomic(selectionPath(dir, 'retrieve'), {
+  await writeJsonAtomic(layout.selectionPath('retrieve'), {
     stage: 'retrieve',
     dataset: 'x.jsonl',
     instances: ['o__r-1', 'o__r-2', 'o__r-3', 'o__r-4'],

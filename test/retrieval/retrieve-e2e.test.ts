@@ -12,7 +12,8 @@ import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/bui
 import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
-import type { RetrieveOutput } from '../../localizer/retrieval/artifacts.ts';
+import type { FileLocalization } from '../../src/artifacts/localization.ts';
+import type { EvidenceChunk, QueryRanking } from '../../localizer/retrieval/retriever.ts';
 
 const exec = promisify(execFile);
 // a cold index of three projects plus a Chroma round trip: seconds on an idle machine, minutes on a busy one
@@ -51,18 +52,23 @@ describe('locfix retrieve on the mini-benchmark', () => {
     expect(res.code, res.stderr).toBe(0);
     const layout = new RunLayout(run);
     for (const inst of bench.instances) {
-      const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', inst.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
+      const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', inst.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
       expect(artifact.status, JSON.stringify(artifact.error)).toBe('ok');
       const out = artifact.output!;
-      expect(out.ranking.length).toBeGreaterThan(0);
-      expect(out.pool.length).toBeLessThanOrEqual(15);
-      expect(out.perQuery.map((q) => q.label)).toEqual(['raw', 'structural']);
+      // the one file-localization shape every localizer writes
+      expect(out.localizer).toBe('retrieval');
+      expect(out.files.length).toBeGreaterThan(0);
+      const pool = (out.trace[0] as { data: { pool: string[] } }).data.pool;
+      expect(pool.length).toBeLessThanOrEqual(15);
+      expect((out.details!.perQuery as QueryRanking[]).map((q) => q.label)).toEqual(['raw', 'structural']);
+      expect(out.details!.base_commit).toBe(inst.base_commit);
       expect(out.timingsMs.index).toBeGreaterThanOrEqual(0);
-      const withChunks = out.ranking.find((r) => r.chunks.length > 0)!;
-      expect(withChunks.chunks[0].startLine).toBeGreaterThanOrEqual(1);
-      expect(withChunks.chunks[0].endLine).toBeGreaterThanOrEqual(withChunks.chunks[0].startLine);
+      const withChunks = out.files.find((r) => (r.evidence!.chunks as EvidenceChunk[]).length > 0)!;
+      const chunk = (withChunks.evidence!.chunks as EvidenceChunk[])[0];
+      expect(chunk.startLine).toBeGreaterThanOrEqual(1);
+      expect(chunk.endLine).toBeGreaterThanOrEqual(chunk.startLine);
       // ranked files are real files of the repository at the base commit; tests are filtered out
-      for (const r of out.ranking) expect(r.path).not.toMatch(/(^|\/)tests?\//);
+      for (const r of out.files) expect(r.path).not.toMatch(/(^|\/)tests?\//);
     }
     const evalRes = await locfix(['eval-loc', run, '--json']);
     expect(evalRes.code, evalRes.stderr).toBe(0);
@@ -73,8 +79,8 @@ describe('locfix retrieve on the mini-benchmark', () => {
     expect(metrics.mrr).toBeGreaterThan(0.5);
     // a traceback names the failing frames: the structural signals must put the gold file first
     for (const info of bench.catalog.filter((c) => c.kinds.includes('traceback'))) {
-      const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', info.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
-      expect(info.goldFiles, info.instance_id).toContain(artifact.output!.ranking[0].path);
+      const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', info.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
+      expect(info.goldFiles, info.instance_id).toContain(artifact.output!.files[0].path);
     }
   }, SLOW);
 
@@ -87,7 +93,7 @@ describe('locfix retrieve on the mini-benchmark', () => {
     const res = await locfix(retrieveArgs(bench.datasetPath, run));
     expect(res.code, res.stderr).toBe(0);
     expect((await stat(layout.artifactPath('retrieve', first.instance_id))).mtimeMs).toBe(keptBefore);
-    const redone = JSON.parse(await readFile(layout.artifactPath('retrieve', second.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
+    const redone = JSON.parse(await readFile(layout.artifactPath('retrieve', second.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
     expect(redone.status).toBe('ok');
     expect(res.stderr).toMatch(new RegExp(`${bench.instances.length - 1} reused`));
   }, SLOW);
@@ -102,7 +108,7 @@ describe('locfix retrieve on the mini-benchmark', () => {
     const res = await locfix(retrieveArgs(mixed, run));
     expect(res.code, res.stderr).toBe(0);
     const layout = new RunLayout(run);
-    const failed = JSON.parse(await readFile(layout.artifactPath('retrieve', bad.instance_id), 'utf8')) as StageArtifact<RetrieveOutput>;
+    const failed = JSON.parse(await readFile(layout.artifactPath('retrieve', bad.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
     expect(failed.status).toBe('error');
     expect(failed.error!.message).toMatch(/ffffffff/);
     expect((await readdir(layout.stageDir('retrieve'))).length).toBe(2);

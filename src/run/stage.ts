@@ -1,0 +1,92 @@
+/**
+ * What a stage is. Every stage module (localizer/, repair/, validation/) exports one PipelineStage per stage,
+ * and that same object runs inside `locfix run` (outputs of earlier stages handed over in memory) and in the
+ * stage's own command (outputs read back from the run folder), so a stage's inputs, output shape and name
+ * are defined once.
+ *
+ * The stage names are the folder names of the run format (runs/<id>/<stage>/<instance>.json) and are
+ * listed here once, in pipeline order.
+ */
+import type { SweInstance } from '../dataset/schema.ts';
+import type { RunLayout } from './run-layout.ts';
+import { readArtifact, runStage, type RunStageOptions, type StageArtifact } from './stage-runner.ts';
+
+export const STAGE = {
+  files: 'localize-files',
+  functions: 'localize-functions',
+  lines: 'localize-lines',
+  repair: 'repair',
+  validate: 'validate',
+  select: 'select',
+  evaluate: 'evaluate',
+} as const;
+export type StageName = (typeof STAGE)[keyof typeof STAGE];
+/** The stages of `locfix run`, in order. */
+export const PIPELINE_STAGES: readonly StageName[] = Object.values(STAGE);
+
+/** What a stage sees of one instance. */
+export interface StageInput {
+  instance: SweInstance;
+  /** The output of an earlier stage of this instance; throws (kind `missing-input` / `input-failed`) when it has none. */
+  output<T>(stage: StageName): Promise<T>;
+  /** The same, but undefined when that stage has no usable output (inputs a stage can do without, e.g. validate). */
+  optionalOutput<T>(stage: StageName): Promise<T | undefined>;
+}
+
+export interface PipelineStage<T = unknown> {
+  /** the artifact folder, runs/<id>/<name>/ */
+  readonly name: string;
+  run(input: StageInput): Promise<T>;
+}
+
+function inputError(message: string, kind: 'missing-input' | 'input-failed'): Error {
+  return Object.assign(new Error(message), { kind });
+}
+
+/** Inputs handed over in memory by the pipeline: the outputs of the stages this instance has passed. */
+export function memoryInput(instance: SweInstance, outputs: ReadonlyMap<string, unknown>): StageInput {
+  return {
+    instance,
+    output: async <T>(stage: StageName) => {
+      if (!outputs.has(stage)) throw inputError(`internal: stage "${stage}" has no output for ${instance.instance_id}`, 'missing-input');
+      return outputs.get(stage) as T;
+    },
+    optionalOutput: async <T>(stage: StageName) => outputs.get(stage) as T | undefined,
+  };
+}
+
+/**
+ * Inputs read from a run folder, for a stage run on its own after the earlier ones. `sources` maps a stage to
+ * the folder its output is read from (e.g. file rankings from `retrieve` instead of `localize-files`).
+ */
+export function runFolderInput(layout: RunLayout, instance: SweInstance, sources: Partial<Record<StageName, string>> = {}): StageInput {
+  const read = async <T>(stage: StageName): Promise<StageArtifact<T> | undefined> => readArtifact<T>(layout, sources[stage] ?? stage, instance.instance_id);
+  return {
+    instance,
+    output: async <T>(stage: StageName) => {
+      const folder = sources[stage] ?? stage;
+      const artifact = await read<T>(stage);
+      if (!artifact) throw inputError(`no ${folder} artifact for ${instance.instance_id} in ${layout.root} (run that stage first)`, 'missing-input');
+      if (artifact.status !== 'ok' || artifact.output === undefined) {
+        throw inputError(`${folder} failed for ${instance.instance_id}: ${artifact.error?.message ?? 'no output'}`, 'input-failed');
+      }
+      return artifact.output;
+    },
+    optionalOutput: async <T>(stage: StageName) => {
+      const artifact = await read<T>(stage);
+      return artifact?.status === 'ok' ? artifact.output : undefined;
+    },
+  };
+}
+
+export interface StageCommandOptions<T> extends Omit<RunStageOptions<T>, 'stage' | 'work' | 'instances'> {
+  sources?: Partial<Record<StageName, string>>;
+  /** how each instance's inputs are found (default: read from the run folder) */
+  inputOf?: (instance: SweInstance) => StageInput;
+}
+
+/** Runs one stage over instances on its own (a single-stage command): resumable, inputs from the run folder. */
+export function runStageOver<T>(stage: PipelineStage<T>, instances: readonly SweInstance[], options: StageCommandOptions<T>): Promise<Array<StageArtifact<T>>> {
+  const inputOf = options.inputOf ?? ((instance: SweInstance) => runFolderInput(options.layout, instance, options.sources));
+  return runStage<T>({ ...options, stage: stage.name, instances, work: (instance) => stage.run(inputOf(instance)) });
+}

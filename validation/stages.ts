@@ -1,0 +1,144 @@
+/**
+ * The validate stage (regression and reproduction tests of the distinct candidate patches in the instance's
+ * testbed) and the evaluate stage (the selected patch graded as the SWE-bench harness grades it), as
+ * `locfix run` runs them. Both run in sandboxes from `resources`, whose queue bounds the containers a run
+ * keeps at once.
+ */
+import type PQueue from 'p-queue';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import type { ChatModel } from '../src/llm/types.ts';
+import { STAGE, type PipelineStage } from '../src/run/stage.ts';
+import { combineValidation, distinctCandidates } from '../repair/select.ts';
+import type { CandidateValidation, RepairInstanceRecord, Selection } from '../repair/types.ts';
+import type { ImageProvider } from '../docker/images.ts';
+import type { SandboxRuntime } from '../docker/sandbox.ts';
+import { evaluateInstance, type InstanceOutcome } from './evaluate.ts';
+import { runRegressionTests, selectRegressionTests, type RegressionSelection } from './regression.ts';
+import { generateReproductionScripts, runReproductionTest, selectReproductionScript, type ReproductionSelection } from './reproduction.ts';
+import { withTestbed } from './testbed.ts';
+
+export interface SandboxResources {
+  readonly runtime: SandboxRuntime;
+  readonly images: ImageProvider;
+  /** bounds the sandboxes in use at once across instances */
+  readonly queue: PQueue;
+}
+
+export interface ValidateStageOutput {
+  /** per normalized candidate patch */
+  validation: Record<string, CandidateValidation>;
+  candidates: number;
+  regression?: Omit<RegressionSelection, 'passing'> & { passing: number };
+  reproduction?: Omit<ReproductionSelection, 'script'> & { script?: string };
+  /** validation steps that could not run, and why (selection then falls back to the next filter) */
+  skipped: Array<{ step: 'regression' | 'reproduction'; reason: string }>;
+  /** the model calls of this stage (regression-test exclusion, reproduction scripts) */
+  usage: { promptTokens: number; completionTokens: number; cost: number; calls: number };
+}
+
+export interface EvaluateStageOutput extends InstanceOutcome {
+  patchEmpty: boolean;
+}
+
+/** A chat model that adds the usage of every answer to `usage` (for stages that do not trace calls). */
+function meteredModel(llm: ChatModel, usage: ValidateStageOutput['usage']): ChatModel {
+  return {
+    id: llm.id,
+    chat: async (request) => {
+      const response = await llm.chat(request);
+      usage.promptTokens += response.usage.promptTokens;
+      usage.completionTokens += response.usage.completionTokens;
+      usage.cost += response.usage.cost;
+      usage.calls += 1;
+      return response;
+    },
+  };
+}
+
+export interface ValidateSettings {
+  runId: string;
+  regression: boolean;
+  reproduction: boolean;
+  reproductionSamples: number;
+  timeoutMs: number;
+  /** writes the reproduction scripts and picks regression tests to exclude; reproduction needs one */
+  llm?: ChatModel;
+}
+
+export function validateStage(resources: SandboxResources, settings: ValidateSettings): PipelineStage<ValidateStageOutput> {
+  const { timeoutMs } = settings;
+  return {
+    name: STAGE.validate,
+    run: async (input) => {
+      const record = await input.output<RepairInstanceRecord>(STAGE.repair);
+      const candidates = distinctCandidates(record.samples);
+      const out: ValidateStageOutput = { validation: {}, candidates: candidates.length, skipped: [], usage: { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 } };
+      const wanted = { regression: settings.regression, reproduction: settings.reproduction };
+      if (candidates.length === 0) {
+        for (const step of ['regression', 'reproduction'] as const) if (wanted[step]) out.skipped.push({ step, reason: 'no candidate patch' });
+        return out;
+      }
+      if (!wanted.regression && !wanted.reproduction) return out;
+      const llm = settings.llm ? meteredModel(settings.llm, out.usage) : undefined;
+      await resources.queue.add(() =>
+        withTestbed(resources.runtime, resources.images, input.instance, { runId: settings.runId, timeoutMs }, async (testbed) => {
+          let regression: Map<string, { regressionFailures: number }> | undefined;
+          let reproduction: Map<string, { reproductionPassed: boolean }> | undefined;
+          if (wanted.regression) {
+            try {
+              const selection = await selectRegressionTests(testbed, { model: llm, timeoutMs });
+              regression = await runRegressionTests(testbed, selection, candidates, { timeoutMs });
+              out.regression = { ...selection, passing: selection.passing.length };
+            } catch (err) {
+              out.skipped.push({ step: 'regression', reason: (err as Error).message });
+            }
+          }
+          if (wanted.reproduction) {
+            try {
+              if (!llm) throw new Error('reproduction tests are written by the chat model, and none is configured');
+              const scripts = await generateReproductionScripts(llm, input.instance.problem_statement, { samples: settings.reproductionSamples });
+              const chosen = await selectReproductionScript(testbed, scripts, { timeoutMs });
+              out.reproduction = chosen;
+              if (!chosen.script) throw new Error('no generated script reproduces the issue on the unpatched repository');
+              reproduction = await runReproductionTest(testbed, chosen.script, candidates, { timeoutMs });
+            } catch (err) {
+              out.skipped.push({ step: 'reproduction', reason: (err as Error).message });
+            }
+          }
+          out.validation = Object.fromEntries(combineValidation(regression, reproduction));
+        }),
+      );
+      return out;
+    },
+  };
+}
+
+export interface EvaluateSettings {
+  runId: string;
+  runsDir: string;
+  timeoutMs: number;
+  /** `model_name_or_path` of the prediction */
+  modelName: string;
+}
+
+export function evaluateStage(resources: SandboxResources, settings: EvaluateSettings): PipelineStage<EvaluateStageOutput> {
+  return {
+    name: STAGE.evaluate,
+    run: async (input) => {
+      const selection = await input.output<Selection>(STAGE.select);
+      const instance: SweInstance = input.instance;
+      if (instance.FAIL_TO_PASS.length === 0) {
+        throw Object.assign(new Error(`${instance.instance_id} has no FAIL_TO_PASS tests in the dataset; evaluation needs the full SWE-bench rows (e.g. --dataset SWE-bench/SWE-bench_Lite)`), { kind: 'no-tests' });
+      }
+      if (!selection.patch.trim()) {
+        // the harness counts an empty patch without running anything
+        return { instanceId: instance.instance_id, completed: false, resolved: false, reused: false, durationMs: 0, patchEmpty: true };
+      }
+      const prediction = { instance_id: instance.instance_id, model_name_or_path: settings.modelName, model_patch: selection.patch };
+      const outcome = (await resources.queue.add(() =>
+        evaluateInstance(instance, prediction, { runId: settings.runId, runsDir: settings.runsDir, runtime: resources.runtime, images: resources.images, timeoutMs: settings.timeoutMs }),
+      )) as InstanceOutcome;
+      return { ...outcome, patchEmpty: false };
+    },
+  };
+}
