@@ -12,7 +12,7 @@
  * a return value or a condition); elsewhere they stay: `(a + b) * c` and `a + b * c` differ.
  */
 import type { Edit, Parser, Point, Tree, TreeCursor } from 'web-tree-sitter';
-import { createParser } from '../src/parsing/languages.ts';
+import { newParser } from '../src/parsing/parsers.ts';
 import { commonPrefixLength, commonSuffixLength } from './text.ts';
 
 export interface SourceAnalysis {
@@ -327,7 +327,7 @@ export class PythonAnalyzer {
   ) {}
 
   static async create(maxCached = 256): Promise<PythonAnalyzer> {
-    return new PythonAnalyzer(await createParser('python'), maxCached);
+    return new PythonAnalyzer(newParser('python'), maxCached);
   }
 
   private parse(source: string): Tree {

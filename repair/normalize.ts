@@ -7,7 +7,7 @@
  * functions or methods — no existing one removed or altered — the key keeps just the added/removed lines, so
  * the same helper inserted at two different places votes together. File keys are concatenated in path order.
  */
-import { languageForPath } from '../src/parsing/languages.ts';
+import { languageForPath } from '../src/parsing/languages/index.ts';
 import type { PythonAnalyzer, SourceAnalysis } from './analyzer.ts';
 import { diffHunks } from './diff.ts';
 
@@ -30,7 +30,7 @@ export function onlyAddsFunctions(before: SourceAnalysis, after: SourceAnalysis)
 }
 
 export function normalizeFileChange(change: FileChange, analyzer: PythonAnalyzer): string {
-  const python = languageForPath(change.path) === 'python';
+  const python = languageForPath(change.path)?.id === 'python';
   const before = python ? analyzer.analyze(change.before) : plainAnalysis(change.before);
   const after = python ? analyzer.analyze(change.after) : plainAnalysis(change.after);
   const a = before.lines.join('\n') + '\n';

@@ -3,13 +3,13 @@
  * one Python accepts (checked on the tree, see analyzer.ts), and the file must not have become empty. When the base file itself already has error nodes (a grammar gap, not the model's
  * fault), the edit only fails if it adds some.
  */
-import { languageForPath } from '../src/parsing/languages.ts';
+import { languageForPath } from '../src/parsing/languages/index.ts';
 import type { PythonAnalyzer } from './analyzer.ts';
 import type { FileSyntaxResult } from './types.ts';
 
 export function checkSyntax(path: string, before: string, after: string, analyzer: PythonAnalyzer): FileSyntaxResult {
   if (after.trim() === '') return { path, ok: false, errorNodes: 0, baseErrorNodes: 0, detail: 'the edited file is empty' };
-  if (languageForPath(path) !== 'python') return { path, ok: true, errorNodes: 0, baseErrorNodes: 0, detail: 'unchecked' };
+  if (languageForPath(path)?.id !== 'python') return { path, ok: true, errorNodes: 0, baseErrorNodes: 0, detail: 'unchecked' };
   const problems = (a: { errorNodes: number; indentationErrors: number }) => a.errorNodes + a.indentationErrors;
   const errorNodes = problems(analyzer.analyze(after));
   if (errorNodes === 0) return { path, ok: true, errorNodes, baseErrorNodes: 0 };

@@ -11,7 +11,6 @@ import { readArtifact, type StageArtifact } from '../src/run/stage-runner.ts';
 import { PIPELINE_STAGES, STAGE, type StageName } from '../src/run/stage.ts';
 import type { RunManifest } from '../src/run/manifest.ts';
 import { extractDefinitions } from '../src/parsing/definitions.ts';
-import { pythonParser } from '../src/parsing/parse.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { defaultCacheDir } from '../src/dataset/load.ts';
@@ -150,8 +149,6 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
   const metricRows: InstanceMetrics[] = [];
   const warnings: string[] = [];
   let upperBound = false;
-  // extractDefinitions uses the shared parser; a resumed run or `locfix analyze` may not have loaded it yet
-  if (options.snapshot) await pythonParser();
 
   for (const instance of instances) {
     const id = instance.instance_id;

@@ -25,8 +25,7 @@ import { parseArgs } from 'node:util';
 import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
 import { Services } from '../src/services.ts';
 import { countTokens } from '../src/llm/tokens.ts';
-import { pythonParser } from '../src/parsing/parse.ts';
-import { compressedSkeleton } from '../src/parsing/skeleton.ts';
+import { compressedSkeleton } from '../src/parsing/compressed-skeleton.ts';
 import { extractFileSymbols } from '../src/parsing/definitions.ts';
 import type { Definition } from '../src/parsing/types.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
@@ -212,7 +211,6 @@ function locLinesOf(elements: ReturnType<typeof goldElements>, defs: Map<string,
 }
 
 async function main(): Promise<void> {
-  await pythonParser();
   const rows = (await readFile(values.dataset!, 'utf8')).split('\n').filter(Boolean).map((l) => SweInstanceSchema.parse(JSON.parse(l)));
   // a spread over the whole dataset (every k-th instance), so every repository takes part
   const want = Number(values.instances);

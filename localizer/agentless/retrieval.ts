@@ -12,7 +12,7 @@ import type { Parser } from 'web-tree-sitter';
 import type { FileParser } from '../../src/index/file-parser.ts';
 import type { RepoIndex } from '../../src/index/repo-index.ts';
 import { extractDefinitions } from '../../src/parsing/definitions.ts';
-import { pythonParser } from '../../src/parsing/parse.ts';
+import { parserFor } from '../../src/parsing/parsers.ts';
 import type { CodeChunk, Definition } from '../../src/parsing/types.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 
@@ -71,7 +71,7 @@ export function agentlessChunks(path: string, content: string, definitions: read
 
 /** The FileParser that makes a RepoIndex hold Agentless' chunks (its id keys caches and the collection). */
 export async function createAgentlessFileParser(chunkTokens = AGENTLESS_CHUNK_TOKENS): Promise<FileParser> {
-  const parser: Parser = await pythonParser();
+  const parser: Parser = parserFor('python');
   return {
     id: `agentless-simple:v1:${chunkTokens}`,
     parse(path, content) {

@@ -7,7 +7,7 @@
  * A token budget guards the prompt: over budget, the largest view expands one anchor fewer, again and
  * again (down to signatures only), then views are cut to equal shares; what was shrunk is reported.
  */
-import { prunedViews, type LineRange, type PrunedViewOptions } from '../../src/parsing/skeleton.ts';
+import { prunedViews, type LineRange, type PrunedViewOptions } from '../../src/parsing/pruned-view.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { ChatMessage } from '../../src/llm/types.ts';

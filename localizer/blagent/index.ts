@@ -8,8 +8,7 @@
  *
  * Every LLM call, tool call and fall back is in the trace; timings are per phase with model time apart.
  */
-import { blagentSkeleton } from '../../src/parsing/skeleton.ts';
-import { pythonParser } from '../../src/parsing/parse.ts';
+import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import { retrieveFiles, type RankedFileWithEvidence } from '../retrieval/retriever.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../retrieval/options.ts';
@@ -122,8 +121,6 @@ export class BlagentLocalizer implements FileLocalizer {
     };
 
     const index = await ctx.index();
-    // skeletons and pruned views use the shared parser; an index read from caches may not have loaded it
-    await pythonParser();
     lap('index');
     const call: CallContext | undefined = ctx.llm
       ? { llm: ctx.llm, trace, settings: { temperature: o.temperature, maxTokens: o.maxTokens, seed: o.seed }, ...(ctx.signal ? { signal: ctx.signal } : {}) }

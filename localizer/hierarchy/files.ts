@@ -1,6 +1,5 @@
 /** The shown files of a hierarchy stage: content plus the symbols location answers resolve against. */
 import { extractFileSymbols } from '../../src/parsing/definitions.ts';
-import { pythonParser } from '../../src/parsing/parse.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
 import type { FileSymbolsView } from './locations.ts';
 
@@ -22,7 +21,6 @@ export function sourceView(path: string, content: string): ShownSource {
 
 /** Reads `paths` at the snapshot; files missing there are returned in `missing` (not an error). */
 export async function loadSources(snapshot: RepoSnapshot, paths: readonly string[]): Promise<{ sources: ShownSource[]; missing: string[] }> {
-  await pythonParser();
   const contents = await snapshot.readFiles(paths);
   const sources: ShownSource[] = [];
   const missing: string[] = [];

@@ -11,6 +11,7 @@
  * method whose name is unique in the file; `variable: v` → the module-level assignment; `line: N` → line N
  * when the file has it. Ranges include decorators (locfix's Definition convention).
  */
+import { sourceExtensions } from '../../src/parsing/languages/index.ts';
 import type { Definition, ModuleAssignment } from '../../src/parsing/types.ts';
 import type { LineRange } from '../../repair/types.ts';
 
@@ -44,11 +45,13 @@ export function parseLocationLine(line: string): { kind: LocationKind; value: st
   return { kind, value };
 }
 
-/** A header naming a file (`path.py`, `### path.py`, `File: path.py`, `path.py:`), or undefined. */
+const SOURCE_EXTENSIONS = sourceExtensions();
+
+/** A header naming a source file of any language (`path.py`, `### path.py`, `File: path.py`, `path.py:`), or undefined. */
 function fileHeader(line: string): string | undefined {
   let s = line.trim().replace(/^#+\s*/, '').replace(/^(?:[-*•+]\s+|\d+[.)]\s+)/, '');
   s = s.replace(/^file\s*:\s*/i, '').replace(/[`'"*]/g, '').replace(/:\s*$/, '').trim().replace(/^\.\//, '');
-  return /^[^\s:]+\.py$/.test(s) ? s : undefined;
+  return /^[^\s:]+$/.test(s) && SOURCE_EXTENSIONS.some((ext) => s.endsWith(ext)) ? s : undefined;
 }
 
 export interface ParsedLocations {

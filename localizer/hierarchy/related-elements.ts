@@ -7,7 +7,7 @@
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { countTokens } from '../../src/llm/tokens.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
-import { compressedSkeleton, type CompressedSkeletonOptions } from '../../src/parsing/skeleton.ts';
+import { compressedSkeleton, type CompressedSkeletonOptions } from '../../src/parsing/compressed-skeleton.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
 import type { CodeElement } from '../../src/artifacts/localization.ts';

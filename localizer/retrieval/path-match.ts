@@ -7,7 +7,14 @@
  * that name, so its weight is shared among them; a longer path whose only match is the file name (a
  * reporter's own `myapp/models.py`) is not a match at all.
  */
+import { LANGUAGES, languageForPath } from '../../src/parsing/languages/index.ts';
+
 import type { StructuralSignals } from './structural-query.ts';
+
+/** Files that would define module `a/b` in any language, each language's most specific form first. */
+function moduleFileCandidates(base: string): string[] {
+  return LANGUAGES.flatMap((l) => l.moduleFiles(base));
+}
 
 export class RepoPathMatcher {
   private readonly byBasename = new Map<string, string[]>();
@@ -24,9 +31,8 @@ export class RepoPathMatcher {
       const slash = f.lastIndexOf('/');
       const base = f.slice(slash + 1);
       push(this.byBasename, base, f);
-      const stem = base.replace(/\.pyi?$/, '');
-      const moduleName = stem === '__init__' ? f.slice(f.lastIndexOf('/', slash - 1) + 1, slash) : stem;
-      if (moduleName && !moduleName.startsWith('__')) push(this.byModuleName, moduleName.toLowerCase(), f);
+      const moduleName = languageForPath(f)?.moduleName(f);
+      if (moduleName) push(this.byModuleName, moduleName.toLowerCase(), f);
     }
   }
 
@@ -61,10 +67,10 @@ export class RepoPathMatcher {
     const parts = dotted.split('.');
     for (let n = parts.length; n >= 2; n--) {
       const base = parts.slice(0, n).join('/');
-      const asModule = this.match(`${base}.py`).filter((p) => p.endsWith(`/${base}.py`) || p === `${base}.py`);
-      if (asModule.length) return asModule;
-      const asPackage = this.match(`${base}/__init__.py`).filter((p) => p.endsWith(`/${base}/__init__.py`) || p === `${base}/__init__.py`);
-      if (asPackage.length) return asPackage;
+      for (const file of moduleFileCandidates(base)) {
+        const found = this.match(file).filter((p) => p.endsWith(`/${file}`) || p === file);
+        if (found.length) return found;
+      }
     }
     return [];
   }

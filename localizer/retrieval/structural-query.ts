@@ -8,6 +8,7 @@
  * capitalised word in prose. Mapping the signals onto repository files happens later (path-match.ts,
  * definition-boost.ts), when the file list is known.
  */
+import { LANGUAGES } from '../../src/parsing/languages/index.ts';
 
 /** Where a mention came from; the scorer weighs sources differently. */
 export type MentionSource = 'frame' | 'backtick' | 'code' | 'prose';
@@ -69,13 +70,15 @@ const STOP_NAMES = new Set(
 const IDENT = '[A-Za-z_][A-Za-z0-9_]*';
 const DOTTED = new RegExp(`${IDENT}(?:\\.${IDENT})+`, 'g');
 const IDENT_RE = new RegExp(IDENT, 'g');
-/** Python-ish source paths. A leading directory part is optional ("models.py" counts). */
-const PATH_RE = /(?:[A-Za-z0-9_.~-]+\/)*[A-Za-z0-9_-]+\.(?:py|pyx|pyi)\b/g;
-
-/** `File "x.py", line 12, in f` (CPython) */
-const CPYTHON_FRAME = /File "([^"\n]+)", line (\d+)(?:, in ([^\s\n]+))?/g;
-/** `x.py:12: in f` and `x.py:12: SomeError` (pytest long/short tracebacks) */
-const PYTEST_FRAME = /(?:^|\s)((?:[\w.~-]+\/)*[\w-]+\.py):(\d+):(?: in (\w+))?/gm;
+/** Source paths of every language (languages/*.ts). A leading directory part is optional ("models.py" counts). */
+const PATH_RE = new RegExp(LANGUAGES.map((l) => l.sourcePath.source).join('|'), 'g');
+/** Traceback frames as each language's runtime and test runners print them. */
+const FRAMES = LANGUAGES.flatMap((l) => l.frames);
+/** Frames whose text would read as code; blanked before code and paths are scanned. */
+const CODE_LIKE_FRAMES = FRAMES.filter((f) => f.blankInCode).map((f) => f.pattern);
+const blankCodeLikeFrames = (text: string): string => CODE_LIKE_FRAMES.reduce((t, pattern) => t.replace(pattern, ' '), text);
+/** Last words of a dotted chain that make it a file name or a host, not a module path. */
+const NON_MODULE_SUFFIXES = new Set([...LANGUAGES.flatMap((l) => l.fileSuffixWords), 'txt', 'rst', 'md', 'html', 'com', 'org', 'io', 'net', 'cfg', 'toml', 'json', 'yml', 'yaml', 'ini']);
 
 function isCamelCase(word: string): boolean {
   // an inner capital after a lowercase letter (QuerySet, MatrixSymbol, iPython) or an acronym prefix
@@ -100,8 +103,7 @@ function looksLikeModule(chain: string): boolean {
   if (parts.length < 2) return false;
   if (parts.some((p) => p.length === 0 || /^\d/.test(p))) return false;
   const last = parts[parts.length - 1];
-  if (['py', 'pyx', 'pyi', 'txt', 'rst', 'md', 'html', 'com', 'org', 'io', 'net', 'cfg', 'toml', 'json', 'yml', 'yaml', 'ini'].includes(last))
-    return false;
+  if (NON_MODULE_SUFFIXES.has(last)) return false;
   if (parts.length === 2 && parts[0].length <= 2 && parts[1].length <= 2) return false; // "e.g", "i.e"
   return true;
 }
@@ -195,11 +197,8 @@ function scanCode(into: Extraction, code: string, source: 'code' | 'backtick'): 
 
 function scanFrames(into: Extraction, text: string): void {
   const frames: Array<TracebackFrame & { at: number }> = [];
-  for (const m of text.matchAll(CPYTHON_FRAME)) {
-    frames.push({ path: normalizeIssuePath(m[1]), line: Number(m[2]), func: m[3], at: m.index ?? 0 });
-  }
-  for (const m of text.matchAll(PYTEST_FRAME)) {
-    frames.push({ path: normalizeIssuePath(m[1]), line: Number(m[2]), func: m[3], at: m.index ?? 0 });
+  for (const { pattern } of FRAMES) {
+    for (const m of text.matchAll(pattern)) frames.push({ path: normalizeIssuePath(m[1]), line: Number(m[2]), func: m[3], at: m.index ?? 0 });
   }
   // printed order is outermost first; the innermost frames (closest to the failure) are most telling
   frames.sort((a, b) => b.at - a.at);
@@ -220,7 +219,7 @@ export function extractStructuralSignals(issue: string): StructuralSignals {
   // fenced code blocks first, then remove them so prose scanning does not see code twice
   let prose = text.replace(/```[^\n]*\n([\s\S]*?)(?:```|$)/g, (_all, body: string) => {
     // a traceback inside a code block was already read as frames; its source lines are still code
-    scanCode(into, body.replace(CPYTHON_FRAME, ' ').replace(/^\s*Traceback \(most recent call last\):?\s*$/gm, ' '), 'code');
+    scanCode(into, blankCodeLikeFrames(body).replace(/^\s*Traceback \(most recent call last\):?\s*$/gm, ' '), 'code');
     return '\n';
   });
   // indented blocks (4 spaces / tab) and doctest prompts are code too
@@ -235,7 +234,7 @@ export function extractStructuralSignals(issue: string): StructuralSignals {
 
   // source links (github.com/o/r/blob/<ref>/pkg/mod.py#L10) name a repository path; other URLs are noise
   const urlPaths: string[] = [];
-  const pathText = text.replace(CPYTHON_FRAME, ' ').replace(/\bhttps?:\/\/\S+/g, (url) => {
+  const pathText = blankCodeLikeFrames(text).replace(/\bhttps?:\/\/\S+/g, (url) => {
     const m = url.match(/\/(?:blob|tree|blame)\/[^/\s]+\/([^\s#?)\]>]+)/);
     if (m) urlPaths.push(m[1]);
     return ' ';

@@ -13,7 +13,6 @@ import type { SweInstance } from '../dataset/schema.ts';
 import { RepoStore } from '../repo/store.ts';
 import type { RepoSnapshot } from '../repo/types.ts';
 import { modifiedExistingFiles } from '../patch.ts';
-import { pythonParser } from '../parsing/chunker.ts';
 import { extractDefinitions } from '../parsing/definitions.ts';
 import { goldElements } from '../../results/failure-analysis.ts';
 import { functionOutcome, predictedElementsOf } from '../../results/function-metrics.ts';
@@ -53,14 +52,13 @@ export async function evaluateRunFunctions(
   const layout = new RunLayout(runDir);
   const manifest = await readJsonIfExists<StageSelection>(layout.selectionPath(stage));
   const selected = manifest ? new Set(manifest.instances) : undefined;
-  const parser = await pythonParser();
   const outcomes = [];
   const missingGold: string[] = [];
   for (const instance of instances) {
     if (selected && !selected.has(instance.instance_id)) continue;
     const files = modifiedExistingFiles(instance.patch);
     const sources = files.length ? await (await snapshotOf(instance)).readFiles(files) : new Map<string, string>();
-    const gold = goldElements(instance.patch, (p) => (sources.has(p) ? extractDefinitions(p, sources.get(p)!, parser) : []));
+    const gold = goldElements(instance.patch, (p) => (sources.has(p) ? extractDefinitions(p, sources.get(p)!) : []));
     const artifact = await readJsonIfExists<{ status?: string; output?: unknown }>(layout.artifactPath(stage, instance.instance_id));
     const outcome = functionOutcome(instance.instance_id, artifact?.status === 'ok' ? predictedElementsOf(artifact.output) : undefined, gold);
     if (outcome) outcomes.push(outcome);

@@ -3,8 +3,9 @@
  * a file whose name starts with "test" (test_x.py, tests.py) or anything under a folder whose name starts
  * with "test" (test/, tests/, testing/, testcases/) is left out. Include/exclude globs refine that.
  */
+import { sourceExtensions } from '../parsing/languages/index.ts';
 export interface FileFilterOptions {
-  /** file extensions to index (lowercase, with dot); default ['.py'] */
+  /** file extensions to index (lowercase, with dot); default: every language's source files (src/parsing/languages) */
   extensions?: readonly string[];
   /** leave out test files and folders (see above); default true */
   excludeTests?: boolean;
@@ -63,7 +64,7 @@ export function isTestPath(path: string): boolean {
 }
 
 export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
-  const extensions = (options.extensions ?? ['.py']).map((e) => e.toLowerCase());
+  const extensions = (options.extensions ?? sourceExtensions()).map((e) => e.toLowerCase());
   const excludeTests = options.excludeTests ?? true;
   const include = (options.include ?? []).map(globToRegExp);
   const exclude = (options.exclude ?? []).map(globToRegExp);
@@ -80,7 +81,7 @@ export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
 /** Stable description of the filter for cache keys and reports. */
 export function describeFileFilter(options: FileFilterOptions = {}): string {
   return JSON.stringify({
-    extensions: options.extensions ?? ['.py'],
+    extensions: options.extensions ?? sourceExtensions(),
     excludeTests: options.excludeTests ?? true,
     include: options.include ?? [],
     exclude: options.exclude ?? [],

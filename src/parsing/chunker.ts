@@ -28,7 +28,8 @@
  * included), not the path line.
  */
 import type { Node, Parser, Tree } from 'web-tree-sitter';
-import { childrenOf, parseSource, pythonParser } from './parse.ts';
+import { childrenOf, parseSource, parserOrDefault } from './parse.ts';
+import { parserForPath } from './parsers.ts';
 import { definitionOf, endRow, qualify, startRow } from './python-ast.ts';
 import { SourceLines } from './source-lines.ts';
 import type { CodeChunk } from './types.ts';
@@ -370,8 +371,6 @@ export function chunkTree(tree: Tree | null, path: string, source: string, maxCh
   }
 }
 
-export { pythonParser };
-
 export async function chunkFile(path: string, source: string, opts: ChunkOptions = {}): Promise<CodeChunk[]> {
-  return chunkFileSync(await pythonParser(), path, source, opts);
+  return chunkFileSync(parserForPath(path) ?? parserOrDefault(undefined), path, source, opts);
 }

@@ -10,8 +10,9 @@
  * enclosing definition is a class. Ranges include decorators, not comments above them.
  */
 import type { Node, Parser, Tree } from 'web-tree-sitter';
-import { childrenOf, parserOrShared, withParsed } from './parse.ts';
-import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionName, definitionOf, endRow, qualify, startRow } from './python-ast.ts';
+import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
+import { parserForPath } from './parsers.ts';
+import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionKind, definitionName, definitionOf, endRow, qualify, startRow } from './python-ast.ts';
 import type { Definition, ModuleAssignment } from './types.ts';
 
 export interface FileSymbols {
@@ -22,7 +23,7 @@ export interface FileSymbols {
 
 /** Definitions and module-level assigned names from one parse. Never throws on broken source. */
 export function extractFileSymbols(path: string, source: string, parser?: Parser): FileSymbols {
-  const chosen = parserOrShared(parser, 'extractFileSymbols');
+  const chosen = parser ?? parserForPath(path) ?? parserOrDefault(undefined);
   return withParsed(chosen, source, (tree) => symbolsOfTree(tree, path, source));
 }
 
@@ -55,7 +56,7 @@ function collect(
     if (definition) {
       const name = definitionName(definition, source);
       const qualifiedName = qualify(scope, name);
-      const isClass = definition.type === 'class_definition';
+      const isClass = definitionKind(definition) === 'class';
       out.definitions.push({
         path,
         name,

@@ -1,5 +1,6 @@
+/** Parsing with a tree-sitter parser and freeing the tree afterwards; node helpers shared by the structural code. */
 import type { Node, Parser, Tree } from 'web-tree-sitter';
-import { createParser } from './languages.ts';
+import { parserFor } from './parsers.ts';
 
 /**
  * Parses `source`; node indices and columns are UTF-16 code units of `source`, rows count '\n'.
@@ -15,26 +16,12 @@ export function childrenOf(node: Node): Node[] {
   return node.children.filter((c): c is Node => c !== null);
 }
 
-let sharedParser: Promise<Parser> | undefined;
-let readyParser: Parser | undefined;
+/** The language the structural helpers assume when a caller passes no parser: the one locfix started with. */
+export const DEFAULT_LANGUAGE = 'python';
 
-/**
- * The process-wide Python parser used by this folder's functions when no parser is passed. Awaiting it
- * once also makes the synchronous helpers (extractDefinitions, skeletons, syntaxProblems) usable without
- * a parser argument.
- */
-export function pythonParser(): Promise<Parser> {
-  sharedParser ??= createParser('python').then((parser) => (readyParser = parser));
-  return sharedParser;
-}
-
-/** `parser` if given, else the shared parser; throws if neither exists yet. */
-export function parserOrShared(parser: Parser | undefined, caller: string): Parser {
-  const chosen = parser ?? readyParser;
-  if (!chosen) {
-    throw new Error(`${caller}: no tree-sitter parser yet — pass one, or \`await pythonParser()\` once before calling it`);
-  }
-  return chosen;
+/** `parser` if given, else the shared parser of the default language. */
+export function parserOrDefault(parser: Parser | undefined): Parser {
+  return parser ?? parserFor(DEFAULT_LANGUAGE);
 }
 
 /** Parses with `parser`, hands the tree to `fn`, frees it afterwards. */

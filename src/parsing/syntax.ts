@@ -4,7 +4,7 @@
  * inside one is part of the same problem.
  */
 import type { Node, Parser } from 'web-tree-sitter';
-import { childrenOf, parserOrShared, withParsed } from './parse.ts';
+import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
 
 export interface SyntaxProblem {
   /** 1-based line where the problem starts */
@@ -13,7 +13,7 @@ export interface SyntaxProblem {
 }
 
 export function syntaxProblems(source: string, parser?: Parser): SyntaxProblem[] {
-  const chosen = parserOrShared(parser, 'syntaxProblems');
+  const chosen = parserOrDefault(parser);
   return withParsed(chosen, source, (tree) => {
     if (!tree) return [{ line: 1, kind: 'ERROR' }];
     const problems: SyntaxProblem[] = [];

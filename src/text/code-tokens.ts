@@ -11,6 +11,7 @@
  * This sits in the hot loop of indexing (millions of tokens per repository), so it is a hand-written
  * scanner over char codes with one callback per token, no intermediate arrays.
  */
+import { languageForPath } from '../parsing/languages/index.ts';
 
 /** What shape a token had in the text; embedders weight the shapes differently. */
 export type TokenKind =
@@ -214,13 +215,9 @@ function emitPathPiece(segment: string, visit: TokenVisitor): void {
   for (const piece of segment.split(/[.-]/)) if (piece) emitIdentifier(piece, visit);
 }
 
-/** "django/db/models/query.py" → "django.db.models.query"; "pkg/__init__.py" → "pkg"; non-Python → undefined. */
+/** The dotted module a file is imported as, by its language's rule ("django/db/models/query.py" → "django.db.models.query"). */
 export function modulePathOf(path: string): string | undefined {
-  if (!path.endsWith('.py') && !path.endsWith('.pyi')) return undefined;
-  let p = path.slice(0, path.lastIndexOf('.'));
-  if (p.endsWith('/__init__')) p = p.slice(0, -'/__init__'.length);
-  if (!p || p.includes('.')) return undefined;
-  return p.split('/').join('.');
+  return languageForPath(path)?.modulePath(path);
 }
 
 /** Calls `visit` for every token of `text` in order (tokens may repeat). */

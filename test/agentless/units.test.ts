@@ -2,7 +2,7 @@
  * The pure parts of the Agentless localizer and the hierarchy: tree rendering, combination order, answer
  * parsing tolerance, and resolution of every location kind to exact line ranges.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentlessTree } from '../../localizer/agentless/tree.ts';
 import { combineFileLists } from '../../localizer/agentless/combine.ts';
 import { parseFileList, parseIrrelevantFolders, splitByIrrelevant } from '../../localizer/agentless/answers.ts';
@@ -11,12 +11,7 @@ import { extractCodeBlocks, mergeRanges, parseLocations, resolveLocations } from
 import { numberedContext, sampleToLocationSet } from '../../localizer/hierarchy/edit-locations.ts';
 import { sourceView } from '../../localizer/hierarchy/files.ts';
 import { toCodeElements } from '../../localizer/hierarchy/related-elements.ts';
-import { pythonParser } from '../../src/parsing/parse.ts';
 import { countTokens } from '../../src/llm/tokens.ts';
-
-beforeAll(async () => {
-  await pythonParser();
-});
 
 describe('agentless tree', () => {
   const paths = [

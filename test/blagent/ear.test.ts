@@ -1,7 +1,6 @@
 /** Phase 2 context: the exact pruned view EAR shows for fixture code, and the token budget guard. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildEarPrompt, earView, fileBlock, type EarFile } from '../../localizer/blagent/ear.ts';
-import { pythonParser } from '../../src/parsing/parse.ts';
 import { countTokens } from '../../src/llm/tokens.ts';
 
 const SOURCE = `"""Event dispatch."""
@@ -52,10 +51,6 @@ class Dispatcher:
 
 // anchors best first: the body of the async, decorated method; then the nested class's method
 const FILE: EarFile = { path: 'events/dispatch.py', source: SOURCE, anchors: [{ startLine: 38, endLine: 40 }, { startLine: 31, endLine: 31 }] };
-
-beforeAll(async () => {
-  await pythonParser();
-});
 
 describe('EAR pruned view', () => {
   it('keeps imports, assignments, class headers and signatures; expands only the anchored functions, decorators included', () => {

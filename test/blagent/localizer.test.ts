@@ -12,7 +12,7 @@ import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chro
 import { Services } from '../../src/services.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
-import { blagentSkeleton } from '../../src/parsing/skeleton.ts';
+import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
 import { BlagentLocalizer } from '../../localizer/blagent/index.ts';
 import { outlineOfSkeleton } from '../../localizer/blagent/react.ts';
 import type { LocalizerContext } from '../../localizer/types.ts';

@@ -2,11 +2,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CandidateMatcher, cleanPath, extractJson, parseEntities, parseRanking, parseScores, repairJson } from '../../localizer/blagent/scoring-parse.ts';
 import { outlineOfSkeleton, parseAgentReply } from '../../localizer/blagent/react.ts';
-import { blagentSkeleton } from '../../src/parsing/skeleton.ts';
+import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
 import { countTokens } from '../../src/llm/tokens.ts';
 import { cleanQueryAnswer } from '../../localizer/blagent/queries.ts';
 import { finalRanking, fittedSkeleton, resolveBlagentOptions } from '../../localizer/blagent/index.ts';
-import { pythonParser } from '../../src/parsing/parse.ts';
 
 const CANDIDATES = ['django/db/models/query.py', 'django/db/models/sql/query.py', 'django/utils/text.py', 'setup.py'];
 const matcher = new CandidateMatcher(CANDIDATES);
@@ -142,8 +141,7 @@ describe('fittedSkeleton', () => {
   const method = (i: number): string => `    def method_${i}(self, first_argument, second_argument=None, *args, **kwargs):\n        """Does step ${i} of the long computation, carefully and slowly."""\n        return ${i}\n`;
   const source = `"""Module doc."""\n\nclass Big(Base):\n    """A big class."""\n${Array.from({ length: 40 }, (_, i) => method(i)).join('')}\ndef helper(x):\n    return x\n`;
   let full: string;
-  beforeAll(async () => {
-    await pythonParser();
+  beforeAll(() => {
     full = blagentSkeleton(source);
   });
 

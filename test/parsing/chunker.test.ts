@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkFile, chunkFileSync, chunkPathLine, pythonParser } from '../../src/parsing/chunker.ts';
+import { chunkFile, chunkFileSync, chunkPathLine } from '../../src/parsing/chunker.ts';
+import { parserFor } from '../../src/parsing/parsers.ts';
 import type { CodeChunk } from '../../src/parsing/types.ts';
 
 const PATH = 'pkg/sub/mod.py';
@@ -344,7 +345,7 @@ describe('chunkFile', () => {
   });
 
   it('covers every non-blank line exactly once, in order, for all fixtures and sizes (sync API)', async () => {
-    const parser = await pythonParser();
+    const parser = parserFor('python');
     const sources = [DECORATED, BETWEEN, BROKEN, TABS, TRAILING_COMMENTS, LEADING_COMMENTS, bigFunction(), registryClass()];
     for (const source of sources) {
       const lines = source.split('\n');

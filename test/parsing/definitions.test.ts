@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createParser } from '../../src/parsing/languages.ts';
+import { newParser } from '../../src/parsing/parsers.ts';
 import { extractDefinitions, extractFileSymbols } from '../../src/parsing/definitions.ts';
-import { pythonParser } from '../../src/parsing/parse.ts';
+import { parserFor } from '../../src/parsing/parsers.ts';
 
 const SOURCE = `"""Helpers."""
 import typing
@@ -58,9 +58,6 @@ class Base:
 `;
 
 describe('extractDefinitions', () => {
-  beforeAll(async () => {
-    await pythonParser();
-  });
 
   it('finds classes, functions and methods with qualified names and decorator-inclusive ranges', () => {
     const defs = extractDefinitions('pkg/helpers.py', SOURCE);
@@ -93,7 +90,7 @@ describe('extractDefinitions', () => {
   });
 
   it('accepts an explicit parser and survives broken code', async () => {
-    const parser = await createParser();
+    const parser = newParser('python');
     const defs = extractDefinitions('broken.py', 'def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass Fine:\n    pass\n', parser);
     expect(defs.find((d) => d.name === 'ok')).toMatchObject({ startLine: 1, endLine: 2, kind: 'function' });
     expect(extractDefinitions('empty.py', '', parser)).toEqual([]);
@@ -113,7 +110,7 @@ describe('analyzeFileSync', () => {
   it('returns the same chunks and symbols as the separate calls, from one parse', async () => {
     const { analyzeFileSync } = await import('../../src/parsing/analyze.ts');
     const { chunkFileSync } = await import('../../src/parsing/chunker.ts');
-    const parser = await pythonParser();
+    const parser = parserFor('python');
     const analysis = analyzeFileSync(parser, 'pkg/helpers.py', SOURCE, { maxChars: 300 });
     expect(analysis.chunks).toEqual(chunkFileSync(parser, 'pkg/helpers.py', SOURCE, { maxChars: 300 }));
     expect(analysis.chunks.length).toBeGreaterThan(2);

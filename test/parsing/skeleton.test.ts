@@ -1,15 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { pythonParser } from '../../src/parsing/parse.ts';
-import { agentlessFileText, blagentSkeleton, compressedSkeleton, docSummary, prunedView } from '../../src/parsing/skeleton.ts';
+import { describe, expect, it } from 'vitest';
+import { agentlessFileText, compressedSkeleton } from '../../src/parsing/compressed-skeleton.ts';
+import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
+import { docSummary } from '../../src/parsing/skeleton-parts.ts';
+import { prunedView } from '../../src/parsing/pruned-view.ts';
 
 // Hand-written fixture: decorators (multi-line, with comments), nested classes, async functions,
 // multi-line signatures, docstrings, module/class-level assignments, an if-block holding a method.
 const WIDGETS = readFileSync(new URL('./fixtures/widgets.py', import.meta.url), 'utf8');
-
-beforeAll(async () => {
-  await pythonParser();
-});
 
 describe('blagentSkeleton', () => {
   it('lists classes with bases, decorators, joined signatures and first docstring sentences', () => {

@@ -1,10 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { pythonParser } from '../../src/parsing/parse.ts';
+import { describe, expect, it } from 'vitest';
 import { syntaxProblems } from '../../src/parsing/syntax.ts';
-
-beforeAll(async () => {
-  await pythonParser();
-});
 
 describe('syntaxProblems', () => {
   it('reports nothing for valid code, including CRLF and multi-byte text', () => {

@@ -1,0 +1,286 @@
+/**
+ * Agentless' compressed file (`get_skeleton` in agentless/util/compress_file.py, used with
+ * `--compress_assign`) re-implemented on tree-sitter; see `compressedSkeleton` for the exact rules. Takes
+ * the parser of the file's language (`parserForPath`); without one, the default language's.
+ */
+import type { Node, Parser, Tree } from 'web-tree-sitter';
+import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
+import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionOf, endRow, startRow } from './python-ast.ts';
+import { headerColon, effectiveEndRow } from './skeleton-parts.ts';
+import { SourceLines } from './source-lines.ts';
+
+export interface CompressedSkeletonOptions {
+  /** keep module-level `name = value` statements (Agentless `keep_constant`, default true) */
+  keepConstant?: boolean;
+  /** shorten assignments spanning more than `totalLines` lines (`--compress_assign`, default true) */
+  compressAssign?: boolean;
+  totalLines?: number;
+  prefixLines?: number;
+  suffixLines?: number;
+}
+
+/**
+ * Agentless' compressed view (libcst CompressTransformer + compress_assign_stmts, keep_indent=False):
+ * - Module level keeps only classes, functions (with their decorators and the comment/blank lines
+ *   directly above them) and, with keepConstant, lines whose first statement is a plain assignment
+ *   (`x = …`, not `x: T = …` or `x += …`). Imports, docstrings, `if`/`try` blocks and other statements
+ *   go, with the comment lines above them. Comment lines before the first statement stay.
+ * - A function keeps its decorators and full (multi-line) signature up to the colon; its body becomes a
+ *   single unindented `...` line.
+ * - A class keeps its header and its body minus bare simple-string statements (docstrings); methods
+ *   are reduced as above, nested classes recursively; an emptied body becomes `pass`. Comments closing
+ *   a class or function body (indented deeper than the definition) are dropped.
+ * - With compressAssign, an assignment spanning more than `totalLines` (30) lines of the compressed
+ *   text keeps its first `prefixLines` (10) and last `suffixLines` (10) lines around a `...` line.
+ * - Source that does not parse is returned as is (as Agentless does when libcst fails), as is Python 2
+ *   code (print/exec statements), which libcst rejects.
+ * - libcst quirks kept: a one-line class body (`class A: x = 1`) is printed unindented on the next line
+ *   with no line break after it, and then no assignment is shortened (Agentless' re-parse fails).
+ * The input is first normalised as Agentless reads files (`agentlessFileText`), so CRLF files and the
+ * final newline give the same result; the output ends with a line break exactly when Agentless' does.
+ * Checked byte for byte against Agentless' get_skeleton (libcst) on all non-test files of django,
+ * requests, pylint and sphinx except files libcst 1.0 cannot parse.
+ */
+export function compressedSkeleton(fileContent: string, parser?: Parser, options: CompressedSkeletonOptions = {}): string {
+  const source = agentlessFileText(fileContent);
+  const keepConstant = options.keepConstant ?? true;
+  const compressAssign = options.compressAssign ?? true;
+  const totalLines = options.totalLines ?? 30;
+  const prefixLines = options.prefixLines ?? 10;
+  const suffixLines = options.suffixLines ?? 10;
+  const chosen = parserOrDefault(parser);
+  return withParsed(chosen, source, (tree) => {
+    if (!tree || tree.rootNode.hasError || hasPython2Statements(tree.rootNode)) return source;
+    const lines = new SourceLines(source);
+    const out: string[] = [];
+    /** [first, last] output indices of each assignment statement */
+    const assignments: Array<[number, number]> = [];
+    /** the last line has no line break: the next one continues it (libcst one-line class bodies) */
+    let glue = false;
+    let oneLineClassBody = false;
+    /** text of the last token of the latest one-line class body */
+    let lastBodyToken = '';
+    const push = (line: string): void => {
+      if (glue) out[out.length - 1] += line;
+      else out.push(line);
+      glue = false;
+    };
+
+    const verbatim = (from: number, to: number): void => {
+      for (let r = from; r <= to; r++) push(lines.lineText(r));
+    };
+    /** header rows of a definition, the last one cut after its colon */
+    const headerRows = (statement: Node, definition: Node): void => {
+      const colon = headerColon(definition);
+      const colonRow = colon ? startRow(colon) : endRow(definition);
+      verbatim(startRow(statement), colonRow - 1);
+      const cut = colon ? colon.endIndex : definition.endIndex;
+      push(source.slice(lines.offsetOf(colonRow), cut));
+    };
+    /** assignment statements among `nodes` (simple statements) copied verbatim from row `firstRow` */
+    const recordAssignments = (nodes: Node[], firstRow: number, outStart: number): void => {
+      for (const node of nodes) {
+        if (node.type !== 'expression_statement') continue;
+        for (const child of childrenOf(node)) {
+          if (child.type === 'assignment' && !child.childForFieldName('type')) {
+            assignments.push([outStart + startRow(child) - firstRow, outStart + endRow(child) - firstRow]);
+          }
+        }
+      }
+    };
+    /** rows after `row` owned by the block ending there: comments indented deeper than `indent` */
+    const ownedEnd = (node: Node): number => {
+      let end = effectiveEndRow(node);
+      const indent = lines.indentOf(startRow(node));
+      for (let r = end + 1; r < lines.count; r++) {
+        const text = lines.lineText(r).trim();
+        if (text === '') continue;
+        if (!text.startsWith('#')) break;
+        if (lines.indentOf(r) > indent) end = r;
+        else break;
+      }
+      return end;
+    };
+
+    const renderDefinition = (statement: Node, definition: Node): void => {
+      headerRows(statement, definition);
+      if (definition.type === 'function_definition') {
+        push('...');
+        return;
+      }
+      const body = definition.childForFieldName('body');
+      const colon = headerColon(definition);
+      const classIndent = lines.lineText(startRow(definition)).match(/^[ \t]*/)?.[0] ?? '';
+      const before = out.length;
+      let bodyIndent = '    ';
+      if (body && colon) {
+        const statements = childrenOf(body).filter((c) => c.type !== 'comment' && c.startIndex !== c.endIndex);
+        const first = statements[0];
+        if (first && startRow(first) > startRow(colon)) {
+          bodyIndent = (lines.lineText(startRow(first)).match(/^[ \t]*/)?.[0] ?? '').slice(classIndent.length) || '    ';
+          renderBlock(groupByLine(statements), startRow(colon) + 1, 'class');
+        } else if (first) {
+          // One-line body `class A: x = 1`: libcst moves its small statements, docstrings included, into
+          // an indented block and prints them unindented with no line break after them.
+          const last = statements[statements.length - 1];
+          push(source.slice(first.startIndex, last.endIndex));
+          glue = true;
+          oneLineClassBody = true;
+          lastBodyToken = source.slice(lastToken(last).startIndex, last.endIndex);
+        }
+      }
+      if (out.length === before) push(`${classIndent}${bodyIndent}pass`);
+    };
+
+    /** Statements of the module (`module`) or of a class body (`class`), with their leading lines. */
+    const renderBlock = (groups: Node[][], firstLeadingRow: number, level: 'module' | 'class'): void => {
+      let leadingFrom = firstLeadingRow;
+      for (const group of groups) {
+        const first = group[0];
+        const last = group[group.length - 1];
+        const start = startRow(first);
+        const definition = definitionOf(first);
+        const keep =
+          level === 'module'
+            ? definition !== null || (keepConstant && isPlainAssignment(first))
+            : !isBareSimpleString(first);
+        if (keep) {
+          verbatim(leadingFrom, start - 1);
+          if (definition && group.length === 1) renderDefinition(first, definition);
+          else if (COMPOUND_STATEMENTS.has(first.type) && group.length === 1) renderCompound(first);
+          else {
+            const outStart = out.length;
+            verbatim(start, endRow(last));
+            recordAssignments(group, start, outStart);
+          }
+        }
+        leadingFrom = ownedEnd(last) + 1;
+      }
+      if (level === 'module') verbatim(leadingFrom, lines.count - 1);
+    };
+
+    /** A compound statement kept in a class body: verbatim except for the definitions inside it. */
+    const renderCompound = (node: Node): void => {
+      let from = startRow(node);
+      const visit = (statements: Node[]): void => {
+        for (const statement of statements) {
+          const definition = definitionOf(statement);
+          if (definition) {
+            const outStart = out.length;
+            verbatim(from, startRow(statement) - 1);
+            recordSimpleAssignments(node, from, startRow(statement) - 1, outStart);
+            renderDefinition(statement, definition);
+            from = effectiveEndRow(statement) + 1;
+          } else if (COMPOUND_STATEMENTS.has(statement.type)) {
+            visit(compoundBodyStatements(statement));
+          }
+        }
+      };
+      visit(compoundBodyStatements(node));
+      const outStart = out.length;
+      const to = effectiveEndRow(node);
+      verbatim(from, to);
+      recordSimpleAssignments(node, from, to, outStart);
+    };
+    /** assignments inside a compound statement lying wholly in rows [from, to], copied from `from` */
+    const recordSimpleAssignments = (node: Node, from: number, to: number, outStart: number): void => {
+      const visit = (n: Node): void => {
+        if (n.type === 'assignment' && !n.childForFieldName('type')) {
+          if (startRow(n) >= from && endRow(n) <= to) assignments.push([outStart + startRow(n) - from, outStart + endRow(n) - from]);
+          return;
+        }
+        if (definitionOf(n) || endRow(n) < from || startRow(n) > to) return;
+        for (const child of childrenOf(n)) visit(child);
+      };
+      visit(node);
+    };
+
+    const groups = groupByLine(childrenOf(tree.rootNode).filter((c) => c.type !== 'comment' && c.startIndex !== c.endIndex));
+    if (groups.length === 0) {
+      verbatim(0, lines.count - 1); // comments only: all of it is the module header
+    } else {
+      verbatim(0, startRow(groups[0][0]) - 1);
+      renderBlock(groups, startRow(groups[0][0]), 'module');
+    }
+
+    // libcst prints every line with its break, then drops the last one if the file had none
+    let code = out.length > 0 ? out.join('\n') + (glue ? '' : '\n') : '';
+    if (source.endsWith('\n')) code ||= '\n';
+    else if (code.endsWith('\n')) code = code.slice(0, -1);
+    // libcst drops the last token blindly, which is not a line break after a one-line class body
+    else if (glue && code.endsWith(lastBodyToken)) code = code.slice(0, code.length - lastBodyToken.length);
+    // Agentless re-parses the result to shorten assignments; unindented one-line class bodies make that
+    // parse fail, and then it keeps the text as it is.
+    if (!compressAssign || oneLineClassBody) return code;
+    const codeLines = code.split('\n');
+    if (code === '' || code.endsWith('\n')) codeLines.pop();
+    const removed: Array<[number, number]> = [];
+    for (const [first, last] of assignments) {
+      if (last - first > totalLines) removed.push([first + prefixLines, last - suffixLines]);
+    }
+    const result: string[] = [];
+    codeLines.forEach((line, i) => {
+      if (!removed.some(([s, e]) => s <= i && i <= e)) result.push(line);
+      if (removed.some(([s]) => s === i)) result.push('...');
+    });
+    return result.map((line) => `${line}\n`).join('');
+  });
+}
+
+/**
+ * A file's text as Agentless hands it to get_skeleton: read with universal newlines, split like
+ * Python's str.splitlines() (which also breaks at \v, \f, \x1c-\x1e, \x85, U+2028, U+2029) and
+ * joined with '\n', so without a final line break.
+ */
+export function agentlessFileText(content: string): string {
+  const parts = content.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (parts[parts.length - 1] === '') parts.pop();
+  return parts.join('\n');
+}
+
+/** statements sharing a line (`a = 1; b = 2`) form one group, as libcst's SimpleStatementLine */
+function groupByLine(statements: Node[]): Node[][] {
+  const groups: Node[][] = [];
+  let lastEnd = -1;
+  for (const statement of statements) {
+    if (statement.type === ';') continue;
+    if (groups.length > 0 && startRow(statement) <= lastEnd) groups[groups.length - 1].push(statement);
+    else groups.push([statement]);
+    lastEnd = Math.max(lastEnd, endRow(statement));
+  }
+  return groups;
+}
+
+/** the last libcst token of a statement: a leaf, or a whole plain string literal */
+function lastToken(node: Node): Node {
+  let current = node;
+  for (;;) {
+    if (current.type === 'string') {
+      const start = childrenOf(current).find((c) => c.type === 'string_start');
+      if (!start || !/f/i.test(start.text)) return current;
+    }
+    const children = childrenOf(current).filter((c) => c.type !== 'comment');
+    const last = children[children.length - 1];
+    if (!last) return current;
+    current = last;
+  }
+}
+
+function isPlainAssignment(statement: Node): boolean {
+  if (statement.type !== 'expression_statement') return false;
+  const first = childrenOf(statement)[0];
+  return first?.type === 'assignment' && !first.childForFieldName('type');
+}
+
+/** libcst SimpleString statement: one string literal, not f-string, not implicitly concatenated */
+function isBareSimpleString(statement: Node): boolean {
+  if (statement.type !== 'expression_statement') return false;
+  const first = childrenOf(statement)[0];
+  if (first?.type !== 'string') return false;
+  const start = childrenOf(first).find((c) => c.type === 'string_start');
+  return !start || !/f/i.test(start.text);
+}
+
+function hasPython2Statements(root: Node): boolean {
+  return root.descendantsOfType(['print_statement', 'exec_statement']).length > 0;
+}

@@ -1,0 +1,56 @@
+/** Python: tree-sitter-python, CPython and pytest tracebacks, dotted module paths with package `__init__.py`. */
+import type { LanguageSpec } from './types.ts';
+
+const PACKAGE_INDEX = '__init__';
+
+export const python: LanguageSpec = {
+  id: 'python',
+  grammar: { packageName: 'tree-sitter-python', wasmFile: 'tree-sitter-python.wasm' },
+  extensions: ['.py'],
+  // type stubs repeat the signatures of the implementation; they are parsed on request, not indexed
+  alsoParses: ['.pyi'],
+  fence: 'python',
+  syntax: {
+    definitions: { function_definition: 'function', class_definition: 'class' },
+    decorated: { type: 'decorated_definition', field: 'definition' },
+    nameField: 'name',
+    bodyField: 'body',
+    block: 'block',
+    compoundStatements: new Set([
+      'if_statement',
+      'elif_clause',
+      'else_clause',
+      'try_statement',
+      'except_clause',
+      'except_group_clause',
+      'finally_clause',
+      'with_statement',
+      'for_statement',
+      'while_statement',
+      'match_statement',
+      'case_clause',
+    ]),
+  },
+  modulePath(path) {
+    if (!path.endsWith('.py') && !path.endsWith('.pyi')) return undefined;
+    let p = path.slice(0, path.lastIndexOf('.'));
+    if (p.endsWith(`/${PACKAGE_INDEX}`)) p = p.slice(0, -`/${PACKAGE_INDEX}`.length);
+    if (!p || p.includes('.')) return undefined;
+    return p.split('/').join('.');
+  },
+  moduleName(path) {
+    const slash = path.lastIndexOf('/');
+    const stem = path.slice(slash + 1).replace(/\.pyi?$/, '');
+    const name = stem === PACKAGE_INDEX ? path.slice(path.lastIndexOf('/', slash - 1) + 1, slash) : stem;
+    return name && !name.startsWith('__') ? name : undefined;
+  },
+  moduleFiles: (base) => [`${base}.py`, `${base}/${PACKAGE_INDEX}.py`],
+  sourcePath: /(?:[A-Za-z0-9_.~-]+\/)*[A-Za-z0-9_-]+\.(?:py|pyx|pyi)\b/g,
+  fileSuffixWords: ['py', 'pyx', 'pyi'],
+  frames: [
+    // File "x.py", line 12, in f
+    { name: 'cpython', pattern: /File "([^"\n]+)", line (\d+)(?:, in ([^\s\n]+))?/g, blankInCode: true },
+    // x.py:12: in f   and   x.py:12: SomeError   (pytest long and short tracebacks)
+    { name: 'pytest', pattern: /(?:^|\s)((?:[\w.~-]+\/)*[\w-]+\.py):(\d+):(?: in (\w+))?/gm },
+  ],
+};

@@ -1,0 +1,62 @@
+/**
+ * What locfix knows about one programming language, in one record: its tree-sitter grammar, which files
+ * are its source files, the syntax-tree node types the structural code walks, and the text rules of the
+ * lexical channels (module paths, test files, traceback frames). Adding a language is one such record in
+ * `./<language>.ts` plus one line in `./index.ts`; nothing outside this folder names a language's rules.
+ */
+import type { DefinitionKind } from '../types.ts';
+
+export interface GrammarSource {
+  /** npm package that ships the grammar's prebuilt wasm */
+  packageName: string;
+  /** the wasm file inside that package */
+  wasmFile: string;
+}
+
+/** Node types of the grammar that the structural code (chunks, definitions, skeletons) walks. */
+export interface LanguageSyntax {
+  /** definition node type → what it defines (methods are functions whose innermost definition is a class) */
+  definitions: Readonly<Record<string, Exclude<DefinitionKind, 'method'>>>;
+  /** a wrapper around a definition (decorators), and the field holding the definition */
+  decorated?: { type: string; field: string };
+  /** the field of a definition holding its name, and the one holding its body */
+  nameField: string;
+  bodyField: string;
+  /** the node type of a statement block */
+  block: string;
+  /** compound statements whose blocks can hold definitions visible at the enclosing scope */
+  compoundStatements: ReadonlySet<string>;
+}
+
+/** A traceback frame pattern: capture groups 1 = file path, 2 = line, 3 = function (optional). */
+export interface FramePattern {
+  name: string;
+  /** global regex */
+  pattern: RegExp;
+  /** the frame's text would otherwise be read as code (CPython's quoted `File "…", line N`): blank it before scanning code */
+  blankInCode?: boolean;
+}
+
+export interface LanguageSpec {
+  id: string;
+  grammar: GrammarSource;
+  /** extensions of its source files: indexed, ranked and parsed (lowercase, with dot) */
+  extensions: readonly string[];
+  /** further extensions the grammar parses that are not indexed by default (e.g. type stubs) */
+  alsoParses?: readonly string[];
+  /** the info string of a markdown code fence holding this language (prompts show code in fences) */
+  fence: string;
+  syntax: LanguageSyntax;
+  /** the dotted module a source file is imported as ("pkg/mod.py" → "pkg.mod"), undefined when it has none */
+  modulePath(path: string): string | undefined;
+  /** the name a file's module is called by (its stem, or the package folder of an index file) */
+  moduleName(path: string): string | undefined;
+  /** repository paths that would define the module `a/b` (`a/b.py`, `a/b/__init__.py`), most specific first */
+  moduleFiles(base: string): string[];
+  /** paths of its source files as issues mention them ("models.py", "pkg/models.py"), global regex */
+  sourcePath: RegExp;
+  /** words that end a dotted chain without making it a module path ("py" in "foo.py") */
+  fileSuffixWords: readonly string[];
+  /** traceback frames as its runtime and test runners print them */
+  frames: readonly FramePattern[];
+}
