@@ -8,7 +8,7 @@ import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
 import type { FileParser } from '../src/index/file-parser.ts';
-import type { RepoIndex } from '../src/index/repo-index.ts';
+import type { RepoIndex } from '../src/index/types.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.ts';

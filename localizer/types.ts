@@ -4,7 +4,7 @@
  * function/line/repair stages and every report treat them alike.
  */
 import type { SweInstance } from '../src/dataset/schema.ts';
-import type { RepoIndex } from '../src/index/repo-index.ts';
+import type { RepoIndex } from '../src/index/types.ts';
 import type { FileParser } from '../src/index/file-parser.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';

@@ -41,7 +41,7 @@ import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/r
 import { lazyHistorySearch } from '../src/index/commit-history-index.ts';
 import { DEFAULT_RETRIEVAL_OPTIONS } from '../localizer/retrieval/options.ts';
 import type { RetrievalIndex } from '../localizer/retrieval/retriever.ts';
-import type { RepoIndex } from '../src/index/repo-index.ts';
+import type { RepoIndex } from '../src/index/types.ts';
 import { safeFileName } from '../src/util/fsx.ts';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';

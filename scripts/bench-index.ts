@@ -16,7 +16,9 @@ import { parseArgs } from 'node:util';
 import { RepoStore } from '../src/repo/store.ts';
 import { createEmbedder } from '../src/embedding/factory.ts';
 import { openChromaStore } from '../src/vectorstore/chroma.ts';
-import { buildRepoIndex, IndexMemo, type DenseFilterStrategy, type IndexTimings } from '../src/index/repo-index.ts';
+import { buildRepoIndex } from '../src/index/repo-index.ts';
+import { IndexMemo } from '../src/index/index-memo.ts';
+import { type DenseFilterStrategy, type IndexTimings } from '../src/index/types.ts';
 
 const { values } = parseArgs({
   options: {

@@ -7,7 +7,9 @@
  */
 import { createEmbedder } from './embedding/factory.ts';
 import type { Embedder } from './embedding/types.ts';
-import { buildRepoIndex, defaultIndexMemo, type RepoIndex } from './index/repo-index.ts';
+import { buildRepoIndex } from './index/repo-index.ts';
+import { defaultIndexMemo } from './index/index-memo.ts';
+import { type RepoIndex } from './index/types.ts';
 import type { FileFilterOptions } from './index/file-filter.ts';
 import type { FileParser } from './index/file-parser.ts';
 import { createChatModel } from './llm/factory.ts';

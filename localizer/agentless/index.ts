@@ -8,7 +8,8 @@
  * is indexed through buildRepoIndex with its own FileParser; without them the context indexes the snapshot
  * with the same parser through the run's own embedder, vector store and caches (`ctx.index(parser)`).
  */
-import { buildRepoIndex, type RepoIndex } from '../../src/index/repo-index.ts';
+import { buildRepoIndex } from '../../src/index/repo-index.ts';
+import { type RepoIndex } from '../../src/index/types.ts';
 import type { Embedder } from '../../src/embedding/types.ts';
 import type { VectorStore } from '../../src/vectorstore/types.ts';
 import { ChromaVectorStore } from '../../src/vectorstore/chroma.ts';

@@ -10,7 +10,7 @@
  */
 import type { Parser } from 'web-tree-sitter';
 import type { FileParser } from '../../src/index/file-parser.ts';
-import type { RepoIndex } from '../../src/index/repo-index.ts';
+import type { RepoIndex } from '../../src/index/types.ts';
 import { extractDefinitions } from '../../src/parsing/definitions.ts';
 import { parserFor } from '../../src/parsing/parsers.ts';
 import type { CodeChunk, Definition } from '../../src/parsing/types.ts';

@@ -4,7 +4,7 @@
  * outputs: `FileLocalization.functions` (dotted qualified names, as `goldElements` writes them) and a file
  * order derived from the entities.
  */
-import type { RepoIndex } from '../../src/index/repo-index.ts';
+import type { RepoIndex } from '../../src/index/types.ts';
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 
 export type EarLevel = 'file' | 'function';

@@ -12,7 +12,10 @@ import type { Embedder } from '../../src/embedding/types.ts';
 import { LexicalEmbedder } from '../../src/embedding/lexical.ts';
 import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import { ChromaVectorStore } from '../../src/vectorstore/chroma.ts';
-import { buildRepoIndex, collectionNameFor, IndexMemo, type RepoIndex } from '../../src/index/repo-index.ts';
+import { buildRepoIndex } from '../../src/index/repo-index.ts';
+import { collectionNameFor } from '../../src/index/channels/dense.ts';
+import { IndexMemo } from '../../src/index/index-memo.ts';
+import { type RepoIndex } from '../../src/index/types.ts';
 import { MemorySnapshot } from '../support/memory-snapshot.ts';
 
 class CountingEmbedder implements Embedder {

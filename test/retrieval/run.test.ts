@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
 import { rankedPathsOf } from '../../src/artifacts/localization.ts';
-import type { RepoIndex } from '../../src/index/repo-index.ts';
+import type { RepoIndex } from '../../src/index/types.ts';
 import type { RetrievalIndex } from '../../localizer/retrieval/retriever.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';

@@ -1,0 +1,64 @@
+/**
+ * Per-process state shared by the indexes of all commits: parsed file records, the term dictionary, ids
+ * known to be in the vector store, embedding caches, recent query vectors. Releasing a repository
+ * (forgetRepo) drops what only it needed.
+ */
+import type { EmbeddingCache } from '../embedding/cache.ts';
+import { TermDictionary, type TermVector } from './bm25.ts';
+import { CommitTermMemo } from './commit-history-index.ts';
+import type { FileRecordStore } from './record-store.ts';
+import type { FileRecord } from './types.ts';
+
+/** Per-process state shared by the indexes of all commits: parsed files, known stored ids, caches. */
+export class IndexMemo {
+  readonly terms = new TermDictionary();
+  /** key: parser id + filter + blob + path */
+  readonly records = new Map<string, FileRecord>();
+  /**
+   * repository → chunk id → the chunk's term vector. A chunk id names its text, and an edit to a file
+   * leaves most of its chunks' texts as they were, so a changed file only tokenizes its changed chunks.
+   */
+  readonly chunkTerms = new Map<string, Map<string, TermVector>>();
+  /** collection name → ids known to be stored there */
+  readonly storedIds = new Map<string, Set<string>>();
+  /** repository + collection name → chunk id → vector id (collections whose vectors are named by content) */
+  readonly vectorIds = new Map<string, Map<string, string>>();
+  readonly embeddingCaches = new Map<string, Promise<EmbeddingCache>>();
+  readonly queryVectors = new Map<string, Float32Array | number[]>();
+  readonly recordStores = new Map<string, Promise<FileRecordStore>>();
+  /** record-store file → its repository (for forgetRepo) */
+  readonly recordStoreRepos = new Map<string, string>();
+
+  /** drops the parsed files of one repository (e.g. when a run moves on to the next repository) */
+  forgetRepo(repo: string): void {
+    const prefix = `${repo}\0`;
+    for (const key of this.records.keys()) if (key.startsWith(prefix)) this.records.delete(key);
+    this.chunkTerms.delete(repo);
+    // chunk -> vector names are recomputed (cheaply) if the repository comes back; the stored ids stay
+    for (const key of this.vectorIds.keys()) if (key.startsWith(prefix)) this.vectorIds.delete(key);
+    // the parsed-file store is on disk; its in-memory copy is read again if the repository comes back
+    for (const [file, r] of this.recordStoreRepos) {
+      if (r !== repo) continue;
+      this.recordStores.delete(file);
+      this.recordStoreRepos.delete(file);
+    }
+  }
+
+  chunkTermsOf(repo: string): Map<string, TermVector> {
+    let m = this.chunkTerms.get(repo);
+    if (!m) {
+      m = new Map();
+      this.chunkTerms.set(repo, m);
+    }
+    return m;
+  }
+}
+
+/** commit term vectors, shared by every history index of the process */
+export const commitTermMemo = new CommitTermMemo();
+
+let processMemo: IndexMemo | undefined;
+export function defaultIndexMemo(): IndexMemo {
+  processMemo ??= new IndexMemo();
+  return processMemo;
+}

@@ -1,0 +1,103 @@
+/**
+ * The searchable index of one repository at one commit, as the localizers see it, and the per-file records
+ * it is built from. src/index/repo-index.ts builds it from the index channels in src/index/channels/.
+ */
+import type { CodeChunk, Definition } from '../parsing/types.ts';
+import type { TermVector } from './bm25.ts';
+
+export interface IndexedChunk extends CodeChunk {
+  /** content id (path + text); the vector store record id when vectors are named by chunk (vector-sync.ts) */
+  id: string;
+  blob: string;
+}
+
+export interface IndexedFile {
+  path: string;
+  blob: string;
+  size: number;
+  /** set when the parser failed on this file and line windows stand in for its chunks */
+  parseError?: string;
+}
+
+export interface ChunkHit {
+  chunk: IndexedChunk;
+  score: number;
+}
+
+export interface FileHit {
+  path: string;
+  score: number;
+}
+
+/**
+ * How a commit's dense query is kept to that commit's chunks:
+ * - 'ids': the store pre-filters on the commit's chunk ids (exact);
+ * - 'overfetch': query the whole collection for more than k and drop foreign ids, widening until k are found.
+ */
+export type DenseFilterStrategy = 'ids' | 'overfetch';
+
+export interface IndexTimings {
+  /** true when no file came from the in-process memo */
+  cold: boolean;
+  totalMs: number;
+  listMs: number;
+  readMs: number;
+  parseMs: number;
+  tokenizeMs: number;
+  /** wall time of vector-store existence checks and writes (overlaps parsing) */
+  vectorSyncMs: number;
+  /** wall time spent waiting for the vector store after parsing finished */
+  vectorWaitMs: number;
+  /** wall time parsing paused because the vector store was more than two batches behind */
+  vectorBackpressureMs: number;
+  embedMs: number;
+  bm25Ms: number;
+  filesIndexed: number;
+  filesReused: number;
+  /** files parsed by the parser */
+  filesParsed: number;
+  /** files whose parse came from the on-disk record store (an earlier process) */
+  filesRestored: number;
+  chunks: number;
+  /** chunks the vector store did not have */
+  chunksUpserted: number;
+  /** texts the embedder was asked for (after the embedding cache) */
+  textsEmbedded: number;
+}
+
+export interface RepoIndex {
+  readonly repo: string;
+  readonly commit: string;
+  readonly embedderId: string;
+  readonly files: readonly IndexedFile[];
+  readonly filePaths: readonly string[];
+  readonly chunks: readonly IndexedChunk[];
+  readonly timings: IndexTimings;
+  /** chunks nearest to the query embedding, best first (cosine similarity) */
+  searchDense(queryText: string, k: number): Promise<ChunkHit[]>;
+  /** BM25 over chunks, best first */
+  searchChunksBm25(query: string, k: number): Promise<ChunkHit[]>;
+  /** BM25 over whole files (path + content), best first */
+  searchFilesBm25(query: string, k: number): Promise<FileHit[]>;
+  /** files changed by the earlier commits whose messages best match the query (src/index/commit-history-index.ts);
+   * empty when the snapshot has no history or history is off */
+  searchHistory(query: string, k: number): Promise<FileHit[]>;
+  /** every class/function/method with this bare name */
+  definitionsOf(name: string): readonly Definition[];
+  /** definitions whose qualified name is exactly this ("Class.method") */
+  definitionsByQualifiedName(qualifiedName: string): readonly Definition[];
+  /** number of distinct files defining this bare name (for down-weighting common names) */
+  definingFileCount(name: string): number;
+  definitionsInFile(path: string): readonly Definition[];
+  chunksOfFile(path: string): readonly IndexedChunk[];
+  hasFile(path: string): boolean;
+}
+
+/** Everything the index keeps of one file at one blob: built once, reused by every commit that has the blob. */
+export interface FileRecord {
+  file: IndexedFile;
+  chunks: IndexedChunk[];
+  definitions: Definition[];
+  fileTerms: TermVector;
+  chunkTerms: TermVector[];
+}
