@@ -23,17 +23,13 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runGit } from '../src/repo/git.ts';
-import type { SweInstance } from '../src/dataset/schema.ts';
-import { SandboxRuntime, type SandboxLimits } from './sandbox.ts';
-import { loadBuiltinSpecs, type ResolvedSpec, type SpecRegistry } from './specs.ts';
+import type { InstanceSpec } from '../src/harness/instance-spec.ts';
+import type { ResolvedSpec } from '../src/harness/specs.ts';
+import type { InstanceImage, InstanceImages, SandboxLimits } from '../src/sandbox/types.ts';
+import type { DockerRuntime, DockerSandbox } from './sandbox.ts';
 
 export const DEFAULT_BASE_IMAGE = 'locfix/base:bookworm';
 export const TESTBED = '/testbed';
-
-/** The harness' name for the prebuilt evaluation image of an instance. */
-export function officialImageName(instanceId: string, namespace = 'swebench', tag = 'latest'): string {
-  return `${namespace}/sweb.eval.x86_64.${instanceId.replace(/__/g, '_1776_')}:${tag}`.toLowerCase();
-}
 
 /** Locates the git directory (bare mirror or .git) of a repository; RepoStore#gitDir fits. */
 export interface MirrorLocator {
@@ -53,16 +49,6 @@ export interface ImageConfig {
   /** limit for each setup step while building an image (default 30 min) */
   buildTimeoutMs?: number;
   buildLimits?: Partial<SandboxLimits>;
-}
-
-export interface InstanceImage {
-  image: string;
-  source: 'official' | 'local';
-  /** shell lines the eval script runs first (activating the official images' conda env) */
-  prelude: string[];
-  spec: ResolvedSpec;
-  /** true when this call built the image (false: it already existed) */
-  built: boolean;
 }
 
 export type ImageLog = (line: string) => void;
@@ -88,19 +74,16 @@ function imageComponent(text: string): string {
 
 const OFFICIAL_PRELUDE = ['source /opt/miniconda3/bin/activate', 'conda activate testbed'];
 
-export class ImageProvider {
-  readonly specs: SpecRegistry;
+export class ImageProvider implements InstanceImages {
   private readonly inflight = new Map<string, Promise<boolean>>();
   private readonly config: Required<Pick<ImageConfig, 'baseImage' | 'useOfficialImages' | 'pullOfficialImages' | 'buildTimeoutMs'>> &
     ImageConfig;
 
   constructor(
-    readonly runtime: SandboxRuntime,
+    readonly runtime: DockerRuntime,
     readonly mirrors: MirrorLocator,
     config: ImageConfig = {},
-    specs: SpecRegistry = loadBuiltinSpecs(),
   ) {
-    this.specs = specs;
     this.config = {
       baseImage: DEFAULT_BASE_IMAGE,
       useOfficialImages: true,
@@ -110,11 +93,11 @@ export class ImageProvider {
     };
   }
 
-  /** The image to evaluate `instance` in (building the local layers when they are missing). */
-  async instanceImage(instance: SweInstance, log: ImageLog = () => undefined): Promise<InstanceImage> {
-    const spec = this.specs.get(instance.repo, instance.version);
+  /** The image to evaluate an instance in (building the local layers when they are missing). */
+  async instanceImage(instance: InstanceSpec, log: ImageLog = () => undefined): Promise<InstanceImage> {
+    const { spec } = instance;
     if (this.config.useOfficialImages) {
-      const official = officialImageName(instance.instance_id);
+      const official = instance.officialImage;
       if (await this.runtime.imageExists(official)) {
         log(`using official image ${official}`);
         return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };
@@ -126,13 +109,13 @@ export class ImageProvider {
     const env = await this.envImage(spec, log);
     const setup = this.instanceSetupCommands(spec, env.userNamed);
     const envId = await this.imageId(env.image);
-    const key = hashKey({ layer: 'instance', from: envId, repo: instance.repo, commit: instance.base_commit, setup });
-    const image = `locfix/sweb.inst.${imageComponent(instance.instance_id)}:${key}`;
+    const key = hashKey({ layer: 'instance', from: envId, repo: instance.repo, commit: instance.baseCommit, setup });
+    const image = `locfix/sweb.inst.${imageComponent(instance.instanceId)}:${key}`;
     const built = await this.once(image, async () => {
       log(`building instance image ${image} on ${env.image}`);
       const checkout = await fs.mkdtemp(path.join(os.tmpdir(), 'locfix-testbed-'));
       try {
-        await this.shallowCheckout(instance.repo, instance.base_commit, checkout);
+        await this.shallowCheckout(instance.repo, instance.baseCommit, checkout);
         await this.commitLayer(env.image, image, key, log, async (sandbox) => {
           await sandbox.copyDir(checkout, TESTBED);
           return [
@@ -212,7 +195,7 @@ export class ImageProvider {
     image: string,
     key: string,
     log: ImageLog,
-    prepare: (sandbox: import('./sandbox.ts').Sandbox) => Promise<string[]>,
+    prepare: (sandbox: DockerSandbox) => Promise<string[]>,
   ): Promise<void> {
     const sandbox = await this.runtime.create({ image: from, runId: 'image-build', namePrefix: 'locfix-build', limits: this.config.buildLimits });
     try {

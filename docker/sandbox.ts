@@ -1,5 +1,5 @@
 /**
- * Sandboxed containers for running code locfix did not write (model patches, repository tests,
+ * The Docker backend of the sandbox interface (src/sandbox/types.ts): containers for running code locfix did not write (model patches, repository tests,
  * model-written reproduction scripts).
  *
  * Every container: no network (NetworkDisabled + network mode "none"), memory (swap included), CPU and
@@ -12,76 +12,29 @@
  * one after a timeout. Where the process runs on the same host as the daemon that is also what the
  * harness ends up doing (it stops the container).
  */
+import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
 import PQueue from 'p-queue';
 import { PassThrough, Readable } from 'node:stream';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { pack as tarPack, extract as tarExtract, type Header, type Pack } from 'tar-stream';
+import {
+  DEFAULT_LIMITS,
+  SandboxDeadError,
+  type ExecOptions,
+  type ExecResult,
+  type FileToCopy,
+  type Sandbox,
+  type SandboxLimits,
+  type SandboxOptions,
+  type SandboxRuntime,
+} from '../src/sandbox/types.ts';
+import { OutputCollector } from './output-collector.ts';
+import { addTree } from './tar.ts';
+import { pack as tarPack, extract as tarExtract } from 'tar-stream';
 
 export const SANDBOX_LABEL = 'locfix';
 export const RUN_LABEL = 'locfix.run';
-
-export interface SandboxLimits {
-  /** hard memory limit in bytes; swap is capped at the same value, so the container gets no swap */
-  memoryBytes: number;
-  /** CPU quota in units of 1e-9 CPUs (1e9 = one core) */
-  nanoCpus: number;
-  /** maximum number of processes/threads in the container (fork bombs) */
-  pidsLimit: number;
-}
-
-export const DEFAULT_LIMITS: SandboxLimits = {
-  memoryBytes: 4 * 1024 ** 3,
-  nanoCpus: 1e9,
-  pidsLimit: 1024,
-};
-
-export interface SandboxOptions {
-  image: string;
-  /** run id recorded as a label, so `sweepContainers(runId)` finds what this run left behind */
-  runId?: string;
-  /** container name prefix (a random suffix is added) */
-  namePrefix?: string;
-  limits?: Partial<SandboxLimits>;
-  workdir?: string;
-  env?: Record<string, string>;
-  labels?: Record<string, string>;
-}
-
-export interface ExecOptions {
-  /** kill the container when the command runs longer (default: no timeout) */
-  timeoutMs?: number;
-  workdir?: string;
-  env?: Record<string, string>;
-  user?: string;
-  /** keep at most this many bytes of output (head and tail are kept, the middle is dropped) */
-  maxOutputBytes?: number;
-}
-
-export interface ExecResult {
-  /** null when the command was killed by the timeout */
-  exitCode: number | null;
-  /** stdout and stderr interleaved in arrival order */
-  output: string;
-  timedOut: boolean;
-  durationMs: number;
-}
-
-export interface FileToCopy {
-  /** path inside the container, absolute */
-  path: string;
-  content: string | Buffer;
-  mode?: number;
-}
-
-export class SandboxDeadError extends Error {
-  constructor(id: string, reason: string) {
-    super(`sandbox ${id.slice(0, 12)} is no longer usable: ${reason}`);
-    this.name = 'SandboxDeadError';
-  }
-}
 
 export class DockerUnavailableError extends Error {
   constructor(detail: string) {
@@ -97,50 +50,8 @@ export function createDockerClient(): Docker {
 
 const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
 
-/** Collects interleaved output, keeping the first and last halves of the budget when it overflows. */
-class OutputCollector {
-  private head: Buffer[] = [];
-  private headBytes = 0;
-  private tail: Buffer[] = [];
-  private tailBytes = 0;
-  private dropped = 0;
-  constructor(private readonly maxBytes: number) {}
-
-  push(chunk: Buffer): void {
-    const half = Math.floor(this.maxBytes / 2);
-    if (this.headBytes < half) {
-      const take = chunk.subarray(0, half - this.headBytes);
-      this.head.push(take);
-      this.headBytes += take.length;
-      chunk = chunk.subarray(take.length);
-    }
-    if (chunk.length === 0) return;
-    this.tail.push(chunk);
-    this.tailBytes += chunk.length;
-    while (this.tailBytes > half && this.tail.length > 0) {
-      const first = this.tail[0];
-      const excess = this.tailBytes - half;
-      if (first.length <= excess) {
-        this.tail.shift();
-        this.tailBytes -= first.length;
-        this.dropped += first.length;
-      } else {
-        this.tail[0] = first.subarray(excess);
-        this.tailBytes -= excess;
-        this.dropped += excess;
-      }
-    }
-  }
-
-  text(): string {
-    const head = Buffer.concat(this.head).toString('utf8');
-    const tail = Buffer.concat(this.tail).toString('utf8');
-    return this.dropped > 0 ? `${head}\n[locfix: ${this.dropped} bytes of output dropped]\n${tail}` : head + tail;
-  }
-}
-
 /** Every container this process created and has not removed yet: removed on SIGINT/SIGTERM. */
-const liveSandboxes = new Set<Sandbox>();
+const liveSandboxes = new Set<DockerSandbox>();
 let signalHandlersInstalled = false;
 
 function installSignalCleanup(): void {
@@ -158,8 +69,8 @@ function installSignalCleanup(): void {
   process.once('SIGTERM', onSignal);
 }
 
-/** One running container. Obtain through `SandboxRuntime.withSandbox` (or `create` + `dispose`). */
-export class Sandbox {
+/** One running container. Obtain through `DockerRuntime.withSandbox` (or `create` + `dispose`). */
+export class DockerSandbox implements Sandbox {
   private dead?: string;
   private disposed?: Promise<void>;
 
@@ -328,29 +239,6 @@ export class Sandbox {
   }
 }
 
-async function addTree(pack: Pack, hostDir: string, prefix: string): Promise<void> {
-  const entries = await fs.readdir(hostDir, { withFileTypes: true });
-  for (const entry of entries) {
-    const hostPath = path.join(hostDir, entry.name);
-    const name = `${prefix}/${entry.name}`;
-    const stat = await fs.lstat(hostPath);
-    if (stat.isSymbolicLink()) {
-      await addEntry(pack, { name, type: 'symlink', linkname: await fs.readlink(hostPath), mode: stat.mode & 0o7777 });
-    } else if (stat.isDirectory()) {
-      await addEntry(pack, { name, type: 'directory', mode: stat.mode & 0o7777 });
-      await addTree(pack, hostPath, name);
-    } else if (stat.isFile()) {
-      await addEntry(pack, { name, type: 'file', mode: stat.mode & 0o7777, size: stat.size }, await fs.readFile(hostPath));
-    }
-  }
-}
-
-function addEntry(pack: Pack, header: Partial<Header> & { name: string }, body?: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    pack.entry(header, body ?? Buffer.alloc(0), (err) => (err ? reject(err) : resolve()));
-  });
-}
-
 export interface SandboxRuntimeOptions {
   docker?: Docker;
   /** how many sandboxes may run at once through `withSandbox` (default 2) */
@@ -359,7 +247,7 @@ export interface SandboxRuntimeOptions {
 }
 
 /** Creates sandboxes against one daemon, at most `concurrency` at a time. */
-export class SandboxRuntime {
+export class DockerRuntime implements SandboxRuntime {
   readonly docker: Docker;
   private readonly queue: PQueue;
   private readonly limits: SandboxLimits;
@@ -390,7 +278,7 @@ export class SandboxRuntime {
   }
 
   /** Creates and starts a container. The caller must `dispose()` it; prefer `withSandbox`. */
-  async create(options: SandboxOptions): Promise<Sandbox> {
+  async create(options: SandboxOptions): Promise<DockerSandbox> {
     const limits = { ...this.limits, ...options.limits };
     const name = `${options.namePrefix ?? 'locfix'}-${randomBytes(5).toString('hex')}`.replace(/[^a-zA-Z0-9_.-]/g, '_');
     installSignalCleanup();
@@ -417,7 +305,7 @@ export class SandboxRuntime {
         AutoRemove: false,
       },
     });
-    const sandbox = new Sandbox(this.docker, container, options.image, Date.now());
+    const sandbox = new DockerSandbox(this.docker, container, options.image, Date.now());
     liveSandboxes.add(sandbox);
     try {
       await container.start();
@@ -429,7 +317,7 @@ export class SandboxRuntime {
   }
 
   /** Runs `fn` with a fresh sandbox (queued by the concurrency limit); the container is always removed. */
-  async withSandbox<T>(options: SandboxOptions, fn: (sandbox: Sandbox) => Promise<T>): Promise<T> {
+  async withSandbox<T>(options: SandboxOptions, fn: (sandbox: DockerSandbox) => Promise<T>): Promise<T> {
     return (await this.queue.add(async () => {
       const sandbox = await this.create(options);
       try {
@@ -460,5 +348,5 @@ export class SandboxRuntime {
 
 /** Module-level convenience for `locfix` commands and scripts. */
 export async function sweepContainers(runId?: string, docker: Docker = createDockerClient()): Promise<number> {
-  return new SandboxRuntime({ docker }).sweepContainers(runId);
+  return new DockerRuntime({ docker }).sweepContainers(runId);
 }

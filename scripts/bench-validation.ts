@@ -16,8 +16,9 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { SandboxRuntime } from '../docker/sandbox.ts';
+import { DockerRuntime } from '../docker/sandbox.ts';
 import { DEFAULT_BASE_IMAGE, ImageProvider } from '../docker/images.ts';
+import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { buildMiniBenchmark } from '../src/minibench/build.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { parsePatch } from '../src/patch.ts';
@@ -73,7 +74,7 @@ function variantPatches(gitDir: string, baseCommit: string, gold: string, count:
 }
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'locfix-bench-validation-'));
-const runtime = new SandboxRuntime({ concurrency: 1 });
+const runtime = new DockerRuntime({ concurrency: 1 });
 const runId = `bench-validation-${process.pid}`;
 try {
   await runtime.ping();
@@ -98,7 +99,7 @@ try {
   }
 
   const imageStarted = Date.now();
-  const image = await images.instanceImage(instance);
+  const image = await images.instanceImage(makeInstanceSpec(instance));
   const imageMs = Date.now() - imageStarted;
 
   const gitDir = await store.gitDir(instance.repo);

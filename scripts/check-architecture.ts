@@ -22,17 +22,21 @@ export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> =
   { name: 'localizers', rooms: ['localizer'] },
   { name: 'stages', rooms: ['repair', 'validation'] },
   { name: 'services', rooms: ['src/services.ts', 'src/config.ts', 'src/minibench', 'docker', 'src/index'] },
-  { name: 'providers', rooms: ['src/embedding', 'src/vectorstore', 'src/llm', 'src/dataset', 'src/run', 'src/artifacts', 'src/sandbox'] },
+  { name: 'providers', rooms: ['src/embedding', 'src/vectorstore', 'src/llm', 'src/dataset', 'src/run', 'src/artifacts', 'src/sandbox', 'src/harness'] },
   { name: 'foundations', rooms: ['src/text', 'src/parsing', 'src/repo', 'src/prompts.ts', 'src/util', 'src/patch.ts'] },
 ];
 
 /** Folders whose code is checked. test/ may import anything; scripts may import test/support (the scripted model). */
 export const CODE_ROOTS = ['bin', 'src', 'localizer', 'repair', 'validation', 'docker', 'results', 'scripts'];
 const ALLOWED_EXTRA: Record<string, readonly string[]> = { scripts: ['test'] };
+/** Imports the layers would allow but a seam forbids, with the reason the message gives. */
+export const FORBIDDEN: ReadonlyArray<{ from: string; to: string; why: string }> = [
+  { from: 'validation', to: 'docker', why: 'validation runs code through the sandbox interface (src/sandbox/types.ts); the assembly picks the backend' },
+];
 export const MAX_FILE_LINES = 400;
 
 export interface Violation {
-  kind: 'unplaced' | 'upward' | 'room-cycle' | 'file-cycle' | 'size';
+  kind: 'unplaced' | 'upward' | 'seam' | 'room-cycle' | 'file-cycle' | 'size';
   message: string;
 }
 
@@ -137,6 +141,8 @@ export function checkArchitecture(root: string): Violation[] {
       if (known.has(target)) edges.add(target);
       if (!targetRoom || targetRoom === room) continue;
       if (ALLOWED_EXTRA[room]?.includes(targetRoom)) continue;
+      const forbidden = FORBIDDEN.find((f) => f.from === room && f.to === targetRoom);
+      if (forbidden) violations.push({ kind: 'seam', message: `${file}:${line} imports ${target}: ${forbidden.why}` });
       if (targetRoom === 'test') {
         violations.push({ kind: 'upward', message: `${file}:${line} imports test code ${target}` });
         continue;

@@ -5,8 +5,8 @@
  */
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ChatModel } from '../src/llm/types.ts';
-import type { ImageProvider } from '../docker/images.ts';
-import type { SandboxRuntime } from '../docker/sandbox.ts';
+import type { InstanceImages } from '../src/sandbox/types.ts';
+import type { SandboxRuntime } from '../src/sandbox/types.ts';
 import { runRegressionTests, selectRegressionTests, type Candidate, type RegressionResult, type RegressionSelection } from './regression.ts';
 import {
   generateReproductionScripts,
@@ -19,7 +19,7 @@ import { withTestbed } from './testbed.ts';
 
 export interface CandidateValidationOptions {
   runtime: SandboxRuntime;
-  images: ImageProvider;
+  images: InstanceImages;
   runId: string;
   instance: SweInstance;
   candidates: readonly Candidate[];

@@ -17,8 +17,8 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { readJsonIfExists, safeFileName, writeFileAtomic, writeJsonAtomic } from '../src/util/fsx.ts';
-import type { ImageProvider } from '../docker/images.ts';
-import type { SandboxRuntime, Sandbox } from '../docker/sandbox.ts';
+import type { InstanceImages } from '../src/sandbox/types.ts';
+import type { Sandbox, SandboxRuntime } from '../src/sandbox/types.ts';
 import {
   APPLY_PATCH_FAIL,
   APPLY_PATCH_PASS,
@@ -28,10 +28,10 @@ import {
   LOG_REPORT,
   LOG_TEST_OUTPUT,
   PATCH_APPLY_COMMANDS,
-} from './constants.ts';
-import { makeEvalScript } from './eval-script.ts';
+} from '../src/harness/constants.ts';
+import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, type InstanceReport } from './grading.ts';
-import { LOG_PARSERS } from './log-parsers.ts';
+import { logParserFor } from './log-parsers.ts';
 import type { Prediction } from './predictions.ts';
 
 export class EvaluationError extends Error {
@@ -82,7 +82,7 @@ export interface EvaluationOptions {
   dataset: readonly SweInstance[];
   predictions: readonly Prediction[];
   runtime: SandboxRuntime;
-  images: ImageProvider;
+  images: InstanceImages;
   /** eval script timeout (default 1800 s, as the harness) */
   timeoutMs?: number;
   /** instances evaluated at once (default 1) */
@@ -172,9 +172,10 @@ export async function evaluateInstance(
   const timings = { imageMs: 0, containerMs: 0, evalMs: 0 };
   try {
     const imageStarted = Date.now();
-    const image = await options.images.instanceImage(instance, (line) => log.info(line));
+    const spec = makeInstanceSpec(instance);
+    const image = await options.images.instanceImage(spec, (line) => log.info(line));
     timings.imageMs = Date.now() - imageStarted;
-    const parser = LOG_PARSERS[image.spec.logParser];
+    const parser = logParserFor(spec.spec);
     const containerStarted = Date.now();
     const report = await options.runtime.withSandbox(
       { image: image.image, runId: options.runId, namePrefix: `locfix-eval-${instanceId}`, workdir: DOCKER_WORKDIR },
@@ -188,7 +189,7 @@ export async function evaluateInstance(
 
         const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
         log.info(`Git diff before:\n${before.output.trim()}`);
-        const script = makeEvalScript(instance, image.spec, { prelude: image.prelude, runInstall: image.source === 'official' });
+        const script = spec.evalScript({ prelude: image.prelude, runInstall: image.source === 'official' });
         await writeFileAtomic(path.join(logDir, 'eval.sh'), script);
         await sandbox.copyFiles([{ path: '/eval.sh', content: script, mode: 0o755 }]);
         log.info(`Eval script for ${instanceId} written to ${path.join(logDir, 'eval.sh')}; copied to container`);

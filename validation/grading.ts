@@ -12,7 +12,7 @@ import {
   TESTS_ERROR,
   TESTS_TIMEOUT,
   TestStatus,
-} from './constants.ts';
+} from '../src/harness/constants.ts';
 import type { LogParser, StatusMap } from './log-parsers.ts';
 
 export function testPassed(test: string, map: StatusMap): boolean {

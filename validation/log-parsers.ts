@@ -5,8 +5,7 @@
  * turns " - " into a space and takes the second word, which also cuts a parametrized id that contains
  * " - " or a space at that point.
  */
-import { TestStatus } from './constants.ts';
-import type { LogParserName } from '../docker/specs.ts';
+import { TestStatus } from '../src/harness/constants.ts';
 
 export type StatusMap = Record<string, TestStatus>;
 export type LogParser = (log: string) => StatusMap;
@@ -176,6 +175,10 @@ export function parseLogSeaborn(log: string): StatusMap {
   return map;
 }
 
+/** The test-log formats a spec may name (`log_parser` in docker/specs/*.json). */
+export const LOG_PARSER_NAMES = ['pytest', 'pytest_options', 'pytest_v2', 'django', 'sympy', 'matplotlib', 'seaborn'] as const;
+export type LogParserName = (typeof LOG_PARSER_NAMES)[number];
+
 export const LOG_PARSERS: Record<LogParserName, LogParser> = {
   pytest: parseLogPytest,
   pytest_options: parseLogPytestOptions,
@@ -185,3 +188,10 @@ export const LOG_PARSERS: Record<LogParserName, LogParser> = {
   matplotlib: parseLogMatplotlib,
   seaborn: parseLogSeaborn,
 };
+
+/** The parser a spec names; an unknown name is an error that lists the known ones. */
+export function logParserFor(spec: { repo: string; version: string; logParser: string }): LogParser {
+  const parser = (LOG_PARSERS as Record<string, LogParser | undefined>)[spec.logParser];
+  if (!parser) throw new Error(`the spec of ${spec.repo}@${spec.version} names log parser "${spec.logParser}"; known: ${LOG_PARSER_NAMES.join(', ')}`);
+  return parser;
+}

@@ -8,9 +8,9 @@
  */
 import type { ChatModel } from '../src/llm/types.ts';
 import { renderPrompt } from '../src/prompts.ts';
-import { testDirectives, testPatchFiles } from './eval-script.ts';
+import { testDirectives, testPatchFiles } from '../src/harness/eval-script.ts';
 import { testMaintained, testPassed } from './grading.ts';
-import { LOG_PARSERS, type StatusMap } from './log-parsers.ts';
+import { logParserFor, type StatusMap } from './log-parsers.ts';
 import type { InstanceTestbed } from './testbed.ts';
 
 /** Lines of the last fenced block of a model answer (no block: no lines). */
@@ -61,7 +61,7 @@ export function regressionCommand(testbed: InstanceTestbed, configured?: string)
 }
 
 function parse(testbed: InstanceTestbed, output: string): StatusMap {
-  return LOG_PARSERS[testbed.image.spec.logParser](output);
+  return logParserFor(testbed.image.spec)(output);
 }
 
 export async function selectRegressionTests(testbed: InstanceTestbed, options: RegressionOptions = {}): Promise<RegressionSelection> {

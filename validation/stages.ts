@@ -10,8 +10,8 @@ import type { ChatModel } from '../src/llm/types.ts';
 import { STAGE, type PipelineStage } from '../src/run/stage.ts';
 import { combineValidation, distinctCandidates } from '../repair/select.ts';
 import type { CandidateValidation, RepairInstanceRecord, Selection } from '../repair/types.ts';
-import type { ImageProvider } from '../docker/images.ts';
-import type { SandboxRuntime } from '../docker/sandbox.ts';
+import type { InstanceImages } from '../src/sandbox/types.ts';
+import type { SandboxRuntime } from '../src/sandbox/types.ts';
 import { evaluateInstance, type InstanceOutcome } from './evaluate.ts';
 import { runRegressionTests, selectRegressionTests, type RegressionSelection } from './regression.ts';
 import { generateReproductionScripts, runReproductionTest, selectReproductionScript, type ReproductionSelection } from './reproduction.ts';
@@ -19,7 +19,7 @@ import { withTestbed } from './testbed.ts';
 
 export interface SandboxResources {
   readonly runtime: SandboxRuntime;
-  readonly images: ImageProvider;
+  readonly images: InstanceImages;
   /** bounds the sandboxes in use at once across instances */
   readonly queue: PQueue;
 }

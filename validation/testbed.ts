@@ -8,10 +8,11 @@
  * out the container is killed (see sandbox.ts); the next call transparently starts a fresh one.
  */
 import type { SweInstance } from '../src/dataset/schema.ts';
-import type { ImageProvider, InstanceImage } from '../docker/images.ts';
-import type { ExecResult, Sandbox, SandboxRuntime } from '../docker/sandbox.ts';
+import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
+import type { InstanceImage, InstanceImages } from '../src/sandbox/types.ts';
+import type { ExecResult, Sandbox, SandboxRuntime } from '../src/sandbox/types.ts';
 import { randomBytes } from 'node:crypto';
-import { DOCKER_PATCH, DOCKER_WORKDIR, PATCH_APPLY_COMMANDS } from './constants.ts';
+import { DOCKER_PATCH, DOCKER_WORKDIR, PATCH_APPLY_COMMANDS } from '../src/harness/constants.ts';
 import { applyModelPatch } from './evaluate.ts';
 
 export interface TestbedOptions {
@@ -58,8 +59,8 @@ export class InstanceTestbed {
     private readonly options: TestbedOptions,
   ) {}
 
-  static async open(runtime: SandboxRuntime, images: ImageProvider, instance: SweInstance, options: TestbedOptions): Promise<InstanceTestbed> {
-    const image = await images.instanceImage(instance);
+  static async open(runtime: SandboxRuntime, images: InstanceImages, instance: SweInstance, options: TestbedOptions): Promise<InstanceTestbed> {
+    const image = await images.instanceImage(makeInstanceSpec(instance));
     const testbed = new InstanceTestbed(runtime, image, instance, options);
     await testbed.ensureSandbox();
     return testbed;
@@ -167,7 +168,7 @@ export class InstanceTestbed {
 /** Opens a testbed, runs `fn`, always closes it. */
 export async function withTestbed<T>(
   runtime: SandboxRuntime,
-  images: ImageProvider,
+  images: InstanceImages,
   instance: SweInstance,
   options: TestbedOptions,
   fn: (testbed: InstanceTestbed) => Promise<T>,

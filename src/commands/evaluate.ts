@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadDataset } from '../dataset/load.ts';
 import { RepoStore } from '../repo/store.ts';
-import { SandboxRuntime } from '../../docker/sandbox.ts';
+import { DockerRuntime } from '../../docker/sandbox.ts';
 import { ImageProvider, DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
 import { runEvaluation } from '../../validation/evaluate.ts';
 import { loadPredictions } from '../../validation/predictions.ts';
@@ -83,7 +83,7 @@ export function register(program: Command): void {
       let predictions = await loadPredictions(opts.predictions, dataset);
       if (opts.instances?.length) predictions = predictions.filter((p) => dataset.some((i) => i.instance_id === p.instance_id));
 
-      const runtime = new SandboxRuntime({
+      const runtime = new DockerRuntime({
         concurrency: maxWorkers,
         defaultLimits: { memoryBytes: Math.round(positive('--memory', opts.memory) * 1024 ** 3), nanoCpus: Math.round(positive('--cpus', opts.cpus) * 1e9) },
       });

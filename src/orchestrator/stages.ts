@@ -18,12 +18,12 @@ import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
 import { ImageProvider } from '../../docker/images.ts';
-import { SandboxRuntime } from '../../docker/sandbox.ts';
+import { DockerRuntime } from '../../docker/sandbox.ts';
 import { evaluateStage, validateStage, type SandboxResources } from '../../validation/stages.ts';
 
 /** Docker resources shared by the validate and evaluate stages; created on first use. */
 export class DockerResources implements SandboxResources {
-  private runtimeInstance?: SandboxRuntime;
+  private runtimeInstance?: DockerRuntime;
   private imagesInstance?: ImageProvider;
   readonly queue: PQueue;
 
@@ -35,8 +35,8 @@ export class DockerResources implements SandboxResources {
     this.queue = new PQueue({ concurrency });
   }
 
-  get runtime(): SandboxRuntime {
-    this.runtimeInstance ??= new SandboxRuntime({
+  get runtime(): DockerRuntime {
+    this.runtimeInstance ??= new DockerRuntime({
       concurrency: this.queue.concurrency,
       defaultLimits: { memoryBytes: Math.round(this.config.memoryGiB * 1024 ** 3), nanoCpus: Math.round(this.config.cpus * 1e9) },
     });

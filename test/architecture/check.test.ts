@@ -56,7 +56,7 @@ describe('architecture check', () => {
     expect(cyclesOf(g)).toEqual([['a', 'b', 'c']]);
   });
 
-  it('reports an upward import, a cycle, an unplaced file and an oversized file', async () => {
+  it('reports an upward import, a seam crossed, a cycle, an unplaced file and an oversized file', async () => {
     const dir = await tree({
       'src/util/low.ts': "import { x } from '../../localizer/high.ts';\nexport const y = x;\n",
       'localizer/high.ts': "import { y } from '../src/util/low.ts';\nexport const x = 1;\n",
@@ -64,12 +64,15 @@ describe('architecture check', () => {
       'src/parsing/b.ts': "import './a.ts';\n",
       'src/mystery/z.ts': 'export {};\n',
       'repair/big.ts': 'const a = 1;\n'.repeat(401),
+      'validation/run.ts': "import { DockerRuntime } from '../docker/sandbox.ts';\n",
+      'docker/sandbox.ts': 'export class DockerRuntime {}\n',
     });
     const kinds = checkArchitecture(dir).map((v) => [v.kind, v.message.split(' ')[0]]);
     expect(kinds).toContainEqual(['upward', 'src/util/low.ts:1']);
     expect(kinds).toContainEqual(['room-cycle', 'rooms']);
     expect(kinds).toContainEqual(['unplaced', 'src/mystery/z.ts']);
     expect(kinds).toContainEqual(['size', 'repair/big.ts']);
+    expect(kinds).toContainEqual(['seam', 'validation/run.ts:1']);
     expect(checkArchitecture(dir).filter((v) => v.kind === 'file-cycle').map((v) => v.message)).toContainEqual(
       expect.stringContaining('src/parsing/a.ts ↔ src/parsing/b.ts'),
     );

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxRuntime } from '../../docker/sandbox.ts';
-import { DEFAULT_BASE_IMAGE, ImageBuildError, ImageProvider, officialImageName } from '../../docker/images.ts';
+import { DockerRuntime } from '../../docker/sandbox.ts';
+import { DEFAULT_BASE_IMAGE, ImageBuildError, ImageProvider } from '../../docker/images.ts';
+import { makeInstanceSpec, officialImageName } from '../../src/harness/instance-spec.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 
@@ -8,7 +9,7 @@ const hasDocker = await ensureDocker('docker image tests');
 const RUN_ID = `test-images-${process.pid}`;
 
 describe.skipIf(!hasDocker)('instance images', () => {
-  const runtime = new SandboxRuntime();
+  const runtime = new DockerRuntime();
   let fixture: EvalFixture;
   const tagged: string[] = [];
 
@@ -31,12 +32,12 @@ describe.skipIf(!hasDocker)('instance images', () => {
 
   it('builds the instance layer on the base image with /testbed as a git checkout at the base commit, once', async () => {
     const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir });
-    const first = await images.instanceImage(fixture.instance);
+    const first = await images.instanceImage(makeInstanceSpec(fixture.instance));
     expect(first.source).toBe('local');
     expect(first.image).toMatch(/^locfix\/sweb\.inst\.minibench__clampkit-1:[0-9a-f]{16}$/);
     expect(first.prelude).toEqual([]);
     expect(first.spec.logParser).toBe('pytest');
-    const again = await images.instanceImage(fixture.instance);
+    const again = await images.instanceImage(makeInstanceSpec(fixture.instance));
     expect(again.image).toBe(first.image);
     expect(again.built).toBe(false);
 
@@ -52,10 +53,10 @@ describe.skipIf(!hasDocker)('instance images', () => {
     expect(official).toBe('swebench/sweb.eval.x86_64.minibench_1776_clampkit-1:latest');
     await tag(DEFAULT_BASE_IMAGE, official);
     const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir });
-    const chosen = await images.instanceImage(fixture.instance);
+    const chosen = await images.instanceImage(makeInstanceSpec(fixture.instance));
     expect(chosen).toMatchObject({ image: official, source: 'official', built: false });
     expect(chosen.prelude).toEqual(['source /opt/miniconda3/bin/activate', 'conda activate testbed']);
-    const ignoring = await new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false }).instanceImage(fixture.instance);
+    const ignoring = await new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false }).instanceImage(makeInstanceSpec(fixture.instance));
     expect(ignoring.source).toBe('local');
   });
 
@@ -70,19 +71,19 @@ describe.skipIf(!hasDocker)('instance images', () => {
         instanceSetup: { 'minibench/clampkit': ['echo configured > .locfix-configured'] },
       },
     );
-    const chosen = await images.instanceImage(fixture.instance);
+    const chosen = await images.instanceImage(makeInstanceSpec(fixture.instance));
     expect(chosen.source).toBe('local');
     const check = await runtime.withSandbox({ image: chosen.image, runId: RUN_ID }, (sandbox) => sandbox.exec('cat /testbed/.locfix-configured'));
     expect(check.output).toBe('configured\n');
 
     const missing = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false, envImages: { 'minibench/clampkit': 'locfixtest/absent:0' } });
-    await expect(missing.instanceImage(fixture.instance)).rejects.toThrow(ImageBuildError);
-    await expect(missing.instanceImage(fixture.instance)).rejects.toThrow(/locfixtest\/absent:0 configured for minibench\/clampkit@0.1 does not exist/);
+    await expect(missing.instanceImage(makeInstanceSpec(fixture.instance))).rejects.toThrow(ImageBuildError);
+    await expect(missing.instanceImage(makeInstanceSpec(fixture.instance))).rejects.toThrow(/locfixtest\/absent:0 configured for minibench\/clampkit@0.1 does not exist/);
   });
 
   it('a SWE-bench repository without official or configured image is a clear error, not a network build', async () => {
     const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
-    await expect(images.instanceImage({ ...fixture.instance, instance_id: 'psf__requests-1', repo: 'psf/requests', version: '2.0' })).rejects.toThrow(
+    await expect(images.instanceImage(makeInstanceSpec({ ...fixture.instance, instance_id: 'psf__requests-1', repo: 'psf/requests', version: '2.0' }))).rejects.toThrow(
       /no image for psf\/requests@2.0: .*envImages\["psf\/requests@2.0"\]/,
     );
   });

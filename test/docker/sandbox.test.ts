@@ -3,18 +3,19 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RUN_LABEL, SandboxDeadError, SandboxRuntime } from '../../docker/sandbox.ts';
+import { RUN_LABEL, DockerRuntime } from '../../docker/sandbox.ts';
+import { SandboxDeadError } from '../../src/sandbox/types.ts';
 import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
 import { ensureDocker } from '../support/docker.ts';
 
 const hasDocker = await ensureDocker('docker sandbox tests');
 const RUN_ID = `test-sandbox-${process.pid}`;
 
-async function containersOfRun(runtime: SandboxRuntime, runId: string): Promise<number> {
+async function containersOfRun(runtime: DockerRuntime, runId: string): Promise<number> {
   return (await runtime.docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runId}`] } })).length;
 }
 
-async function containerGone(runtime: SandboxRuntime, id: string): Promise<boolean> {
+async function containerGone(runtime: DockerRuntime, id: string): Promise<boolean> {
   try {
     await runtime.docker.getContainer(id).inspect();
     return false;
@@ -24,7 +25,7 @@ async function containerGone(runtime: SandboxRuntime, id: string): Promise<boole
 }
 
 describe.skipIf(!hasDocker)('docker sandbox', () => {
-  const runtime = new SandboxRuntime({ concurrency: 2 });
+  const runtime = new DockerRuntime({ concurrency: 2 });
 
   afterAll(async () => {
     if (hasDocker) await runtime.sweepContainers(RUN_ID);

@@ -3,7 +3,7 @@
  * a daemon and the base image: with LOCFIX_REQUIRE_DOCKER=1 (CI) a missing daemon or image fails loudly,
  * otherwise the suite is skipped with a message saying how to get Docker.
  */
-import { SandboxRuntime } from '../../docker/sandbox.ts';
+import { DockerRuntime } from '../../docker/sandbox.ts';
 import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
 
 export interface DockerStatus {
@@ -15,7 +15,7 @@ let cached: Promise<DockerStatus> | undefined;
 
 export function dockerAvailable(): Promise<DockerStatus> {
   cached ??= (async () => {
-    const runtime = new SandboxRuntime();
+    const runtime = new DockerRuntime();
     try {
       await runtime.ping();
     } catch (err) {

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RUN_LABEL, SandboxRuntime } from '../../docker/sandbox.ts';
+import { RUN_LABEL, DockerRuntime } from '../../docker/sandbox.ts';
 import { ImageProvider } from '../../docker/images.ts';
 import { instanceLogDir, runEvaluation } from '../../validation/evaluate.ts';
 import { goldPredictions, type Prediction } from '../../validation/predictions.ts';
@@ -17,7 +17,7 @@ const execFileAsync = promisify(execFile);
 const hasDocker = await ensureDocker('SWE-bench evaluation tests');
 
 describe.skipIf(!hasDocker)('evaluation in Docker', () => {
-  const runtime = new SandboxRuntime({ concurrency: 2 });
+  const runtime = new DockerRuntime({ concurrency: 2 });
   let root: string;
   let fixture: EvalFixture;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxRuntime } from '../../docker/sandbox.ts';
+import { DockerRuntime } from '../../docker/sandbox.ts';
 import { ImageProvider } from '../../docker/images.ts';
 import { createChatModel } from '../../src/llm/factory.ts';
 import { selectPatch, type VotingSample } from '../../repair/select.ts';
@@ -50,7 +50,7 @@ const REPRODUCER = [
 ].join('\n');
 
 describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () => {
-  const runtime = new SandboxRuntime();
+  const runtime = new DockerRuntime();
   let fixture: EvalFixture;
   let server: ScriptedModelServer;
   let testbed: InstanceTestbed;

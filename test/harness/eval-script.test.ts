@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { makeEvalScript, testDirectives, testPatchFiles } from '../../validation/eval-script.ts';
-import { loadBuiltinSpecs } from '../../docker/specs.ts';
-import { officialImageName } from '../../docker/images.ts';
+import { makeEvalScript, testDirectives, testPatchFiles } from '../../src/harness/eval-script.ts';
+import { loadBuiltinSpecs } from '../../src/harness/specs.ts';
+import { officialImageName } from '../../src/harness/instance-spec.ts';
 import { parsePredictions, goldPredictions } from '../../validation/predictions.ts';
 
 const TEST_PATCH = [

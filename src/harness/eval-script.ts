@@ -3,8 +3,8 @@
  * show the state, check out the test files at the base commit, apply the test patch, run the test command
  * with directives derived from the test patch between start/end markers, and revert the test files.
  */
-import { parsePatch } from '../src/patch.ts';
-import type { ResolvedSpec } from '../docker/specs.ts';
+import { parsePatch } from '../patch.ts';
+import type { ResolvedSpec } from './specs.ts';
 import { DOCKER_WORKDIR, END_TEST_OUTPUT, HEREDOC_DELIMITER, NON_TEST_EXTS, START_TEST_OUTPUT } from './constants.ts';
 
 /** File paths named by `diff --git a/… b/<path>` lines, as the harness' regex reads them. */

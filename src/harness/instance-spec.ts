@@ -1,0 +1,45 @@
+/**
+ * What would run for one instance, as one value computed without Docker (the SWE-bench harness'
+ * TestSpec): the resolved environment spec, the test directives taken from the test patch, the eval
+ * script, and the name of the harness' prebuilt image. Image builders, evaluation and validation all read
+ * it, so "what is run" is decided here once.
+ */
+import type { SweInstance } from '../dataset/schema.ts';
+import { makeEvalScript, testDirectives, type EvalScriptOptions } from './eval-script.ts';
+import { loadBuiltinSpecs, type ResolvedSpec, type SpecRegistry } from './specs.ts';
+
+export interface InstanceSpec {
+  instanceId: string;
+  repo: string;
+  version: string;
+  baseCommit: string;
+  spec: ResolvedSpec;
+  /** the test files (or Django test modules) the test command runs, from the test patch */
+  testDirectives: string[];
+  /** the harness' name for the prebuilt evaluation image of this instance */
+  officialImage: string;
+  /** the eval script; `prelude` and `runInstall` depend on the image it runs in */
+  evalScript(options?: EvalScriptOptions): string;
+}
+
+/** The harness' name for the prebuilt evaluation image of an instance. */
+export function officialImageName(instanceId: string, namespace = 'swebench', tag = 'latest'): string {
+  return `${namespace}/sweb.eval.x86_64.${instanceId.replace(/__/g, '_1776_')}:${tag}`.toLowerCase();
+}
+
+let builtin: SpecRegistry | undefined;
+
+/** The spec of an instance; throws when no spec covers its repository and version (the message says which). */
+export function makeInstanceSpec(instance: SweInstance, specs: SpecRegistry = (builtin ??= loadBuiltinSpecs())): InstanceSpec {
+  const spec = specs.get(instance.repo, instance.version);
+  return {
+    instanceId: instance.instance_id,
+    repo: instance.repo,
+    version: spec.version,
+    baseCommit: instance.base_commit,
+    spec,
+    testDirectives: testDirectives(instance.test_patch, spec.testDirectives),
+    officialImage: officialImageName(instance.instance_id),
+    evalScript: (options) => makeEvalScript(instance, spec, options),
+  };
+}

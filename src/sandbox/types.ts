@@ -1,0 +1,112 @@
+/**
+ * The execution seam: what validation and evaluation need from the place where untrusted code runs (model
+ * patches, repository tests, model-written reproduction scripts). docker/sandbox.ts implements it on one
+ * Docker engine; another backend (an engine pool, a cluster) is one more implementation of these
+ * interfaces. Validation imports only this file.
+ */
+import type { ResolvedSpec } from '../harness/specs.ts';
+import type { InstanceSpec } from '../harness/instance-spec.ts';
+
+export interface SandboxLimits {
+  /** hard memory limit in bytes; swap is capped at the same value, so the container gets no swap */
+  memoryBytes: number;
+  /** CPU quota in units of 1e-9 CPUs (1e9 = one core) */
+  nanoCpus: number;
+  /** maximum number of processes/threads in the container (fork bombs) */
+  pidsLimit: number;
+}
+
+export const DEFAULT_LIMITS: SandboxLimits = {
+  memoryBytes: 4 * 1024 ** 3,
+  nanoCpus: 1e9,
+  pidsLimit: 1024,
+};
+
+export interface SandboxOptions {
+  image: string;
+  /** run id recorded as a label, so `sweepContainers(runId)` finds what this run left behind */
+  runId?: string;
+  /** container name prefix (a random suffix is added) */
+  namePrefix?: string;
+  limits?: Partial<SandboxLimits>;
+  workdir?: string;
+  env?: Record<string, string>;
+  labels?: Record<string, string>;
+}
+
+export interface ExecOptions {
+  /** kill the container when the command runs longer (default: no timeout) */
+  timeoutMs?: number;
+  workdir?: string;
+  env?: Record<string, string>;
+  user?: string;
+  /** keep at most this many bytes of output (head and tail are kept, the middle is dropped) */
+  maxOutputBytes?: number;
+}
+
+export interface ExecResult {
+  /** null when the command was killed by the timeout */
+  exitCode: number | null;
+  /** stdout and stderr interleaved in arrival order */
+  output: string;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export interface FileToCopy {
+  /** path inside the container, absolute */
+  path: string;
+  content: string | Buffer;
+  mode?: number;
+}
+
+export class SandboxDeadError extends Error {
+  constructor(id: string, reason: string) {
+    super(`sandbox ${id.slice(0, 12)} is no longer usable: ${reason}`);
+    this.name = 'SandboxDeadError';
+  }
+}
+
+/** One running, network-less container (or its equivalent): commands, files in, removal. */
+export interface Sandbox {
+  readonly id: string;
+  /** false once a timeout killed it or it was disposed; callers that reuse a sandbox create a new one */
+  readonly alive: boolean;
+  /**
+   * Runs a command (a string goes through `/bin/bash -c` with stderr joined to stdout); output in arrival
+   * order. On timeout the sandbox is killed and is dead afterwards.
+   */
+  exec(command: string | readonly string[], options?: ExecOptions): Promise<ExecResult>;
+  /** Copies files in; parent folders are created. */
+  copyFiles(files: readonly FileToCopy[]): Promise<void>;
+  /** Stops and removes it; safe to call more than once. */
+  dispose(): Promise<void>;
+}
+
+/** Creates sandboxes, at most a configured number at a time through `withSandbox`. */
+export interface SandboxRuntime {
+  /** Throws a clear error when the backend does not answer. */
+  ping(): Promise<void>;
+  /** Creates and starts a sandbox; the caller must `dispose()` it (prefer `withSandbox`). */
+  create(options: SandboxOptions): Promise<Sandbox>;
+  /** Runs `fn` with a fresh sandbox (queued by the concurrency limit); the sandbox is always removed. */
+  withSandbox<T>(options: SandboxOptions, fn: (sandbox: Sandbox) => Promise<T>): Promise<T>;
+  /** Removes sandboxes this tool left behind (only those of `runId` when given); returns how many. */
+  sweepContainers(runId?: string): Promise<number>;
+}
+
+/** The image an instance runs in. */
+export interface InstanceImage {
+  image: string;
+  source: 'official' | 'local';
+  /** shell lines the eval script runs first (activating the official images' conda env) */
+  prelude: string[];
+  spec: ResolvedSpec;
+  /** true when this call built the image (false: it already existed) */
+  built: boolean;
+}
+
+/** Finds or builds the image for an instance's spec. */
+export interface InstanceImages {
+  instanceImage(spec: InstanceSpec, log?: (line: string) => void): Promise<InstanceImage>;
+}
