@@ -7,7 +7,7 @@ import path from 'node:path';
 import { defaultCacheDir, loadDataset } from '../dataset/load.ts';
 import type { SweInstance } from '../dataset/schema.ts';
 import { selectInstances } from '../dataset/select.ts';
-import { parseMirrorSpecs } from '../repo/store.ts';
+import { parseMirrorSpecs } from '../repo/mirrors.ts';
 import { Services } from '../services.ts';
 
 export interface SelectionFlags {

@@ -23,11 +23,12 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { CatFileBatch, TreeLister } from './catfile.ts';
 import { RepoError } from './errors.ts';
-import { CommitHistoryReader, type CommitRecord } from './history.ts';
-import { findGitDir, GitCommandError, gitEnv, runGit } from './git.ts';
-import type { RepoSnapshot, TreeEntry } from './types.ts';
+import { CommitHistoryReader } from './history.ts';
+import { findGitDir, gitEnv, runGit } from './git.ts';
+import { LruCache } from '../util/lru-cache.ts';
+import { assertRepoName, defaultCloneUrl, describeGitFailure, mirrorFolderName, Mirror, type FileTree } from './mirrors.ts';
+import { GitRepoSnapshot, type SnapshotSource } from './snapshot.ts';
 
 export interface RepoStoreOptions {
   /** holds the store's own clones under `repos/` */
@@ -49,173 +50,7 @@ export interface MaterializeOptions {
   git?: boolean;
 }
 
-const REPO_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
-
-export function defaultCloneUrl(repo: string): string {
-  return `https://github.com/${repo}.git`;
-}
-
-/** "owner/name" -> "owner+name": the folder naming used by mirror directories and the clone cache. */
-export function mirrorFolderName(repo: string): string {
-  return repo.replace('/', '+');
-}
-
-/**
- * Parses CLI mirror specs `owner/name=PATH` (repeatable `--mirror`) into the `mirrors` option.
- * Throws an Error naming the bad spec.
- */
-export function parseMirrorSpecs(specs: readonly string[]): Record<string, string> {
-  const mirrors: Record<string, string> = {};
-  for (const spec of specs) {
-    const eq = spec.indexOf('=');
-    const repo = eq > 0 ? spec.slice(0, eq) : '';
-    const dir = eq > 0 ? spec.slice(eq + 1) : '';
-    if (!REPO_NAME.test(repo) || dir === '') {
-      throw new Error(`invalid mirror ${JSON.stringify(spec)}: expected owner/name=PATH (a bare repository or a .git folder)`);
-    }
-    mirrors[repo] = dir;
-  }
-  return mirrors;
-}
-
-function assertRepoName(repo: string): void {
-  if (!REPO_NAME.test(repo) || repo.split('/').some((part) => part === '.' || part === '..')) {
-    throw new RepoError('missing-repo', repo, `invalid repository name ${JSON.stringify(repo)}: expected "owner/name"`);
-  }
-}
-
-function describeGitFailure(err: unknown): string {
-  if (err instanceof GitCommandError) return err.message;
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** A small insertion-ordered LRU for per-commit file lists. */
-class LruCache<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly capacity: number) {}
-  get(key: K): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    while (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as K);
-  }
-  delete(key: K): void {
-    this.map.delete(key);
-  }
-}
-
-interface FileTree {
-  entries: TreeEntry[];
-  byPath: Map<string, TreeEntry>;
-}
-
-/** One repository's mirror: its git dir, its cat-file process, and where it came from. */
-class Mirror {
-  readonly catFile: CatFileBatch;
-  constructor(
-    readonly repo: string,
-    readonly gitDir: string,
-    /** true for the store's own clone, which may be fetched into when a commit is missing */
-    readonly owned: boolean,
-  ) {
-    this.catFile = new CatFileBatch(gitDir);
-    this.catFileCheck = new CatFileBatch(gitDir, { checkOnly: true });
-    this.trees = new TreeLister(this.catFile, this.catFileCheck);
-  }
-  /** object types and sizes only (listing trees without reading blobs) */
-  readonly catFileCheck: CatFileBatch;
-  /** a commit's file list through the long-lived cat-file processes, trees memoized by id */
-  readonly trees: TreeLister;
-}
-
-export class GitRepoSnapshot implements RepoSnapshot {
-  constructor(
-    private readonly store: RepoStore,
-    private readonly mirror: Mirror,
-    readonly commit: string,
-  ) {}
-
-  get repo(): string {
-    return this.mirror.repo;
-  }
-
-  /** the mirror's git directory, for stages that run their own git commands against this commit */
-  get gitDir(): string {
-    return this.mirror.gitDir;
-  }
-
-  async listFiles(): Promise<TreeEntry[]> {
-    return (await this.store.fileTree(this.mirror, this.commit)).entries;
-  }
-
-  readFile(filePath: string): Promise<string | undefined> {
-    return this.store.track(this.readFileNow(filePath));
-  }
-
-  readFiles(paths: readonly string[]): Promise<Map<string, string>> {
-    return this.store.track(this.readFilesNow(paths));
-  }
-
-  readBlob(blob: string): Promise<Buffer> {
-    return this.store.track(this.readBlobNow(blob));
-  }
-
-  recentCommits(limit: number): Promise<CommitRecord[]> {
-    return this.store.track(
-      this.store.history.recentCommits(this.mirror.gitDir, this.commit, limit).catch((err: unknown) => {
-        throw new RepoError('git-failed', this.repo, `${this.repo}@${this.commit}: reading the commit history failed: ${describeGitFailure(err)}`, {
-          commit: this.commit,
-          cause: err,
-        });
-      }),
-    );
-  }
-
-  private async readFileNow(filePath: string): Promise<string | undefined> {
-    const entry = (await this.store.fileTree(this.mirror, this.commit)).byPath.get(filePath);
-    if (!entry) return undefined;
-    return (await this.readBlobNow(entry.blob)).toString('utf8');
-  }
-
-  private async readFilesNow(paths: readonly string[]): Promise<Map<string, string>> {
-    const tree = await this.store.fileTree(this.mirror, this.commit);
-    const wanted = paths.map((p) => tree.byPath.get(p)).filter((e): e is TreeEntry => e !== undefined);
-    const contents = await Promise.all(wanted.map((entry) => this.readBlobNow(entry.blob)));
-    const result = new Map<string, string>();
-    wanted.forEach((entry, i) => result.set(entry.path, contents[i]!.toString('utf8')));
-    return result;
-  }
-
-  private async readBlobNow(blob: string): Promise<Buffer> {
-    if (!/^[0-9a-f]{40,64}$/.test(blob)) {
-      throw new RepoError('git-failed', this.repo, `${this.repo}: invalid blob id ${JSON.stringify(blob)}`, { commit: this.commit });
-    }
-    let object;
-    try {
-      object = await this.mirror.catFile.read(blob);
-    } catch (err) {
-      throw new RepoError('git-failed', this.repo, `${this.repo}@${this.commit}: reading blob ${blob} failed: ${describeGitFailure(err)}`, {
-        commit: this.commit,
-        cause: err,
-      });
-    }
-    if (!object || object.type !== 'blob') {
-      throw new RepoError('git-failed', this.repo, `${this.repo}@${this.commit}: blob ${blob} is ${object ? `a ${object.type}` : 'missing from the mirror'}`, {
-        commit: this.commit,
-      });
-    }
-    return object.content;
-  }
-}
-
-export class RepoStore {
+export class RepoStore implements SnapshotSource {
   readonly cacheDir: string;
   private readonly mirrors: Record<string, string>;
   private readonly mirrorsDir: string | undefined;

@@ -20,6 +20,12 @@ async function tree(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
+describe('locfix itself', () => {
+  it('has no upward import, no crossed seam, no import cycle and no file over the size limit', () => {
+    expect(checkArchitecture(ROOT).map((v) => `${v.kind}: ${v.message}`)).toEqual([]);
+  });
+});
+
 describe('architecture check', () => {
   it('reads static, re-export, side-effect and dynamic imports, relative ones only', () => {
     const text = [

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, statSy
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepoError } from '../../src/repo/errors.ts';
-import { RepoStore, parseMirrorSpecs } from '../../src/repo/store.ts';
+import { RepoStore } from '../../src/repo/store.ts';
+import { parseMirrorSpecs } from '../../src/repo/mirrors.ts';
 import { parseLsTree } from '../support/ls-tree.ts';
 import { BINARY_BYTES, LATIN1_BYTES, buildFixtureRepo, git, removeDir, tempDir, type FixtureRepo } from './fixtures.ts';
 
