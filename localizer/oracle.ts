@@ -3,9 +3,13 @@
  * an upper bound for analysis ("what if file localization were perfect?"), never a result; every report
  * labels it as such through `upperBound`.
  */
+import { z } from 'zod';
 import { modifiedExistingFiles } from '../src/patch.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
+
+/** The oracle takes no options. */
+export const OracleOptionsSchema = z.object({}).strict();
 
 export class OracleLocalizer implements FileLocalizer {
   readonly name = 'oracle';

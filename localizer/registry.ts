@@ -1,24 +1,56 @@
 /**
- * Localizers by name. Adding one is one new file plus one entry here; each entry loads its module lazily so
- * a model-free run never imports the LLM localizers.
+ * Localizers by name. Adding one is one folder plus one entry here. Each entry loads its module lazily (a
+ * model-free run never imports the LLM localizers) and exports a zod schema of its options, so a config
+ * file or `--options` is checked before any instance runs.
  */
+import type { z } from 'zod';
+import { parseLocalizerOptions } from './options.ts';
 import type { FileLocalizer } from './types.ts';
 
-export type LocalizerFactory = (options: Record<string, unknown>) => Promise<FileLocalizer>;
+export interface LocalizerEntry {
+  /** the schema of the options a config file or `--options` may give */
+  options(): Promise<z.ZodType<Record<string, unknown>>>;
+  /** `options` already validated; `run.seed` is the run's seed (localizers that sample may use it) */
+  create(options: Record<string, unknown>, run: { seed?: number }): Promise<FileLocalizer>;
+}
 
-export const LOCALIZERS: Record<string, LocalizerFactory> = {
-  retrieval: async (options) => new (await import('./retrieval-localizer.ts')).RetrievalLocalizer(options),
-  oracle: async () => new (await import('./oracle.ts')).OracleLocalizer(),
-  blagent: async (options) => new (await import('./blagent/index.ts')).BlagentLocalizer(options),
-  agentless: async (options) => new (await import('./agentless/index.ts')).AgentlessLocalizer(options),
+export const LOCALIZERS: Record<string, LocalizerEntry> = {
+  retrieval: {
+    options: async () => (await import('./retrieval-localizer.ts')).RetrievalOptionsSchema,
+    create: async (options) => new (await import('./retrieval-localizer.ts')).RetrievalLocalizer(options),
+  },
+  oracle: {
+    options: async () => (await import('./oracle.ts')).OracleOptionsSchema,
+    create: async () => new (await import('./oracle.ts')).OracleLocalizer(),
+  },
+  blagent: {
+    options: async () => (await import('./blagent/options.ts')).BlagentOptionsSchema,
+    // the options' own seed wins; otherwise the run's
+    create: async (options, run) => new (await import('./blagent/index.ts')).BlagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options }),
+  },
+  agentless: {
+    options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,
+    create: async (options) => new (await import('./agentless/index.ts')).AgentlessLocalizer(options),
+  },
 };
 
 export function localizerNames(): string[] {
   return Object.keys(LOCALIZERS).sort();
 }
 
-export async function createLocalizer(name: string, options: Record<string, unknown> = {}): Promise<FileLocalizer> {
-  const factory = LOCALIZERS[name];
-  if (!factory) throw new Error(`unknown localizer "${name}"; known: ${localizerNames().join(', ')}`);
-  return factory(options);
+function entryOf(name: string, where: string): LocalizerEntry {
+  const entry = Object.hasOwn(LOCALIZERS, name) ? LOCALIZERS[name] : undefined;
+  if (!entry) throw Object.assign(new Error(`${where}: unknown localizer ${JSON.stringify(name)}; known: ${localizerNames().join(', ')}`), { kind: 'bad-config' });
+  return entry;
+}
+
+/** Checks a localizer name and its options (config key `where` in messages); returns the options as parsed. */
+export async function validateLocalizer(name: string, options: Record<string, unknown> = {}, where = 'localizer.name'): Promise<Record<string, unknown>> {
+  const entry = entryOf(name, where);
+  return parseLocalizerOptions(name, await entry.options(), options) as Record<string, unknown>;
+}
+
+export async function createLocalizer(name: string, options: Record<string, unknown> = {}, run: { seed?: number } = {}): Promise<FileLocalizer> {
+  const parsed = await validateLocalizer(name, options, '--localizer');
+  return entryOf(name, '--localizer').create(parsed, run);
 }

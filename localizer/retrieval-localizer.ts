@@ -4,6 +4,7 @@
  * both run it, so both write the one file-localization artifact shape. Also the fallback order of the LLM
  * localizers.
  */
+import { z } from 'zod';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { defaultQueries, type QueryPreset, type RetrievalQuery } from './retrieval/query.ts';
@@ -11,9 +12,19 @@ import { retrieveFiles } from './retrieval/retriever.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
 
+/** What a config file or `--options` may set (the queries of other stages are given in code, `queriesFor`). */
+export const RetrievalOptionsSchema = z
+  .object({
+    queries: z.enum(['raw', 'structural', 'raw+structural'], { message: 'must be "raw", "structural" or "raw+structural"' }).optional(),
+    /** 'drop' (default) searches the issue without its `pip list` / show_versions tables; 'keep' as written */
+    environmentReports: z.enum(['drop', 'keep'], { message: 'must be "drop" or "keep"' }).optional(),
+    /** the retriever's weights and depths (localizer/retrieval/options.ts) */
+    retrieval: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
 export interface RetrievalLocalizerOptions {
   queries?: QueryPreset;
-  /** 'drop' (default) searches the issue without its `pip list` / show_versions tables; 'keep' as written */
   environmentReports?: 'drop' | 'keep';
   retrieval?: DeepPartial<RetrievalOptions>;
   /** queries written elsewhere (e.g. an LLM's T0/T1) for the instances it answers; the others get the preset's */

@@ -115,7 +115,11 @@ export function parseRunConfig(input: unknown, source = 'config'): RunConfig {
   return parsed.data;
 }
 
-/** Reads a JSON config file and applies overrides (already parsed CLI flags) on top of it. */
+/**
+ * Reads a JSON config file and applies overrides (already parsed CLI flags) on top of it. An override of an
+ * object-valued key sets its fields and keeps the file's others (`--concurrency` keeps `concurrency.docker`);
+ * a different localizer name starts from no options, since the file's belonged to the other localizer.
+ */
 export async function loadRunConfig(file: string | undefined, overrides: Record<string, unknown> = {}): Promise<RunConfig> {
   let base: Record<string, unknown> = {};
   if (file) {
@@ -136,7 +140,18 @@ export async function loadRunConfig(file: string | undefined, overrides: Record<
       if (typeof value === 'string' && (value.startsWith('./') || value.startsWith('../'))) base[key] = path.resolve(path.dirname(file), value);
     }
   }
-  const merged = { ...base };
-  for (const [key, value] of Object.entries(overrides)) if (value !== undefined) merged[key] = value;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) continue;
+    const before = merged[key];
+    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    merged[key] = isObject(value) && isObject(before) ? { ...before, ...value } : value;
+  }
+  const localizer = merged.localizer as { name?: unknown; options?: unknown } | undefined;
+  const fileLocalizer = base.localizer as { name?: unknown } | undefined;
+  const overridden = overrides.localizer as { name?: unknown; options?: unknown } | undefined;
+  if (localizer && overridden?.name !== undefined && overridden.name !== (fileLocalizer?.name ?? 'blagent') && overridden.options === undefined) {
+    merged.localizer = { ...localizer, options: {} };
+  }
   return parseRunConfig(merged, file ?? 'flags');
 }

@@ -11,90 +11,14 @@
 import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import { retrieveFiles, type RankedFileWithEvidence } from '../retrieval/retriever.ts';
-import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../retrieval/options.ts';
 import { type FileLocalizer, type LocalizerContext } from '../types.ts';
 import { usageOfTrace, type FileLocalization, type LocalizedFile, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { modelTimeMs, type CallContext } from './llm-call.ts';
 import { modelFreeQueries, transformQueries } from './queries.ts';
-import { outlineOfSkeleton, PHASE1_HISTORIES, runSkeletonAgent, TOOL_NAME, type Phase1History } from './react.ts';
+import { outlineOfSkeleton, runSkeletonAgent, TOOL_NAME } from './react.ts';
+import { resolveBlagentOptions, type ResolvedBlagentOptions } from './options.ts';
 import { runEar, type EarFile } from './ear.ts';
 import { functionsOutput, qualifiedNamesOf, type EarLevel } from './function-level.ts';
-
-export interface BlagentOptions {
-  /** files taken from each query's ranking into the pool (default 10) */
-  m?: number;
-  /** pool size limit (default 15; the reference implementation let it grow to ~20) */
-  poolCap?: number;
-  /** M: files Phase 2 reranks (default 5 as in the paper; the reference code's headline runs appear to use 10) */
-  earFiles?: number;
-  /** retrieved chunks per file whose functions EAR shows in full (default 5) */
-  anchorChunks?: number;
-  /** Phase 1 tool calls (default 15) */
-  maxSteps?: number;
-  /** Phase 1 conversation: older skeletons cut to one-line 'notes' (default), to 'outline's, or the 'full' ReAct history */
-  phase1History?: Phase1History;
-  /** unusable replies tolerated per phase before falling back (default 5) */
-  maxRetries?: number;
-  /** 'function': the §3.7 variant, EAR names Class::method entities (default 'file') */
-  level?: EarLevel;
-  /** EAR prompt limit in tokens (default 16000) */
-  earTokenBudget?: number;
-  /** EAR views show an assignment longer than this many lines (and not anchored) by its first line only
-   * (default 0 = no limit) */
-  earAssignmentLines?: number;
-  /** a skeleton longer than this many tokens sheds docstrings, then signatures, then its tail (default 3000) */
-  skeletonMaxTokens?: number;
-  temperature?: number;
-  maxTokens?: number;
-  seed?: number;
-  /** without a chat model: rank in retrieval order instead of failing */
-  allowNoLlm?: boolean;
-  retrieval?: DeepPartial<RetrievalOptions>;
-}
-
-export type ResolvedBlagentOptions = Required<Omit<BlagentOptions, 'maxTokens' | 'seed' | 'retrieval'>> & Pick<BlagentOptions, 'maxTokens' | 'seed'> & { retrieval: RetrievalOptions };
-
-export const BLAGENT_DEFAULTS = {
-  m: 10,
-  poolCap: 15,
-  earFiles: 5,
-  anchorChunks: 5,
-  maxSteps: 15,
-  maxRetries: 5,
-  // each skeleton is sent once; the agent's Thoughts carry what it concluded (paper §6, R: agent memory)
-  phase1History: 'notes' as Phase1History,
-  level: 'file' as EarLevel,
-  // about the paper's own EAR average (≈15.3k tokens, §3.7); larger views give up expanded anchors first
-  earTokenBudget: 16_000,
-  earAssignmentLines: 0,
-  // ~200 signatures; longer skeletons (sympy, sphinx) shed docstrings, then parameter lists
-  skeletonMaxTokens: 3_000,
-  temperature: 0,
-  allowNoLlm: false,
-};
-
-const INTEGER_KEYS = ['m', 'poolCap', 'earFiles', 'anchorChunks', 'maxSteps', 'earTokenBudget', 'skeletonMaxTokens'] as const;
-
-export function resolveBlagentOptions(options: Record<string, unknown> = {}): ResolvedBlagentOptions {
-  const known = new Set([...Object.keys(BLAGENT_DEFAULTS), 'maxTokens', 'seed', 'retrieval']);
-  const unknown = Object.keys(options).filter((k) => !known.has(k));
-  if (unknown.length > 0) throw new Error(`blagent: unknown option(s) ${unknown.join(', ')}; known: ${[...known].sort().join(', ')}`);
-  const o = { ...BLAGENT_DEFAULTS, ...(options as BlagentOptions) };
-  for (const key of INTEGER_KEYS) if (!Number.isInteger(o[key]) || o[key] < 1) throw new Error(`blagent option ${key} must be a positive integer, got ${JSON.stringify(o[key])}`);
-  if (!Number.isInteger(o.earAssignmentLines) || o.earAssignmentLines < 0) throw new Error(`blagent option earAssignmentLines must be an integer >= 0 (0 = no limit), got ${JSON.stringify(o.earAssignmentLines)}`);
-  if (!Number.isInteger(o.maxRetries) || o.maxRetries < 0) throw new Error(`blagent option maxRetries must be an integer >= 0, got ${JSON.stringify(o.maxRetries)}`);
-  if (!PHASE1_HISTORIES.includes(o.phase1History)) throw new Error(`blagent option phase1History must be one of ${PHASE1_HISTORIES.map((h) => `"${h}"`).join(', ')}, got ${JSON.stringify(o.phase1History)}`);
-  if (o.level !== 'file' && o.level !== 'function') throw new Error(`blagent option level must be "file" or "function", got ${JSON.stringify(o.level)}`);
-  if (typeof o.temperature !== 'number' || o.temperature < 0) throw new Error(`blagent option temperature must be a number >= 0, got ${JSON.stringify(o.temperature)}`);
-  const partial = (options.retrieval ?? {}) as DeepPartial<RetrievalOptions>;
-  const retrieval = resolveRetrievalOptions({
-    ...partial,
-    poolPerQuery: o.m,
-    poolCap: o.poolCap,
-    evidencePerFile: Math.max(o.anchorChunks, partial.evidencePerFile ?? 0),
-  });
-  return { ...o, retrieval } as ResolvedBlagentOptions;
-}
 
 export class BlagentLocalizer implements FileLocalizer {
   readonly name = 'blagent';

@@ -13,6 +13,7 @@
  */
 import type { ChatMessage } from '../../src/llm/types.ts';
 import { renderPrompt } from '../../src/prompts.ts';
+import type { Phase1History } from './options.ts';
 import { callModel, type CallContext } from './llm-call.ts';
 import { CandidateMatcher, parseScores } from './scoring-parse.ts';
 
@@ -46,8 +47,7 @@ export function parseAgentReply(reply: string): AgentReply {
   return { kind: 'invalid', reason: 'the reply has neither an "Action: ReadFileSkeleton[<path>]" line nor a "Final Answer:"' };
 }
 
-export type Phase1History = 'full' | 'outline' | 'notes';
-export const PHASE1_HISTORIES: readonly Phase1History[] = ['full', 'outline', 'notes'];
+
 
 export interface SkeletonAgentSettings {
   maxSteps: number;

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { loadRunConfig, type RunConfig } from '../config.ts';
+import { loadRunConfig, type RunConfig, type RunConfigInput } from '../config.ts';
 import { loadSelection, positiveInt } from './common.ts';
 import { defaultCacheDir } from '../dataset/load.ts';
 import { Services } from '../services.ts';
@@ -21,49 +21,75 @@ import { readArtifact } from '../run/stage-runner.ts';
 import { STAGE } from '../run/stage.ts';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fsx.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
+import { localizerNames, validateLocalizer } from '../../localizer/registry.ts';
 import { writeReports } from './report.ts';
 import type { Selection } from '../../repair/types.ts';
 import { makeRunSummary } from '../../validation/evaluate.ts';
 import type { SweInstance } from '../dataset/schema.ts';
 
-interface RunFlags {
-  config?: string;
-  runId?: string;
-  dataset?: string;
-  instances?: string;
-  pattern?: string;
-  repo?: string[];
-  limit?: string;
-  llm?: string;
-  localizer?: string;
-  embedder?: string;
-  mirrors?: string;
-  cacheDir?: string;
-  chromaUrl?: string;
-  runsDir?: string;
-  stopAfter?: string;
-  concurrency?: string;
-  seed?: string;
-  retryErrors?: boolean;
+/** A `locfix run` flag and the config key it sets: flags and config are declared in this one table. */
+interface RunFlag {
+  flag: string;
+  description: string;
+  /** the config key (and, for an object-valued key, the field) the flag sets */
+  key: keyof RunConfigInput;
+  field?: string;
+  parse?: (text: string, flag: string) => unknown;
+  /** repeatable: each use adds one value to a list */
+  repeat?: boolean;
 }
 
-function overridesFrom(flags: RunFlags): Record<string, unknown> {
-  return {
-    runId: flags.runId,
-    dataset: flags.dataset,
-    instances: flags.instances?.split(',').map((s) => s.trim()).filter(Boolean),
-    pattern: flags.pattern,
-    repos: flags.repo?.length ? flags.repo : undefined,
-    limit: positiveInt('--limit', flags.limit),
-    llm: flags.llm,
-    embedder: flags.embedder,
-    mirrorsDir: flags.mirrors,
-    cacheDir: flags.cacheDir,
-    chromaUrl: flags.chromaUrl,
-    runsDir: flags.runsDir,
-    stopAfter: flags.stopAfter,
-    seed: flags.seed === undefined ? undefined : Number(flags.seed),
-  };
+/** Typed entry: `field` must be a field of that config key's object. */
+function flag<K extends keyof RunConfigInput>(
+  key: K,
+  spec: Omit<RunFlag, 'key' | 'field'> & { field?: keyof Exclude<RunConfigInput[K], undefined> & string },
+): RunFlag {
+  return { key, ...spec };
+}
+
+const list = (text: string): string[] => text.split(',').map((s) => s.trim()).filter(Boolean);
+const integer = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isInteger(n)) throw new Error(`${name} expects an integer, got "${text}"`);
+  return n;
+};
+
+export const RUN_FLAGS: readonly RunFlag[] = [
+  flag('runId', { flag: '--run-id <id>', description: 'names runs/<id>' }),
+  flag('dataset', { flag: '--dataset <source>', description: 'SWE-bench instances: file or Hub name' }),
+  flag('instances', { flag: '--instances <ids>', description: 'comma-separated instance ids', parse: list }),
+  flag('pattern', { flag: '--pattern <pattern>', description: 'instance ids matching this glob or /regex/' }),
+  flag('repos', { flag: '--repo <owner/name>', description: 'instances of this repository (repeatable)', repeat: true }),
+  flag('limit', { flag: '--limit <n>', description: 'at most this many instances', parse: (t, f) => positiveInt(f, t) }),
+  flag('llm', { flag: '--llm <spec>', description: 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1' }),
+  flag('localizer', { field: 'name', flag: '--localizer <name>', description: `file localizer: ${localizerNames().join(' | ')}` }),
+  flag('embedder', { flag: '--embedder <spec>', description: 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]' }),
+  flag('mirrorsDir', { flag: '--mirrors <dir>', description: 'folder with bare mirrors laid out as owner+name/repo' }),
+  flag('cacheDir', { flag: '--cache-dir <dir>', description: 'mirrors, embeddings, LLM responses, local Chroma' }),
+  flag('chromaUrl', { flag: '--chroma-url <url>', description: 'a running Chroma server' }),
+  flag('runsDir', { flag: '--runs-dir <dir>', description: 'where run directories go (default runs)' }),
+  flag('stopAfter', { flag: '--stop-after <stage>', description: 'stop after this stage, e.g. localize-files' }),
+  flag('seed', { flag: '--seed <n>', description: 'seed recorded in the manifest and used for sampling', parse: integer }),
+  flag('concurrency', { field: 'instances', flag: '--concurrency <n>', description: 'instances in flight through the pipeline', parse: (t, f) => positiveInt(f, t) }),
+];
+
+/** commander's option name for a flag ("--run-id <id>" -> "runId"). */
+function optionName(spec: RunFlag): string {
+  return spec.flag.split(' ')[0].slice(2).replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
+/** The config overrides the given flags make (unset flags make none). */
+export function overridesFrom(flags: Record<string, unknown>): Record<string, unknown> {
+  const overrides: Record<string, unknown> = {};
+  for (const spec of RUN_FLAGS) {
+    const raw = flags[optionName(spec)];
+    if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) continue;
+    const name = spec.flag.split(' ')[0];
+    const value = spec.parse && typeof raw === 'string' ? spec.parse(raw, name) : raw;
+    if (spec.field) overrides[spec.key] = { ...(overrides[spec.key] as object | undefined), [spec.field]: value };
+    else overrides[spec.key] = value;
+  }
+  return overrides;
 }
 
 async function writePredictions(layout: RunLayout, instances: readonly SweInstance[], modelName: string): Promise<Array<{ instance_id: string; model_name_or_path: string; model_patch: string }>> {
@@ -79,6 +105,8 @@ async function writePredictions(layout: RunLayout, instances: readonly SweInstan
 
 export async function runExperiment(config: RunConfig, options: { retryErrors?: boolean; log?: (line: string) => void } = {}): Promise<{ runDir: string }> {
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  // a misspelled localizer or option fails here, naming the key, before any instance or service starts
+  config.localizer.options = await validateLocalizer(config.localizer.name, config.localizer.options);
   const cacheDir = path.resolve(config.cacheDir ?? defaultCacheDir());
   const layout = new RunLayout(path.resolve(config.runsDir, config.runId));
   const instances = await loadSelection(
@@ -164,32 +192,16 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description('a whole experiment: localization → repair → validation → selection → evaluation → analysis (resumable)')
-    .option('--config <file>', 'JSON run configuration (see README); flags override it')
-    .option('--run-id <id>', 'names runs/<id>')
-    .option('--dataset <source>', 'SWE-bench instances: file or Hub name')
-    .option('--instances <ids>', 'comma-separated instance ids')
-    .option('--pattern <pattern>', 'instance ids matching this glob or /regex/')
-    .option('--repo <owner/name>', 'instances of this repository (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .option('--limit <n>', 'at most this many instances')
-    .option('--llm <spec>', 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1')
-    .option('--localizer <name>', 'file localizer: blagent | agentless | retrieval | oracle')
-    .option('--embedder <spec>', 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]')
-    .option('--mirrors <dir>', 'folder with bare mirrors laid out as owner+name/repo')
-    .option('--cache-dir <dir>', 'mirrors, embeddings, LLM responses, local Chroma')
-    .option('--chroma-url <url>', 'a running Chroma server')
-    .option('--runs-dir <dir>', 'where run directories go (default runs)')
-    .option('--stop-after <stage>', 'stop after this stage, e.g. localize-files')
-    .option('--seed <n>', 'seed recorded in the manifest and used for sampling')
-    .option('--concurrency <n>', 'instances in flight through the pipeline')
-    .option('--retry-errors', 'rerun instance stages that recorded an error')
-    .action(async (flags: RunFlags) => {
-      const overrides = overridesFrom(flags);
-      if (flags.localizer) overrides.localizer = { name: flags.localizer, options: {} };
-      if (flags.concurrency) overrides.concurrency = { instances: positiveInt('--concurrency', flags.concurrency) };
-      const config = await loadRunConfig(flags.config, overrides);
-      await runExperiment(config, { retryErrors: flags.retryErrors });
-    });
+    .option('--config <file>', 'JSON run configuration (see README); flags override it');
+  for (const spec of RUN_FLAGS) {
+    if (spec.repeat) command.option(spec.flag, spec.description, (v: string, acc: string[]) => [...acc, v], [] as string[]);
+    else command.option(spec.flag, spec.description);
+  }
+  command.option('--retry-errors', 'rerun instance stages that recorded an error').action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: boolean }) => {
+    const config = await loadRunConfig(flags.config, overridesFrom(flags));
+    await runExperiment(config, { retryErrors: flags.retryErrors });
+  });
 }

@@ -66,7 +66,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
   const runsDir = path.dirname(layout.root);
   const runId = path.basename(layout.root);
   const topFiles = config.topFiles;
-  const localizer = createLocalizer(config.localizer.name, { seed: config.seed, ...config.localizer.options });
+  const localizer = createLocalizer(config.localizer.name, config.localizer.options, { seed: config.seed });
   // a rejected localizer is reported by the stage that awaits it; this keeps it from counting as unhandled first
   localizer.catch(() => undefined);
 

@@ -5,7 +5,8 @@ import { outlineOfSkeleton, parseAgentReply } from '../../localizer/blagent/reac
 import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
 import { countTokens } from '../../src/llm/tokens.ts';
 import { cleanQueryAnswer } from '../../localizer/blagent/queries.ts';
-import { finalRanking, fittedSkeleton, resolveBlagentOptions } from '../../localizer/blagent/index.ts';
+import { finalRanking, fittedSkeleton } from '../../localizer/blagent/index.ts';
+import { resolveBlagentOptions } from '../../localizer/blagent/options.ts';
 
 const CANDIDATES = ['django/db/models/query.py', 'django/db/models/sql/query.py', 'django/utils/text.py', 'setup.py'];
 const matcher = new CandidateMatcher(CANDIDATES);

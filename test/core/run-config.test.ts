@@ -1,0 +1,63 @@
+/** `locfix run` configuration: one flag table over the config keys, localizer options checked before any work. */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadRunConfig } from '../../src/config.ts';
+import { overridesFrom, RUN_FLAGS } from '../../src/commands/run.ts';
+import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
+
+async function configFile(content: unknown): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-config-'));
+  const file = path.join(dir, 'run.json');
+  await writeFile(file, JSON.stringify(content));
+  return file;
+}
+
+describe('run flags', () => {
+  it('turn into config overrides through the one table, nested fields merged into the file', async () => {
+    const overrides = overridesFrom({ runId: 'r2', instances: 'a__b-1, a__b-2', repo: ['o/r', 'o/s'], limit: '3', concurrency: '6', seed: '7' });
+    expect(overrides).toEqual({ runId: 'r2', instances: ['a__b-1', 'a__b-2'], repos: ['o/r', 'o/s'], limit: 3, concurrency: { instances: 6 }, seed: 7 });
+    const file = await configFile({ runId: 'r1', dataset: 'x.jsonl', concurrency: { docker: 3 }, localizer: { name: 'blagent', options: { m: 8 } } });
+    const config = await loadRunConfig(file, overrides);
+    expect(config.concurrency).toEqual({ instances: 6, docker: 3, index: 1 });
+    expect(config.localizer).toEqual({ name: 'blagent', options: { m: 8 } });
+    // another localizer does not inherit the file's options for blagent
+    const switched = await loadRunConfig(file, overridesFrom({ localizer: 'retrieval' }));
+    expect(switched.localizer).toEqual({ name: 'retrieval', options: {} });
+  });
+
+  it('reject bad values with the flag named', () => {
+    expect(() => overridesFrom({ limit: '0' })).toThrow(/--limit expects a positive integer, got "0"/);
+    expect(() => overridesFrom({ seed: 'x' })).toThrow(/--seed expects an integer/);
+  });
+
+  it('every flag sets a different config key', () => {
+    const keys = RUN_FLAGS.map((f) => `${f.key}.${f.field ?? ''}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe('localizer names and options', () => {
+  it('an unknown name names the valid ones', async () => {
+    await expect(validateLocalizer('blagnet', {})).rejects.toThrow(`localizer.name: unknown localizer "blagnet"; known: ${localizerNames().join(', ')}`);
+    await expect(validateLocalizer('toString', {})).rejects.toThrow(/unknown localizer "toString"/);
+  });
+
+  it('options are checked by the schema the localizer exports: unknown keys, bad values', async () => {
+    await expect(validateLocalizer('blagent', { M: 10 })).rejects.toThrow(/blagent: unknown option\(s\) M; known: .*earFiles/);
+    await expect(validateLocalizer('blagent', { earFiles: 0 })).rejects.toThrow(/blagent option earFiles must be a positive integer, got 0/);
+    await expect(validateLocalizer('retrieval', { queries: 'fancy' })).rejects.toThrow(/retrieval option queries must be "raw", "structural" or "raw\+structural", got "fancy"/);
+    await expect(validateLocalizer('agentless', { combineTopN: 'three' })).rejects.toThrow(/agentless option combineTopN must be a positive integer/);
+    await expect(validateLocalizer('oracle', { topN: 1 })).rejects.toThrow(/oracle: unknown option\(s\) topN/);
+    expect(await validateLocalizer('blagent', { m: 8 })).toMatchObject({ m: 8, earFiles: 5, phase1History: 'notes' });
+  });
+
+  it('the run seed reaches a sampling localizer unless its options set one', async () => {
+    const a = (await createLocalizer('blagent', {}, { seed: 3 })) as unknown as { options: { seed?: number } };
+    const b = (await createLocalizer('blagent', { seed: 9 }, { seed: 3 })) as unknown as { options: { seed?: number } };
+    expect([a.options.seed, b.options.seed]).toEqual([3, 9]);
+    // a localizer that does not sample takes no seed and is not handed one
+    await expect(createLocalizer('retrieval', {}, { seed: 3 })).resolves.toBeDefined();
+  });
+});
