@@ -69,15 +69,19 @@ function hashKey(parts: unknown): string {
 
 /** Docker repository names: lowercase, [a-z0-9._-] components. */
 function imageComponent(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9._-]+/g, '_').replace(/^[._-]+/, '') || 'x';
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '_')
+      .replace(/^[._-]+/, '') || 'x'
+  );
 }
 
 const OFFICIAL_PRELUDE = ['source /opt/miniconda3/bin/activate', 'conda activate testbed'];
 
 export class ImageProvider implements InstanceImages {
   private readonly inflight = new Map<string, Promise<boolean>>();
-  private readonly config: Required<Pick<ImageConfig, 'baseImage' | 'useOfficialImages' | 'pullOfficialImages' | 'buildTimeoutMs'>> &
-    ImageConfig;
+  private readonly config: Required<Pick<ImageConfig, 'baseImage' | 'useOfficialImages' | 'pullOfficialImages' | 'buildTimeoutMs'>> & ImageConfig;
 
   constructor(
     readonly runtime: DockerRuntime,
@@ -190,13 +194,7 @@ export class ImageProvider implements InstanceImages {
   }
 
   /** Starts `from`, runs the commands `prepare` returns as one bash script, commits the container. */
-  private async commitLayer(
-    from: string,
-    image: string,
-    key: string,
-    log: ImageLog,
-    prepare: (sandbox: DockerSandbox) => Promise<string[]>,
-  ): Promise<void> {
+  private async commitLayer(from: string, image: string, key: string, log: ImageLog, prepare: (sandbox: DockerSandbox) => Promise<string[]>): Promise<void> {
     const sandbox = await this.runtime.create({ image: from, runId: 'image-build', namePrefix: 'locfix-build', limits: this.config.buildLimits });
     try {
       const commands = await prepare(sandbox);
@@ -207,10 +205,7 @@ export class ImageProvider implements InstanceImages {
       });
       log(result.output);
       if (result.timedOut || result.exitCode !== 0) {
-        throw new ImageBuildError(
-          `building ${image} failed: ${result.timedOut ? 'timed out' : `setup exited with ${result.exitCode}`}`,
-          result.output,
-        );
+        throw new ImageBuildError(`building ${image} failed: ${result.timedOut ? 'timed out' : `setup exited with ${result.exitCode}`}`, result.output);
       }
       const [repo, tag] = splitImageName(image);
       await sandbox.container.commit({
@@ -239,9 +234,7 @@ export class ImageProvider implements InstanceImages {
   private async tryPull(image: string, log: ImageLog): Promise<boolean> {
     try {
       const stream = await this.runtime.docker.pull(image);
-      await new Promise<void>((resolve, reject) =>
-        this.runtime.docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
-      );
+      await new Promise<void>((resolve, reject) => this.runtime.docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
       log(`pulled official image ${image}`);
       return true;
     } catch (err) {

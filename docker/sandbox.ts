@@ -15,8 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
 import PQueue from 'p-queue';
-import { PassThrough, Readable } from 'node:stream';
-import { promises as fs } from 'node:fs';
+import { PassThrough, type Readable } from 'node:stream';
 import path from 'node:path';
 import {
   DEFAULT_LIMITS,
@@ -138,7 +137,9 @@ export class DockerSandbox implements Sandbox {
       extract.on('entry', (header, stream, next) => {
         if (!found && header.type === 'file') {
           found = true;
-          stream.on('data', (c: unknown) => { chunks.push(c as Buffer); });
+          stream.on('data', (c: unknown) => {
+            chunks.push(c as Buffer);
+          });
         } else {
           stream.resume();
         }

@@ -31,5 +31,6 @@ export function parseLocalizerOptions<T>(localizer: string, schema: z.ZodType<T>
 }
 
 /** Reusable option types with messages that read after "<localizer> option <key> …". */
-export const positiveInt = () => z.number({ message: 'must be a positive integer' }).int({ message: 'must be a positive integer' }).positive({ message: 'must be a positive integer' });
+export const positiveInt = () =>
+  z.number({ message: 'must be a positive integer' }).int({ message: 'must be a positive integer' }).positive({ message: 'must be a positive integer' });
 export const nonNegativeInt = (what = 'must be an integer >= 0') => z.number({ message: what }).int({ message: what }).nonnegative({ message: what });

@@ -26,7 +26,8 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
   blagent: {
     options: async () => (await import('./blagent/options.ts')).BlagentOptionsSchema,
     // the options' own seed wins; otherwise the run's
-    create: async (options, run) => new (await import('./blagent/index.ts')).BlagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options }),
+    create: async (options, run) =>
+      new (await import('./blagent/index.ts')).BlagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options }),
   },
   agentless: {
     options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,
@@ -40,7 +41,8 @@ export function localizerNames(): string[] {
 
 function entryOf(name: string, where: string): LocalizerEntry {
   const entry = Object.hasOwn(LOCALIZERS, name) ? LOCALIZERS[name] : undefined;
-  if (!entry) throw Object.assign(new Error(`${where}: unknown localizer ${JSON.stringify(name)}; known: ${localizerNames().join(', ')}`), { kind: 'bad-config' });
+  if (!entry)
+    throw Object.assign(new Error(`${where}: unknown localizer ${JSON.stringify(name)}; known: ${localizerNames().join(', ')}`), { kind: 'bad-config' });
   return entry;
 }
 

@@ -33,7 +33,11 @@ export interface FileStageOptions {
   limitIndexing?: <T>(build: () => Promise<T>) => Promise<T>;
 }
 
-export function fileLocalizationStage(localizer: FileLocalizer | Promise<FileLocalizer>, services: LocalizationServices, options: FileStageOptions = {}): PipelineStage<FileLocalization> {
+export function fileLocalizationStage(
+  localizer: FileLocalizer | Promise<FileLocalizer>,
+  services: LocalizationServices,
+  options: FileStageOptions = {},
+): PipelineStage<FileLocalization> {
   const limit = options.limitIndexing ?? ((build) => build());
   return {
     name: options.name ?? STAGE.files,
@@ -58,7 +62,13 @@ export interface LocalizationStageSettings {
 }
 
 /** runs/<id>/<stage>.selection.json: every selected instance in order, with its gold files. */
-export async function writeSelection(runDir: string, stage: string, dataset: string, instances: readonly SweInstance[], settings: Record<string, unknown>): Promise<void> {
+export async function writeSelection(
+  runDir: string,
+  stage: string,
+  dataset: string,
+  instances: readonly SweInstance[],
+  settings: Record<string, unknown>,
+): Promise<void> {
   const gold: Record<string, string[]> = {};
   for (const inst of instances) {
     try {
@@ -87,7 +97,11 @@ export async function runFileLocalization(
   const stage = fileLocalizationStage(localizer, services, { name: settings.stage });
   // Consecutive instances of one repository reuse its index caches.
   const ordered = groupByRepo(instances);
-  await writeSelection(settings.runDir, stage.name, settings.dataset, ordered, { localizer: localizer.name, embedder: services.embedder.id, ...settings.settings });
+  await writeSelection(settings.runDir, stage.name, settings.dataset, ordered, {
+    localizer: localizer.name,
+    embedder: services.embedder.id,
+    ...settings.settings,
+  });
   return runStageOver(stage, ordered, {
     layout: new RunLayout(settings.runDir),
     concurrency: settings.concurrency ?? 1,

@@ -44,7 +44,14 @@ function workingFile(f: ShownFile): WorkingFile {
     p = { lines, shown };
     prepared.set(f, p);
   }
-  return { path: f.path, original: f.content, lines: p.lines.slice(), shown: p.shown.slice(), finalNewline: f.content.endsWith('\n'), crlf: f.content.includes('\r\n') };
+  return {
+    path: f.path,
+    original: f.content,
+    lines: p.lines.slice(),
+    shown: p.shown.slice(),
+    finalNewline: f.content.endsWith('\n'),
+    crlf: f.content.includes('\r\n'),
+  };
 }
 
 function contentOf(w: WorkingFile): string {

@@ -18,7 +18,10 @@ export interface FileChange {
 }
 
 function plainAnalysis(source: string): SourceAnalysis {
-  const lines = source.split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).filter((l) => l !== '');
+  const lines = source
+    .split('\n')
+    .map((l) => l.trim().replace(/\s+/g, ' '))
+    .filter((l) => l !== '');
   return { errorNodes: 0, indentationErrors: 0, lines, functions: new Map() };
 }
 

@@ -72,7 +72,10 @@ export function processOutput(raw: string, files: readonly ShownFile[], analyzer
   const perFile = changes.map((c) => ({ path: c.path, ...fileResult(c, analyzer) }));
   out.diff = perFile.map((f) => f.diff).join('');
   // same assembly as normalizedKey()
-  out.normalized = perFile.filter((f) => f.normalized !== '').map((f) => `=== ${f.path}\n${f.normalized}`).join('\n');
+  out.normalized = perFile
+    .filter((f) => f.normalized !== '')
+    .map((f) => `=== ${f.path}\n${f.normalized}`)
+    .join('\n');
   // the change is all comments, docstrings or layout: nothing to vote for (as in Agentless)
   if (out.normalized === '') return { ...out, emptyReason: 'no-op' };
   return out;

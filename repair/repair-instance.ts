@@ -12,7 +12,7 @@ import { buildRepairContext, DEFAULT_CONTEXT_WINDOW } from './context.ts';
 import { gitApplyCheck, type PatchChecker } from './diff.ts';
 import { processOutput } from './process.ts';
 import { selectPatch } from './select.ts';
-import type { EditLocationSet, RepairCall, RepairContext, RepairInstanceRecord, RepairSample, Selection } from './types.ts';
+import type { EditLocationSet, RepairCall, RepairContext, RepairInstanceRecord, RepairSample } from './types.ts';
 
 export interface RepairConfig {
   /** samples per location set, the greedy one included */
@@ -118,9 +118,26 @@ export async function repairInstance(input: RepairInstanceInput, deps: RepairDep
       const response = responses[i];
       const files = contexts[call.setIndex].files;
       if (response instanceof Error) {
-        calls.push({ setIndex: call.setIndex, temperature: call.temperature, n: call.n, model: deps.model.id, usage: ZERO_USAGE, cached: false, latencyMs: 0, error: response.message });
+        calls.push({
+          setIndex: call.setIndex,
+          temperature: call.temperature,
+          n: call.n,
+          model: deps.model.id,
+          usage: ZERO_USAGE,
+          cached: false,
+          latencyMs: 0,
+          error: response.message,
+        });
       } else {
-        calls.push({ setIndex: call.setIndex, temperature: call.temperature, n: call.n, model: response.model, usage: response.usage, cached: response.cached, latencyMs: response.latencyMs });
+        calls.push({
+          setIndex: call.setIndex,
+          temperature: call.temperature,
+          n: call.n,
+          model: response.model,
+          usage: response.usage,
+          cached: response.cached,
+          latencyMs: response.latencyMs,
+        });
         usage = addUsage(usage, response.usage);
       }
       for (let j = 0; j < call.n; j++) {
@@ -129,7 +146,18 @@ export async function repairInstance(input: RepairInstanceInput, deps: RepairDep
         const choice = response instanceof Error ? undefined : response.choices[j];
         if (!choice) {
           const error = response instanceof Error ? response.message : `the model returned ${response.choices.length} of ${call.n} choices`;
-          samples.push({ ...base, raw: '', error, applied: [], applyFailures: [], syntax: [], diff: '', normalized: '', emptyReason: 'model-error', usage: { ...ZERO_USAGE } });
+          samples.push({
+            ...base,
+            raw: '',
+            error,
+            applied: [],
+            applyFailures: [],
+            syntax: [],
+            diff: '',
+            normalized: '',
+            emptyReason: 'model-error',
+            usage: { ...ZERO_USAGE },
+          });
           continue;
         }
         const processed = processOutput(choice.content, files, analyzer);
@@ -163,7 +191,10 @@ export async function repairInstance(input: RepairInstanceInput, deps: RepairDep
 async function checkDiffs(samples: RepairSample[], contents: ReadonlyMap<string, string>, checker: PatchChecker): Promise<void> {
   const candidates = samples.filter((s) => s.emptyReason === undefined);
   if (candidates.length === 0) return;
-  const checks = await checker(contents, candidates.map((s) => s.diff));
+  const checks = await checker(
+    contents,
+    candidates.map((s) => s.diff),
+  );
   candidates.forEach((s, i) => {
     s.diffCheck = checks[i];
     if (!checks[i].ok) s.emptyReason = 'invalid-diff';

@@ -158,9 +158,7 @@ function applyGapConventions(raw: RawEdit, notes: string[]): Array<Omit<SearchRe
   if (searchParts.length === 1 && replaceParts.length === 1) return [{ path: raw.path, search, replace }];
   if (searchParts.length === replaceParts.length) {
     notes.push(`an edit with ${searchParts.length - 1} interior \`...\` split into ${searchParts.length} edits`);
-    return searchParts
-      .map((s, i) => ({ path: raw.path, search: s, replace: replaceParts[i] }))
-      .filter((e) => e.search.length > 0 || e.replace.length > 0);
+    return searchParts.map((s, i) => ({ path: raw.path, search: s, replace: replaceParts[i] })).filter((e) => e.search.length > 0 || e.replace.length > 0);
   }
   notes.push('interior `...` lines do not pair up between SEARCH and REPLACE; kept literally');
   return [{ path: raw.path, search, replace }];

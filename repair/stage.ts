@@ -84,16 +84,20 @@ export async function runRepairStage(
   const events: StageEvent[] = [];
   try {
     const stage = repairStage({ ...deps, analyzer, snapshot: async (instance) => byId.get(instance.instance_id)!.snapshot });
-    const artifacts = await runStageOver(stage, [...byId.values()].map((i) => i.instance), {
-      layout: new RunLayout(runDir),
-      concurrency: deps.concurrency ?? 4,
-      retryErrors: deps.retryErrors,
-      onEvent: (e) => {
-        events.push(e);
-        deps.onEvent?.(e);
+    const artifacts = await runStageOver(
+      stage,
+      [...byId.values()].map((i) => i.instance),
+      {
+        layout: new RunLayout(runDir),
+        concurrency: deps.concurrency ?? 4,
+        retryErrors: deps.retryErrors,
+        onEvent: (e) => {
+          events.push(e);
+          deps.onEvent?.(e);
+        },
+        inputOf: (instance) => memoryInput(instance, new Map([[STAGE.lines, { locationSets: byId.get(instance.instance_id)!.locationSets }]])),
       },
-      inputOf: (instance) => memoryInput(instance, new Map([[STAGE.lines, { locationSets: byId.get(instance.instance_id)!.locationSets }]])),
-    });
+    );
     const reused = new Set(events.filter((e) => e.type === 'skipped').map((e) => e.instanceId));
     for (const artifact of artifacts) {
       if (reused.has(artifact.instanceId)) result.skipped.push(artifact.instanceId);

@@ -20,6 +20,8 @@ export function checkSyntax(path: string, before: string, after: string, analyze
     ok,
     errorNodes,
     baseErrorNodes,
-    detail: ok ? 'the base file has as many error nodes already' : `${errorNodes} syntax problem(s) (ERROR/MISSING nodes, bad indentation) after the edit, ${baseErrorNodes} before`,
+    detail: ok
+      ? 'the base file has as many error nodes already'
+      : `${errorNodes} syntax problem(s) (ERROR/MISSING nodes, bad indentation) after the edit, ${baseErrorNodes} before`,
   };
 }

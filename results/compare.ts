@@ -15,7 +15,15 @@
  *   and exact McNemar tests on binary metrics (each localizer's first run) with Holm correction across all
  *   binary comparisons.
  */
-import { clusteredBootstrap, holmAdjust, mcnemarExact, pairedBootstrap, wilcoxonSignedRank, type ConfidenceInterval, type WilcoxonResult } from './statistics.ts';
+import {
+  clusteredBootstrap,
+  holmAdjust,
+  mcnemarExact,
+  pairedBootstrap,
+  wilcoxonSignedRank,
+  type ConfidenceInterval,
+  type WilcoxonResult,
+} from './statistics.ts';
 import { BINARY_METRICS, INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
 
 export interface RunOutcome {
@@ -129,8 +137,7 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
   const runsOf = (name: string) => outcomes.filter((o) => o.localizer === name);
   const resolvedSet = (o: RunOutcome) => new Set(o.resolved);
   /** per instance, the localizer's metric averaged over its runs */
-  const localizerRows = (name: string) =>
-    common.map((_, i) => meanMetrics(runsOf(name).map((o) => perRunMetrics.get(o.runId)![i])));
+  const localizerRows = (name: string) => common.map((_, i) => meanMetrics(runsOf(name).map((o) => perRunMetrics.get(o.runId)![i])));
 
   const localizers: LocalizerSummary[] = localizerNames.map((name) => {
     const rs = runsOf(name);
@@ -155,7 +162,10 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
   const pairs: Array<[string, string]> = [];
   for (let i = 0; i < localizerNames.length; i++) for (let j = i + 1; j < localizerNames.length; j++) pairs.push([localizerNames[i], localizerNames[j]]);
   for (const [a, b] of pairs) {
-    for (const [fixedBy, other] of [[a, b], [b, a]] as const) {
+    for (const [fixedBy, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       for (const id of unionOf.get(fixedBy)!) {
         if (unionOf.get(other)!.has(id)) continue;
         const gold = new Set(goldOf(id));
@@ -196,7 +206,10 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
         clusteredBootstrap: clusteredBootstrap(refValues, altValues, clusters, options),
       };
       if (BINARY_METRICS.includes(metric)) {
-        const m = mcnemarExact(refFirst.map((r) => r[metric] === 1), altFirst.map((r) => r[metric] === 1));
+        const m = mcnemarExact(
+          refFirst.map((r) => r[metric] === 1),
+          altFirst.map((r) => r[metric] === 1),
+        );
         comparison.mcnemar = { ...m, holmPValue: NaN };
         binaryIndices.push(metrics.length);
         pValues.push(m.pValue);

@@ -16,25 +16,9 @@ import { MODULE_LEVEL, type CodeElement } from '../src/artifacts/localization.ts
 import type { Definition } from '../src/parsing/types.ts';
 import { sequenceRatio } from './sequence-similarity.ts';
 
-export type FailureCategory =
-  | 'resolved'
-  | 'evaluation-error'
-  | 'empty-patch'
-  | 'file'
-  | 'function'
-  | 'line'
-  | 'patch-generation';
+export type FailureCategory = 'resolved' | 'evaluation-error' | 'empty-patch' | 'file' | 'function' | 'line' | 'patch-generation';
 
-export const FAILURE_CATEGORIES: readonly FailureCategory[] = [
-  'resolved',
-  'evaluation-error',
-  'empty-patch',
-  'file',
-  'function',
-  'line',
-  'patch-generation',
-];
-
+export const FAILURE_CATEGORIES: readonly FailureCategory[] = ['resolved', 'evaluation-error', 'empty-patch', 'file', 'function', 'line', 'patch-generation'];
 
 export interface InstanceEvidence {
   instanceId: string;
@@ -126,9 +110,7 @@ function covers(selected: CodeElement, gold: CodeElement): boolean {
 export function functionLevelCorrect(selected: readonly CodeElement[] | undefined, gold: readonly CodeElement[], handedFiles: readonly string[]): boolean {
   if (!selected || selected.length === 0) return false;
   return gold.some((g) =>
-    g.name === MODULE_LEVEL
-      ? handedFiles.includes(g.path) && selected.some((s) => s.path === g.path)
-      : selected.some((s) => covers(s, g)),
+    g.name === MODULE_LEVEL ? handedFiles.includes(g.path) && selected.some((s) => s.path === g.path) : selected.some((s) => covers(s, g)),
   );
 }
 
@@ -263,7 +245,10 @@ export function summarizeFailures(analyses: readonly InstanceAnalysis[]): Failur
   const unresolved = analyses.filter((a) => a.category !== 'resolved').length;
   const categories = Object.fromEntries(
     FAILURE_CATEGORIES.map((c) => {
-      const instances = analyses.filter((a) => a.category === c).map((a) => a.instanceId).sort();
+      const instances = analyses
+        .filter((a) => a.category === c)
+        .map((a) => a.instanceId)
+        .sort();
       const entry: CategoryCount = { count: instances.length, share: total ? instances.length / total : 0, instances };
       if (c !== 'resolved') entry.shareOfUnresolved = unresolved ? instances.length / unresolved : 0;
       return [c, entry];

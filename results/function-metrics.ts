@@ -10,7 +10,11 @@ import type { InstanceLocOutcome } from './loc-metrics.ts';
 export const elementKey = (e: CodeElement): string => `${e.path}::${e.name}`;
 
 /** Ranked predictions → keys, where a prediction covering a gold element becomes that element's key. */
-export function functionOutcome(instanceId: string, predicted: readonly CodeElement[] | undefined, gold: readonly CodeElement[]): InstanceLocOutcome | undefined {
+export function functionOutcome(
+  instanceId: string,
+  predicted: readonly CodeElement[] | undefined,
+  gold: readonly CodeElement[],
+): InstanceLocOutcome | undefined {
   const targets = gold.filter((g) => g.name !== MODULE_LEVEL);
   if (targets.length === 0) return undefined;
   const ranking = predicted?.map((p) => {

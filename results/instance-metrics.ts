@@ -34,7 +34,11 @@ function dedupe(ranking: readonly string[]): string[] {
 }
 
 export function hitAt(ranking: readonly string[], gold: ReadonlySet<string>, k: number): number {
-  return dedupe(ranking).slice(0, k).some((p) => gold.has(p)) ? 1 : 0;
+  return dedupe(ranking)
+    .slice(0, k)
+    .some((p) => gold.has(p))
+    ? 1
+    : 0;
 }
 
 export function reciprocalRank(ranking: readonly string[], gold: ReadonlySet<string>): number {
@@ -44,7 +48,11 @@ export function reciprocalRank(ranking: readonly string[], gold: ReadonlySet<str
 
 export function recallAt(ranking: readonly string[], gold: ReadonlySet<string>, k: number): number {
   if (gold.size === 0) return 0;
-  return dedupe(ranking).slice(0, k).filter((p) => gold.has(p)).length / gold.size;
+  return (
+    dedupe(ranking)
+      .slice(0, k)
+      .filter((p) => gold.has(p)).length / gold.size
+  );
 }
 
 export function setF1(predicted: readonly string[], gold: ReadonlySet<string>): number {

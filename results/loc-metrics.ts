@@ -75,11 +75,7 @@ export function metricsSummary(m: LocMetrics): LocMetrics {
 
 export function formatLocMetricsTable(rows: ReadonlyArray<{ label: string; metrics: LocMetrics }>): string {
   const header = ['', 'n', 'Top-1', 'Top-3', 'Top-5', 'Top-10', 'Top-15', 'MRR'];
-  const body = rows.map(({ label, metrics: m }) => [
-    label,
-    String(m.n),
-    ...[m.top1, m.top3, m.top5, m.top10, m.top15, m.mrr].map((x) => x.toFixed(3)),
-  ]);
+  const body = rows.map(({ label, metrics: m }) => [label, String(m.n), ...[m.top1, m.top3, m.top5, m.top10, m.top15, m.mrr].map((x) => x.toFixed(3))]);
   const all = [header, ...body];
   const widths = header.map((_, c) => Math.max(...all.map((r) => r[c].length)));
   return all.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ')).join('\n');

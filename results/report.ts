@@ -1,6 +1,6 @@
 /**
- * Reports for one or more runs: JSON for machines, Markdown for reading in a terminal or a PR, and one
- * self-contained HTML page (inline CSS and SVG, no scripts, no network) with the charts researchers look
+ * Reports for one or more runs: JSON for machines, Markdown for reading in a terminal or a PR (here), and one
+ * self-contained HTML page (report-html.ts) (inline CSS and SVG, no scripts, no network) with the charts researchers look
  * for — per-stage failure bars like the BLAgent paper's Figure 18, the overlap of resolved sets, metric
  * tables with confidence intervals, and cost per stage.
  */
@@ -38,7 +38,7 @@ export interface Report {
   comparison?: Comparison;
 }
 
-const CATEGORY_LABEL: Record<FailureCategory, string> = {
+export const CATEGORY_LABEL: Record<FailureCategory, string> = {
   resolved: 'resolved',
   'evaluation-error': 'evaluation error',
   'empty-patch': 'empty patch',
@@ -48,7 +48,7 @@ const CATEGORY_LABEL: Record<FailureCategory, string> = {
   'patch-generation': 'patch generation',
 };
 
-const CATEGORY_COLOR: Record<FailureCategory, string> = {
+export const CATEGORY_COLOR: Record<FailureCategory, string> = {
   resolved: '#2e7d32',
   'evaluation-error': '#757575',
   'empty-patch': '#bdbdbd',
@@ -58,14 +58,14 @@ const CATEGORY_COLOR: Record<FailureCategory, string> = {
   'patch-generation': '#6a1b9a',
 };
 
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const num = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
+export const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+export const num = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
 
-function runLabel(r: Pick<RunReport, 'runId' | 'localizer' | 'upperBound'>): string {
+export function runLabel(r: Pick<RunReport, 'runId' | 'localizer' | 'upperBound'>): string {
   return `${r.runId} (${r.localizer}${r.upperBound ? ', upper bound' : ''})`;
 }
 
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
@@ -76,13 +76,14 @@ function mdTable(header: string[], rows: string[][]): string {
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
-function ci(m: MetricComparison['bootstrap']): string {
+export function ci(m: MetricComparison['bootstrap']): string {
   return `${num(m.estimate)} [${num(m.low)}, ${num(m.high)}]${m.excludesZero ? ' *' : ''}`;
 }
 
 export function renderMarkdown(report: Report): string {
   const out: string[] = [`# locfix report`, '', `Generated ${report.generatedAt}.`, ''];
-  if (report.runs.some((r) => r.upperBound)) out.push('Runs marked *upper bound* use a localizer that reads the gold patch (oracle); they are not results.', '');
+  if (report.runs.some((r) => r.upperBound))
+    out.push('Runs marked *upper bound* use a localizer that reads the gold patch (oracle); they are not results.', '');
 
   out.push('## Outcomes per run', '');
   out.push(
@@ -102,7 +103,10 @@ export function renderMarkdown(report: Report): string {
   out.push(
     mdTable(
       ['run', 'Hit@1', 'Hit@3', 'Hit@5', 'Hit@10', 'MRR', 'R@3', 'F1', 'EM', 'NDCG@10'],
-      report.runs.map((r) => [runLabel(r), ...(['hit1', 'hit3', 'hit5', 'hit10', 'mrr', 'r3', 'f1', 'exactMatch', 'ndcg10'] as const).map((m) => num(r.localization[m]))]),
+      report.runs.map((r) => [
+        runLabel(r),
+        ...(['hit1', 'hit3', 'hit5', 'hit10', 'mrr', 'r3', 'f1', 'exactMatch', 'ndcg10'] as const).map((m) => num(r.localization[m])),
+      ]),
     ),
     '',
   );
@@ -111,7 +115,17 @@ export function renderMarkdown(report: Report): string {
   out.push(
     mdTable(
       ['run', 'stage', 'calls', 'prompt tokens', 'completion tokens', 'cost (USD)', 'wall time (s)'],
-      report.runs.flatMap((r) => r.costs.map((c) => [r.runId, c.stage, String(c.calls), String(c.promptTokens), String(c.completionTokens), c.cost.toFixed(4), (c.wallMs / 1000).toFixed(1)])),
+      report.runs.flatMap((r) =>
+        r.costs.map((c) => [
+          r.runId,
+          c.stage,
+          String(c.calls),
+          String(c.promptTokens),
+          String(c.completionTokens),
+          c.cost.toFixed(4),
+          (c.wallMs / 1000).toFixed(1),
+        ]),
+      ),
     ),
     '',
   );
@@ -121,7 +135,9 @@ export function renderMarkdown(report: Report): string {
     for (const c of FAILURE_CATEGORIES) {
       const entry = r.failures.categories[c];
       if (!entry.count) continue;
-      out.push(`- **${CATEGORY_LABEL[c]}**: ${entry.count} (${pct(entry.share)}${entry.shareOfUnresolved !== undefined ? `, ${pct(entry.shareOfUnresolved)} of unresolved` : ''}) — ${entry.instances.join(', ')}`);
+      out.push(
+        `- **${CATEGORY_LABEL[c]}**: ${entry.count} (${pct(entry.share)}${entry.shareOfUnresolved !== undefined ? `, ${pct(entry.shareOfUnresolved)} of unresolved` : ''}) — ${entry.instances.join(', ')}`,
+      );
     }
     const reasons = Object.entries(r.failures.emptyReasons);
     if (reasons.length) out.push(`- empty-patch reasons: ${reasons.map(([k, v]) => `${k} ${v}`).join(', ')}`);
@@ -134,7 +150,14 @@ export function renderMarkdown(report: Report): string {
     out.push(
       mdTable(
         ['localizer', 'runs', 'mean resolved', 'resolved in any run', 'resolved in every run', 'mean empty patches'],
-        c.localizers.map((l) => [l.localizer + (l.upperBound ? ' (upper bound)' : ''), String(l.runs.length), num(l.meanResolved, 1), String(l.resolvedUnion.length), String(l.resolvedInAllRuns.length), num(l.meanEmptyPatches, 1)]),
+        c.localizers.map((l) => [
+          l.localizer + (l.upperBound ? ' (upper bound)' : ''),
+          String(l.runs.length),
+          num(l.meanResolved, 1),
+          String(l.resolvedUnion.length),
+          String(l.resolvedInAllRuns.length),
+          num(l.meanEmptyPatches, 1),
+        ]),
       ),
       '',
       `Resolved by any localizer: ${c.resolvedUnion.length}; by every localizer: ${c.resolvedByAll.length}.`,
@@ -142,189 +165,44 @@ export function renderMarkdown(report: Report): string {
     );
     if (c.uniqueFixes.length) {
       out.push('### Fixed by only one localizer (Table 10)', '');
-      out.push(mdTable(['instance', 'fixed by', 'other', 'other had a gold file in top 3'], c.uniqueFixes.map((u) => [u.instanceId, u.fixedBy, u.other, u.otherHadGoldFileInTop3 ? 'yes' : 'no'])), '');
+      out.push(
+        mdTable(
+          ['instance', 'fixed by', 'other', 'other had a gold file in top 3'],
+          c.uniqueFixes.map((u) => [u.instanceId, u.fixedBy, u.other, u.otherHadGoldFileInTop3 ? 'yes' : 'no']),
+        ),
+        '',
+      );
     }
     if (c.wilcoxon.length) {
       out.push('### Solve frequency (Wilcoxon signed-rank, paired by instance)', '');
-      out.push(mdTable(['reference', 'alternative', 'mean (ref)', 'mean (alt)', 'W', 'p', 'method'], c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), num(w.pValue, 4), w.method])), '');
+      out.push(
+        mdTable(
+          ['reference', 'alternative', 'mean (ref)', 'mean (alt)', 'W', 'p', 'method'],
+          c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), num(w.pValue, 4), w.method]),
+        ),
+        '',
+      );
     }
     if (c.metrics.length) {
       out.push('### Localization metrics: alternative − reference (95% percentile bootstrap, 10,000 resamples, seed 1729; * = interval excludes 0)', '');
       out.push(
         mdTable(
           ['metric', 'reference', 'alternative', 'ref', 'alt', 'Δ instance bootstrap', 'Δ repository-clustered', 'McNemar p', 'Holm p'],
-          c.metrics.map((m) => [m.metric, m.reference, m.alternative, num(m.referenceMean), num(m.alternativeMean), ci(m.bootstrap), ci(m.clusteredBootstrap), m.mcnemar ? num(m.mcnemar.pValue, 4) : '', m.mcnemar ? num(m.mcnemar.holmPValue, 4) : '']),
+          c.metrics.map((m) => [
+            m.metric,
+            m.reference,
+            m.alternative,
+            num(m.referenceMean),
+            num(m.alternativeMean),
+            ci(m.bootstrap),
+            ci(m.clusteredBootstrap),
+            m.mcnemar ? num(m.mcnemar.pValue, 4) : '',
+            m.mcnemar ? num(m.mcnemar.holmPValue, 4) : '',
+          ]),
         ),
         '',
       );
     }
   }
   return out.join('\n');
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// HTML with inline SVG charts
-
-interface BarPart {
-  label: string;
-  color: string;
-  value: number;
-}
-
-function categoryPart(key: FailureCategory, value: number): BarPart {
-  return { label: CATEGORY_LABEL[key], color: CATEGORY_COLOR[key], value };
-}
-
-function stackedBars(rows: Array<{ label: string; parts: BarPart[] }>, title: string): string {
-  const width = 760;
-  const labelWidth = 240;
-  const barHeight = 26;
-  const gap = 10;
-  const top = 30;
-  const legendHeight = 30;
-  const height = top + rows.length * (barHeight + gap) + legendHeight + 10;
-  const plot = width - labelWidth - 20;
-  const parts: string[] = [];
-  parts.push(`<text x="0" y="18" class="title">${escapeHtml(title)}</text>`);
-  rows.forEach((row, i) => {
-    const y = top + i * (barHeight + gap);
-    const total = row.parts.reduce((s, p) => s + p.value, 0) || 1;
-    parts.push(`<text x="${labelWidth - 8}" y="${y + barHeight * 0.68}" text-anchor="end">${escapeHtml(row.label)}</text>`);
-    let x = labelWidth;
-    for (const p of row.parts) {
-      if (!p.value) continue;
-      const w = (p.value / total) * plot;
-      parts.push(`<rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${p.color}"><title>${escapeHtml(p.label)}: ${p.value} (${pct(p.value / total)})</title></rect>`);
-      if (w > 34) parts.push(`<text x="${(x + w / 2).toFixed(1)}" y="${y + barHeight * 0.68}" text-anchor="middle" class="inbar">${pct(p.value / total)}</text>`);
-      x += w;
-    }
-  });
-  const legend = new Map<string, string>();
-  for (const r of rows) for (const p of r.parts) if (p.value) legend.set(p.label, p.color);
-  let lx = labelWidth;
-  let ly = top + rows.length * (barHeight + gap) + 8;
-  for (const [label, color] of legend) {
-    const itemWidth = 24 + label.length * 6.6;
-    if (lx + itemWidth > width && lx > labelWidth) {
-      lx = labelWidth; // wrap the legend instead of drawing past the edge
-      ly += 18;
-    }
-    parts.push(`<rect x="${lx}" y="${ly}" width="12" height="12" fill="${color}"/><text x="${lx + 16}" y="${ly + 11}" class="legend">${escapeHtml(label)}</text>`);
-    lx += itemWidth;
-  }
-  const fullHeight = Math.max(height, ly + 22);
-  return `<svg viewBox="0 0 ${width} ${fullHeight}" width="${width}" height="${fullHeight}" role="img">${parts.join('')}</svg>`;
-}
-
-function simpleBars(rows: Array<{ label: string; value: number; text: string }>, title: string, color = '#1565c0'): string {
-  const width = 760;
-  const labelWidth = 240;
-  const barHeight = 20;
-  const gap = 8;
-  const top = 30;
-  const height = top + rows.length * (barHeight + gap) + 10;
-  const max = Math.max(...rows.map((r) => r.value), 1e-9);
-  const plot = width - labelWidth - 230;
-  const parts = [`<text x="0" y="18" class="title">${escapeHtml(title)}</text>`];
-  rows.forEach((r, i) => {
-    const y = top + i * (barHeight + gap);
-    const w = (r.value / max) * plot;
-    parts.push(`<text x="${labelWidth - 8}" y="${y + barHeight * 0.75}" text-anchor="end">${escapeHtml(r.label)}</text>`);
-    parts.push(`<rect x="${labelWidth}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${color}"/>`);
-    parts.push(`<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + barHeight * 0.75}">${escapeHtml(r.text)}</text>`);
-  });
-  return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img">${parts.join('')}</svg>`;
-}
-
-function htmlTable(header: string[], rows: string[][]): string {
-  return `<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table>`;
-}
-
-export function renderHtml(report: Report): string {
-  const sections: string[] = [];
-  const runs = report.runs;
-  sections.push(
-    `<section><h2>Outcomes (Figure 18a)</h2>${stackedBars(
-      runs.map((r) => ({
-        label: runLabel(r),
-        parts: [
-          categoryPart('resolved', r.failures.categories.resolved.count),
-          categoryPart('empty-patch', r.failures.categories['empty-patch'].count),
-          categoryPart('evaluation-error', r.failures.categories['evaluation-error'].count),
-          {
-            label: 'unresolved (with a patch)',
-            color: '#8d6e63',
-            value: (['file', 'function', 'line', 'patch-generation'] as const).reduce((s, c) => s + r.failures.categories[c].count, 0),
-          },
-        ],
-      })),
-      'Resolved, empty and unresolved instances per run',
-    )}</section>`,
-  );
-  sections.push(
-    `<section><h2>Where unresolved patches failed (Figure 18b)</h2>${stackedBars(
-      runs.map((r) => ({ label: runLabel(r), parts: (['file', 'function', 'line', 'patch-generation'] as const).map((k) => categoryPart(k, r.failures.categories[k].count)) })),
-      'Unresolved instances with a patch, by the first stage that went wrong',
-    )}</section>`,
-  );
-  sections.push(
-    `<section><h2>Localization</h2>${htmlTable(
-      ['run', 'Hit@1', 'Hit@3', 'Hit@5', 'Hit@10', 'MRR', 'R@3', 'F1', 'EM', 'NDCG@10'],
-      runs.map((r) => [runLabel(r), ...(['hit1', 'hit3', 'hit5', 'hit10', 'mrr', 'r3', 'f1', 'exactMatch', 'ndcg10'] as const).map((m) => num(r.localization[m]))]),
-    )}</section>`,
-  );
-  const costRows = runs.flatMap((r) => r.costs.map((c) => ({ label: `${r.runId} · ${c.stage}`, value: c.promptTokens + c.completionTokens, text: `${(c.promptTokens + c.completionTokens).toLocaleString('en-US')} tok · $${c.cost.toFixed(3)} · ${(c.wallMs / 1000).toFixed(1)} s` })));
-  if (costRows.length) sections.push(`<section><h2>Cost per stage</h2>${simpleBars(costRows, 'Tokens (prompt + completion) per stage', '#00838f')}</section>`);
-
-  const c = report.comparison;
-  if (c) {
-    const overlapRows = [
-      ...c.localizers.map((l) => ({ label: `${l.localizer}: any run`, value: l.resolvedUnion.length, text: String(l.resolvedUnion.length) })),
-      ...c.localizers.map((l) => ({ label: `${l.localizer}: only this localizer`, value: c.uniqueFixes.filter((u) => u.fixedBy === l.localizer).length, text: String(c.uniqueFixes.filter((u) => u.fixedBy === l.localizer).length) })),
-      { label: 'every localizer', value: c.resolvedByAll.length, text: String(c.resolvedByAll.length) },
-      { label: 'any localizer', value: c.resolvedUnion.length, text: String(c.resolvedUnion.length) },
-    ];
-    sections.push(`<section><h2>Overlap of resolved sets</h2>${simpleBars(overlapRows, `Resolved instances (${c.alignedInstances} aligned)`, '#2e7d32')}`);
-    if (c.uniqueFixes.length) sections.push(htmlTable(['instance', 'fixed by', 'other localizer', 'other had a gold file in top 3'], c.uniqueFixes.map((u) => [u.instanceId, u.fixedBy, u.other, u.otherHadGoldFileInTop3 ? 'yes' : 'no'])));
-    sections.push('</section>');
-    if (c.wilcoxon.length) {
-      sections.push(`<section><h2>Solve frequency across runs (Wilcoxon signed-rank)</h2>${htmlTable(['reference', 'alternative', 'mean (ref)', 'mean (alt)', 'W', 'p', 'method'], c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), num(w.pValue, 4), w.method]))}</section>`);
-    }
-    if (c.metrics.length) {
-      sections.push(
-        `<section><h2>Localization metrics with confidence intervals</h2><p>Alternative − reference, 95% percentile bootstrap (10,000 resamples, seed 1729); * marks intervals that exclude zero. McNemar: exact two-sided on each localizer's first run; Holm across all binary comparisons.</p>${htmlTable(
-          ['metric', 'reference', 'alternative', 'ref', 'alt', 'Δ instance bootstrap', 'Δ repository-clustered', 'McNemar p', 'Holm p'],
-          c.metrics.map((m) => [m.metric, m.reference, m.alternative, num(m.referenceMean), num(m.alternativeMean), ci(m.bootstrap), ci(m.clusteredBootstrap), m.mcnemar ? num(m.mcnemar.pValue, 4) : '', m.mcnemar ? num(m.mcnemar.holmPValue, 4) : '']),
-        )}</section>`,
-      );
-    }
-  }
-
-  const details = runs
-    .map((r) => {
-      const items = FAILURE_CATEGORIES.filter((k) => r.failures.categories[k].count)
-        .map((k) => `<li><b>${escapeHtml(CATEGORY_LABEL[k])}</b> (${r.failures.categories[k].count}): ${escapeHtml(r.failures.categories[k].instances.join(', '))}</li>`)
-        .join('');
-      return `<details><summary>${escapeHtml(runLabel(r))}: instances per category</summary><ul>${items}</ul></details>`;
-    })
-    .join('');
-  sections.push(`<section><h2>Instances</h2>${details}</section>`);
-
-  const upper = runs.some((r) => r.upperBound) ? '<p class="note">Runs marked <i>upper bound</i> use a localizer that reads the gold patch (oracle); they bound what better localization could give and are not results.</p>' : '';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>locfix report</title>
-<style>
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1000px;color:#212121;padding:0 16px}
-h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #e0e0e0;padding-bottom:4px}
-table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #e0e0e0;padding:4px 8px;text-align:right}
-th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}
-svg text{font:12px system-ui,sans-serif;fill:#212121}svg text.title{font-weight:600}svg text.inbar{fill:#fff;font-size:11px}svg text.legend{font-size:11px}
-.note{color:#616161}details{margin:6px 0}
-</style></head><body>
-<h1>locfix report</h1><p class="note">Generated ${escapeHtml(report.generatedAt)} · ${runs.length} run(s)</p>${upper}
-${sections.join('\n')}
-</body></html>
-`;
 }

@@ -111,7 +111,12 @@ export async function analyzeRun(runDir: string, options: AnalyzeOptions = {}): 
   // `locfix analyze|compare|report` on a finished run: read the base files from the repositories the run
   // used, so gold functions are judged as they were when the run analysed itself
   const config = manifest.config as { cacheDir?: string; mirrorsDir?: string; mirrors?: Record<string, string> };
-  const store = new RepoStore({ cacheDir: path.resolve(config.cacheDir ?? defaultCacheDir()), mirrorsDir: config.mirrorsDir, mirrors: config.mirrors, allowClone: false });
+  const store = new RepoStore({
+    cacheDir: path.resolve(config.cacheDir ?? defaultCacheDir()),
+    mirrorsDir: config.mirrorsDir,
+    mirrors: config.mirrors,
+    allowClone: false,
+  });
   try {
     return await analyzeWith(layout, manifest, { ...options, snapshot: (i) => store.snapshot(i.repo, i.base_commit) });
   } finally {
@@ -134,7 +139,11 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     emptyPatch: [],
   };
   const costs = new Map<string, StageCost>();
-  const addCost = (stage: string, artifact: StageArtifact<unknown> | undefined, usage?: { promptTokens: number; completionTokens: number; cost: number; calls?: number }) => {
+  const addCost = (
+    stage: string,
+    artifact: StageArtifact<unknown> | undefined,
+    usage?: { promptTokens: number; completionTokens: number; cost: number; calls?: number },
+  ) => {
     if (!artifact) return;
     const c = costs.get(stage) ?? { stage, promptTokens: 0, completionTokens: 0, cost: 0, calls: 0, wallMs: 0 };
     c.wallMs += artifact.durationMs;
@@ -188,7 +197,11 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     }
     const modelPatch = selection?.patch ?? '';
     const evaluationError =
-      a.evaluate?.status === 'error' ? a.evaluate.error?.message.split('\n')[0] : evaluation && !evaluation.patchEmpty && !evaluation.completed ? (evaluation.error ?? 'evaluation did not complete') : undefined;
+      a.evaluate?.status === 'error'
+        ? a.evaluate.error?.message.split('\n')[0]
+        : evaluation && !evaluation.patchEmpty && !evaluation.completed
+          ? (evaluation.error ?? 'evaluation did not complete')
+          : undefined;
     const evidence: InstanceEvidence = {
       instanceId: id,
       repo: instance.repo,

@@ -72,11 +72,7 @@ function interval(estimate: number, stats: number[], n: number, confidence: numb
  * Paired percentile bootstrap of the mean difference `alternative - reference` over aligned instances.
  * Both arrays hold one value per instance, in the same order.
  */
-export function pairedBootstrap(
-  reference: readonly number[],
-  alternative: readonly number[],
-  options: BootstrapOptions = {},
-): ConfidenceInterval {
+export function pairedBootstrap(reference: readonly number[], alternative: readonly number[], options: BootstrapOptions = {}): ConfidenceInterval {
   if (reference.length !== alternative.length) {
     throw new Error(`pairedBootstrap: ${reference.length} reference values vs ${alternative.length} alternative values`);
   }
@@ -145,21 +141,32 @@ export function erfc(x: number): number {
   let result: number;
   if (ax < 0.5) {
     const t = x * x;
-    const top = (((0.185777706184603153 * t + 3.16112374387056560) * t + 113.864154151050156) * t + 377.485237685302021) * t + 3209.37758913846947;
+    const top = (((0.185777706184603153 * t + 3.1611237438705656) * t + 113.864154151050156) * t + 377.485237685302021) * t + 3209.37758913846947;
     const bot = (((t + 23.6012909523441209) * t + 244.024637934444173) * t + 1282.61652607737228) * t + 2844.23683343917062;
     return 1 - (x * top) / bot;
   } else if (ax < 4) {
     const top =
-      (((((((2.15311535474403846e-8 * ax + 0.564188496988670089) * ax + 8.88314979438837594) * ax + 66.1191906371416295) * ax +
-        298.635138197400131) * ax + 881.95222124176909) * ax + 1712.04761263407058) * ax + 2051.07837782607147) * ax +
+      (((((((2.15311535474403846e-8 * ax + 0.564188496988670089) * ax + 8.88314979438837594) * ax + 66.1191906371416295) * ax + 298.635138197400131) * ax +
+        881.95222124176909) *
+        ax +
+        1712.04761263407058) *
+        ax +
+        2051.07837782607147) *
+        ax +
       1230.33935479799725;
     const bot =
-      (((((((ax + 15.7449261107098347) * ax + 117.693950891312499) * ax + 537.181101862009858) * ax + 1621.38957456669019) * ax +
-        3290.79923573345963) * ax + 4362.61909014324716) * ax + 3439.36767414372164) * ax + 1230.33935480374942;
+      (((((((ax + 15.7449261107098347) * ax + 117.693950891312499) * ax + 537.181101862009858) * ax + 1621.38957456669019) * ax + 3290.79923573345963) * ax +
+        4362.61909014324716) *
+        ax +
+        3439.36767414372164) *
+        ax +
+      1230.33935480374942;
     result = Math.exp(-ax * ax) * (top / bot);
   } else {
     const z = 1 / (ax * ax);
-    const top = ((((0.0163153871373020978 * z + 0.305326634961232344) * z + 0.360344899949804439) * z + 0.125781726111229246) * z + 0.0160837851487422766) * z + 6.58749161529837803e-4;
+    const top =
+      ((((0.0163153871373020978 * z + 0.305326634961232344) * z + 0.360344899949804439) * z + 0.125781726111229246) * z + 0.0160837851487422766) * z +
+      6.58749161529837803e-4;
     const bot = ((((z + 2.56852019228982242) * z + 1.87295284992346725) * z + 0.527905102951428412) * z + 0.0605183413124413191) * z + 2.33520497626869185e-3;
     result = (Math.exp(-ax * ax) / ax) * (0.564189583547756287 - (z * top) / bot);
   }

@@ -47,7 +47,14 @@ const { values } = parseArgs({
   },
 });
 
-type Templates = Record<'obtain_relevant_files_prompt' | 'obtain_irrelevant_files_prompt' | 'file_content_in_block_template' | 'obtain_relevant_functions_and_vars_from_compressed_files_prompt_more' | 'obtain_relevant_code_combine_top_n_prompt', string>;
+type Templates = Record<
+  | 'obtain_relevant_files_prompt'
+  | 'obtain_irrelevant_files_prompt'
+  | 'file_content_in_block_template'
+  | 'obtain_relevant_functions_and_vars_from_compressed_files_prompt_more'
+  | 'obtain_relevant_code_combine_top_n_prompt',
+  string
+>;
 const templates = JSON.parse(await readFile(new URL('./agentless-templates/fl-prompts.json', import.meta.url), 'utf8')) as Templates;
 
 /** Python's str.format for plain `{name}` fields (the only ones these templates use) */
@@ -73,7 +80,11 @@ const TOP_FOLDER: Record<string, string> = {
 // Agentless' prompt construction
 
 /** "\n".join(splitlines()): what get_repo_files hands to the prompts */
-const agentlessText = (content: string): string => content.split(/\r?\n/).slice(0, content.endsWith('\n') ? -1 : undefined).join('\n');
+const agentlessText = (content: string): string =>
+  content
+    .split(/\r?\n/)
+    .slice(0, content.endsWith('\n') ? -1 : undefined)
+    .join('\n');
 
 /** ast lineno: the `def`/`class` line, decorators excluded */
 function astStart(lines: string[], d: Definition): number {
@@ -165,9 +176,15 @@ function agentlessPrompts(instance: SweInstance, paths: string[], files: Map<str
   const filesMsg = format(templates.obtain_relevant_files_prompt, { problem_statement: problem, structure: tree.text }).trim();
   const irrelevantMsg = format(templates.obtain_irrelevant_files_prompt, { problem_statement: problem, structure: tree.text }).trim();
   const contents = [...files].map(([fn, code]) =>
-    format(templates.file_content_in_block_template, { file_name: fn, file_content: compressedSkeleton(agentlessText(code), undefined, { compressAssign: true }) }),
+    format(templates.file_content_in_block_template, {
+      file_name: fn,
+      file_content: compressedSkeleton(agentlessText(code), undefined, { compressAssign: true }),
+    }),
   );
-  const relatedMsg = format(templates.obtain_relevant_functions_and_vars_from_compressed_files_prompt_more, { problem_statement: problem, file_contents: contents.join('') });
+  const relatedMsg = format(templates.obtain_relevant_functions_and_vars_from_compressed_files_prompt_more, {
+    problem_statement: problem,
+    file_contents: contents.join(''),
+  });
   let topn = '';
   for (const [fn, locs] of Object.entries(related)) {
     const content = agentlessText(files.get(fn)!);
@@ -178,7 +195,12 @@ function agentlessPrompts(instance: SweInstance, paths: string[], files: Map<str
     topn += `### ${fn}\n${lineWrapContent(content, intervals)}\n\n\n`;
   }
   const linesMsg = topn ? format(templates.obtain_relevant_code_combine_top_n_prompt, { problem_statement: problem, file_contents: topn }) : '';
-  return { files: countTokens(filesMsg), irrelevant: countTokens(irrelevantMsg), related: countTokens(relatedMsg), lines: linesMsg ? countTokens(linesMsg) : 0 };
+  return {
+    files: countTokens(filesMsg),
+    irrelevant: countTokens(irrelevantMsg),
+    related: countTokens(relatedMsg),
+    lines: linesMsg ? countTokens(linesMsg) : 0,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -211,7 +233,10 @@ function locLinesOf(elements: ReturnType<typeof goldElements>, defs: Map<string,
 }
 
 async function main(): Promise<void> {
-  const rows = (await readFile(values.dataset!, 'utf8')).split('\n').filter(Boolean).map((l) => SweInstanceSchema.parse(JSON.parse(l)));
+  const rows = (await readFile(values.dataset!, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => SweInstanceSchema.parse(JSON.parse(l)));
   // a spread over the whole dataset (every k-th instance), so every repository takes part
   const want = Number(values.instances);
   const step = Math.max(1, Math.floor(rows.length / want));
@@ -227,17 +252,29 @@ async function main(): Promise<void> {
       const snapshot = await services.snapshot(instance.repo, instance.base_commit);
       const paths = (await snapshot.listFiles()).map((e) => e.path);
       const tree = agentlessTree(paths);
-      const gold = goldPaths(instance.patch).filter((p) => tree.files.includes(p)).slice(0, 3);
+      const gold = goldPaths(instance.patch)
+        .filter((p) => tree.files.includes(p))
+        .slice(0, 3);
       if (gold.length === 0) continue;
       const contents = await snapshot.readFiles(gold);
       const defs = new Map(gold.map((p) => [p, extractFileSymbols(p, contents.get(p)!).definitions]));
-      const related = locLinesOf(goldElements(instance.patch, (p) => defs.get(p) ?? []), defs);
+      const related = locLinesOf(
+        goldElements(instance.patch, (p) => defs.get(p) ?? []),
+        defs,
+      );
       const firstChanged = /@@ -(\d+)/.exec(instance.patch)?.[1] ?? '1';
       server.setScenario({
         policy: (r) => {
           const stage = stageOf(r);
           if (stage === 'files') return '```\n' + gold.join('\n') + '\n```';
-          if (stage === 'related') return '```\n' + Object.entries(related).map(([p, l]) => `${p}\n${l.join('\n')}`).join('\n\n') + '\n```';
+          if (stage === 'related')
+            return (
+              '```\n' +
+              Object.entries(related)
+                .map(([p, l]) => `${p}\n${l.join('\n')}`)
+                .join('\n\n') +
+              '\n```'
+            );
           if (stage === 'lines') return '```\n' + `${gold[0]}\nline: ${firstChanged}` + '\n```';
           return undefined;
         },
@@ -273,8 +310,18 @@ async function main(): Promise<void> {
     const theirs = rows.reduce((a, p) => a + p.agentless[s], 0);
     const ratios = rows.map((p) => p.locfix[s] / p.agentless[s]).sort((a, b) => a - b);
     const med = ratios[Math.floor(ratios.length / 2)] ?? NaN;
-    summary[s] = { n: rows.length, locfixMean: ours / rows.length, agentlessMean: theirs / rows.length, ratio: ours / theirs, min: ratios[0], median: med, max: ratios[ratios.length - 1] };
-    table.push(`| ${s} | ${rows.length} | ${(ours / rows.length).toFixed(0)} | ${(theirs / rows.length).toFixed(0)} | ${(ours / theirs).toFixed(3)} | ${ratios[0]?.toFixed(3)} / ${med.toFixed(3)} / ${ratios[ratios.length - 1]?.toFixed(3)} |`);
+    summary[s] = {
+      n: rows.length,
+      locfixMean: ours / rows.length,
+      agentlessMean: theirs / rows.length,
+      ratio: ours / theirs,
+      min: ratios[0],
+      median: med,
+      max: ratios[ratios.length - 1],
+    };
+    table.push(
+      `| ${s} | ${rows.length} | ${(ours / rows.length).toFixed(0)} | ${(theirs / rows.length).toFixed(0)} | ${(ours / theirs).toFixed(3)} | ${ratios[0]?.toFixed(3)} / ${med.toFixed(3)} / ${ratios[ratios.length - 1]?.toFixed(3)} |`,
+    );
   }
   process.stdout.write(table.join('\n') + '\n');
   process.stdout.write(JSON.stringify(summary, null, 2) + '\n');

@@ -50,7 +50,10 @@ import { blagentPolicy } from '../test/blagent/scripted-policy.ts';
 
 const CONFIGS: Record<string, { label: string; options: BlagentOptions }> = {
   paper: { label: 'paper settings (pool 15, M=5, 5 anchors), locfix defaults: notes history, skeletons ≤ 3k, EAR ≤ 16k', options: {} },
-  full: { label: 'paper settings, full ReAct history, skeletons ≤ 8k, EAR ≤ 40k (the earlier defaults)', options: { phase1History: 'full', skeletonMaxTokens: 8000, earTokenBudget: 40000 } },
+  full: {
+    label: 'paper settings, full ReAct history, skeletons ≤ 8k, EAR ≤ 40k (the earlier defaults)',
+    options: { phase1History: 'full', skeletonMaxTokens: 8000, earTokenBudget: 40000 },
+  },
   outline: { label: 'paper settings, older skeletons cut to outlines in the Phase 1 history', options: { phase1History: 'outline' } },
   fullHistory: { label: 'paper settings, full ReAct history (budgets as default)', options: { phase1History: 'full' } },
   ear40k: { label: 'paper settings, EAR budget 40k (no EAR shrinking in practice)', options: { earTokenBudget: 40000 } },
@@ -110,9 +113,19 @@ const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleS
 
 function summarize(label: string, rows: InstanceCost[]): string {
   const ok = rows.filter((r) => r.ok);
-  const lines = [`### ${label}`, '', `${ok.length} of ${rows.length} instances ok.`, '', '| tokens per instance | T0 | T1 | Phase 1 | Phase 2 (EAR) | total |', '|---|---:|---:|---:|---:|---:|'];
+  const lines = [
+    `### ${label}`,
+    '',
+    `${ok.length} of ${rows.length} instances ok.`,
+    '',
+    '| tokens per instance | T0 | T1 | Phase 1 | Phase 2 (EAR) | total |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
   for (const kind of ['prompt', 'completion'] as const) {
-    for (const [stat, f] of [['mean', mean], ['median', median]] as const) {
+    for (const [stat, f] of [
+      ['mean', mean],
+      ['median', median],
+    ] as const) {
       lines.push(`| ${kind} ${stat} | ${[...PHASES, 'total'].map((p) => fmt(f(ok.map((r) => r[kind][p] ?? 0)))).join(' | ')} |`);
     }
   }
@@ -133,7 +146,10 @@ function summarize(label: string, rows: InstanceCost[]): string {
   }
   const hit = (k: number): string => `${((ok.filter((r) => r.goldRank > 0 && r.goldRank <= k).length / Math.max(1, ok.length)) * 100).toFixed(1)}%`;
   const fallbacks = ok.flatMap((r) => r.fallbacks);
-  lines.push('', `Sanity (the policy only keeps retrieval order, so this is the T0/T1 retrieval's accuracy): Acc@1 ${hit(1)}, Acc@5 ${hit(5)}, Acc@10 ${hit(10)}. Fall backs: ${fallbacks.length ? fallbacks.join('; ') : 'none'}.`);
+  lines.push(
+    '',
+    `Sanity (the policy only keeps retrieval order, so this is the T0/T1 retrieval's accuracy): Acc@1 ${hit(1)}, Acc@5 ${hit(5)}, Acc@10 ${hit(10)}. Fall backs: ${fallbacks.length ? fallbacks.join('; ') : 'none'}.`,
+  );
   return lines.join('\n');
 }
 
@@ -236,7 +252,9 @@ async function main(): Promise<void> {
             const cpu = process.cpuUsage(cpu0);
             const tokens = tokensByPhase(loc);
             const pool = (loc.trace.find((e) => e.type === 'note' && e.step === 'retrieval') as { data: { pool: string[] } } | undefined)?.data.pool ?? [];
-            const fallbacks = loc.trace.flatMap((e) => (e.type === 'note' && /fell back|kept the Phase 1 order/.test(e.message) ? [`${instance.instance_id}: ${e.message}`] : []));
+            const fallbacks = loc.trace.flatMap((e) =>
+              e.type === 'note' && /fell back|kept the Phase 1 order/.test(e.message) ? [`${instance.instance_id}: ${e.message}`] : [],
+            );
             const cost: InstanceCost = {
               id: instance.instance_id,
               repo: instance.repo,
@@ -257,7 +275,23 @@ async function main(): Promise<void> {
             line.push(`${c}: ${fmt(tokens.prompt.total!)} prompt tok, overhead ${fmt(cost.overheadMs)} ms, gold@${cost.goldRank || '-'}`);
           } catch (err) {
             const message = err instanceof Error ? err.message : String(err);
-            results[c]!.push({ id: instance.instance_id, repo: instance.repo, indexMs, ok: false, error: message, prompt: {}, completion: {}, calls: 0, totalMs: 0, modelMs: 0, overheadMs: 0, phaseMs: {}, poolSize: 0, fallbacks: [], goldRank: 0 });
+            results[c]!.push({
+              id: instance.instance_id,
+              repo: instance.repo,
+              indexMs,
+              ok: false,
+              error: message,
+              prompt: {},
+              completion: {},
+              calls: 0,
+              totalMs: 0,
+              modelMs: 0,
+              overheadMs: 0,
+              phaseMs: {},
+              poolSize: 0,
+              fallbacks: [],
+              goldRank: 0,
+            });
             line.push(`${c}: FAILED ${message}`);
           }
         }
@@ -268,7 +302,24 @@ async function main(): Promise<void> {
         process.stderr.write(`[${n + 1}/${instances.length}] ${instance.instance_id} index ${(indexMs / 1000).toFixed(1)}s | ${line.join(' | ')}\n`);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        for (const c of configNames) results[c]!.push({ id: instance.instance_id, repo: instance.repo, indexMs, ok: false, error: message, prompt: {}, completion: {}, calls: 0, totalMs: 0, modelMs: 0, overheadMs: 0, phaseMs: {}, poolSize: 0, fallbacks: [], goldRank: 0 });
+        for (const c of configNames)
+          results[c]!.push({
+            id: instance.instance_id,
+            repo: instance.repo,
+            indexMs,
+            ok: false,
+            error: message,
+            prompt: {},
+            completion: {},
+            calls: 0,
+            totalMs: 0,
+            modelMs: 0,
+            overheadMs: 0,
+            phaseMs: {},
+            poolSize: 0,
+            fallbacks: [],
+            goldRank: 0,
+          });
         process.stderr.write(`[${n + 1}/${instances.length}] ${instance.instance_id} FAILED: ${message}\n`);
       }
     }
@@ -286,7 +337,13 @@ async function main(): Promise<void> {
     ...configNames.map((c) => summarize(CONFIGS[c]!.label, results[c]!)),
   ].join('\n\n');
   process.stdout.write(`${report}\n`);
-  await writeJsonAtomic(path.resolve(values.out!), { createdAt: new Date().toISOString(), instances: instances.map((i) => i.instance_id), configs: Object.fromEntries(configNames.map((c) => [c, CONFIGS[c]])), results, report });
+  await writeJsonAtomic(path.resolve(values.out!), {
+    createdAt: new Date().toISOString(),
+    instances: instances.map((i) => i.instance_id),
+    configs: Object.fromEntries(configNames.map((c) => [c, CONFIGS[c]])),
+    results,
+    report,
+  });
 }
 
 main().catch((err) => {

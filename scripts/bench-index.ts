@@ -18,7 +18,7 @@ import { createEmbedder } from '../src/embedding/factory.ts';
 import { openChromaStore } from '../src/vectorstore/chroma.ts';
 import { buildRepoIndex } from '../src/index/repo-index.ts';
 import { IndexMemo } from '../src/index/index-memo.ts';
-import { type DenseFilterStrategy, type IndexTimings } from '../src/index/types.ts';
+import type { DenseFilterStrategy, IndexTimings } from '../src/index/types.ts';
 
 const { values } = parseArgs({
   options: {
@@ -113,7 +113,12 @@ for (const [repo, instances] of byRepo) {
     cpuMs.push((c.user + c.system) / 1000);
     serverMs.push((await serverCpuMs()) - s0);
     builds.push(index.timings);
-    if (builds.length === 1) console.error(repo, 'cold', JSON.stringify(index.timings, (_k, v) => (typeof v === 'number' ? Math.round(v) : v)));
+    if (builds.length === 1)
+      console.error(
+        repo,
+        'cold',
+        JSON.stringify(index.timings, (_k, v) => (typeof v === 'number' ? Math.round(v) : v)),
+      );
     totalChunks = Math.max(totalChunks, 0) + index.timings.chunksUpserted;
     if (builds.length <= nQueries) {
       for (const strategy of ['ids', 'overfetch'] as const) {
@@ -139,12 +144,19 @@ clearInterval(sampler);
 sampleRss();
 const cpu = process.cpuUsage(cpu0);
 console.log(`\nembedder ${embedder.id}; cache ${cacheDir}`);
-console.log('| repository | instances | files (first) | chunks (first) | cold wall s | cold CPU s (locfix + Chroma) | warm wall s (median / max) | warm CPU s (median / max) | vectors stored | repo wall s | repo CPU s |');
+console.log(
+  '| repository | instances | files (first) | chunks (first) | cold wall s | cold CPU s (locfix + Chroma) | warm wall s (median / max) | warm CPU s (median / max) | vectors stored | repo wall s | repo CPU s |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const l of lines) console.log(l);
-console.log(`\ntotal wall ${fmt(performance.now() - t0)} s; this process CPU ${fmt((cpu.user + cpu.system) / 1000)} s; peak RSS ${(peakRss / 1e6).toFixed(0)} MB; chunk vectors stored ${totalChunks}`);
+console.log(
+  `\ntotal wall ${fmt(performance.now() - t0)} s; this process CPU ${fmt((cpu.user + cpu.system) / 1000)} s; peak RSS ${(peakRss / 1e6).toFixed(0)} MB; chunk vectors stored ${totalChunks}`,
+);
 for (const s of ['ids', 'overfetch'] as const) {
-  if (latency[s].length) console.log(`dense query k=300, filter '${s}': median ${median(latency[s]).toFixed(0)} ms, max ${Math.max(...latency[s]).toFixed(0)} ms (n=${latency[s].length})`);
+  if (latency[s].length)
+    console.log(
+      `dense query k=300, filter '${s}': median ${median(latency[s]).toFixed(0)} ms, max ${Math.max(...latency[s]).toFixed(0)} ms (n=${latency[s].length})`,
+    );
 }
 await close();
 await repoStore.close();

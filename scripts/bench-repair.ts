@@ -101,10 +101,20 @@ const typo = (e: GoldEdit): GoldEdit => ({ ...e, search: e.search.map((l, k) => 
 
 const variants: Array<(edits: GoldEdit[]) => string> = [
   (es) => prose + es.map((e) => block(e)).join('\n\n'), // as asked
-  (es) => prose + ['```python', ...es.flatMap((e, i) => [...(i === 0 ? [`### ${e.path}`] : []), '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE', '']), '```'].join('\n'), // one block, later headers missing
+  (es) =>
+    prose +
+    [
+      '```python',
+      ...es.flatMap((e, i) => [...(i === 0 ? [`### ${e.path}`] : []), '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE', '']),
+      '```',
+    ].join('\n'), // one block, later headers missing
   (es) => es.map((e) => block(withComment(e))).join('\n'), // comment in the fix: votes with the first
   (es) => es.map((e) => block({ ...e, search: dedent(e.search, 4), replace: dedent(e.replace, 4) })).join('\n'), // lost indentation
-  (es) => es.map((e) => block(e, true, '```')).join('\n').replace(/\n/g, '\r\n'), // bare fence, CRLF
+  (es) =>
+    es
+      .map((e) => block(e, true, '```'))
+      .join('\n')
+      .replace(/\n/g, '\r\n'), // bare fence, CRLF
   (es) => prose + es.map((e) => ['### ' + e.path, '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE'].join('\n')).join('\n\n'), // no fences
   (es) => es.map((e) => block({ ...e, search: ['...', '', ...e.search, '...'], replace: ['...', '', ...e.replace] })).join('\n'), // `...` and blank edges
   (es) => es.map((e) => block(e) + '\n' + block(e)).join('\n'), // duplicates
@@ -141,11 +151,22 @@ async function once(): Promise<{ core: number; check: number; total: number; cpu
     const setIndex = i % 4;
     const sampleIndex = Math.floor(i / 4);
     const processed = processOutput(raw, contexts[setIndex].files, analyzer);
-    return { id: `s${setIndex}-${sampleIndex}`, setIndex, sampleIndex, temperature: sampleIndex === 0 ? 0 : 0.8, raw, ...processed, usage: { promptTokens: 0, completionTokens: 0, cost: 0 } };
+    return {
+      id: `s${setIndex}-${sampleIndex}`,
+      setIndex,
+      sampleIndex,
+      temperature: sampleIndex === 0 ? 0 : 0.8,
+      raw,
+      ...processed,
+      usage: { promptTokens: 0, completionTokens: 0, cost: 0 },
+    };
   });
   const t1 = performance.now();
   const candidates = samples.filter((s) => s.emptyReason === undefined);
-  const checks = await gitApplyCheck(base, candidates.map((s) => s.diff));
+  const checks = await gitApplyCheck(
+    base,
+    candidates.map((s) => s.diff),
+  );
   candidates.forEach((s, i) => {
     s.diffCheck = checks[i];
     if (!checks[i].ok) s.emptyReason = 'invalid-diff';
@@ -227,7 +248,9 @@ analysis cache (new parser); the grammar load is only in the first, unreported r
 | median \`git apply --check\` (distinct diffs, batched) | ${summary.medianGitApplyCheckMs} ms |
 | median CPU time of the node process (excl. git) | ${summary.medianNodeCpuMs} ms |
 | first run incl. grammar load | ${summary.firstRunMs} ms |
-| sample outcomes | ${Object.entries(summary.outcomes).map(([k, v]) => `${k} ${v}`).join(', ')} |
+| sample outcomes | ${Object.entries(summary.outcomes)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')} |
 | distinct candidates / winner votes | ${summary.distinctCandidates} / ${summary.winnerVotes} |
 | winner reproduces the gold patch's files | ${reproducesGold ? 'yes' : 'no'} |
 

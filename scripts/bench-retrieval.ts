@@ -94,16 +94,18 @@ function chromaPeakRssKb(stateFile: string): number | undefined {
 async function runConfigs(index: RetrievalIndex, inst: SweInstance, configs: readonly BenchConfig[]): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const c of configs) {
-    const result = await retrieveFiles(index, defaultQueries(inst.problem_statement, c.queries, { environmentReports: c.environmentReports }), resolveRetrievalOptions(c.options));
+    const result = await retrieveFiles(
+      index,
+      defaultQueries(inst.problem_statement, c.queries, { environmentReports: c.environmentReports }),
+      resolveRetrievalOptions(c.options),
+    );
     out[c.label] = result.ranking.map((r) => r.path);
   }
   return out;
 }
 
 function metricsFor(runs: readonly InstanceRun[], label: string, filter: (i: number) => boolean = () => true): LocMetrics {
-  return metricsSummary(
-    computeLocMetrics(runs.filter((_, i) => filter(i)).map((r) => ({ instanceId: r.id, gold: r.gold, ranking: r.rankings[label] }))),
-  );
+  return metricsSummary(computeLocMetrics(runs.filter((_, i) => filter(i)).map((r) => ({ instanceId: r.id, gold: r.gold, ranking: r.rankings[label] }))));
 }
 
 async function main(): Promise<void> {
@@ -169,7 +171,10 @@ async function main(): Promise<void> {
     const store = new RepoStore({ cacheDir, mirrorsDir: values.mirrors, allowClone: false });
     if (values['vector-store'] !== 'chroma' && values['vector-store'] !== 'memory') throw new Error('--vector-store must be chroma or memory');
     // memory: exact cosine in-process, no server; isolates locfix's own indexing cost from Chroma's
-    const chroma = values['vector-store'] === 'memory' ? { store: new MemoryVectorStore(), close: async () => {} } : await openChromaStore({ cacheDir, ...(values['hnsw-ef'] ? { hnsw: { efConstruction: Number(values['hnsw-ef']) } } : {}) });
+    const chroma =
+      values['vector-store'] === 'memory'
+        ? { store: new MemoryVectorStore(), close: async () => {} }
+        : await openChromaStore({ cacheDir, ...(values['hnsw-ef'] ? { hnsw: { efConstruction: Number(values['hnsw-ef']) } } : {}) });
     chromaState = path.join(cacheDir, 'chroma-server.json');
     const embedder = createEmbedder(values.embedder!);
     try {
@@ -246,10 +251,15 @@ async function main(): Promise<void> {
   console.log(formatLocMetricsTable(split.filter((r) => r.label.startsWith(`${DEFAULT_LABEL} [`))));
   if (!values.replay) {
     console.log('\nindex time per repository (cold = first commit, fresh caches; warm = each further commit):');
-    for (const r of repoRows) console.log(`  ${r.repo.padEnd(26)} ${String(r.instances).padStart(3)} inst  ${String(r.files).padStart(5)} files  ${String(r.chunks).padStart(6)} chunks  cold ${r.coldIndexS}s  warm mean ${r.warmIndexMeanS ?? '-'}s max ${r.warmIndexMaxS ?? '-'}s`);
+    for (const r of repoRows)
+      console.log(
+        `  ${r.repo.padEnd(26)} ${String(r.instances).padStart(3)} inst  ${String(r.files).padStart(5)} files  ${String(r.chunks).padStart(6)} chunks  cold ${r.coldIndexS}s  warm mean ${r.warmIndexMeanS ?? '-'}s max ${r.warmIndexMaxS ?? '-'}s`,
+      );
   }
   if (notRecorded.length) console.log(`\nreplay: ${notRecorded.length} selected instances have no recording and are left out`);
-  console.log(`\n${runs.length} instances, ${runs.filter((r) => r.error).length} failed; wall time ${(wallMs / 1000).toFixed(0)} s; peak RSS (node) ${mb(peakRssKb)}`);
+  console.log(
+    `\n${runs.length} instances, ${runs.filter((r) => r.error).length} failed; wall time ${(wallMs / 1000).toFixed(0)} s; peak RSS (node) ${mb(peakRssKb)}`,
+  );
   await mkdir(path.dirname(path.resolve(values.out!)), { recursive: true });
   await writeJsonAtomic(path.resolve(values.out!), {
     command: `npm run bench:retrieval -- ${process.argv.slice(2).join(' ')}`.trim(),
@@ -267,7 +277,9 @@ async function main(): Promise<void> {
       : undefined,
     defaults: DEFAULT_RETRIEVAL_OPTIONS,
     indexTimings: Object.fromEntries(runs.filter((r) => r.indexTimings).map((r) => [r.id, r.indexTimings])),
-    ranks: Object.fromEntries(runs.map((r) => [r.id, r.rankings[DEFAULT_LABEL] ? r.rankings[DEFAULT_LABEL]!.findIndex((p) => r.gold.includes(p)) + 1 || null : null])),
+    ranks: Object.fromEntries(
+      runs.map((r) => [r.id, r.rankings[DEFAULT_LABEL] ? r.rankings[DEFAULT_LABEL]!.findIndex((p) => r.gold.includes(p)) + 1 || null : null]),
+    ),
   });
 }
 

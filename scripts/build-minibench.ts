@@ -53,7 +53,9 @@ async function main(): Promise<void> {
     return;
   }
   if (json) {
-    console.log(JSON.stringify({ datasetPath: build.datasetPath, mirrorsDir: build.mirrorsDir, catalogPath: build.catalogPath, instances: build.catalog }, null, 2));
+    console.log(
+      JSON.stringify({ datasetPath: build.datasetPath, mirrorsDir: build.mirrorsDir, catalogPath: build.catalogPath, instances: build.catalog }, null, 2),
+    );
     return;
   }
   console.log(`dataset:  ${build.datasetPath}`);

@@ -41,7 +41,8 @@ export interface Violation {
 }
 
 const CODE_FILE = /\.(ts|js|mjs)$/;
-const IMPORT = /(?:^|[^\w.])(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+const IMPORT =
+  /(?:^|[^\w.])(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
 function listFiles(root: string, dir: string, out: string[]): void {
   let entries: string[];
@@ -165,6 +166,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const violations = checkArchitecture(root);
   for (const v of violations) process.stderr.write(`${v.kind}: ${v.message}\n`);
-  process.stderr.write(violations.length ? `check-architecture: ${violations.length} violation(s)\n` : 'check-architecture: layers, cycles and file sizes ok\n');
+  process.stderr.write(
+    violations.length ? `check-architecture: ${violations.length} violation(s)\n` : 'check-architecture: layers, cycles and file sizes ok\n',
+  );
   process.exitCode = violations.length ? 1 : 0;
 }

@@ -9,7 +9,7 @@ import { createEmbedder } from './embedding/factory.ts';
 import type { Embedder } from './embedding/types.ts';
 import { buildRepoIndex } from './index/repo-index.ts';
 import { defaultIndexMemo } from './index/index-memo.ts';
-import { type RepoIndex } from './index/types.ts';
+import type { RepoIndex } from './index/types.ts';
 import type { FileFilterOptions } from './index/file-filter.ts';
 import type { FileParser } from './index/file-parser.ts';
 import { createChatModel } from './llm/factory.ts';
@@ -69,7 +69,9 @@ export class Services {
     if (!this.settings.llm) return undefined;
     this.llmInstance ??= createChatModel(
       // the LLM layer keeps its response cache under <cacheDir>/llm
-      typeof this.settings.llm === 'string' ? { model: this.settings.llm, cacheDir: this.settings.cacheDir } : { cacheDir: this.settings.cacheDir, ...this.settings.llm },
+      typeof this.settings.llm === 'string'
+        ? { model: this.settings.llm, cacheDir: this.settings.cacheDir }
+        : { cacheDir: this.settings.cacheDir, ...this.settings.llm },
       { meter: this.meter },
     );
     return this.llmInstance;

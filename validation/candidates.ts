@@ -57,7 +57,9 @@ export async function validateCandidates(options: CandidateValidationOptions): P
   if (wantReproduction && !options.model) throw new Error('reproduction tests need a model to write the scripts');
 
   // Scripts are written before the sandbox starts, so no container idles while the model answers.
-  const scripts = wantReproduction ? await generateReproductionScripts(options.model!, instance.problem_statement, { samples: options.reproductionSamples }) : [];
+  const scripts = wantReproduction
+    ? await generateReproductionScripts(options.model!, instance.problem_statement, { samples: options.reproductionSamples })
+    : [];
 
   await withTestbed(runtime, images, instance, { runId: options.runId, timeoutMs: options.timeoutMs }, async (testbed) => {
     if (wantRegression) {

@@ -220,7 +220,9 @@ export async function evaluateInstance(
     return { instanceId, completed: true, resolved, reused: false, durationMs: Date.now() - started, timings };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    log.error(err instanceof EvaluationError ? message : `Error in evaluating model for ${instanceId}: ${err instanceof Error ? err.stack ?? message : message}`);
+    log.error(
+      err instanceof EvaluationError ? message : `Error in evaluating model for ${instanceId}: ${err instanceof Error ? (err.stack ?? message) : message}`,
+    );
     return { instanceId, completed: false, resolved: false, reused: false, error: message.split('\n')[0], durationMs: Date.now() - started, timings };
   } finally {
     await log.flush().catch(() => undefined);
@@ -228,12 +230,7 @@ export async function evaluateInstance(
 }
 
 /** The harness' make_run_report over the reports on disk. */
-export async function makeRunSummary(
-  runsDir: string,
-  runId: string,
-  dataset: readonly SweInstance[],
-  predictions: readonly Prediction[],
-): Promise<RunSummary> {
+export async function makeRunSummary(runsDir: string, runId: string, dataset: readonly SweInstance[], predictions: readonly Prediction[]): Promise<RunSummary> {
   const byId = new Map(predictions.map((p) => [p.instance_id, p]));
   const completed: string[] = [];
   const resolved: string[] = [];

@@ -106,13 +106,7 @@ export interface InstanceReportEntry {
 export type InstanceReport = Record<string, InstanceReportEntry>;
 
 /** The harness' get_eval_report: the report.json content for one instance from its test log. */
-export function evalReport(
-  instanceId: string,
-  modelPatch: string | null | undefined,
-  testLog: string,
-  gold: GoldTests,
-  parser: LogParser,
-): InstanceReport {
+export function evalReport(instanceId: string, modelPatch: string | null | undefined, testLog: string, gold: GoldTests, parser: LogParser): InstanceReport {
   const entry: InstanceReportEntry = { patch_is_None: false, patch_exists: false, patch_successfully_applied: false, resolved: false };
   const report: InstanceReport = { [instanceId]: entry };
   if (modelPatch === null || modelPatch === undefined) {

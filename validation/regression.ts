@@ -76,7 +76,12 @@ export async function selectRegressionTests(testbed: InstanceTestbed, options: R
       problem_statement: testbed.instance.problem_statement,
       tests: passing.join('\n'),
     });
-    const response = await options.model.chat({ messages: [{ role: 'user', content: prompt }], temperature: 0, n: 1, purpose: 'validation.regression-exclude' });
+    const response = await options.model.chat({
+      messages: [{ role: 'user', content: prompt }],
+      temperature: 0,
+      n: 1,
+      purpose: 'validation.regression-exclude',
+    });
     const named = new Set(fencedLines(response.choices[0]?.content ?? ''));
     excluded = passing.filter((t) => named.has(t));
   }

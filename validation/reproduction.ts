@@ -69,7 +69,12 @@ export async function generateReproductionScripts(model: ChatModel, problemState
 }
 
 /** Runs a script in /testbed with the candidate applied ('' = unpatched). */
-async function runScript(testbed: InstanceTestbed, script: string, patch: string, timeoutMs?: number): Promise<{ outcome: ReproductionOutcome; output: string; applied: boolean }> {
+async function runScript(
+  testbed: InstanceTestbed,
+  script: string,
+  patch: string,
+  timeoutMs?: number,
+): Promise<{ outcome: ReproductionOutcome; output: string; applied: boolean }> {
   const run = await testbed.runWithPatch(patch, ['PY=$(command -v python || command -v python3)', `"$PY" ${SCRIPT_PATH}`], timeoutMs, [
     { path: SCRIPT_PATH, content: script },
   ]);

@@ -72,7 +72,12 @@ export function validateStage(resources: SandboxResources, settings: ValidateSet
     run: async (input) => {
       const record = await input.output<RepairInstanceRecord>(STAGE.repair);
       const candidates = distinctCandidates(record.samples);
-      const out: ValidateStageOutput = { validation: {}, candidates: candidates.length, skipped: [], usage: { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 } };
+      const out: ValidateStageOutput = {
+        validation: {},
+        candidates: candidates.length,
+        skipped: [],
+        usage: { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 },
+      };
       const wanted = { regression: settings.regression, reproduction: settings.reproduction };
       if (candidates.length === 0) {
         for (const step of ['regression', 'reproduction'] as const) if (wanted[step]) out.skipped.push({ step, reason: 'no candidate patch' });
@@ -128,7 +133,12 @@ export function evaluateStage(resources: SandboxResources, settings: EvaluateSet
       const selection = await input.output<Selection>(STAGE.select);
       const instance: SweInstance = input.instance;
       if (instance.FAIL_TO_PASS.length === 0) {
-        throw Object.assign(new Error(`${instance.instance_id} has no FAIL_TO_PASS tests in the dataset; evaluation needs the full SWE-bench rows (e.g. --dataset SWE-bench/SWE-bench_Lite)`), { kind: 'no-tests' });
+        throw Object.assign(
+          new Error(
+            `${instance.instance_id} has no FAIL_TO_PASS tests in the dataset; evaluation needs the full SWE-bench rows (e.g. --dataset SWE-bench/SWE-bench_Lite)`,
+          ),
+          { kind: 'no-tests' },
+        );
       }
       if (!selection.patch.trim()) {
         // the harness counts an empty patch without running anything
@@ -136,7 +146,13 @@ export function evaluateStage(resources: SandboxResources, settings: EvaluateSet
       }
       const prediction = { instance_id: instance.instance_id, model_name_or_path: settings.modelName, model_patch: selection.patch };
       const outcome = (await resources.queue.add(() =>
-        evaluateInstance(instance, prediction, { runId: settings.runId, runsDir: settings.runsDir, runtime: resources.runtime, images: resources.images, timeoutMs: settings.timeoutMs }),
+        evaluateInstance(instance, prediction, {
+          runId: settings.runId,
+          runsDir: settings.runsDir,
+          runtime: resources.runtime,
+          images: resources.images,
+          timeoutMs: settings.timeoutMs,
+        }),
       )) as InstanceOutcome;
       return { ...outcome, patchEmpty: false };
     },

@@ -9,7 +9,7 @@
  * with the same parser through the run's own embedder, vector store and caches (`ctx.index(parser)`).
  */
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
-import { type RepoIndex } from '../../src/index/types.ts';
+import type { RepoIndex } from '../../src/index/types.ts';
 import type { Embedder } from '../../src/embedding/types.ts';
 import type { VectorStore } from '../../src/vectorstore/types.ts';
 import { ChromaVectorStore } from '../../src/vectorstore/chroma.ts';
@@ -17,7 +17,7 @@ import { createEmbedder } from '../../src/embedding/factory.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import { renderPrompt } from '../../src/prompts.ts';
-import { type FileLocalizer, type LocalizerContext } from '../types.ts';
+import type { FileLocalizer, LocalizerContext } from '../types.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { AGENTLESS_SYSTEM_MESSAGE } from '../hierarchy/related-elements.ts';
 import { parseFileList, parseIrrelevantFolders, splitByIrrelevant } from './answers.ts';
@@ -94,12 +94,17 @@ export class AgentlessLocalizer implements FileLocalizer {
   private depsFromSpec(): AgentlessRetrievalDeps | undefined {
     const spec = this.options.agentlessIndex;
     if (!spec) return undefined;
-    if (typeof spec.chromaUrl !== 'string' || typeof spec.cacheDir !== 'string') throw new Error('agentless localizer: agentlessIndex needs "chromaUrl" and "cacheDir" strings');
-    this.fromSpec ??= { embedder: createEmbedder(spec.embedder ?? 'lexical'), vectorStore: new ChromaVectorStore({ url: spec.chromaUrl }), cacheDir: spec.cacheDir };
+    if (typeof spec.chromaUrl !== 'string' || typeof spec.cacheDir !== 'string')
+      throw new Error('agentless localizer: agentlessIndex needs "chromaUrl" and "cacheDir" strings');
+    this.fromSpec ??= {
+      embedder: createEmbedder(spec.embedder ?? 'lexical'),
+      vectorStore: new ChromaVectorStore({ url: spec.chromaUrl }),
+      cacheDir: spec.cacheDir,
+    };
     return this.fromSpec;
   }
 
-  private async retrievalIndex(ctx: LocalizerContext, trace: TraceEvent[]): Promise<RepoIndex> {
+  private async retrievalIndex(ctx: LocalizerContext): Promise<RepoIndex> {
     const deps = this.options.retrievalIndex ?? this.depsFromSpec();
     if (!deps) {
       // the run's own embedder and vector store, with Agentless' chunking
@@ -134,16 +139,26 @@ export class AgentlessLocalizer implements FileLocalizer {
       const folderAnswer = await chat(ctx.llm, trace, 'irrelevant', irrelevantPrompt(problem, tree.text), this.options.irrelevantMaxTokens, ctx.signal);
       const folders = parseIrrelevantFolders(folderAnswer);
       const { kept, filtered } = splitByIrrelevant(tree.files, folders);
-      trace.push({ type: 'note', step: 'irrelevant', message: `${folders.length} irrelevant folders: ${filtered.length} files left out, ${kept.length} kept`, data: { folders, filtered } });
+      trace.push({
+        type: 'note',
+        step: 'irrelevant',
+        message: `${folders.length} irrelevant folders: ${filtered.length} files left out, ${kept.length} kept`,
+        data: { folders, filtered },
+      });
       timings.irrelevant = performance.now() - t;
 
       t = performance.now();
-      const index = await this.retrievalIndex(ctx, trace);
+      const index = await this.retrievalIndex(ctx);
       timings.index = performance.now() - t;
       t = performance.now();
       const hits = await retrieveAgentlessFiles(index, problem, new Set(kept), this.options.retrievalTopChunks ?? 100);
       retrieved = hits.files;
-      trace.push({ type: 'note', step: 'retrieval', message: `${hits.chunks.length} chunks from ${hits.files.length} files`, data: { files: hits.files, chunks: hits.chunks.slice(0, 20) } });
+      trace.push({
+        type: 'note',
+        step: 'retrieval',
+        message: `${hits.chunks.length} chunks from ${hits.files.length} files`,
+        data: { files: hits.files, chunks: hits.chunks.slice(0, 20) },
+      });
       timings.retrieve = performance.now() - t;
     }
 
@@ -153,7 +168,11 @@ export class AgentlessLocalizer implements FileLocalizer {
       files: combined.map((c) => ({
         path: c.path,
         score: c.count,
-        evidence: { count: c.count, ...(c.llmRank ? { llmRank: c.llmRank } : {}), ...(c.retrievalRank ? { retrievalRank: c.retrievalRank } : {}) } satisfies AgentlessFileEvidence,
+        evidence: {
+          count: c.count,
+          ...(c.llmRank ? { llmRank: c.llmRank } : {}),
+          ...(c.retrievalRank ? { retrievalRank: c.retrievalRank } : {}),
+        } satisfies AgentlessFileEvidence,
       })),
       trace,
       usage: usageOfTrace(trace),

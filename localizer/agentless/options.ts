@@ -14,6 +14,9 @@ export const AgentlessOptionsSchema = z
     irrelevantMaxTokens: positiveInt().optional(),
     chunkTokens: positiveInt().optional(),
     /** an Agentless-chunk index on a running Chroma server (the localizer never starts one it could not stop) */
-    agentlessIndex: z.object({ chromaUrl: z.string().min(1), embedder: z.string().optional(), cacheDir: z.string().min(1) }).strict().optional(),
+    agentlessIndex: z
+      .object({ chromaUrl: z.string().min(1), embedder: z.string().optional(), cacheDir: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();

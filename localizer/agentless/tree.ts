@@ -62,7 +62,7 @@ export function buildStructure(paths: readonly string[], options: TreeOptions = 
     let node = root;
     for (const part of parts) {
       let child = node.children.get(part);
-      if (!child || child.kind !== 'folder') {
+      if (child?.kind !== 'folder') {
         child = folder();
         node.children.set(part, child);
       }

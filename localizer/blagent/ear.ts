@@ -40,7 +40,12 @@ export function earViewsByAnchorCount(file: EarFile, anchorCounts: readonly numb
     const head = lines.slice(0, PLAIN_HEAD_LINES).join('\n');
     return anchorCounts.map(() => (lines.length > PLAIN_HEAD_LINES ? `${head}\n...\n` : `${head}\n`));
   }
-  return prunedViews(file.source, anchorCounts.map((k) => file.anchors.slice(0, k)), undefined, options).map((v) => v.text);
+  return prunedViews(
+    file.source,
+    anchorCounts.map((k) => file.anchors.slice(0, k)),
+    undefined,
+    options,
+  ).map((v) => v.text);
 }
 
 export function fileBlock(path: string, view: string): string {
@@ -66,7 +71,11 @@ function templateFor(level: EarLevel): string {
 }
 
 /** Renders the EAR prompt within `budgetTokens` (see the module comment for how it shrinks). */
-export function buildEarPrompt(issue: string, files: readonly EarFile[], options: { level: EarLevel; budgetTokens: number; anchors: number } & PrunedViewOptions): EarPrompt {
+export function buildEarPrompt(
+  issue: string,
+  files: readonly EarFile[],
+  options: { level: EarLevel; budgetTokens: number; anchors: number } & PrunedViewOptions,
+): EarPrompt {
   const viewOptions: PrunedViewOptions = options.maxAssignmentLines !== undefined ? { maxAssignmentLines: options.maxAssignmentLines } : {};
   const render = (views: string[]): string =>
     renderPrompt(templateFor(options.level), {
@@ -85,7 +94,11 @@ export function buildEarPrompt(issue: string, files: readonly EarFile[], options
   const viewWith = (i: number, k: number): string => {
     let all = smallerViews.get(i);
     if (!all) {
-      all = earViewsByAnchorCount(files[i]!, Array.from({ length: anchorsPerFile[i]! + 1 }, (_, n) => n), viewOptions);
+      all = earViewsByAnchorCount(
+        files[i]!,
+        Array.from({ length: anchorsPerFile[i]! + 1 }, (_, n) => n),
+        viewOptions,
+      );
       smallerViews.set(i, all);
     }
     return all[k]!;
@@ -107,8 +120,11 @@ export function buildEarPrompt(issue: string, files: readonly EarFile[], options
     }
   }
   if (tokens <= options.budgetTokens) {
-    const reduced = files.map((f, i) => ({ path: f.path, from: Math.min(options.anchors, f.anchors.length), to: anchorsPerFile[i]! })).filter((r) => r.to < r.from);
-    if (reduced.length > 0) shrink.push(`fewer anchors expanded to fit ${options.budgetTokens} tokens: ${reduced.map((r) => `${r.path} ${r.to} of ${r.from}`).join(', ')}`);
+    const reduced = files
+      .map((f, i) => ({ path: f.path, from: Math.min(options.anchors, f.anchors.length), to: anchorsPerFile[i]! }))
+      .filter((r) => r.to < r.from);
+    if (reduced.length > 0)
+      shrink.push(`fewer anchors expanded to fit ${options.budgetTokens} tokens: ${reduced.map((r) => `${r.path} ${r.to} of ${r.from}`).join(', ')}`);
     return { prompt, tokens, anchorsUsed: Math.max(0, ...anchorsPerFile), anchorsPerFile, truncated: [], shrink };
   }
   // signatures alone are over budget: cut every view to an equal share of what the frame leaves
@@ -155,7 +171,8 @@ export async function runEar(
   const shown = input.files.map((f) => f.path);
   const built = buildEarPrompt(input.issue, input.files, settings);
   const { prompt, ...promptInfo } = built;
-  if (built.shrink.length > 0) ctx.trace.push({ type: 'note', step: 'phase2', message: `token budget: ${built.shrink.join('; ')}`, data: { truncated: built.truncated } });
+  if (built.shrink.length > 0)
+    ctx.trace.push({ type: 'note', step: 'phase2', message: `token budget: ${built.shrink.join('; ')}`, data: { truncated: built.truncated } });
   if (settings.level === 'file' && shown.length <= 1) {
     ctx.trace.push({ type: 'note', step: 'phase2', message: 'one file: nothing to rerank, no call made' });
     return { ranking: shown, prompt: promptInfo, dropped: [] };
@@ -176,7 +193,11 @@ export async function runEar(
       return { ranking: [...parsed.ranking, ...shown.filter((p) => !parsed.ranking.includes(p))], prompt: promptInfo, dropped: parsed.dropped };
     } catch (err) {
       lastProblem = (err as Error).message;
-      ctx.trace.push({ type: 'note', step: 'phase2', message: `unusable answer (${attempt < settings.maxRetries ? `retry ${attempt + 1} of ${settings.maxRetries}` : 'no retries left'}): ${lastProblem}` });
+      ctx.trace.push({
+        type: 'note',
+        step: 'phase2',
+        message: `unusable answer (${attempt < settings.maxRetries ? `retry ${attempt + 1} of ${settings.maxRetries}` : 'no retries left'}): ${lastProblem}`,
+      });
       const expected =
         settings.level === 'function'
           ? 'Answer with only a JSON list of "<file path>::<Class>::<method>" or "<file path>::<function>" strings, using the file paths shown.'

@@ -11,14 +11,14 @@
 import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import { retrieveFiles, type RankedFileWithEvidence } from '../retrieval/retriever.ts';
-import { type FileLocalizer, type LocalizerContext } from '../types.ts';
+import type { FileLocalizer, LocalizerContext } from '../types.ts';
 import { usageOfTrace, type FileLocalization, type LocalizedFile, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { modelTimeMs, type CallContext } from './llm-call.ts';
 import { modelFreeQueries, transformQueries } from './queries.ts';
 import { outlineOfSkeleton, runSkeletonAgent, TOOL_NAME } from './react.ts';
 import { resolveBlagentOptions, type ResolvedBlagentOptions } from './options.ts';
 import { runEar, type EarFile } from './ear.ts';
-import { functionsOutput, qualifiedNamesOf, type EarLevel } from './function-level.ts';
+import { functionsOutput, qualifiedNamesOf } from './function-level.ts';
 
 export class BlagentLocalizer implements FileLocalizer {
   readonly name = 'blagent';
@@ -58,7 +58,12 @@ export class BlagentLocalizer implements FileLocalizer {
       type: 'note',
       step: 'retrieval',
       message: `pool of ${pool.length} candidates from T0/T1 (m=${o.m}, cap ${o.poolCap})`,
-      data: { pool, queries: transformed.queries.map((q) => ({ label: q.label, text: q.text })), sources: transformed.sources, perQueryTop: retrieval.perQuery.map((q) => ({ label: q.label, files: q.files.slice(0, o.m).map((f) => f.path) })) },
+      data: {
+        pool,
+        queries: transformed.queries.map((q) => ({ label: q.label, text: q.text })),
+        sources: transformed.sources,
+        perQueryTop: retrieval.perQuery.map((q) => ({ label: q.label, files: q.files.slice(0, o.m).map((f) => f.path) })),
+      },
     });
     lap('retrieval');
 
@@ -84,8 +89,23 @@ export class BlagentLocalizer implements FileLocalizer {
         source: sources.get(path),
         anchors: (byPath.get(path)?.file.chunks ?? []).slice(0, o.anchorChunks).map((c) => ({ startLine: c.startLine, endLine: c.endLine })),
       }));
-      const ear = await runEar(call, { issue, files: earFiles, definitions: (path) => qualifiedNamesOf(index, path) }, { level: o.level, budgetTokens: o.earTokenBudget, anchors: o.anchorChunks, maxRetries: o.maxRetries, ...(o.earAssignmentLines > 0 ? { maxAssignmentLines: o.earAssignmentLines } : {}) });
-      trace.push({ type: 'note', step: 'phase2', message: `EAR over ${top.length} files (${ear.prompt.tokens} prompt tokens, ${ear.prompt.anchorsUsed} anchors per file)`, data: { order: ear.ranking, ...ear.prompt } });
+      const ear = await runEar(
+        call,
+        { issue, files: earFiles, definitions: (path) => qualifiedNamesOf(index, path) },
+        {
+          level: o.level,
+          budgetTokens: o.earTokenBudget,
+          anchors: o.anchorChunks,
+          maxRetries: o.maxRetries,
+          ...(o.earAssignmentLines > 0 ? { maxAssignmentLines: o.earAssignmentLines } : {}),
+        },
+      );
+      trace.push({
+        type: 'note',
+        step: 'phase2',
+        message: `EAR over ${top.length} files (${ear.prompt.tokens} prompt tokens, ${ear.prompt.anchorsUsed} anchors per file)`,
+        data: { order: ear.ranking, ...ear.prompt },
+      });
       earOrder = ear.fallback ? [] : ear.ranking;
       if (ear.entities) functions = functionsOutput(ear.entities);
       lap('phase2');
@@ -150,7 +170,12 @@ export function fittedSkeleton(source: string, maxTokens: number): string {
 }
 
 /** EAR order, then the rest of Phase 1, then the rest of the pool, then the rest of the retrieval ranking. */
-export function finalRanking(parts: { earOrder: readonly string[]; phase1Order: readonly string[]; pool: readonly string[]; ranking: readonly Pick<RankedFileWithEvidence, 'path'>[] }): string[] {
+export function finalRanking(parts: {
+  earOrder: readonly string[];
+  phase1Order: readonly string[];
+  pool: readonly string[];
+  ranking: readonly Pick<RankedFileWithEvidence, 'path'>[];
+}): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   for (const list of [parts.earOrder, parts.phase1Order, parts.pool, parts.ranking.map((f) => f.path)]) {

@@ -21,7 +21,12 @@ export interface CallContext {
   signal?: AbortSignal;
 }
 
-export async function callModel(ctx: CallContext, step: string, messages: ChatMessage[], stop?: string[]): Promise<{ content: string; response: ChatResponse }> {
+export async function callModel(
+  ctx: CallContext,
+  step: string,
+  messages: ChatMessage[],
+  stop?: string[],
+): Promise<{ content: string; response: ChatResponse }> {
   const response = await ctx.llm.chat({
     messages,
     temperature: ctx.settings.temperature,

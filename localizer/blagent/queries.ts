@@ -52,7 +52,11 @@ export async function transformQueries(ctx: CallContext, issue: string): Promise
       // an empty answer would retrieve nothing; the model-free counterpart keeps the pool two-sided
       texts[kind] = kind === 'T0' ? structuralQuery(searchable).text || searchable : searchable;
       sources[kind] = 'model-free';
-      ctx.trace.push({ type: 'note', step: kind, message: `${kind} answer was empty; the model-free ${kind === 'T0' ? 'structural query' : 'raw issue'} stands in` });
+      ctx.trace.push({
+        type: 'note',
+        step: kind,
+        message: `${kind} answer was empty; the model-free ${kind === 'T0' ? 'structural query' : 'raw issue'} stands in`,
+      });
     }
   }
   return {
@@ -67,7 +71,10 @@ export function modelFreeQueries(issue: string, trace: TraceEvent[]): Transforme
   const structural = structuralQuery(searchable);
   trace.push({ type: 'note', step: 'queries', message: 'no LLM configured: structural query as T0, raw issue as T1; ranking is retrieval order' });
   return {
-    queries: [{ ...structural, label: 'T0', text: structural.text || searchable }, { ...rawIssueQuery(searchable), label: 'T1', signals: structural.signals }],
+    queries: [
+      { ...structural, label: 'T0', text: structural.text || searchable },
+      { ...rawIssueQuery(searchable), label: 'T1', signals: structural.signals },
+    ],
     sources: { T0: 'model-free', T1: 'model-free' },
   };
 }

@@ -20,11 +20,12 @@ import { CandidateMatcher, parseScores } from './scoring-parse.ts';
 export const TOOL_NAME = 'ReadFileSkeleton';
 
 export type AgentReply =
-  | { kind: 'action'; thought: string; tool: string; argument: string; /** the reply up to the end of the action */ text: string }
+  | { kind: 'action'; thought: string; tool: string; argument: string /** the reply up to the end of the action */; text: string }
   | { kind: 'final'; thought: string; answer: string }
   | { kind: 'invalid'; reason: string };
 
-const ACTION = /^[ \t>*_]*Action[ \t*_]*:[ \t*_`]*([A-Za-z_][\w]*)[ \t]*(?:\[([^\]\n]*)\]|\(([^)\n]*)\)|:?[ \t]*\n?[ \t]*Action[ \t]*Input[ \t]*:[ \t]*([^\n]+))?/im;
+const ACTION =
+  /^[ \t>*_]*Action[ \t*_]*:[ \t*_`]*([A-Za-z_][\w]*)[ \t]*(?:\[([^\]\n]*)\]|\(([^)\n]*)\)|:?[ \t]*\n?[ \t]*Action[ \t]*Input[ \t]*:[ \t]*([^\n]+))?/im;
 const FINAL = /^[ \t>*_#]*Final[ \t]+Answer[ \t*_]*:?[ \t*_]*/im;
 const THOUGHT = /^[ \t>*_]*Thought[ \t*_]*:[ \t*_]*([\s\S]*?)(?=^[ \t>*_]*(?:Action|Final[ \t]+Answer)\b|$(?![\s\S]))/im;
 
@@ -36,8 +37,12 @@ export function parseAgentReply(reply: string): AgentReply {
   const final = FINAL.exec(text);
   if (action && (!final || action.index < final.index)) {
     const tool = action[1]!;
-    const argument = (action[2] ?? action[3] ?? action[4] ?? '').trim().replace(/^["'`]|["'`]$/g, '').trim();
-    if (tool.toLowerCase() !== TOOL_NAME.toLowerCase()) return { kind: 'invalid', reason: `unknown tool "${tool}"; the only tool is ${TOOL_NAME}[<candidate path>]` };
+    const argument = (action[2] ?? action[3] ?? action[4] ?? '')
+      .trim()
+      .replace(/^["'`]|["'`]$/g, '')
+      .trim();
+    if (tool.toLowerCase() !== TOOL_NAME.toLowerCase())
+      return { kind: 'invalid', reason: `unknown tool "${tool}"; the only tool is ${TOOL_NAME}[<candidate path>]` };
     if (!argument) return { kind: 'invalid', reason: `${TOOL_NAME} needs a path: write "Action: ${TOOL_NAME}[<candidate path>]"` };
     return { kind: 'action', thought, tool: TOOL_NAME, argument, text: text.slice(0, action.index + action[0].length).trimEnd() };
   }
@@ -46,8 +51,6 @@ export function parseAgentReply(reply: string): AgentReply {
   if (/[{[]/.test(text) && /\}|\]/.test(text) && !/\bAction\b/i.test(text)) return { kind: 'final', thought, answer: text.trim() };
   return { kind: 'invalid', reason: 'the reply has neither an "Action: ReadFileSkeleton[<path>]" line nor a "Final Answer:"' };
 }
-
-
 
 export interface SkeletonAgentSettings {
   maxSteps: number;
@@ -81,7 +84,9 @@ export function outlineOfSkeleton(skeleton: string): string {
 /** What an older skeleton observation becomes in the 'outline' and 'notes' histories. */
 export function condensedObservation(older: { path: string; skeleton: string }, history: 'outline' | 'notes'): string {
   if (history === 'outline') return `Observation: (outline of ${older.path}; full skeleton shown earlier)\n${outlineOfSkeleton(older.skeleton)}`;
-  const outline = outlineOfSkeleton(older.skeleton).split('\n').filter((l) => l.trim());
+  const outline = outlineOfSkeleton(older.skeleton)
+    .split('\n')
+    .filter((l) => l.trim());
   const classes = outline.filter((l) => /^\s*class /.test(l)).length;
   return `Observation: (skeleton of ${older.path} shown earlier: ${classes} classes, ${outline.length - classes} functions/methods; your Thought after it holds what you concluded)`;
 }
@@ -131,7 +136,11 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
     retries += 1;
     lastProblem = problem;
     messages.push({ role: 'assistant', content: reply }, { role: 'user', content: renderPrompt('blagent-retry', { problem, expected }) });
-    ctx.trace.push({ type: 'note', step: 'phase1', message: `unusable reply (${retries <= settings.maxRetries ? `retry ${retries} of ${settings.maxRetries}` : 'no retries left'}): ${problem}` });
+    ctx.trace.push({
+      type: 'note',
+      step: 'phase1',
+      message: `unusable reply (${retries <= settings.maxRetries ? `retry ${retries} of ${settings.maxRetries}` : 'no retries left'}): ${problem}`,
+    });
   };
   const finish = (scores: Map<string, number>, fallback?: string): SkeletonAgentResult => {
     const rank = new Map(input.candidates.map((c, i) => [c, i]));
@@ -151,7 +160,11 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
     turns += 1;
     const reply = parseAgentReply(content);
     if (reply.kind === 'invalid') {
-      retry(content, reply.reason, `Reply with "Thought: …" followed by either "Action: ${TOOL_NAME}[<candidate path>]" or "Final Answer:" and the JSON scores.`);
+      retry(
+        content,
+        reply.reason,
+        `Reply with "Thought: …" followed by either "Action: ${TOOL_NAME}[<candidate path>]" or "Final Answer:" and the JSON scores.`,
+      );
       continue;
     }
     if (reply.kind === 'final') {
@@ -161,15 +174,28 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
           dropped.push(...parsed.dropped);
           ctx.trace.push({ type: 'note', step: 'phase1', message: `final answer: ${parsed.dropped.length} entries dropped`, data: parsed.dropped });
         }
-        ctx.trace.push({ type: 'note', step: 'phase1', message: `scores for ${parsed.scores.size} of ${input.candidates.length} candidates`, data: Object.fromEntries(parsed.scores) });
+        ctx.trace.push({
+          type: 'note',
+          step: 'phase1',
+          message: `scores for ${parsed.scores.size} of ${input.candidates.length} candidates`,
+          data: Object.fromEntries(parsed.scores),
+        });
         return finish(parsed.scores);
       } catch (err) {
-        retry(content, `the Final Answer could not be read: ${(err as Error).message}.`, 'Give the Final Answer again as one JSON object mapping exact candidate paths to scores from 0 to 10, e.g. {"pkg/module.py": 8}.');
+        retry(
+          content,
+          `the Final Answer could not be read: ${(err as Error).message}.`,
+          'Give the Final Answer again as one JSON object mapping exact candidate paths to scores from 0 to 10, e.g. {"pkg/module.py": 8}.',
+        );
         continue;
       }
     }
     if (steps >= settings.maxSteps) {
-      retry(content, `the step limit (${settings.maxSteps} inspections) is reached.`, 'Give your Final Answer now: one JSON object mapping candidate paths to scores from 0 to 10.');
+      retry(
+        content,
+        `the step limit (${settings.maxSteps} inspections) is reached.`,
+        'Give your Final Answer now: one JSON object mapping candidate paths to scores from 0 to 10.',
+      );
       continue;
     }
     steps += 1;

@@ -169,8 +169,14 @@ export class CandidateMatcher {
 
 /** Strips quotes, backticks, "./", a line suffix (":123", "#L5") and backslashes from a written path. */
 export function cleanPath(written: string): string {
-  let p = written.trim().replace(/^[`'"*]+|[`'"*,;]+$/g, '').trim();
-  p = p.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+  let p = written
+    .trim()
+    .replace(/^[`'"*]+|[`'"*,;]+$/g, '')
+    .trim();
+  p = p
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/^\/+/, '');
   p = p.replace(/(\.pyi?)(:\d+(-\d+)?|#L\d+.*)$/, '$1');
   return p;
 }
@@ -268,7 +274,12 @@ export function parseRanking(answer: string, matcher: CandidateMatcher): Ranking
   const ranking: string[] = [];
   const dropped: RankingParse['dropped'] = [];
   for (const item of list) {
-    const written = typeof item === 'string' ? item : item && typeof item === 'object' ? ((item as Record<string, unknown>).path ?? (item as Record<string, unknown>).file) : undefined;
+    const written =
+      typeof item === 'string'
+        ? item
+        : item && typeof item === 'object'
+          ? ((item as Record<string, unknown>).path ?? (item as Record<string, unknown>).file)
+          : undefined;
     if (typeof written !== 'string') {
       dropped.push({ entry: JSON.stringify(item), reason: 'not a path' });
       continue;
@@ -304,7 +315,11 @@ export function parseEntities(answer: string, matcher: CandidateMatcher, definit
     const at = s.indexOf('::');
     raw.push(at < 0 ? [s, ''] : [s.slice(0, at), s.slice(at + 2)]);
   };
-  const list = Array.isArray(value) ? value : value && typeof value === 'object' ? ((value as Record<string, unknown>).entities ?? (value as Record<string, unknown>).functions) : undefined;
+  const list = Array.isArray(value)
+    ? value
+    : value && typeof value === 'object'
+      ? ((value as Record<string, unknown>).entities ?? (value as Record<string, unknown>).functions)
+      : undefined;
   if (Array.isArray(list)) {
     for (const item of list) {
       if (typeof item === 'string') fromString(item);
@@ -331,7 +346,11 @@ export function parseEntities(answer: string, matcher: CandidateMatcher, definit
       dropped.push({ entry, reason: 'file not shown' });
       continue;
     }
-    const name = writtenName.trim().replace(/\(.*\)$/, '').replace(/::/g, '.').replace(/^\.+|\.+$/g, '');
+    const name = writtenName
+      .trim()
+      .replace(/\(.*\)$/, '')
+      .replace(/::/g, '.')
+      .replace(/^\.+|\.+$/g, '');
     if (!name) {
       dropped.push({ entry, reason: 'no function or method named' });
       continue;
@@ -348,7 +367,8 @@ export function parseEntities(answer: string, matcher: CandidateMatcher, definit
     seen.add(key);
     entities.push({ path, name: resolved });
   }
-  if (entities.length === 0) throw new Error(`no listed entity is a function or method of the files shown (${dropped.map((d) => d.entry).join(', ') || 'empty list'})`);
+  if (entities.length === 0)
+    throw new Error(`no listed entity is a function or method of the files shown (${dropped.map((d) => d.entry).join(', ') || 'empty list'})`);
   return { entities, dropped };
 }
 

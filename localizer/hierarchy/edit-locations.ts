@@ -71,7 +71,10 @@ export function editLocationsPrompt(problem: string, sections: readonly string[]
 
 /** Turns one sample's answer into its location set over the shown files. */
 export function sampleToLocationSet(answer: string, sources: readonly ShownSource[]): { set: EditLocationSet; sample: EditLocationSample } {
-  const parsed = parseLocations(answer, sources.map((s) => s.path));
+  const parsed = parseLocations(
+    answer,
+    sources.map((s) => s.path),
+  );
   const set: EditLocationSet = { files: [] };
   const sample: EditLocationSample = { raw: answer, locations: {}, unresolved: [] };
   for (const source of sources) {
@@ -104,16 +107,33 @@ export async function localizeEditLocations(
   for (const source of loaded) {
     const resolved = resolveLocations(source, input.related[source.path] ?? []).resolved;
     if (resolved.length === 0) continue;
-    const ctxText = numberedContext(source.content, resolved.map((r) => r.range), window);
+    const ctxText = numberedContext(
+      source.content,
+      resolved.map((r) => r.range),
+      window,
+    );
     shown.push({ source, section: `### ${source.path}\n${ctxText.text}\n\n\n`, intervals: ctxText.intervals });
   }
-  const out: EditLocationsOutput = { locationSets: [], samples: [], context: [], attempts: 0, missingFiles: missing, trace, usage: usageOfTrace([]), timingsMs: {} };
+  const out: EditLocationsOutput = {
+    locationSets: [],
+    samples: [],
+    context: [],
+    attempts: 0,
+    missingFiles: missing,
+    trace,
+    usage: usageOfTrace([]),
+    timingsMs: {},
+  };
   if (shown.length === 0) {
     trace.push({ type: 'note', step: 'lines', message: 'no related element resolves in the top files: nothing to show' });
     out.timingsMs = { total: performance.now() - t0 };
     return out;
   }
-  const { prompt, kept } = fitSections((s) => editLocationsPrompt(input.instance.problem_statement, s), shown.map((s) => s.section), options.maxContextTokens ?? 128_000);
+  const { prompt, kept } = fitSections(
+    (s) => editLocationsPrompt(input.instance.problem_statement, s),
+    shown.map((s) => s.section),
+    options.maxContextTokens ?? 128_000,
+  );
   const used = shown.slice(0, kept);
   out.context = used.map((s) => ({ path: s.source.path, intervals: s.intervals }));
   const sources = used.map((s) => s.source);

@@ -35,7 +35,11 @@ const KIND_PREFIX = /^(class|function|method|def|variable|var|line|lines)\s*:\s*
 
 /** A location line without list markers/backticks, or undefined when it is not one. */
 export function parseLocationLine(line: string): { kind: LocationKind; value: string } | undefined {
-  const cleaned = line.trim().replace(/^(?:[-*•+]\s+|\d+[.)]\s+)/, '').replace(/`/g, '').trim();
+  const cleaned = line
+    .trim()
+    .replace(/^(?:[-*•+]\s+|\d+[.)]\s+)/, '')
+    .replace(/`/g, '')
+    .trim();
   const m = KIND_PREFIX.exec(cleaned);
   if (!m) return undefined;
   const word = m[1].toLowerCase();
@@ -49,8 +53,16 @@ const SOURCE_EXTENSIONS = sourceExtensions();
 
 /** A header naming a source file of any language (`path.py`, `### path.py`, `File: path.py`, `path.py:`), or undefined. */
 function fileHeader(line: string): string | undefined {
-  let s = line.trim().replace(/^#+\s*/, '').replace(/^(?:[-*•+]\s+|\d+[.)]\s+)/, '');
-  s = s.replace(/^file\s*:\s*/i, '').replace(/[`'"*]/g, '').replace(/:\s*$/, '').trim().replace(/^\.\//, '');
+  let s = line
+    .trim()
+    .replace(/^#+\s*/, '')
+    .replace(/^(?:[-*•+]\s+|\d+[.)]\s+)/, '');
+  s = s
+    .replace(/^file\s*:\s*/i, '')
+    .replace(/[`'"*]/g, '')
+    .replace(/:\s*$/, '')
+    .trim()
+    .replace(/^\.\//, '');
   return /^[^\s:]+$/.test(s) && SOURCE_EXTENSIONS.some((ext) => s.endsWith(ext)) ? s : undefined;
 }
 
@@ -142,7 +154,10 @@ export function resolveLocations(file: FileSymbolsView, lines: readonly string[]
       fail(raw, 'not a location');
       continue;
     }
-    const value = loc.value.replace(/\(.*$/, '').replace(/[`'":]/g, '').trim();
+    const value = loc.value
+      .replace(/\(.*$/, '')
+      .replace(/[`'":]/g, '')
+      .trim();
     if (loc.kind === 'line') {
       const m = /^(\d+)(?:\s*[-–]\s*(\d+))?/.exec(value);
       if (!m) {

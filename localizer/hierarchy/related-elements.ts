@@ -95,7 +95,11 @@ export function toCodeElements(elements: readonly ResolvedLocation[]): CodeEleme
   return out;
 }
 
-export async function localizeRelatedElements(input: HierarchyInput, ctx: HierarchyContext, options: RelatedElementsOptions = {}): Promise<RelatedElementsOutput> {
+export async function localizeRelatedElements(
+  input: HierarchyInput,
+  ctx: HierarchyContext,
+  options: RelatedElementsOptions = {},
+): Promise<RelatedElementsOutput> {
   const t0 = performance.now();
   const topFiles = options.topFiles ?? 3;
   const maxAttempts = options.maxAttempts ?? 5;

@@ -58,7 +58,11 @@ export function lineLocalizationStage(services: HierarchyServices, options: Edit
       const llm = services.requireLlm(STAGE.lines);
       const snapshot = await snapshotOf(services, input.instance);
       const top = files.files.slice(0, topFiles).map((f) => f.path);
-      const out = await localizeEditLocations({ instance: input.instance, snapshot, files: top, related: related.locations }, { llm }, { ...options, topFiles });
+      const out = await localizeEditLocations(
+        { instance: input.instance, snapshot, files: top, related: related.locations },
+        { llm },
+        { ...options, topFiles },
+      );
       return { fileLocalizer: files.localizer, files: top, ...out };
     },
   };

@@ -60,7 +60,10 @@ const recordSchema = z.looseObject({
 export function locLines(value: string | readonly string[] | undefined): string[] {
   if (value === undefined) return [];
   const parts = typeof value === 'string' ? [value] : value;
-  return parts.flatMap((p) => p.split('\n')).map((l) => l.trim()).filter(Boolean);
+  return parts
+    .flatMap((p) => p.split('\n'))
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 /** Any location-map shape → file → lines (a list of maps is pooled). */
@@ -99,14 +102,20 @@ export async function readLocOutputs(file: string): Promise<AgentlessLocRecord[]
       throw new Error(`${file}:${i + 1}: not JSON (${(err as Error).message})`);
     }
     const parsed = recordSchema.safeParse(json);
-    if (!parsed.success) throw new Error(`${file}:${i + 1}: not an Agentless localization record: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `${file}:${i + 1}: not an Agentless localization record: ${parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}`,
+      );
     const r = parsed.data;
     records.push({
       instance_id: r.instance_id,
       found_files: r.found_files,
       additional_artifact_loc_file: r.additional_artifact_loc_file ?? null,
       file_traj: r.file_traj ?? {},
-      found_related_locs: (Array.isArray(r.found_related_locs) ? toAgentlessLocMap(normalizeLocMap(r.found_related_locs)) : (r.found_related_locs as AgentlessLocMap | null | undefined)) ?? {},
+      found_related_locs:
+        (Array.isArray(r.found_related_locs)
+          ? toAgentlessLocMap(normalizeLocMap(r.found_related_locs))
+          : (r.found_related_locs as AgentlessLocMap | null | undefined)) ?? {},
       additional_artifact_loc_related: r.additional_artifact_loc_related ?? null,
       related_loc_traj: r.related_loc_traj ?? [],
       found_edit_locs: (r.found_edit_locs as AgentlessLocMap | AgentlessLocMap[] | null | undefined) ?? {},
@@ -127,7 +136,10 @@ function trajOf(trace: readonly TraceEvent[], steps: (step: string) => boolean):
   if (!last) return {};
   const responses = last.trace.response?.choices.map((c) => c.content) ?? [];
   return {
-    prompt: last.trace.request.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n'),
+    prompt: last.trace.request.messages
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content)
+      .join('\n'),
     response: responses.length === 1 ? responses[0] : responses,
     usage: {
       prompt_tokens: calls.reduce((s, c) => s + (c.trace.response?.usage.promptTokens ?? 0), 0),

@@ -23,9 +23,7 @@ export interface RankedFile {
 
 /** Highest score first; equal scores in path order. */
 export function rankFiles(scores: FileScores): RankedFile[] {
-  return [...scores.entries()]
-    .map(([path, score]) => ({ path, score }))
-    .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...scores.entries()].map(([path, score]) => ({ path, score })).sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**

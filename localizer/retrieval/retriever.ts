@@ -140,12 +140,20 @@ export async function retrieveFiles(
     if (text) {
       if (w.dense > 0) {
         const hits = await timed(timings, 'dense', () => index.searchDense(text, options.chunkDepth));
-        channels.push({ label: `${query.label}/dense`, scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay), weight: w.dense * qw });
+        channels.push({
+          label: `${query.label}/dense`,
+          scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay),
+          weight: w.dense * qw,
+        });
         for (const h of hits) pushTo(chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'dense'));
       }
       if (w.chunkBm25 > 0) {
         const hits = await timed(timings, 'chunkBm25', () => index.searchChunksBm25(text, options.chunkDepth));
-        channels.push({ label: `${query.label}/chunkBm25`, scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay), weight: w.chunkBm25 * qw });
+        channels.push({
+          label: `${query.label}/chunkBm25`,
+          scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay),
+          weight: w.chunkBm25 * qw,
+        });
         for (const h of hits) pushTo(chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'chunkBm25'));
       }
       if (w.fileBm25 > 0) {
@@ -195,7 +203,11 @@ export async function retrieveFiles(
       pathSignals: (pathEvidence.get(f.path) ?? []).slice(0, options.evidencePerFile),
     };
   });
-  const pool = candidatePool(perQuery.map((q) => q.files.map((f) => f.path)), options.poolPerQuery, options.poolCap);
+  const pool = candidatePool(
+    perQuery.map((q) => q.files.map((f) => f.path)),
+    options.poolPerQuery,
+    options.poolCap,
+  );
   return { ranking, pool, perQuery, timingsMs: { total: Math.round(performance.now() - started) } };
 }
 

@@ -78,7 +78,23 @@ const FRAMES = LANGUAGES.flatMap((l) => l.frames);
 const CODE_LIKE_FRAMES = FRAMES.filter((f) => f.blankInCode).map((f) => f.pattern);
 const blankCodeLikeFrames = (text: string): string => CODE_LIKE_FRAMES.reduce((t, pattern) => t.replace(pattern, ' '), text);
 /** Last words of a dotted chain that make it a file name or a host, not a module path. */
-const NON_MODULE_SUFFIXES = new Set([...LANGUAGES.flatMap((l) => l.fileSuffixWords), 'txt', 'rst', 'md', 'html', 'com', 'org', 'io', 'net', 'cfg', 'toml', 'json', 'yml', 'yaml', 'ini']);
+const NON_MODULE_SUFFIXES = new Set([
+  ...LANGUAGES.flatMap((l) => l.fileSuffixWords),
+  'txt',
+  'rst',
+  'md',
+  'html',
+  'com',
+  'org',
+  'io',
+  'net',
+  'cfg',
+  'toml',
+  'json',
+  'yml',
+  'yaml',
+  'ini',
+]);
 
 function isCamelCase(word: string): boolean {
   // an inner capital after a lowercase letter (QuerySet, MatrixSymbol, iPython) or an acronym prefix

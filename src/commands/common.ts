@@ -62,7 +62,12 @@ export async function loadSelection(flags: SelectionFlags & { cacheDir: string }
   const dataset = await loadDataset(flags.dataset, { cacheDir: path.resolve(flags.cacheDir) });
   for (const e of dataset.errors) process.stderr.write(`${commandName}: skipping ${e.message}\n`);
   const { instances, unknownIds, unknownRepos } = selectInstances(dataset.instances, {
-    ids: flags.instances ? flags.instances.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    ids: flags.instances
+      ? flags.instances
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : undefined,
     pattern: flags.pattern,
     repos: flags.repo?.length ? flags.repo : undefined,
     limit: positiveInt('--limit', flags.limit),

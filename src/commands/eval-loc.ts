@@ -75,7 +75,7 @@ export function register(program: Command): void {
     .option('--stage <name>', 'stage whose artifacts to score', 'retrieve')
     .option('--json', 'print one JSON object {"n","top1","top3","top5","top10","top15","mrr"}')
     .option('--level <level>', 'file | function (function level reads the base files: pass --dataset and --mirrors)', 'file')
-    .option('--dataset <source>', 'the run\'s dataset (function level: gold patches)')
+    .option('--dataset <source>', "the run's dataset (function level: gold patches)")
     .option('--mirrors <dir>', 'bare mirrors laid out as owner+name/repo (function level)')
     .option('--cache-dir <dir>', 'repository and dataset cache', defaultCacheDir())
     .action(async (run: string, opts: { stage: string; json?: boolean; level: string; dataset?: string; mirrors?: string; cacheDir: string }) => {
@@ -97,7 +97,10 @@ export function register(program: Command): void {
       }
       process.stdout.write(formatLocMetricsTable([{ label: `${run} (${opts.stage})`, metrics: m }]) + '\n');
       const notes = [`${m.failed} of ${m.n} instances without a ranking (failed or unfinished) count as misses`];
-      if (m.missingGold.length) notes.push(`${m.missingGold.length} selected instances have no ${opts.level === 'function' ? 'function-level gold edit' : 'gold patch'} and are left out`);
+      if (m.missingGold.length)
+        notes.push(
+          `${m.missingGold.length} selected instances have no ${opts.level === 'function' ? 'function-level gold edit' : 'gold patch'} and are left out`,
+        );
       process.stdout.write(notes.join('\n') + '\n');
     });
 }

@@ -64,7 +64,9 @@ function hierarchyCommand(program: Command, level: 'functions' | 'lines', descri
     .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')
     .action(async (flags: HierarchyFlags) => {
       const { ok, total } = await runHierarchy(level, flags);
-      process.stderr.write(`localize-${level}: ${ok} of ${total} instances ok -> ${path.join(flags.out, level === 'functions' ? STAGE.functions : STAGE.lines)}\n`);
+      process.stderr.write(
+        `localize-${level}: ${ok} of ${total} instances ok -> ${path.join(flags.out, level === 'functions' ? STAGE.functions : STAGE.lines)}\n`,
+      );
       if (ok === 0) process.exitCode = 1;
     });
 }

@@ -41,9 +41,7 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
 }
 
 export function register(program: Command): void {
-  const command = program
-    .command('localize')
-    .description('file-level localization with a pluggable localizer, one artifact per instance');
+  const command = program.command('localize').description('file-level localization with a pluggable localizer, one artifact per instance');
   addSelectionOptions(command);
   addServiceOptions(command);
   command

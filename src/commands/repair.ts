@@ -63,7 +63,9 @@ export function register(program: Command): void {
         });
         progress.end();
         const counts = progress.counts()[STAGE.repair];
-        process.stderr.write(`repair: ${counts.done - counts.failed} done, ${counts.skipped} reused, ${counts.failed} failed -> ${layout.stageDir(STAGE.repair)}\n`);
+        process.stderr.write(
+          `repair: ${counts.done - counts.failed} done, ${counts.skipped} reused, ${counts.failed} failed -> ${layout.stageDir(STAGE.repair)}\n`,
+        );
         if (artifacts.every((a) => a.status !== 'ok')) process.exitCode = 1;
       } finally {
         analyzer.dispose();
@@ -71,7 +73,9 @@ export function register(program: Command): void {
       }
     });
 
-  const select = program.command('select').description('majority vote over normalized patches, filtered by validation results when present; writes predictions.jsonl');
+  const select = program
+    .command('select')
+    .description('majority vote over normalized patches, filtered by validation results when present; writes predictions.jsonl');
   addSelectionOptions(select);
   select
     .option('--cache-dir <dir>', 'dataset cache', defaultCacheDir())
@@ -82,6 +86,8 @@ export function register(program: Command): void {
       const layout = new RunLayout(path.resolve(flags.out));
       const { rows, missing } = await runSelectStage(layout.root, { instances, modelName: flags.modelName });
       const empty = rows.filter((r) => !r.model_patch.trim()).length;
-      process.stderr.write(`select: ${rows.length} predictions (${empty} empty, ${missing.length} without a repair record) -> ${layout.file('predictions.jsonl')}\n`);
+      process.stderr.write(
+        `select: ${rows.length} predictions (${empty} empty, ${missing.length} without a repair record) -> ${layout.file('predictions.jsonl')}\n`,
+      );
     });
 }

@@ -10,7 +10,8 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { compareRuns } from '../../results/compare.ts';
 import { analyzeRun, writeRunAnalysis, type RunAnalysis } from '../../results/run-analysis.ts';
-import { renderHtml, renderMarkdown, type Report } from '../../results/report.ts';
+import { renderMarkdown, type Report } from '../../results/report.ts';
+import { renderHtml } from '../../results/report-html.ts';
 import { FAILURE_CATEGORIES } from '../../results/failure-analysis.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.ts';
 
@@ -36,7 +37,9 @@ function printAnalysis(a: RunAnalysis): void {
   const lines = [`${a.runId} (${a.localizer}${a.upperBound ? ', upper bound' : ''}): ${s.total} instances`];
   for (const c of FAILURE_CATEGORIES) {
     const e = s.categories[c];
-    lines.push(`  ${c.padEnd(18)} ${String(e.count).padStart(4)}  ${(100 * e.share).toFixed(1).padStart(5)}%${e.shareOfUnresolved !== undefined ? `  (${(100 * e.shareOfUnresolved).toFixed(1)}% of unresolved)` : ''}`);
+    lines.push(
+      `  ${c.padEnd(18)} ${String(e.count).padStart(4)}  ${(100 * e.share).toFixed(1).padStart(5)}%${e.shareOfUnresolved !== undefined ? `  (${(100 * e.shareOfUnresolved).toFixed(1)}% of unresolved)` : ''}`,
+    );
   }
   const reasons = Object.entries(s.emptyReasons);
   if (reasons.length) lines.push(`  empty-patch reasons: ${reasons.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
@@ -59,7 +62,7 @@ export function register(program: Command): void {
   program
     .command('compare')
     .description('compare runs and localizers: resolved overlaps, unique fixes, Wilcoxon, bootstrap CIs, McNemar + Holm')
-    .argument('<runs...>', 'run directories (the first run\'s localizer is the reference)')
+    .argument('<runs...>', "run directories (the first run's localizer is the reference)")
     .option('--json', 'print the comparison as JSON')
     .action(async (runs: string[], flags: { json?: boolean }) => {
       const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));

@@ -85,7 +85,12 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
       stage: RETRIEVE_STAGE,
       retryErrors: opts.retryErrors,
       onEvent: (e) => progress.event(e),
-      settings: { queryPreset: preset, environmentReports, options: resolveRetrievalOptions(retrievalOptions), ...(opts.queriesFile ? { queriesFile: path.resolve(opts.queriesFile) } : {}) },
+      settings: {
+        queryPreset: preset,
+        environmentReports,
+        options: resolveRetrievalOptions(retrievalOptions),
+        ...(opts.queriesFile ? { queriesFile: path.resolve(opts.queriesFile) } : {}),
+      },
     });
     const ok = artifacts.filter((a) => a.status === 'ok').length;
     return { ok, failed: artifacts.length - ok, total: artifacts.length };

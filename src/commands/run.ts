@@ -47,7 +47,11 @@ function flag<K extends keyof RunConfigInput>(
   return { key, ...spec };
 }
 
-const list = (text: string): string[] => text.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const integer = (text: string, name: string): number => {
   const n = Number(text);
   if (!Number.isInteger(n)) throw new Error(`${name} expects an integer, got "${text}"`);
@@ -70,12 +74,20 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('runsDir', { flag: '--runs-dir <dir>', description: 'where run directories go (default runs)' }),
   flag('stopAfter', { flag: '--stop-after <stage>', description: 'stop after this stage, e.g. localize-files' }),
   flag('seed', { flag: '--seed <n>', description: 'seed recorded in the manifest and used for sampling', parse: integer }),
-  flag('concurrency', { field: 'instances', flag: '--concurrency <n>', description: 'instances in flight through the pipeline', parse: (t, f) => positiveInt(f, t) }),
+  flag('concurrency', {
+    field: 'instances',
+    flag: '--concurrency <n>',
+    description: 'instances in flight through the pipeline',
+    parse: (t, f) => positiveInt(f, t),
+  }),
 ];
 
 /** commander's option name for a flag ("--run-id <id>" -> "runId"). */
 function optionName(spec: RunFlag): string {
-  return spec.flag.split(' ')[0].slice(2).replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+  return spec.flag
+    .split(' ')[0]
+    .slice(2)
+    .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 }
 
 /** The config overrides the given flags make (unset flags make none). */
@@ -92,7 +104,11 @@ export function overridesFrom(flags: Record<string, unknown>): Record<string, un
   return overrides;
 }
 
-async function writePredictions(layout: RunLayout, instances: readonly SweInstance[], modelName: string): Promise<Array<{ instance_id: string; model_name_or_path: string; model_patch: string }>> {
+async function writePredictions(
+  layout: RunLayout,
+  instances: readonly SweInstance[],
+  modelName: string,
+): Promise<Array<{ instance_id: string; model_name_or_path: string; model_patch: string }>> {
   const rows = [];
   for (const instance of instances) {
     const selection = await readArtifact<Selection>(layout, STAGE.select, instance.instance_id);
@@ -141,7 +157,9 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
       // Docker not reachable now: the Docker stages record that themselves
     }
   }
-  log(`run ${config.runId}: ${instances.length} instances, localizer ${config.localizer.name}, model ${modelName}, stages ${stages.map((s) => s.name).join(' → ')}`);
+  log(
+    `run ${config.runId}: ${instances.length} instances, localizer ${config.localizer.name}, model ${modelName}, stages ${stages.map((s) => s.name).join(' → ')}`,
+  );
   const progress = createProgress({ concurrency: config.concurrency.instances });
   for (const stage of stages) progress.begin(stage.name, instances.length);
   // Ctrl-C: stop taking new work; artifacts already written stay, the in-flight stage reruns on resume.
@@ -172,7 +190,9 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
   if (stages.some((s) => s.name === STAGE.evaluate)) {
     const summary = await makeRunSummary(path.dirname(layout.root), layout.id, instances, predictions);
     await writeJsonAtomic(layout.file(`${modelName.replace(/[^\w.-]+/g, '_')}.${layout.id}.json`), summary);
-    log(`evaluation: ${summary.resolved_instances} resolved, ${summary.unresolved_instances} unresolved, ${summary.empty_patch_instances} empty, ${summary.error_instances} errors of ${summary.total_instances}`);
+    log(
+      `evaluation: ${summary.resolved_instances} resolved, ${summary.unresolved_instances} unresolved, ${summary.empty_patch_instances} empty, ${summary.error_instances} errors of ${summary.total_instances}`,
+    );
   }
   await writeJsonAtomic(layout.file('usage.json'), services.meter.toJSON());
   const analysis = await writeRunAnalysis(layout.root, { topFiles: config.topFiles, snapshot: (i) => services.snapshot(i.repo, i.base_commit) });
@@ -200,8 +220,10 @@ export function register(program: Command): void {
     if (spec.repeat) command.option(spec.flag, spec.description, (v: string, acc: string[]) => [...acc, v], [] as string[]);
     else command.option(spec.flag, spec.description);
   }
-  command.option('--retry-errors', 'rerun instance stages that recorded an error').action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: boolean }) => {
-    const config = await loadRunConfig(flags.config, overridesFrom(flags));
-    await runExperiment(config, { retryErrors: flags.retryErrors });
-  });
+  command
+    .option('--retry-errors', 'rerun instance stages that recorded an error')
+    .action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: boolean }) => {
+      const config = await loadRunConfig(flags.config, overridesFrom(flags));
+      await runExperiment(config, { retryErrors: flags.retryErrors });
+    });
 }

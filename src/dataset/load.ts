@@ -172,9 +172,12 @@ function jsonListRows(text: string, name: string, file: string): RawRow[] {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new DatasetError(`dataset ${file}: not valid JSON (${(err as Error).message}); a .json dataset is one list of instances (use .jsonl for one instance a line)`, {
-      cause: err,
-    });
+    throw new DatasetError(
+      `dataset ${file}: not valid JSON (${(err as Error).message}); a .json dataset is one list of instances (use .jsonl for one instance a line)`,
+      {
+        cause: err,
+      },
+    );
   }
   if (!Array.isArray(value)) {
     throw new DatasetError(`dataset ${file}: expected a JSON list of instances, got ${describeType(value)}`);

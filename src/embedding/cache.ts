@@ -97,11 +97,7 @@ export interface CachedEmbedResult {
 }
 
 /** Embeds documents through the cache: only texts not cached go to the embedder (deduplicated). */
-export async function embedDocumentsCached(
-  embedder: Embedder,
-  cache: EmbeddingCache | undefined,
-  texts: readonly string[],
-): Promise<CachedEmbedResult> {
+export async function embedDocumentsCached(embedder: Embedder, cache: EmbeddingCache | undefined, texts: readonly string[]): Promise<CachedEmbedResult> {
   if (cache && cache.embedderId !== embedder.id) {
     throw new Error(`embedding cache belongs to "${cache.embedderId}" but the embedder is "${embedder.id}"`);
   }

@@ -52,7 +52,11 @@ export class LexicalEmbedder implements Embedder {
     const custom = options.kindWeights && Object.keys(options.kindWeights).length > 0;
     // the weights change the vectors, so non-default weights must change the id (cache keys)
     const suffix = custom
-      ? ':' + (Object.keys(this.weights) as TokenKind[]).sort().map((k) => `${k}=${this.weights[k]}`).join(',')
+      ? ':' +
+        (Object.keys(this.weights) as TokenKind[])
+          .sort()
+          .map((k) => `${k}=${this.weights[k]}`)
+          .join(',')
       : '';
     this.id = `lexical:v1:${dims}${suffix}`;
   }

@@ -40,16 +40,14 @@ export class OllamaEmbedder implements Embedder {
   }
 
   private async embedBatch(input: string[]): Promise<number[][]> {
-    let response;
+    let response: Awaited<ReturnType<Ollama['embed']>>;
     try {
       response = await this.client.embed({ model: this.model, input, truncate: this.truncate });
     } catch (err) {
       throw new Error(`ollama embed (model ${this.model} at ${this.host}) failed: ${(err as Error).message}`, { cause: err });
     }
     if (!Array.isArray(response.embeddings) || response.embeddings.length !== input.length) {
-      throw new Error(
-        `ollama embed (model ${this.model} at ${this.host}) returned ${response.embeddings?.length ?? 'no'} vectors for ${input.length} inputs`,
-      );
+      throw new Error(`ollama embed (model ${this.model} at ${this.host}) returned ${response.embeddings?.length ?? 'no'} vectors for ${input.length} inputs`);
     }
     return response.embeddings;
   }

@@ -46,7 +46,7 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private async embedBatch(input: string[]): Promise<number[][]> {
-    let response;
+    let response: Awaited<ReturnType<OpenAI['embeddings']['create']>>;
     try {
       response = await this.client.embeddings.create({
         model: this.model,

@@ -106,7 +106,9 @@ const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 /** The specs shipped in docker/specs/ (all *.json files, in name order). */
 export function loadBuiltinSpecs(): SpecRegistry {
   const registry = new SpecRegistry();
-  for (const name of readdirSync(SPEC_DIR).filter((f) => f.endsWith('.json')).sort()) {
+  for (const name of readdirSync(SPEC_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     registry.addFile(path.join(SPEC_DIR, name));
   }
   return registry;

@@ -130,7 +130,8 @@ export function lazyHistorySearch(
   let index: Promise<CommitHistoryIndex | undefined> | undefined;
   const files = new Set(filePaths);
   return async (text, k) => {
-    index ??= (async () => (snapshot.recentCommits ? new CommitHistoryIndex(await snapshot.recentCommits(settings.maxCommits), (p) => files.has(p), settings, memo) : undefined))();
+    index ??= (async () =>
+      snapshot.recentCommits ? new CommitHistoryIndex(await snapshot.recentCommits(settings.maxCommits), (p) => files.has(p), settings, memo) : undefined)();
     return (await index)?.search(text, k) ?? [];
   };
 }

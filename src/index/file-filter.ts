@@ -45,7 +45,10 @@ export function globToRegExp(glob: string): RegExp {
     } else if (c === '{') {
       const close = anchored.indexOf('}', i);
       if (close < 0) throw new Error(`glob "${glob}": unclosed "{"`);
-      const alts = anchored.slice(i + 1, close).split(',').map((a) => a.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*'));
+      const alts = anchored
+        .slice(i + 1, close)
+        .split(',')
+        .map((a) => a.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*'));
       re += `(?:${alts.join('|')})`;
       i = close;
     } else {

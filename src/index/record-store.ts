@@ -123,7 +123,8 @@ export class FileRecordStore {
       const nl = chunk.text.indexOf('\n');
       const first = nl < 0 ? chunk.text : chunk.text.slice(0, nl);
       lines ??= splitLines(content);
-      const rebuildable = nl >= 0 && (header === undefined || header === first) && chunk.text.slice(nl + 1) === linesText(lines, chunk.startLine, chunk.endLine);
+      const rebuildable =
+        nl >= 0 && (header === undefined || header === first) && chunk.text.slice(nl + 1) === linesText(lines, chunk.startLine, chunk.endLine);
       if (rebuildable) header = first;
       return {
         s: chunk.startLine,

@@ -183,5 +183,10 @@ export class VectorSync {
 /** Name of a vector by its content: SHA-1 of its float32 bytes (identical vectors share one record). */
 export function vectorId(vector: Float32Array | readonly number[]): string {
   const f32 = vector instanceof Float32Array ? vector : Float32Array.from(vector);
-  return 'v' + createHash('sha1').update(Buffer.from(f32.buffer, f32.byteOffset, f32.byteLength)).digest('hex');
+  return (
+    'v' +
+    createHash('sha1')
+      .update(Buffer.from(f32.buffer, f32.byteOffset, f32.byteLength))
+      .digest('hex')
+  );
 }

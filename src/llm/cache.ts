@@ -56,7 +56,7 @@ export class ResponseCache {
       // An unreadable entry is a miss: the sample is generated again and the entry rewritten.
       return undefined;
     }
-    if (!entry || entry.version !== 1 || entry.key !== key || typeof entry.raw !== 'string') return undefined;
+    if (entry?.version !== 1 || entry.key !== key || typeof entry.raw !== 'string') return undefined;
     return entry;
   }
 

@@ -141,7 +141,7 @@ export class ManagedChatModel implements ChatModel {
       messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
       temperature: request.temperature,
       maxTokens: request.maxTokens,
-      stop: request.stop && request.stop.length ? request.stop : undefined,
+      stop: request.stop?.length ? request.stop : undefined,
       seed: request.seed,
       options: this.transport.answerOptions,
     };
@@ -268,7 +268,7 @@ export class ManagedChatModel implements ChatModel {
               n: count,
               temperature: request.temperature,
               maxTokens: request.maxTokens,
-              stop: request.stop && request.stop.length ? request.stop : undefined,
+              stop: request.stop?.length ? request.stop : undefined,
               seed,
               signal,
             });
@@ -284,7 +284,8 @@ export class ManagedChatModel implements ChatModel {
         try {
           return await queue.add(run, { signal: request.signal });
         } catch (err) {
-          if (!(err instanceof LlmError) && request.signal?.aborted) throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
+          if (!(err instanceof LlmError) && request.signal?.aborted)
+            throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
           throw err;
         }
       },
@@ -328,9 +329,7 @@ function attribute(completion: RawCompletion, count: number, request: ChatReques
   } else if (completion.usage) {
     const total = completion.usage.completionTokens;
     const localSum = local.reduce((a, b) => a + b, 0);
-    completionShares = samples.map((_, i) =>
-      localSum > 0 ? Math.floor((total * local[i]!) / localSum) : Math.floor(total / samples.length),
-    );
+    completionShares = samples.map((_, i) => (localSum > 0 ? Math.floor((total * local[i]!) / localSum) : Math.floor(total / samples.length)));
     let rest = total - completionShares.reduce((a, b) => a + b, 0);
     for (let i = 0; rest > 0; i = (i + 1) % samples.length, rest--) completionShares[i]!++;
   }

@@ -20,8 +20,7 @@ export function parseModelSpec(spec: string): ModelSpec {
   const colon = spec.indexOf(':');
   if (colon <= 0) throw new Error(`model spec "${spec}" must look like "openai:<model>[@<baseURL>]" or "ollama:<model>[@<baseURL>]"`);
   const provider = spec.slice(0, colon);
-  if (provider !== 'openai' && provider !== 'ollama')
-    throw new Error(`model spec "${spec}": unknown provider "${provider}" (known: openai, ollama)`);
+  if (provider !== 'openai' && provider !== 'ollama') throw new Error(`model spec "${spec}": unknown provider "${provider}" (known: openai, ollama)`);
   let rest = spec.slice(colon + 1);
   let baseURL: string | undefined;
   const at = rest.search(/@https?:\/\/(?!.*@https?:\/\/)/);

@@ -52,7 +52,7 @@ export class OllamaTransport implements ChatTransport {
     if (this.options.numCtx !== undefined) modelOptions.num_ctx = this.options.numCtx;
     if (call.temperature !== undefined) modelOptions.temperature = call.temperature;
     if (call.maxTokens !== undefined) modelOptions.num_predict = call.maxTokens;
-    if (call.stop && call.stop.length) modelOptions.stop = call.stop;
+    if (call.stop?.length) modelOptions.stop = call.stop;
     if (call.seed !== undefined) modelOptions.seed = call.seed;
 
     let response: unknown;
@@ -105,8 +105,7 @@ function toRawCompletion(response: unknown, model: string): RawCompletion {
     prompt_eval_count?: unknown;
     eval_count?: unknown;
   };
-  if (!r || typeof r !== 'object' || !r.message || typeof r.message !== 'object')
-    throw new LlmError('parse', `ollama:${model}: response has no "message"`);
+  if (!r || typeof r !== 'object' || !r.message || typeof r.message !== 'object') throw new LlmError('parse', `ollama:${model}: response has no "message"`);
   const content = r.message.content;
   if (content !== undefined && content !== null && typeof content !== 'string') throw new LlmError('parse', `ollama:${model}: message content is not text`);
   const thinking = typeof r.message.thinking === 'string' && r.message.thinking ? r.message.thinking : undefined;

@@ -61,17 +61,16 @@ export class OpenAITransport implements ChatTransport {
     };
     if (call.temperature !== undefined) body.temperature = call.temperature;
     if (call.maxTokens !== undefined) body[this.maxTokensField] = call.maxTokens;
-    if (call.stop && call.stop.length) body.stop = call.stop;
+    if (call.stop?.length) body.stop = call.stop;
     if (call.seed !== undefined) body.seed = call.seed;
     // Only sent when > 1: some OpenAI-compatible servers reject the field altogether.
     if (call.n > 1) body.n = call.n;
 
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = (await this.client.chat.completions.create(
-        body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
-        { signal: call.signal },
-      )) as OpenAI.Chat.Completions.ChatCompletion;
+      completion = (await this.client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, {
+        signal: call.signal,
+      })) as OpenAI.Chat.Completions.ChatCompletion;
     } catch (err) {
       throw classifyOpenAIError(err, this.model);
     }

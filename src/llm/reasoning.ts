@@ -19,7 +19,7 @@ const HARMONY_MARKER = /<\|(?:channel|message|start|end|return|call|constrain)\|
 
 export function splitReasoning(raw: string, separateReasoning?: string | null): SplitAnswer {
   const reasoningParts: string[] = [];
-  if (separateReasoning && separateReasoning.trim()) reasoningParts.push(separateReasoning.trim());
+  if (separateReasoning?.trim()) reasoningParts.push(separateReasoning.trim());
 
   let content = raw;
   if (HARMONY_MARKER.test(content)) content = splitHarmony(content, reasoningParts);

@@ -142,9 +142,7 @@ export async function loadFixtures(sourceDir: string): Promise<LoadedProject[]> 
   }
   const byRepo = new Map(projects.map((p) => [p.spec.repo, p]));
 
-  const instanceIds = (await fs.readdir(instancesDir, { withFileTypes: true }))
-    .filter((e) => e.isDirectory() && !isIgnoredEntry(e.name))
-    .map((e) => e.name);
+  const instanceIds = (await fs.readdir(instancesDir, { withFileTypes: true })).filter((e) => e.isDirectory() && !isIgnoredEntry(e.name)).map((e) => e.name);
   for (const id of instanceIds) {
     const dir = path.join(instancesDir, id);
     const parsedId = repoOfInstanceId(id);

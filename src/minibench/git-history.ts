@@ -35,16 +35,26 @@ function gitEnv(home: string): NodeJS.ProcessEnv {
 
 /** Options passed to every git call, so that no configuration default can change the output. */
 const GIT_FIXED_CONFIG = [
-  '-c', 'core.autocrlf=false',
-  '-c', 'core.fileMode=true',
-  '-c', 'core.abbrev=10',
-  '-c', 'core.quotePath=false',
-  '-c', 'commit.gpgSign=false',
-  '-c', 'tag.gpgSign=false',
-  '-c', 'diff.noprefix=false',
-  '-c', 'diff.mnemonicPrefix=false',
-  '-c', 'diff.algorithm=myers',
-  '-c', 'init.defaultBranch=' + DEFAULT_BRANCH,
+  '-c',
+  'core.autocrlf=false',
+  '-c',
+  'core.fileMode=true',
+  '-c',
+  'core.abbrev=10',
+  '-c',
+  'core.quotePath=false',
+  '-c',
+  'commit.gpgSign=false',
+  '-c',
+  'tag.gpgSign=false',
+  '-c',
+  'diff.noprefix=false',
+  '-c',
+  'diff.mnemonicPrefix=false',
+  '-c',
+  'diff.algorithm=myers',
+  '-c',
+  'init.defaultBranch=' + DEFAULT_BRANCH,
 ];
 
 async function git(cwd: string, home: string, args: string[], input?: string): Promise<string> {
@@ -209,41 +219,43 @@ export async function buildProject(project: LoadedProject, mirrorsDir: string, s
     return id;
   };
 
-  const built = await Promise.all(project.instances.map(async (instance) => {
-    const where = `minibench instance ${instance.id}`;
-    const baseLabel = instance.meta.base!;
-    const baseCommit = commitOf(markOf.get(baseLabel)!);
-    const marks = patchMarks.get(instance.id)!;
-    const [patch, testPatch] = await Promise.all([
-      diffCommits(scratchRepo, home, baseCommit, commitOf(marks.fix), instance.fixFiles.keys(), `${where}: fix/`),
-      diffCommits(scratchRepo, home, baseCommit, commitOf(marks.tests), instance.testFiles.keys(), `${where}: test_patch/`),
-    ]);
-    return {
-      row: {
-        repo: project.spec.repo,
-        instance_id: instance.id,
-        base_commit: baseCommit,
-        patch,
-        test_patch: testPatch,
-        problem_statement: instance.problemStatement,
-        hints_text: '',
-        created_at: instance.meta.created_at,
-        version: instance.meta.version,
-        FAIL_TO_PASS: JSON.stringify(instance.meta.FAIL_TO_PASS),
-        PASS_TO_PASS: JSON.stringify(instance.meta.PASS_TO_PASS),
-        environment_setup_commit: '', // filled in below, per version
-      },
-      info: {
-        instance_id: instance.id,
-        repo: project.spec.repo,
-        goldFiles: filesInDiff(patch),
-        testFiles: filesInDiff(testPatch),
-        description: instance.meta.description,
-        kinds: instance.meta.kinds,
-        baseLabel,
-      },
-    };
-  }));
+  const built = await Promise.all(
+    project.instances.map(async (instance) => {
+      const where = `minibench instance ${instance.id}`;
+      const baseLabel = instance.meta.base!;
+      const baseCommit = commitOf(markOf.get(baseLabel)!);
+      const marks = patchMarks.get(instance.id)!;
+      const [patch, testPatch] = await Promise.all([
+        diffCommits(scratchRepo, home, baseCommit, commitOf(marks.fix), instance.fixFiles.keys(), `${where}: fix/`),
+        diffCommits(scratchRepo, home, baseCommit, commitOf(marks.tests), instance.testFiles.keys(), `${where}: test_patch/`),
+      ]);
+      return {
+        row: {
+          repo: project.spec.repo,
+          instance_id: instance.id,
+          base_commit: baseCommit,
+          patch,
+          test_patch: testPatch,
+          problem_statement: instance.problemStatement,
+          hints_text: '',
+          created_at: instance.meta.created_at,
+          version: instance.meta.version,
+          FAIL_TO_PASS: JSON.stringify(instance.meta.FAIL_TO_PASS),
+          PASS_TO_PASS: JSON.stringify(instance.meta.PASS_TO_PASS),
+          environment_setup_commit: '', // filled in below, per version
+        },
+        info: {
+          instance_id: instance.id,
+          repo: project.spec.repo,
+          goldFiles: filesInDiff(patch),
+          testFiles: filesInDiff(testPatch),
+          description: instance.meta.description,
+          kinds: instance.meta.kinds,
+          baseLabel,
+        },
+      };
+    }),
+  );
   // As in SWE-bench, one environment commit per (repository, version): the newest base of that version.
   const envCommit = new Map<string, { createdAt: string; commit: string }>();
   for (const { row } of built) {

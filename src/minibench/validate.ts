@@ -62,7 +62,7 @@ export function parsePytestSummary(log: string): Map<string, TestStatus> {
   const statuses = new Map<string, TestStatus>();
   for (const line of log.split('\n')) {
     const match = /^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)/.exec(line);
-    if (match && match[2].includes('::')) statuses.set(match[2], match[1] as TestStatus);
+    if (match?.[2].includes('::')) statuses.set(match[2], match[1] as TestStatus);
   }
   return statuses;
 }
@@ -71,12 +71,7 @@ export function parsePytestSummary(log: string): Map<string, TestStatus> {
  * Checks one instance in `workDir` (created; must not exist yet) against the bare mirror in `mirrorsDir`.
  * Throws only when the checkout or a patch cannot be applied; test outcomes land in `problems`.
  */
-export async function checkInstance(
-  instance: SweInstance,
-  mirrorsDir: string,
-  workDir: string,
-  python: string = 'python3',
-): Promise<InstanceCheck> {
+export async function checkInstance(instance: SweInstance, mirrorsDir: string, workDir: string, python: string = 'python3'): Promise<InstanceCheck> {
   const mirror = path.join(mirrorsDir, instance.repo.replace('/', '+'), 'repo');
   await fs.mkdir(path.dirname(workDir), { recursive: true });
   await mustRun('git', ['clone', '-q', '--no-checkout', mirror, workDir], path.dirname(workDir));

@@ -3,7 +3,7 @@
  * function/method signatures joined onto one line, first sentence of docstrings; bodies omitted. Takes the
  * parser of the file's language (`parserForPath`); without one, the default language's.
  */
-import type { Node, Parser, Tree } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
 import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
 import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionOf } from './python-ast.ts';
 import { headerColon, docstringOf, stringContent, docSummary, joinedText, signatureNoise } from './skeleton-parts.ts';
@@ -60,8 +60,7 @@ export function blagentSkeleton(source: string, parser?: Parser, options: Blagen
       const body = definition.childForFieldName('body');
       const doc = withDocs ? docstringOf(body) : null;
       const summary = doc ? docSummary(stringContent(doc, source)) : '';
-      const nested =
-        definition.type === 'class_definition' && body ? childrenOf(body).filter((c) => c.type !== 'comment') : [];
+      const nested = definition.type === 'class_definition' && body ? childrenOf(body).filter((c) => c.type !== 'comment') : [];
       const hasNestedDefinitions = nested.some((s) => definitionOf(s) || COMPOUND_STATEMENTS.has(s.type));
       if (!summary && !hasNestedDefinitions) {
         out.push(`${indent}${header}: ...`);

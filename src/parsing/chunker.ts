@@ -146,9 +146,7 @@ class ChunkBuilder {
   /** Greedy merge of consecutive units; oversized ones are split recursively. */
   pack(units: Unit[], prefix: Prefix | null, scope: Scope): void {
     const max = this.maxChars;
-    let cur: Pending | null = prefix
-      ? { start: prefix.start, end: prefix.end, kinds: [...prefix.kinds], unitCount: 0, hasHeader: true }
-      : null;
+    let cur: Pending | null = prefix ? { start: prefix.start, end: prefix.end, kinds: [...prefix.kinds], unitCount: 0, hasHeader: true } : null;
     for (const unit of units) {
       if (cur) {
         if (this.lines.size(cur.start, unit.end) <= max) {
@@ -214,10 +212,7 @@ class ChunkBuilder {
   }
 
   /** Header + body statements (+ further clauses) of a definition or compound statement. */
-  private splitCompound(
-    unit: Unit,
-    scope: Scope,
-  ): { headerStart: number; headerEnd: number; headerKind: string; units: Unit[]; scope: Scope } | null {
+  private splitCompound(unit: Unit, scope: Scope): { headerStart: number; headerEnd: number; headerKind: string; units: Unit[]; scope: Scope } | null {
     const node = unit.nodes[0];
     const definition = definitionOf(node);
     const owner = definition ?? node;
@@ -270,9 +265,7 @@ class ChunkBuilder {
             end: Math.max(...group.map(endRow)),
             nodes: group,
             kind: definition ? definition.type : first.type === 'ERROR' && group.length === 1 ? 'ERROR' : scope.containerKind,
-            symbol: definition
-              ? qualify(scope.qualifiedName, definition.childForFieldName('name')?.text ?? '?')
-              : undefined,
+            symbol: definition ? qualify(scope.qualifiedName, definition.childForFieldName('name')?.text ?? '?') : undefined,
           };
         });
         units[0].start = Math.min(units[0].start, unit.start); // leading comments of the unit

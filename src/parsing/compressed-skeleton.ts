@@ -3,7 +3,7 @@
  * `--compress_assign`) re-implemented on tree-sitter; see `compressedSkeleton` for the exact rules. Takes
  * the parser of the file's language (`parserForPath`); without one, the default language's.
  */
-import type { Node, Parser, Tree } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
 import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
 import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionOf, endRow, startRow } from './python-ast.ts';
 import { headerColon, effectiveEndRow } from './skeleton-parts.ts';
@@ -140,10 +140,7 @@ export function compressedSkeleton(fileContent: string, parser?: Parser, options
         const last = group[group.length - 1];
         const start = startRow(first);
         const definition = definitionOf(first);
-        const keep =
-          level === 'module'
-            ? definition !== null || (keepConstant && isPlainAssignment(first))
-            : !isBareSimpleString(first);
+        const keep = level === 'module' ? definition !== null || (keepConstant && isPlainAssignment(first)) : !isBareSimpleString(first);
         if (keep) {
           verbatim(leadingFrom, start - 1);
           if (definition && group.length === 1) renderDefinition(first, definition);

@@ -42,15 +42,7 @@ export function extractModuleAssignments(path: string, source: string, parser?: 
   return extractFileSymbols(path, source, parser).assignments;
 }
 
-function collect(
-  statements: Node[],
-  scope: string | undefined,
-  inClass: boolean,
-  atModule: boolean,
-  path: string,
-  source: string,
-  out: FileSymbols,
-): void {
+function collect(statements: Node[], scope: string | undefined, inClass: boolean, atModule: boolean, path: string, source: string, out: FileSymbols): void {
   for (const statement of statements) {
     const definition = definitionOf(statement);
     if (definition) {

@@ -55,8 +55,7 @@ function prunedViewOfTree(source: string, tree: Tree | null, anchorRanges: LineR
   {
     const lines = new SourceLines(source);
     const entries: Array<{ row: number | null; text: string }> = [];
-    const overlaps = (from: number, to: number): boolean =>
-      anchorRanges.some((a) => a.startLine <= to + 1 && a.endLine >= from + 1);
+    const overlaps = (from: number, to: number): boolean => anchorRanges.some((a) => a.startLine <= to + 1 && a.endLine >= from + 1);
     const keepRows = (from: number, to: number): void => {
       for (let r = from; r <= to; r++) entries.push({ row: r, text: lines.lineText(r) });
     };
@@ -165,9 +164,6 @@ function isImportOrAssignment(statement: Node): boolean {
 
 function containsDefinitionOrImport(node: Node): boolean {
   return compoundBodyStatements(node).some(
-    (s) =>
-      definitionOf(s) !== null ||
-      isImportOrAssignment(s) ||
-      (COMPOUND_STATEMENTS.has(s.type) && containsDefinitionOrImport(s)),
+    (s) => definitionOf(s) !== null || isImportOrAssignment(s) || (COMPOUND_STATEMENTS.has(s.type) && containsDefinitionOrImport(s)),
   );
 }

@@ -31,7 +31,7 @@ export function effectiveEndRow(node: Node): number {
 export function docstringOf(block: Node | null): Node | null {
   if (!block) return null;
   const first = childrenOf(block).find((c) => c.type !== 'comment');
-  if (!first || first.type !== 'expression_statement') return null;
+  if (first?.type !== 'expression_statement') return null;
   const expressions = childrenOf(first);
   const only = expressions[0];
   return expressions.length === 1 && (only.type === 'string' || only.type === 'concatenated_string') ? only : null;
@@ -39,7 +39,10 @@ export function docstringOf(block: Node | null): Node | null {
 
 /** Inner text of a (possibly concatenated) string literal without prefix and quotes. */
 export function stringContent(literal: Node, source: string): string {
-  if (literal.type === 'concatenated_string') return childrenOf(literal).map((s) => stringContent(s, source)).join('');
+  if (literal.type === 'concatenated_string')
+    return childrenOf(literal)
+      .map((s) => stringContent(s, source))
+      .join('');
   const parts = childrenOf(literal);
   const open = parts.find((p) => p.type === 'string_start');
   const close = [...parts].reverse().find((p) => p.type === 'string_end');

@@ -288,7 +288,7 @@ export class TreeLister {
 
   async listFiles(commit: string): Promise<ListedFile[]> {
     const root = await this.objects.read(`${commit}^{tree}`);
-    if (!root || root.type !== 'tree') throw new CatFileError(`${commit} is not a commit or tree in ${this.objects.gitDir}`);
+    if (root?.type !== 'tree') throw new CatFileError(`${commit} is not a commit or tree in ${this.objects.gitDir}`);
     const oidBytes = root.oid.length / 2;
     if (!this.trees.has(root.oid)) this.trees.set(root.oid, Promise.resolve(parseTreeObject(root.content, oidBytes)));
     const out: ListedFile[] = [];
@@ -317,7 +317,7 @@ export class TreeLister {
     let entries = this.trees.get(oid);
     if (!entries) {
       entries = this.objects.read(oid).then((object) => {
-        if (!object || object.type !== 'tree') throw new CatFileError(`tree ${oid} is missing from ${this.objects.gitDir}`);
+        if (object?.type !== 'tree') throw new CatFileError(`tree ${oid} is missing from ${this.objects.gitDir}`);
         return parseTreeObject(object.content, oidBytes);
       });
       entries.catch(() => this.trees.delete(oid));

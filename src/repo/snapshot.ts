@@ -78,7 +78,7 @@ export class GitRepoSnapshot implements RepoSnapshot {
     if (!/^[0-9a-f]{40,64}$/.test(blob)) {
       throw new RepoError('git-failed', this.repo, `${this.repo}: invalid blob id ${JSON.stringify(blob)}`, { commit: this.commit });
     }
-    let object;
+    let object: Awaited<ReturnType<Mirror['catFile']['read']>>;
     try {
       object = await this.mirror.catFile.read(blob);
     } catch (err) {
@@ -87,7 +87,7 @@ export class GitRepoSnapshot implements RepoSnapshot {
         cause: err,
       });
     }
-    if (!object || object.type !== 'blob') {
+    if (object?.type !== 'blob') {
       throw new RepoError('git-failed', this.repo, `${this.repo}@${this.commit}: blob ${blob} is ${object ? `a ${object.type}` : 'missing from the mirror'}`, {
         commit: this.commit,
       });

@@ -116,9 +116,14 @@ export class RepoStore implements SnapshotSource {
           return target;
         }
       }
-      throw new RepoError('git-failed', repo, `${repo}@${snapshot.commit}: cannot materialize into ${target}: the folder is not empty${useGit ? ' and is not a checkout of this commit' : ''}`, {
-        commit: snapshot.commit,
-      });
+      throw new RepoError(
+        'git-failed',
+        repo,
+        `${repo}@${snapshot.commit}: cannot materialize into ${target}: the folder is not empty${useGit ? ' and is not a checkout of this commit' : ''}`,
+        {
+          commit: snapshot.commit,
+        },
+      );
     }
     await fs.mkdir(target, { recursive: true });
 

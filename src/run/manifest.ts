@@ -47,7 +47,10 @@ export function gitRevision(): string | undefined {
 }
 
 /** Creates the manifest on the first invocation, appends an invocation on resumes; returns it. */
-export async function openManifest(layout: RunLayout, init: Omit<RunManifest, 'locfixVersion' | 'gitRevision' | 'node' | 'host' | 'createdAt' | 'invocations'>): Promise<RunManifest> {
+export async function openManifest(
+  layout: RunLayout,
+  init: Omit<RunManifest, 'locfixVersion' | 'gitRevision' | 'node' | 'host' | 'createdAt' | 'invocations'>,
+): Promise<RunManifest> {
   const existing = await readJsonIfExists<RunManifest>(layout.manifestPath);
   const invocation: Invocation = { startedAt: new Date().toISOString(), argv: process.argv.slice(2) };
   const manifest: RunManifest = existing

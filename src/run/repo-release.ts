@@ -34,7 +34,7 @@ export function releaseAfterLastInstance(
   }
   return (inst) => {
     const ids = pending.get(inst.repo);
-    if (!ids || !ids.delete(inst.instance_id) || ids.size > 0) return;
+    if (!ids?.delete(inst.instance_id) || ids.size > 0) return;
     pending.delete(inst.repo);
     release(inst.repo);
   };

@@ -11,7 +11,7 @@
  * This sits in the hot loop of indexing (millions of tokens per repository), so it is a hand-written
  * scanner over char codes with one callback per token, no intermediate arrays.
  */
-import { languageForPath } from '../parsing/languages/index.ts';
+import { LANGUAGES, languageForPath } from '../parsing/languages/index.ts';
 
 /** What shape a token had in the text; embedders weight the shapes differently. */
 export type TokenKind =
@@ -26,6 +26,7 @@ export type TokenKind =
 
 export type TokenVisitor = (token: string, kind: TokenKind) => void;
 
+// biome-ignore format: a word list reads better wrapped than one word a line
 const ENGLISH_STOPWORDS = [
   'a', 'about', 'above', 'after', 'again', 'against', 'all', 'also', 'am', 'an', 'and', 'any', 'are', 'as',
   'at', 'be', 'because', 'been', 'before', 'being', 'below', 'between', 'both', 'but', 'by', 'can',
@@ -42,15 +43,8 @@ const ENGLISH_STOPWORDS = [
   'didn', 'isn', 'wasn', 'aren', 'won', 'can\'t', 'cannot', 'think', 'thanks', 'hi',
 ];
 
-const PYTHON_STOPWORDS = [
-  'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else',
-  'except', 'false', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'none',
-  'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'true', 'try', 'while', 'with', 'yield',
-  // ubiquitous in Python source, carry no location signal
-  'self', 'cls', 'py', 'args', 'kwargs',
-];
-
-export const STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...PYTHON_STOPWORDS]);
+/** Words that say nothing about where code lives: English function words and every language's keywords. */
+export const STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...LANGUAGES.flatMap((l) => l.stopwords)]);
 
 // char-code classes
 const enum C {

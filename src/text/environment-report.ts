@@ -30,7 +30,7 @@ const REPORT_FURNITURE = [
   /^\s*Package\s+Version\b.*$/i,
   /^\s*(?:Name|Version|Build|Channel|Location)(?:\s+(?:Name|Version|Build|Channel|Location))+\s*$/i,
   /^\s*#\s*(?:packages in environment|Name\s+Version).*$/i,
-  /^\s*[A-Za-z][\w .\-]*:\s*(?:None|unknown|installed|not installed|\S*\/\S*)?\s*$/i,
+  /^\s*[A-Za-z][\w .-]*:\s*(?:None|unknown|installed|not installed|\S*\/\S*)?\s*$/i,
 ];
 
 /** no package row is this long; longer lines are not even tried (keeps the regular expression linear) */

@@ -31,7 +31,7 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array): vo
   const tmp = tempSibling(file);
   const fd = openSync(tmp, 'w');
   try {
-    writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
+    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -146,9 +146,7 @@ async function waitForHeartbeat(url: string, child: ChildProcess, timeoutMs: num
     // no log yet
   }
   if (!exited) child.kill('SIGKILL');
-  throw new Error(
-    `Chroma server at ${url} did not come up (${exited ?? `no heartbeat within ${timeoutMs} ms`}); log ${logFile}:\n${log}`,
-  );
+  throw new Error(`Chroma server at ${url} did not come up (${exited ?? `no heartbeat within ${timeoutMs} ms`}); log ${logFile}:\n${log}`);
 }
 
 /**

@@ -46,15 +46,30 @@ afterAll(async () => {
 
 /** fresh services (own response cache) against the shared Chroma server and the scripted model */
 function services(): Services {
-  const s = new Services({ cacheDir: path.join(dir, `cache-${++counter}`), mirrorsDir: bench.mirrorsDir, embedder: 'lexical', chromaUrl: chroma.url, llm: `openai:scripted@${scripted.server.openaiURL}` });
+  const s = new Services({
+    cacheDir: path.join(dir, `cache-${++counter}`),
+    mirrorsDir: bench.mirrorsDir,
+    embedder: 'lexical',
+    chromaUrl: chroma.url,
+    llm: `openai:scripted@${scripted.server.openaiURL}`,
+  });
   opened.push(s);
   return s;
 }
 
 const instance = (id: string): SweInstance => bench.instances.find((i) => i.instance_id === id)!;
 const stageOf = (r: ScriptedChatRequest): string =>
-  r.lastUser.includes('name the folders') ? 'irrelevant' : r.lastUser.includes('name the files') ? 'files' : r.lastUser.includes('skeletons of the relevant files') ? 'related' : r.lastUser.includes('places that have to be edited') ? 'lines' : 'unknown';
-const bodies = () => scripted.server.chatRequests().map((r) => r.body as { messages: Array<{ role: string; content: string }>; temperature?: number; n?: number; seed?: number });
+  r.lastUser.includes('name the folders')
+    ? 'irrelevant'
+    : r.lastUser.includes('name the files')
+      ? 'files'
+      : r.lastUser.includes('skeletons of the relevant files')
+        ? 'related'
+        : r.lastUser.includes('places that have to be edited')
+          ? 'lines'
+          : 'unknown';
+const bodies = () =>
+  scripted.server.chatRequests().map((r) => r.body as { messages: Array<{ role: string; content: string }>; temperature?: number; n?: number; seed?: number });
 
 /** 1-based [start, end] of a top-level `def name` block: to the last non-blank line before the next top-level line */
 function topLevelRange(content: string, header: string): { start: number; end: number } {
@@ -87,7 +102,9 @@ describe('AgentlessLocalizer (file level)', () => {
         return undefined;
       },
     });
-    const localizer = new AgentlessLocalizer({ retrievalIndex: { embedder: svc.embedder, vectorStore: await svc.vectorStore(), cacheDir: svc.settings.cacheDir } });
+    const localizer = new AgentlessLocalizer({
+      retrievalIndex: { embedder: svc.embedder, vectorStore: await svc.vectorStore(), cacheDir: svc.settings.cacheDir },
+    });
     const runDir = path.join(dir, 'runs', 'file-level');
     const [artifact] = await runFileLocalization([inst], localizer, svc, { runDir, dataset: bench.datasetPath });
     expect(artifact.status, JSON.stringify(artifact.error)).toBe('ok');
@@ -104,7 +121,9 @@ describe('AgentlessLocalizer (file level)', () => {
       expect(b.messages[1].content).toContain(`### Repository layout ###\n${tree.text}\n\n###`);
       expect(b.messages[1].content).toContain(inst.problem_statement.trim().slice(0, 200));
     }
-    const retrievalNote = out.trace.find((e) => e.type === 'note' && e.step === 'retrieval' && e.data) as { data: { files: string[]; chunks: Array<{ path: string }> } };
+    const retrievalNote = out.trace.find((e) => e.type === 'note' && e.step === 'retrieval' && e.data) as {
+      data: { files: string[]; chunks: Array<{ path: string }> };
+    };
     const retrieved = retrievalNote.data.files;
     expect(retrieved.length).toBeGreaterThan(0);
     // the irrelevant file never comes back from retrieval, the rest can
@@ -118,7 +137,9 @@ describe('AgentlessLocalizer (file level)', () => {
 
     // the same index from JSON options (what `locfix localize --options` passes) retrieves the same files,
     // and so does the default: the run's own embedder and store with Agentless' chunking (ctx.index(parser))
-    const fromJson = await new AgentlessLocalizer({ agentlessIndex: { chromaUrl: chroma.url, embedder: 'lexical', cacheDir: svc.settings.cacheDir } }).localize({ instance: inst, snapshot, index: (parser) => svc.index(snapshot, parser), llm: svc.llm });
+    const fromJson = await new AgentlessLocalizer({ agentlessIndex: { chromaUrl: chroma.url, embedder: 'lexical', cacheDir: svc.settings.cacheDir } }).localize(
+      { instance: inst, snapshot, index: (parser) => svc.index(snapshot, parser), llm: svc.llm },
+    );
     expect(fromJson.files.map((f) => f.path)).toEqual(out.files.map((f) => f.path));
     const viaContext = await new AgentlessLocalizer().localize({ instance: inst, snapshot, index: (parser) => svc.index(snapshot, parser), llm: svc.llm });
     expect(viaContext.files.map((f) => f.path)).toEqual(out.files.map((f) => f.path));
@@ -199,7 +220,18 @@ describe('hierarchy after any file localizer', () => {
     expect(linePrompt).toContain(`${toBool.end + 10}|${numbered[toBool.end + 9]}`);
     expect(lines.context).toEqual([{ path: 'confetti/types.py', intervals: [{ start: 1, end: Math.min(toBool.end + 10, numbered.length - 1) }] }]);
     expect(lines.locationSets).toEqual([
-      { files: [{ path: 'confetti/types.py', ranges: [{ start: 16, end: 16 }, { start: 17, end: 17 }], elements: ['line: 16', 'line: 17'] }] },
+      {
+        files: [
+          {
+            path: 'confetti/types.py',
+            ranges: [
+              { start: 16, end: 16 },
+              { start: 17, end: 17 },
+            ],
+            elements: ['line: 16', 'line: 17'],
+          },
+        ],
+      },
       { files: [{ path: 'confetti/types.py', ranges: [toBool], elements: ['function: to_bool'] }] },
       { files: [] },
       { files: [] },
@@ -247,7 +279,11 @@ describe("Agentless' loc_outputs.jsonl", () => {
     await runFileLocalization([inst], new OracleLocalizer(), svc, { runDir, dataset: bench.datasetPath });
     scripted.server.setScenario({
       policy: (r, sample) =>
-        stageOf(r) === 'related' ? '```\nconfetti/types.py\nfunction: to_bool\nfunction: to_int\n```' : stageOf(r) === 'lines' ? `\`\`\`\nconfetti/types.py\nline: ${10 + sample}\nfunction: to_int\n\`\`\`` : undefined,
+        stageOf(r) === 'related'
+          ? '```\nconfetti/types.py\nfunction: to_bool\nfunction: to_int\n```'
+          : stageOf(r) === 'lines'
+            ? `\`\`\`\nconfetti/types.py\nline: ${10 + sample}\nfunction: to_int\n\`\`\``
+            : undefined,
     });
     await runFunctionLocalization([inst], svc, { runDir });
     await runLineLocalization([inst], svc, { runDir });
@@ -294,7 +330,13 @@ describe("Agentless' loc_outputs.jsonl", () => {
     const agentlessFile = path.join(dir, 'agentless.jsonl');
     await writeFile(
       agentlessFile,
-      JSON.stringify({ instance_id: inst.instance_id, found_files: ['confetti/types.py', 'confetti/env.py'], additional_artifact_loc_file: {}, file_traj: {}, found_edit_locs: { 'confetti/types.py': ['\nfunction: to_bool\nline: 12'], 'confetti/env.py': [''] } }) + '\n',
+      JSON.stringify({
+        instance_id: inst.instance_id,
+        found_files: ['confetti/types.py', 'confetti/env.py'],
+        additional_artifact_loc_file: {},
+        file_traj: {},
+        found_edit_locs: { 'confetti/types.py': ['\nfunction: to_bool\nline: 12'], 'confetti/env.py': [''] },
+      }) + '\n',
     );
     const [rec] = await readLocOutputs(agentlessFile);
     expect(rec.found_related_locs).toEqual({});

@@ -84,7 +84,10 @@ describe('file-level answers', () => {
   it('irrelevant folders: lines ending in / or .py; files under them are left out', () => {
     const folders = parseIrrelevantFolders('```\ndocs/\n  pkg/sub/\nsomething else\nsetup.py\n```');
     expect(folders).toEqual(['docs/', 'pkg/sub/', 'setup.py']);
-    expect(splitByIrrelevant(['docs/conf.py', 'pkg/core.py', 'pkg/sub/deep.py', 'setup.py'], folders)).toEqual({ kept: ['pkg/core.py'], filtered: ['docs/conf.py', 'pkg/sub/deep.py', 'setup.py'] });
+    expect(splitByIrrelevant(['docs/conf.py', 'pkg/core.py', 'pkg/sub/deep.py', 'setup.py'], folders)).toEqual({
+      kept: ['pkg/core.py'],
+      filtered: ['docs/conf.py', 'pkg/sub/deep.py', 'setup.py'],
+    });
   });
 });
 
@@ -170,7 +173,10 @@ describe('location parsing', () => {
       '```',
     ].join('\n');
     const parsed = parseLocations(answer, shown);
-    expect(Object.fromEntries(parsed.byFile)).toEqual({ 'pkg/widgets.py': ['function: Widget.render', 'class: Gadget'], 'pkg/other.py': ['variable: LIMIT', 'function: spin'] });
+    expect(Object.fromEntries(parsed.byFile)).toEqual({
+      'pkg/widgets.py': ['function: Widget.render', 'class: Gadget'],
+      'pkg/other.py': ['variable: LIMIT', 'function: spin'],
+    });
     expect(parsed.ignored).toEqual(['unknown/file.py', 'function: lost']);
   });
 
@@ -229,7 +235,16 @@ describe('location resolution', () => {
   });
 
   it('reports unknown names, ambiguous bare names and out-of-range lines instead of guessing', () => {
-    const r = resolveLocations(view(), ['function: nowhere', 'class: Missing', 'function: render', 'function: Gadget.render', 'variable: nothing', 'line: 0', 'line: 34', 'line: abc']);
+    const r = resolveLocations(view(), [
+      'function: nowhere',
+      'class: Missing',
+      'function: render',
+      'function: Gadget.render',
+      'variable: nothing',
+      'line: 0',
+      'line: 34',
+      'line: abc',
+    ]);
     expect(r.resolved).toEqual([]);
     expect(r.unresolved.map((u) => u.reason)).toEqual([
       'no function of that name',
@@ -247,7 +262,15 @@ describe('location resolution', () => {
 describe('line-level context and samples', () => {
   it('numbers lines around each range (±window), merges overlaps, marks omitted code with ...', () => {
     const content = Array.from({ length: 60 }, (_, i) => `l${i + 1}`).join('\n') + '\n';
-    const ctx = numberedContext(content, [{ start: 12, end: 13 }, { start: 20, end: 20 }, { start: 50, end: 50 }], 3);
+    const ctx = numberedContext(
+      content,
+      [
+        { start: 12, end: 13 },
+        { start: 20, end: 20 },
+        { start: 50, end: 50 },
+      ],
+      3,
+    );
     expect(ctx.intervals).toEqual([
       { start: 9, end: 16 },
       { start: 17, end: 23 },
@@ -259,7 +282,14 @@ describe('line-level context and samples', () => {
     expect(lines).toContain('53|l53');
     expect(lines[lines.length - 1]).toBe('...');
     // an interval starting at the top of the file has no leading ...; overlapping ones merge
-    const top = numberedContext(content, [{ start: 2, end: 2 }, { start: 6, end: 6 }], 3);
+    const top = numberedContext(
+      content,
+      [
+        { start: 2, end: 2 },
+        { start: 6, end: 6 },
+      ],
+      3,
+    );
     expect(top.intervals).toEqual([{ start: 1, end: 9 }]);
     expect(top.text.split('\n')[0]).toBe('1|l1');
   });
@@ -267,8 +297,27 @@ describe('line-level context and samples', () => {
   it('one sample becomes one location set with merged ranges and the element lines kept', () => {
     const source = sourceView('pkg/widgets.py', SOURCE + '\n');
     const { set, sample } = sampleToLocationSet('```\npkg/widgets.py\nfunction: Widget.render\nline: 22\nline: 99\nclass: Gadget\n```', [source]);
-    expect(set).toEqual({ files: [{ path: 'pkg/widgets.py', ranges: [{ start: 21, end: 23 }, { start: 30, end: 32 }], elements: ['function: Widget.render', 'line: 22', 'class: Gadget'] }] });
+    expect(set).toEqual({
+      files: [
+        {
+          path: 'pkg/widgets.py',
+          ranges: [
+            { start: 21, end: 23 },
+            { start: 30, end: 32 },
+          ],
+          elements: ['function: Widget.render', 'line: 22', 'class: Gadget'],
+        },
+      ],
+    });
     expect(sample.unresolved.map((u) => u.raw)).toEqual(['line: 99']);
-    expect(mergeRanges([{ start: 5, end: 6 }, { start: 7, end: 8 }])).toEqual([{ start: 5, end: 6 }, { start: 7, end: 8 }]);
+    expect(
+      mergeRanges([
+        { start: 5, end: 6 },
+        { start: 7, end: 8 },
+      ]),
+    ).toEqual([
+      { start: 5, end: 6 },
+      { start: 7, end: 8 },
+    ]);
   });
 });

@@ -79,8 +79,10 @@ describe('architecture check', () => {
     expect(kinds).toContainEqual(['unplaced', 'src/mystery/z.ts']);
     expect(kinds).toContainEqual(['size', 'repair/big.ts']);
     expect(kinds).toContainEqual(['seam', 'validation/run.ts:1']);
-    expect(checkArchitecture(dir).filter((v) => v.kind === 'file-cycle').map((v) => v.message)).toContainEqual(
-      expect.stringContaining('src/parsing/a.ts ↔ src/parsing/b.ts'),
-    );
+    expect(
+      checkArchitecture(dir)
+        .filter((v) => v.kind === 'file-cycle')
+        .map((v) => v.message),
+    ).toContainEqual(expect.stringContaining('src/parsing/a.ts ↔ src/parsing/b.ts'));
   });
 });

@@ -50,7 +50,14 @@ class Dispatcher:
 `;
 
 // anchors best first: the body of the async, decorated method; then the nested class's method
-const FILE: EarFile = { path: 'events/dispatch.py', source: SOURCE, anchors: [{ startLine: 38, endLine: 40 }, { startLine: 31, endLine: 31 }] };
+const FILE: EarFile = {
+  path: 'events/dispatch.py',
+  source: SOURCE,
+  anchors: [
+    { startLine: 38, endLine: 40 },
+    { startLine: 31, endLine: 31 },
+  ],
+};
 
 describe('EAR pruned view', () => {
   it('keeps imports, assignments, class headers and signatures; expands only the anchored functions, decorators included', () => {
@@ -123,7 +130,11 @@ describe('EAR token budget', () => {
     expect(tight.shrink).toEqual([`fewer anchors expanded to fit ${full.tokens - 1} tokens: events/dispatch.py 1 of 2`]);
     expect(tight.prompt.match(/return event\.startswith/g)).toHaveLength(1);
     // a larger file (longer path block, same code) loses its anchors before a smaller one
-    const big: EarFile = { ...FILE, path: 'events/big.py', source: `${FILE.source}\nLOOKUP = {\n${Array.from({ length: 40 }, (_, i) => `    'k${i}': ${i},`).join('\n')}\n}\n` };
+    const big: EarFile = {
+      ...FILE,
+      path: 'events/big.py',
+      source: `${FILE.source}\nLOOKUP = {\n${Array.from({ length: 40 }, (_, i) => `    'k${i}': ${i},`).join('\n')}\n}\n`,
+    };
     const pair = [FILE, big];
     const roomy = buildEarPrompt('Dispatch drops events.', pair, { level: 'file', budgetTokens: 100_000, anchors: 5 });
     const squeezed = buildEarPrompt('Dispatch drops events.', pair, { level: 'file', budgetTokens: roomy.tokens - 1, anchors: 5 });
@@ -134,7 +145,11 @@ describe('EAR token budget', () => {
   });
 
   it('shows a long assignment by its first line when asked', () => {
-    const table: EarFile = { path: 'events/table.py', source: `import os\n\nLOOKUP = {\n${Array.from({ length: 8 }, (_, i) => `    'k${i}': ${i},`).join('\n')}\n}\nSHORT = (1,\n         2)\n`, anchors: [] };
+    const table: EarFile = {
+      path: 'events/table.py',
+      source: `import os\n\nLOOKUP = {\n${Array.from({ length: 8 }, (_, i) => `    'k${i}': ${i},`).join('\n')}\n}\nSHORT = (1,\n         2)\n`,
+      anchors: [],
+    };
     expect(earView(table, 0)).toContain("    'k7': 7,");
     expect(earView(table, 0, { maxAssignmentLines: 5 })).toBe('import os\nLOOKUP = {\n    ...\nSHORT = (1,\n         2)\n');
     // an anchored assignment is shown in full

@@ -53,7 +53,8 @@ function informedPolicy(failingIssue: string | undefined): (request: ScriptedCha
     const gold = goldByIssue.get(issue) ?? [];
     const goldFirst = (files: string[]): string[] => [...files.filter((f) => gold.includes(f)), ...files.filter((f) => !gold.includes(f))];
     return blagentPolicy({
-      scores: (candidates, inspected) => `Final Answer: ${JSON.stringify(Object.fromEntries([...new Set([...goldFirst(candidates).filter((c) => gold.includes(c)), ...inspected])].map((p) => [p, gold.includes(p) ? 10 : 2])))}`,
+      scores: (candidates, inspected) =>
+        `Final Answer: ${JSON.stringify(Object.fromEntries([...new Set([...goldFirst(candidates).filter((c) => gold.includes(c)), ...inspected])].map((p) => [p, gold.includes(p) ? 10 : 2])))}`,
       ear: (files) => JSON.stringify(goldFirst(files)),
     })(request);
   };
@@ -67,7 +68,25 @@ describe('locfix localize --localizer blagent', () => {
     const failing = chosen[1]!;
     scripted.server.setScenario({ policy: informedPolicy(failing.problem_statement) });
     const run = path.join(dir, 'runs', 'b1');
-    const args = ['localize', '--localizer', 'blagent', '--llm', `openai:scripted@${scripted.server.openaiURL}`, '--dataset', bench.datasetPath, '--mirrors', bench.mirrorsDir, '--chroma-url', chroma.url, '--cache-dir', path.join(dir, 'cache'), '--instances', chosen.map((i) => i.instance_id).join(','), '--out', run];
+    const args = [
+      'localize',
+      '--localizer',
+      'blagent',
+      '--llm',
+      `openai:scripted@${scripted.server.openaiURL}`,
+      '--dataset',
+      bench.datasetPath,
+      '--mirrors',
+      bench.mirrorsDir,
+      '--chroma-url',
+      chroma.url,
+      '--cache-dir',
+      path.join(dir, 'cache'),
+      '--instances',
+      chosen.map((i) => i.instance_id).join(','),
+      '--out',
+      run,
+    ];
     const res = await locfix(args);
     expect(res.code, res.stderr).toBe(0);
     const layout = new RunLayout(run);
@@ -109,6 +128,9 @@ describe('locfix localize --localizer blagent', () => {
     const fixed = JSON.parse(await readFile(layout.artifactPath('localize-files', failing.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
     expect(fixed.status).toBe('ok');
     expect(scripted.server.chatRequests().length).toBeGreaterThan(0);
-    for (const r of scripted.server.chatRequests()) expect(issueOf({ messages: (r.body as { messages: ScriptedChatRequest['messages'] }).messages } as ScriptedChatRequest).trim()).toBe(failing.problem_statement.trim());
+    for (const r of scripted.server.chatRequests())
+      expect(issueOf({ messages: (r.body as { messages: ScriptedChatRequest['messages'] }).messages } as ScriptedChatRequest).trim()).toBe(
+        failing.problem_statement.trim(),
+      );
   });
 });

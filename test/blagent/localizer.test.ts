@@ -51,7 +51,8 @@ function instanceWithPool(): SweInstance {
 
 const llmSteps = (trace: TraceEvent[]): string[] => trace.filter((e) => e.type === 'llm').map((e) => e.step);
 const notes = (trace: TraceEvent[], step: string): string[] => trace.flatMap((e) => (e.type === 'note' && e.step === step ? [e.message] : []));
-const poolOf = (loc: FileLocalization): string[] => (loc.trace.find((e) => e.type === 'note' && e.step === 'retrieval') as { data: { pool: string[] } }).data.pool;
+const poolOf = (loc: FileLocalization): string[] =>
+  (loc.trace.find((e) => e.type === 'note' && e.step === 'retrieval') as { data: { pool: string[] } }).data.pool;
 
 describe('BlagentLocalizer with a scripted model', () => {
   it('runs T0, T1, five inspections, a final answer and one EAR call; records everything', async () => {
@@ -75,7 +76,7 @@ describe('BlagentLocalizer with a scripted model', () => {
     // the tool output is what the model saw next
     const phase1Requests = scripted.server.chatRequests().filter((r) => phaseOf(toScripted(r)) === 'phase1');
     expect(phase1Requests).toHaveLength(6);
-    const second = (phase1Requests[1]!.body as { messages: Array<{ content: string }>; stop: string[] });
+    const second = phase1Requests[1]!.body as { messages: Array<{ content: string }>; stop: string[] };
     expect(second.messages[3]!.content).toBe(`Observation: ${tools[0]!.output}`);
     expect(second.stop).toContain('Observation:');
     // usage and timings
@@ -83,7 +84,8 @@ describe('BlagentLocalizer with a scripted model', () => {
     expect(loc.usage.calls).toBe(9);
     expect(loc.usage.promptTokens).toBe(calls.reduce((s, e) => s + (e.type === 'llm' ? e.trace.response!.usage.promptTokens : 0), 0));
     expect(loc.usage.completionTokens).toBeGreaterThan(0);
-    for (const key of ['index', 'queries', 'retrieval', 'phase1', 'phase2', 'total', 'model', 'overhead', 'model.phase1']) expect(loc.timingsMs[key], key).toBeGreaterThanOrEqual(0);
+    for (const key of ['index', 'queries', 'retrieval', 'phase1', 'phase2', 'total', 'model', 'overhead', 'model.phase1'])
+      expect(loc.timingsMs[key], key).toBeGreaterThanOrEqual(0);
     // EAR saw the pruned views of exactly the Phase 1 top five
     const ear = scripted.server.chatRequests().find((r) => phaseOf(toScripted(r)) === 'phase2')!;
     expect(earFilesOf(toScripted(ear))).toEqual(pool.slice(0, 5));
@@ -94,8 +96,13 @@ describe('BlagentLocalizer with a scripted model', () => {
     const loc = await new BlagentLocalizer({ phase1History: 'outline' }).localize(await contextFor(instanceWithPool(), scriptedChatModel(scripted.server)));
     const tools = loc.trace.filter((e) => e.type === 'tool');
     const paths = tools.map((t) => (t.input as { path: string }).path);
-    const last = scripted.server.chatRequests().filter((r) => phaseOf(toScripted(r)) === 'phase1').at(-1)!;
-    const observations = (last.body as { messages: Array<{ role: string; content: string }> }).messages.filter((m) => m.content.startsWith('Observation:')).map((m) => m.content);
+    const last = scripted.server
+      .chatRequests()
+      .filter((r) => phaseOf(toScripted(r)) === 'phase1')
+      .at(-1)!;
+    const observations = (last.body as { messages: Array<{ role: string; content: string }> }).messages
+      .filter((m) => m.content.startsWith('Observation:'))
+      .map((m) => m.content);
     expect(observations).toEqual([
       `Observation: (outline of ${paths[0]}; full skeleton shown earlier)\n${outlineOfSkeleton(tools[0]!.output)}`,
       `Observation: (outline of ${paths[1]}; full skeleton shown earlier)\n${outlineOfSkeleton(tools[1]!.output)}`,
@@ -109,14 +116,21 @@ describe('BlagentLocalizer with a scripted model', () => {
     const loc = await new BlagentLocalizer().localize(await contextFor(instanceWithPool(), scriptedChatModel(scripted.server)));
     const tools = loc.trace.filter((e) => e.type === 'tool');
     const paths = tools.map((t) => (t.input as { path: string }).path);
-    const last = scripted.server.chatRequests().filter((r) => phaseOf(toScripted(r)) === 'phase1').at(-1)!;
+    const last = scripted.server
+      .chatRequests()
+      .filter((r) => phaseOf(toScripted(r)) === 'phase1')
+      .at(-1)!;
     const messages = (last.body as { messages: Array<{ role: string; content: string }> }).messages;
     const observations = messages.filter((m) => m.content.startsWith('Observation:')).map((m) => m.content);
     expect(observations).toHaveLength(3);
     for (const [i, note] of observations.slice(0, 2).entries()) {
-      const outline = outlineOfSkeleton(tools[i]!.output).split('\n').filter((l) => l.trim());
+      const outline = outlineOfSkeleton(tools[i]!.output)
+        .split('\n')
+        .filter((l) => l.trim());
       const classes = outline.filter((l) => /^\s*class /.test(l)).length;
-      expect(note).toBe(`Observation: (skeleton of ${paths[i]} shown earlier: ${classes} classes, ${outline.length - classes} functions/methods; your Thought after it holds what you concluded)`);
+      expect(note).toBe(
+        `Observation: (skeleton of ${paths[i]} shown earlier: ${classes} classes, ${outline.length - classes} functions/methods; your Thought after it holds what you concluded)`,
+      );
     }
     expect(observations[2]).toBe(`Observation: ${tools[2]!.output}`);
     // every earlier assistant turn (Thought + Action) is still there
@@ -137,7 +151,9 @@ describe('BlagentLocalizer with a scripted model', () => {
       }),
     });
     const loc = await new BlagentLocalizer({ earFiles: 3 }).localize(await contextFor(instance, scriptedChatModel(scripted.server)));
-    const note = loc.trace.find((e) => e.type === 'note' && e.step === 'retrieval') as { data: { queries: Array<{ label: string; text: string }>; pool: string[] } };
+    const note = loc.trace.find((e) => e.type === 'note' && e.step === 'retrieval') as {
+      data: { queries: Array<{ label: string; text: string }>; pool: string[] };
+    };
     expect(note.data.queries).toEqual([
       { label: 'T0', text: 'TemplateCompiler filter pipeline split arguments' },
       { label: 'T1', text: 'Splitting on commas inside string literals crashes the compiler.' },
@@ -176,7 +192,9 @@ describe('BlagentLocalizer with a scripted model', () => {
     expect(loc.files[0]!.evidence).toMatchObject({ phase1Score: 9 });
     // the model was told about the foreign path
     const third = scripted.server.chatRequests().filter((r) => phaseOf(toScripted(r)) === 'phase1')[1]!;
-    expect((third.body as { messages: Array<{ content: string }> }).messages[3]!.content).toMatch(/^Observation: "src\/nowhere\/fake.py" is not one of the candidate files/);
+    expect((third.body as { messages: Array<{ content: string }> }).messages[3]!.content).toMatch(
+      /^Observation: "src\/nowhere\/fake.py" is not one of the candidate files/,
+    );
   });
 
   it('step-limit exhaustion: actions past the limit are refused, then retrieval order with the reason', async () => {
@@ -218,21 +236,29 @@ describe('BlagentLocalizer with a scripted model', () => {
   });
 
   it('server errors are retried by the model layer; a server that stays down fails the instance', async () => {
-    scripted.server.setScenario({ rules: [{ name: 'flaky', match: (r) => phaseOf(r) === 'phase1', failures: [{ status: 500 }, { status: 503 }], respond: (r) => blagentPolicy()(r)! }], policy: blagentPolicy() });
+    scripted.server.setScenario({
+      rules: [{ name: 'flaky', match: (r) => phaseOf(r) === 'phase1', failures: [{ status: 500 }, { status: 503 }], respond: (r) => blagentPolicy()(r)! }],
+      policy: blagentPolicy(),
+    });
     const loc = await new BlagentLocalizer().localize(await contextFor(instanceWithPool(), scriptedChatModel(scripted.server)));
     const firstPhase1 = loc.trace.find((e) => e.type === 'llm' && e.step === 'phase1')!;
     expect(firstPhase1.type === 'llm' && firstPhase1.trace.retries?.map((r) => r.status)).toEqual([500, 503]);
     expect(loc.files.length).toBeGreaterThan(0);
 
     scripted.server.setScenario({ rules: [{ match: (r) => phaseOf(r) === 'T1', respond: { status: 503 } }], policy: blagentPolicy() });
-    await expect(new BlagentLocalizer().localize(await contextFor(instanceWithPool(), scriptedChatModel(scripted.server, { maxAttempts: 3 })))).rejects.toThrow(/503/);
+    await expect(new BlagentLocalizer().localize(await contextFor(instanceWithPool(), scriptedChatModel(scripted.server, { maxAttempts: 3 })))).rejects.toThrow(
+      /503/,
+    );
     expect(scripted.server.chatRequests().filter((r) => phaseOf(toScripted(r)) === 'T1')).toHaveLength(3);
   });
 
   it('timeouts: retried, then the instance fails with a timeout error', async () => {
     scripted.server.setScenario({ rules: [{ match: (r) => phaseOf(r) === 'T0', delayMs: 2_000, respond: 'late' }], policy: blagentPolicy() });
     const llm = scriptedChatModel(scripted.server, { timeoutMs: 150, maxAttempts: 2 });
-    await expect(new BlagentLocalizer().localize(await contextFor(instanceWithPool(), llm))).rejects.toMatchObject({ kind: 'timeout', message: expect.stringMatching(/no answer within 150 ms/) });
+    await expect(new BlagentLocalizer().localize(await contextFor(instanceWithPool(), llm))).rejects.toMatchObject({
+      kind: 'timeout',
+      message: expect.stringMatching(/no answer within 150 ms/),
+    });
     expect(scripted.server.chatRequests().filter((r) => phaseOf(toScripted(r)) === 'T0')).toHaveLength(2);
   });
 

@@ -48,10 +48,16 @@ describe('CandidateMatcher', () => {
 describe('parseScores', () => {
   it('reads objects, lists of objects and pairs; drops and records foreign paths; clamps', () => {
     const a = parseScores('Final:\n```json\n{"django/utils/text.py": 9, "django/forms/fields.py": 7, "setup.py": "2", }\n```', matcher);
-    expect([...a.scores]).toEqual([['django/utils/text.py', 9], ['setup.py', 2]]);
+    expect([...a.scores]).toEqual([
+      ['django/utils/text.py', 9],
+      ['setup.py', 2],
+    ]);
     expect(a.dropped).toEqual([{ entry: 'django/forms/fields.py', reason: 'not a candidate' }]);
     const b = parseScores(`[{'file': 'utils/text.py', 'score': 12}, ["setup.py", 1]]`, matcher);
-    expect([...b.scores]).toEqual([['django/utils/text.py', 10], ['setup.py', 1]]);
+    expect([...b.scores]).toEqual([
+      ['django/utils/text.py', 10],
+      ['setup.py', 1],
+    ]);
     expect(b.dropped[0]!.reason).toMatch(/clamped to 10/);
     expect([...parseScores('{"scores": {"setup.py": "7/10"}}', matcher).scores]).toEqual([['setup.py', 7]]);
   });
@@ -74,9 +80,14 @@ describe('parseRanking', () => {
 });
 
 describe('parseEntities', () => {
-  const defs = (path: string): Set<string> => new Set(path === 'django/utils/text.py' ? ['slugify', 'Truncator', 'Truncator.chars', 'Truncator.words'] : ['setup']);
+  const defs = (path: string): Set<string> =>
+    new Set(path === 'django/utils/text.py' ? ['slugify', 'Truncator', 'Truncator.chars', 'Truncator.words'] : ['setup']);
   it('reads path::Class::method entries, checks them against the file, resolves a unique bare method', () => {
-    const e = parseEntities('["django/utils/text.py::Truncator::chars", "utils/text.py::slugify()", "django/utils/text.py::words", "django/utils/text.py::nope", "a.py::f", "django/utils/text.py::Truncator.chars"]', matcher, defs);
+    const e = parseEntities(
+      '["django/utils/text.py::Truncator::chars", "utils/text.py::slugify()", "django/utils/text.py::words", "django/utils/text.py::nope", "a.py::f", "django/utils/text.py::Truncator.chars"]',
+      matcher,
+      defs,
+    );
     expect(e.entities).toEqual([
       { path: 'django/utils/text.py', name: 'Truncator.chars' },
       { path: 'django/utils/text.py', name: 'slugify' },
@@ -90,7 +101,11 @@ describe('parseEntities', () => {
 
 describe('parseAgentReply', () => {
   it('reads actions in bracket, paren and Action Input forms', () => {
-    expect(parseAgentReply('Thought: check it\nAction: ReadFileSkeleton[django/utils/text.py]')).toMatchObject({ kind: 'action', thought: 'check it', argument: 'django/utils/text.py' });
+    expect(parseAgentReply('Thought: check it\nAction: ReadFileSkeleton[django/utils/text.py]')).toMatchObject({
+      kind: 'action',
+      thought: 'check it',
+      argument: 'django/utils/text.py',
+    });
     expect(parseAgentReply('Thought: x\nAction: ReadFileSkeleton("a/b.py")')).toMatchObject({ kind: 'action', argument: 'a/b.py' });
     expect(parseAgentReply('Thought: x\nAction: ReadFileSkeleton\nAction Input: a/b.py')).toMatchObject({ kind: 'action', argument: 'a/b.py' });
     expect(parseAgentReply('**Action:** ReadFileSkeleton[a.py]')).toMatchObject({ kind: 'action', argument: 'a.py' });
@@ -113,7 +128,16 @@ describe('parseAgentReply', () => {
 
 describe('outlineOfSkeleton', () => {
   it('keeps class headers with bases and def names, drops signatures, decorators and docstrings', () => {
-    const skeleton = ['"""Module."""', '@dataclass', 'class Point(Base, metaclass=M):', '    """A point."""', '    def __init__(self, x: int = 1) -> None: ...', '    async def fetch(self):', '        """Fetch."""', 'def helper(a, b): ...'].join('\n');
+    const skeleton = [
+      '"""Module."""',
+      '@dataclass',
+      'class Point(Base, metaclass=M):',
+      '    """A point."""',
+      '    def __init__(self, x: int = 1) -> None: ...',
+      '    async def fetch(self):',
+      '        """Fetch."""',
+      'def helper(a, b): ...',
+    ].join('\n');
     expect(outlineOfSkeleton(skeleton)).toBe(['class Point(Base, metaclass=M)', '    def __init__', '    def fetch', 'def helper'].join('\n'));
   });
 });
@@ -134,12 +158,20 @@ describe('queries, options, final ranking', () => {
     expect(() => resolveBlagentOptions({ level: 'line' })).toThrow(/level must be "file" or "function"/);
   });
   it('orders EAR, then Phase 1, then pool, then retrieval, each file once', () => {
-    expect(finalRanking({ earOrder: ['c', 'a'], phase1Order: ['a', 'b', 'c', 'd'], pool: ['a', 'b', 'c', 'd', 'e'], ranking: ['a', 'x', 'e', 'y'].map((path) => ({ path })) })).toEqual(['c', 'a', 'b', 'd', 'e', 'x', 'y']);
+    expect(
+      finalRanking({
+        earOrder: ['c', 'a'],
+        phase1Order: ['a', 'b', 'c', 'd'],
+        pool: ['a', 'b', 'c', 'd', 'e'],
+        ranking: ['a', 'x', 'e', 'y'].map((path) => ({ path })),
+      }),
+    ).toEqual(['c', 'a', 'b', 'd', 'e', 'x', 'y']);
   });
 });
 
 describe('fittedSkeleton', () => {
-  const method = (i: number): string => `    def method_${i}(self, first_argument, second_argument=None, *args, **kwargs):\n        """Does step ${i} of the long computation, carefully and slowly."""\n        return ${i}\n`;
+  const method = (i: number): string =>
+    `    def method_${i}(self, first_argument, second_argument=None, *args, **kwargs):\n        """Does step ${i} of the long computation, carefully and slowly."""\n        return ${i}\n`;
   const source = `"""Module doc."""\n\nclass Big(Base):\n    """A big class."""\n${Array.from({ length: 40 }, (_, i) => method(i)).join('')}\ndef helper(x):\n    return x\n`;
   let full: string;
   beforeAll(() => {
@@ -163,7 +195,7 @@ describe('fittedSkeleton', () => {
     expect(names.split('\n')[0]).toBe('class Big(Base)');
     const cut = fittedSkeleton(source, 60);
     expect(countTokens(cut)).toBeLessThanOrEqual(60);
-    expect(cut).toMatch(/^class Big\(Base\)\n    def method_0\n/);
+    expect(cut).toMatch(/^class Big\(Base\)\n {4}def method_0\n/);
     expect(cut).toMatch(/\.\.\. \(names only and cut at 60 tokens: the file is very large\)\n$/);
     expect(fittedSkeleton('X = 1\nY = 2\n', 100)).toBe('(no classes or functions; 3 lines of module-level code)');
   });

@@ -47,7 +47,9 @@ describe('localizer names and options', () => {
   it('options are checked by the schema the localizer exports: unknown keys, bad values', async () => {
     await expect(validateLocalizer('blagent', { M: 10 })).rejects.toThrow(/blagent: unknown option\(s\) M; known: .*earFiles/);
     await expect(validateLocalizer('blagent', { earFiles: 0 })).rejects.toThrow(/blagent option earFiles must be a positive integer, got 0/);
-    await expect(validateLocalizer('retrieval', { queries: 'fancy' })).rejects.toThrow(/retrieval option queries must be "raw", "structural" or "raw\+structural", got "fancy"/);
+    await expect(validateLocalizer('retrieval', { queries: 'fancy' })).rejects.toThrow(
+      /retrieval option queries must be "raw", "structural" or "raw\+structural", got "fancy"/,
+    );
     await expect(validateLocalizer('agentless', { combineTopN: 'three' })).rejects.toThrow(/agentless option combineTopN must be a positive integer/);
     await expect(validateLocalizer('oracle', { topN: 1 })).rejects.toThrow(/oracle: unknown option\(s\) topN/);
     expect(await validateLocalizer('blagent', { m: 8 })).toMatchObject({ m: 8, earFiles: 5, phase1History: 'notes' });

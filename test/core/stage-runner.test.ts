@@ -8,8 +8,17 @@ import { createProgress } from '../../src/run/progress.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
 import { readArtifact, runStage } from '../../src/run/stage-runner.ts';
 
-const instance = (id: string): SweInstance =>
-  ({ instance_id: id, repo: 'o/r', base_commit: 'a'.repeat(40), problem_statement: '', patch: '', test_patch: '', hints_text: '', FAIL_TO_PASS: [], PASS_TO_PASS: [] });
+const instance = (id: string): SweInstance => ({
+  instance_id: id,
+  repo: 'o/r',
+  base_commit: 'a'.repeat(40),
+  problem_statement: '',
+  patch: '',
+  test_patch: '',
+  hints_text: '',
+  FAIL_TO_PASS: [],
+  PASS_TO_PASS: [],
+});
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

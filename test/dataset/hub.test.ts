@@ -134,9 +134,13 @@ describe('Hub datasets', () => {
 
   it('offline and not cached: tells the user to download the parquet and pass its path', async () => {
     const cacheDir = path.join(cacheRoot, 'offline');
-    const error = (await loadDataset('SWE-bench/SWE-bench_Lite', { cacheDir, hubEndpoint: 'https://huggingface.co', fetch: offlineFetch }).catch((e: unknown) => e)) as Error;
+    const error = (await loadDataset('SWE-bench/SWE-bench_Lite', { cacheDir, hubEndpoint: 'https://huggingface.co', fetch: offlineFetch }).catch(
+      (e: unknown) => e,
+    )) as Error;
     expect(error).toBeInstanceOf(Error);
-    expect(error.message).toMatch(/^Cannot reach the Hugging Face Hub at https:\/\/huggingface\.co to download dataset SWE-bench\/SWE-bench_Lite \(config default, split test\): fetch failed \(ENOTFOUND\)/);
+    expect(error.message).toMatch(
+      /^Cannot reach the Hugging Face Hub at https:\/\/huggingface\.co to download dataset SWE-bench\/SWE-bench_Lite \(config default, split test\): fetch failed \(ENOTFOUND\)/,
+    );
     expect(error.message).toContain('pass the file path instead (--dataset path/to/file.parquet)');
     expect(error.message).toContain(path.join(cacheDir, 'datasets', 'SWE-bench', 'SWE-bench_Lite', 'test'));
     expect(await cachedHubParquet(cacheDir, { name: 'SWE-bench/SWE-bench_Lite', config: 'default', split: 'test' })).toBeUndefined();
@@ -148,12 +152,16 @@ describe('Hub datasets', () => {
     const endpoint = closed.base;
     await closed.stop();
     const cacheDir = path.join(cacheRoot, 'refused');
-    await expect(loadDataset('SWE-bench/SWE-bench_Lite', { cacheDir, hubEndpoint: endpoint })).rejects.toThrow(/fetch failed \(ECONNREFUSED\).*pass the file path/s);
+    await expect(loadDataset('SWE-bench/SWE-bench_Lite', { cacheDir, hubEndpoint: endpoint })).rejects.toThrow(
+      /fetch failed \(ECONNREFUSED\).*pass the file path/s,
+    );
   });
 
   it('an unknown split is a clear error and caches nothing', async () => {
     const cacheDir = path.join(cacheRoot, 'unknown');
-    await expect(loadDataset('SWE-bench/SWE-bench_Lite:nope', { cacheDir, hubEndpoint: hub.base })).rejects.toThrow(/no such dataset, config or split on the Hub/);
+    await expect(loadDataset('SWE-bench/SWE-bench_Lite:nope', { cacheDir, hubEndpoint: hub.base })).rejects.toThrow(
+      /no such dataset, config or split on the Hub/,
+    );
     expect(await cachedHubParquet(cacheDir, { name: 'SWE-bench/SWE-bench_Lite', config: 'default', split: 'nope' })).toBeUndefined();
   });
 });

@@ -89,7 +89,7 @@ describe('loadDataset: bad rows', () => {
       'bad.jsonl line 4: repo: expected "owner/name"',
       'bad.jsonl line 5: FAIL_TO_PASS: expected a list of test names (a JSON array, or a string holding one), got a string that is not a JSON list: "[not json"',
       'bad.jsonl line 6: problem_statement: missing',
-      'bad.jsonl line 7: expected an object with the instance\'s fields, got a list',
+      "bad.jsonl line 7: expected an object with the instance's fields, got a list",
       'bad.jsonl line 8: instance_id: duplicate acme__widgets-101 (first at bad.jsonl line 1)',
       'bad.jsonl line 9: PASS_TO_PASS.0: expected string, received number; PASS_TO_PASS.1: expected string, received number',
       'bad.jsonl line 11: patch: not a readable unified diff: unreadable patch header: diff --git nonsense',
@@ -103,7 +103,7 @@ describe('loadDataset: bad rows', () => {
     const json = await loadDataset(file('bad.json'));
     expect(json.errors.map((e) => e.message)).toEqual([
       'bad.json row 2: instance_id: must not be empty',
-      'bad.json row 3: expected an object with the instance\'s fields, got a string',
+      "bad.json row 3: expected an object with the instance's fields, got a string",
     ]);
     writeParquet(file('bad.parquet'), [row(1), { ...row(2), base_commit: 'XYZ' }]);
     const parquet = await loadDataset(file('bad.parquet'));

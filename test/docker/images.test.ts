@@ -19,7 +19,11 @@ describe.skipIf(!hasDocker)('instance images', () => {
 
   afterAll(async () => {
     if (!hasDocker) return;
-    for (const image of tagged) await runtime.docker.getImage(image).remove({ noprune: true }).catch(() => undefined);
+    for (const image of tagged)
+      await runtime.docker
+        .getImage(image)
+        .remove({ noprune: true })
+        .catch(() => undefined);
     await runtime.sweepContainers(RUN_ID);
     fixture?.cleanup();
   });
@@ -56,7 +60,9 @@ describe.skipIf(!hasDocker)('instance images', () => {
     const chosen = await images.instanceImage(makeInstanceSpec(fixture.instance));
     expect(chosen).toMatchObject({ image: official, source: 'official', built: false });
     expect(chosen.prelude).toEqual(['source /opt/miniconda3/bin/activate', 'conda activate testbed']);
-    const ignoring = await new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false }).instanceImage(makeInstanceSpec(fixture.instance));
+    const ignoring = await new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false }).instanceImage(
+      makeInstanceSpec(fixture.instance),
+    );
     expect(ignoring.source).toBe('local');
   });
 
@@ -76,15 +82,21 @@ describe.skipIf(!hasDocker)('instance images', () => {
     const check = await runtime.withSandbox({ image: chosen.image, runId: RUN_ID }, (sandbox) => sandbox.exec('cat /testbed/.locfix-configured'));
     expect(check.output).toBe('configured\n');
 
-    const missing = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false, envImages: { 'minibench/clampkit': 'locfixtest/absent:0' } });
+    const missing = new ImageProvider(
+      runtime,
+      { gitDir: async () => fixture.gitDir },
+      { useOfficialImages: false, envImages: { 'minibench/clampkit': 'locfixtest/absent:0' } },
+    );
     await expect(missing.instanceImage(makeInstanceSpec(fixture.instance))).rejects.toThrow(ImageBuildError);
-    await expect(missing.instanceImage(makeInstanceSpec(fixture.instance))).rejects.toThrow(/locfixtest\/absent:0 configured for minibench\/clampkit@0.1 does not exist/);
+    await expect(missing.instanceImage(makeInstanceSpec(fixture.instance))).rejects.toThrow(
+      /locfixtest\/absent:0 configured for minibench\/clampkit@0.1 does not exist/,
+    );
   });
 
   it('a SWE-bench repository without official or configured image is a clear error, not a network build', async () => {
     const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
-    await expect(images.instanceImage(makeInstanceSpec({ ...fixture.instance, instance_id: 'psf__requests-1', repo: 'psf/requests', version: '2.0' }))).rejects.toThrow(
-      /no image for psf\/requests@2.0: .*envImages\["psf\/requests@2.0"\]/,
-    );
+    await expect(
+      images.instanceImage(makeInstanceSpec({ ...fixture.instance, instance_id: 'psf__requests-1', repo: 'psf/requests', version: '2.0' })),
+    ).rejects.toThrow(/no image for psf\/requests@2.0: .*envImages\["psf\/requests@2.0"\]/);
   });
 });

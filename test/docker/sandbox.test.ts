@@ -35,7 +35,11 @@ describe.skipIf(!hasDocker)('docker sandbox', () => {
     await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID }, async (sandbox) => {
       await sandbox.copyFiles([
         { path: '/work/pkg/mod.py', content: 'VALUE = 41\n' },
-        { path: '/work/run.py', content: 'import sys\nsys.path.insert(0, "/work/pkg")\nimport mod\nprint("out", mod.VALUE + 1, flush=True)\nprint("err", file=sys.stderr, flush=True)\nsys.exit(3)\n' },
+        {
+          path: '/work/run.py',
+          content:
+            'import sys\nsys.path.insert(0, "/work/pkg")\nimport mod\nprint("out", mod.VALUE + 1, flush=True)\nprint("err", file=sys.stderr, flush=True)\nsys.exit(3)\n',
+        },
         { path: '/work/run.sh', content: '#!/bin/sh\necho shell-ok\n', mode: 0o755 },
       ]);
       const result = await sandbox.exec('python3 /work/run.py', { timeoutMs: 30_000 });
@@ -79,13 +83,11 @@ describe.skipIf(!hasDocker)('docker sandbox', () => {
   });
 
   it('a memory hog is killed by the memory limit', async () => {
-    const result = await runtime.withSandbox(
-      { image: DEFAULT_BASE_IMAGE, runId: RUN_ID, limits: { memoryBytes: 96 * 1024 ** 2 } },
-      (sandbox) =>
-        sandbox.exec(
-          ['python3', '-c', 'chunks = []\nfor i in range(40):\n    chunks.append(bytearray(32 * 1024 * 1024))\nprint("allocated", len(chunks) * 32, "MiB")'],
-          { timeoutMs: 60_000 },
-        ),
+    const result = await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID, limits: { memoryBytes: 96 * 1024 ** 2 } }, (sandbox) =>
+      sandbox.exec(
+        ['python3', '-c', 'chunks = []\nfor i in range(40):\n    chunks.append(bytearray(32 * 1024 * 1024))\nprint("allocated", len(chunks) * 32, "MiB")'],
+        { timeoutMs: 60_000 },
+      ),
     );
     expect(result.timedOut).toBe(false);
     expect(result.output).not.toContain('allocated');

@@ -56,11 +56,36 @@ const PLANS: Record<string, Record<string, PlannedCategory>> = {
 };
 
 const SCRIPT_INFO: Record<string, Omit<InstanceScript, 'instance'>> = {
-  [A]: { goldFile: 'src/qty/conversion.py', goldFunction: 'from_base', otherFunction: 'to_base', wrongFiles: ['src/qty/units.py', 'src/qty/registry.py', 'src/qty/quantity.py'] },
-  [B]: { goldFile: 'urlkit/hosts.py', goldFunction: 'split_host_port', otherFunction: 'normalize_host', wrongFiles: ['urlkit/url.py', 'urlkit/normalize.py', 'urlkit/paths.py'] },
-  [C]: { goldFile: 'confetti/types.py', goldFunction: 'to_bool', otherFunction: 'to_int', wrongFiles: ['confetti/env.py', 'confetti/config.py', 'confetti/loader.py'] },
-  [D]: { goldFile: 'src/qty/parser.py', goldFunction: '_Parser.product', otherFunction: 'tokenize', wrongFiles: ['src/qty/units.py', 'src/qty/registry.py', 'src/qty/formatting.py'] },
-  [E]: { goldFile: 'confetti/merge.py', goldFunction: 'deep_merge', otherFunction: 'merge_all', wrongFiles: ['confetti/config.py', 'confetti/env.py', 'confetti/loader.py'] },
+  [A]: {
+    goldFile: 'src/qty/conversion.py',
+    goldFunction: 'from_base',
+    otherFunction: 'to_base',
+    wrongFiles: ['src/qty/units.py', 'src/qty/registry.py', 'src/qty/quantity.py'],
+  },
+  [B]: {
+    goldFile: 'urlkit/hosts.py',
+    goldFunction: 'split_host_port',
+    otherFunction: 'normalize_host',
+    wrongFiles: ['urlkit/url.py', 'urlkit/normalize.py', 'urlkit/paths.py'],
+  },
+  [C]: {
+    goldFile: 'confetti/types.py',
+    goldFunction: 'to_bool',
+    otherFunction: 'to_int',
+    wrongFiles: ['confetti/env.py', 'confetti/config.py', 'confetti/loader.py'],
+  },
+  [D]: {
+    goldFile: 'src/qty/parser.py',
+    goldFunction: '_Parser.product',
+    otherFunction: 'tokenize',
+    wrongFiles: ['src/qty/units.py', 'src/qty/registry.py', 'src/qty/formatting.py'],
+  },
+  [E]: {
+    goldFile: 'confetti/merge.py',
+    goldFunction: 'deep_merge',
+    otherFunction: 'merge_all',
+    wrongFiles: ['confetti/config.py', 'confetti/env.py', 'confetti/loader.py'],
+  },
 };
 
 let policy: PipelinePolicy | undefined;
@@ -94,7 +119,9 @@ function configFor(runId: string, localizer: 'blagent' | 'agentless', seed: numb
 
 const runDir = (runId: string) => path.join(dir, 'runs', runId);
 
-async function readAnalysis(runId: string): Promise<{ instances: InstanceAnalysis[]; summary: { categories: Record<string, { count: number; instances: string[] }> } }> {
+async function readAnalysis(
+  runId: string,
+): Promise<{ instances: InstanceAnalysis[]; summary: { categories: Record<string, { count: number; instances: string[] }> } }> {
   return JSON.parse(await readFile(path.join(runDir(runId), 'analysis.json'), 'utf8'));
 }
 
@@ -178,7 +205,13 @@ describe.skipIf(!hasDocker)('locfix run end to end (scripted model, Chroma, Dock
     ]);
     const [bl, ag] = cmp.localizers;
     expect(bl).toMatchObject({ localizer: 'blagent', meanResolved: 1.5, resolvedUnion: [A, B].sort(), resolvedInAllRuns: [A], meanEmptyPatches: 1 });
-    expect(ag).toMatchObject({ localizer: 'agentless', meanResolved: 2.5, resolvedUnion: [C, A, D].sort(), resolvedInAllRuns: [C, A].sort(), meanEmptyPatches: 1 });
+    expect(ag).toMatchObject({
+      localizer: 'agentless',
+      meanResolved: 2.5,
+      resolvedUnion: [C, A, D].sort(),
+      resolvedInAllRuns: [C, A].sort(),
+      meanEmptyPatches: 1,
+    });
     expect(cmp.resolvedUnion).toEqual([C, D, A, B].sort());
     expect(cmp.resolvedByAll).toEqual([A]);
     expect(cmp.uniqueFixes).toEqual([
@@ -190,7 +223,16 @@ describe.skipIf(!hasDocker)('locfix run end to end (scripted model, Chroma, Dock
     // differences (agentless − blagent) without zeros: B −.5, C +1, D +.5 → ranks 1.5, 3, 1.5 (tie):
     // W+ = 4.5, W− = 1.5; exact sign-flip distribution of doubled ranks {3, 3, 6}: P(≥ 9) = 3/8, p = 0.75.
     expect(cmp.wilcoxon).toHaveLength(1);
-    expect(cmp.wilcoxon[0]).toMatchObject({ reference: 'blagent', alternative: 'agentless', wPlus: 4.5, wMinus: 1.5, statistic: 1.5, n: 3, zeros: 2, method: 'exact' });
+    expect(cmp.wilcoxon[0]).toMatchObject({
+      reference: 'blagent',
+      alternative: 'agentless',
+      wPlus: 4.5,
+      wMinus: 1.5,
+      statistic: 1.5,
+      n: 3,
+      zeros: 2,
+      method: 'exact',
+    });
     expect(cmp.wilcoxon[0]!.referenceMean).toBeCloseTo(0.3, 12);
     expect(cmp.wilcoxon[0]!.alternativeMean).toBeCloseTo(0.5, 12);
     expect(cmp.wilcoxon[0]!.pValue).toBeCloseTo(0.75, 12);
@@ -208,7 +250,16 @@ describe.skipIf(!hasDocker)('locfix run end to end (scripted model, Chroma, Dock
     const reportOut = await runCli(['report', ...runs, '--out', out]);
     expect(reportOut.code, reportOut.stderr).toBe(0);
     const report: Report = JSON.parse(await readFile(path.join(out, 'report.json'), 'utf8'));
-    expect(report.runs.map((r) => [r.runId, r.resolved, r.failures.categories.file.count, r.failures.categories.function.count, r.failures.categories['patch-generation'].count, r.failures.categories['empty-patch'].count])).toEqual([
+    expect(
+      report.runs.map((r) => [
+        r.runId,
+        r.resolved,
+        r.failures.categories.file.count,
+        r.failures.categories.function.count,
+        r.failures.categories['patch-generation'].count,
+        r.failures.categories['empty-patch'].count,
+      ]),
+    ).toEqual([
       ['blagent-1', 1, 1, 1, 1, 1],
       ['blagent-2', 2, 0, 1, 1, 1],
       ['agentless-1', 2, 1, 0, 1, 1],
@@ -272,11 +323,24 @@ describe.skipIf(!hasDocker)('locfix run end to end (scripted model, Chroma, Dock
     // first missing stage per instance (the one in flight) was asked
     const firstMissing = new Map(IDS.map((id) => [id, STAGE_NAMES.find((s) => !doneBefore.has(`${s}/${id}`))]));
     const llmStage = (s: PipelineStageName): string =>
-      s.startsWith('blagent-') || s === 'files' || s === 'irrelevant' ? 'localize-files' : s === 'related' ? 'localize-functions' : s === 'lines' ? 'localize-lines' : s === 'repair' ? 'repair' : 'validate';
+      s.startsWith('blagent-') || s === 'files' || s === 'irrelevant'
+        ? 'localize-files'
+        : s === 'related'
+          ? 'localize-functions'
+          : s === 'lines'
+            ? 'localize-lines'
+            : s === 'repair'
+              ? 'repair'
+              : 'validate';
     let repeated = 0;
     for (const r of scripted.server.chatRequests()) {
       const messages = (r.body as { messages: Array<{ role: string; content: string }> }).messages;
-      const view = { messages, text: messages.map((m) => m.content).join('\n\n'), lastUser: [...messages].reverse().find((m) => m.role === 'user')?.content ?? '', system: messages.find((m) => m.role === 'system')?.content ?? '' };
+      const view = {
+        messages,
+        text: messages.map((m) => m.content).join('\n\n'),
+        lastUser: [...messages].reverse().find((m) => m.role === 'user')?.content ?? '',
+        system: messages.find((m) => m.role === 'system')?.content ?? '',
+      };
       const id = policy!.instanceOf(view)?.instance.instance_id;
       expect(id).toBeDefined();
       const stage = llmStage(stageOfRequest(view));
@@ -290,7 +354,9 @@ describe.skipIf(!hasDocker)('locfix run end to end (scripted model, Chroma, Dock
     // the kill really came in the middle: some stages were done, and some instance had work left
     expect(doneBefore.size).toBeGreaterThan(0);
     expect([...firstMissing.values()].some((s) => s !== undefined)).toBe(true);
-    console.log(`killed with ${doneBefore.size} stage artifacts; first missing stage per instance: ${JSON.stringify(Object.fromEntries(firstMissing))}; ${repeated} requests of in-flight stages before the kill; ${leftAtKill.length} container(s) left running`);
+    console.log(
+      `killed with ${doneBefore.size} stage artifacts; first missing stage per instance: ${JSON.stringify(Object.fromEntries(firstMissing))}; ${repeated} requests of in-flight stages before the kill; ${leftAtKill.length} container(s) left running`,
+    );
 
     // the same analysis as the uninterrupted run with the same plan
     const killed = await readAnalysis(runId);
@@ -340,7 +406,12 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
   return false;
 }
 
-function startCli(args: string[]): { child: ReturnType<typeof spawn>; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; stdout: () => string; stderr: () => string } {
+function startCli(args: string[]): {
+  child: ReturnType<typeof spawn>;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stdout: () => string;
+  stderr: () => string;
+} {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'locfix.js'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

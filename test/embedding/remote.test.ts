@@ -66,10 +66,7 @@ describe('Ollama embedder', () => {
     const vectors = await embedder.embedDocuments(['a', 'bb', 'ccc']);
     expect(vectors).toEqual(['a', 'bb', 'ccc'].map((t) => vectorOf(`search_document: ${t}`)));
     expect(requests.map((r) => r.path)).toEqual(['/api/embed', '/api/embed']);
-    expect(requests.map((r) => r.body.input)).toEqual([
-      ['search_document: a', 'search_document: bb'],
-      ['search_document: ccc'],
-    ]);
+    expect(requests.map((r) => r.body.input)).toEqual([['search_document: a', 'search_document: bb'], ['search_document: ccc']]);
     expect(requests[0].body.model).toBe('nomic-embed-text');
     await embedder.embedQuery('why');
     expect(requests[2].body.input).toEqual(['search_query: why']);
@@ -101,14 +98,22 @@ describe('OpenAI-compatible embedder', () => {
   });
 
   it('applies configured prefixes (nomic served through /v1)', async () => {
-    const embedder = new OpenAIEmbedder({ baseURL: `${base}/v1`, apiKey: 'k', model: 'nomic-embed-text', prefixes: { document: 'search_document: ', query: 'search_query: ' }, maxRetries: 0 });
+    const embedder = new OpenAIEmbedder({
+      baseURL: `${base}/v1`,
+      apiKey: 'k',
+      model: 'nomic-embed-text',
+      prefixes: { document: 'search_document: ', query: 'search_query: ' },
+      maxRetries: 0,
+    });
     await embedder.embedQuery('q');
     expect(requests[0].body.input).toEqual(['search_query: q']);
   });
 
   it('fails clearly on a 4xx', async () => {
     failNext = 1;
-    await expect(new OpenAIEmbedder({ baseURL: `${base}/v1`, apiKey: 'k', maxRetries: 0 }).embedQuery('x')).rejects.toThrow(/openai embeddings \(model text-embedding-3-small/);
+    await expect(new OpenAIEmbedder({ baseURL: `${base}/v1`, apiKey: 'k', maxRetries: 0 }).embedQuery('x')).rejects.toThrow(
+      /openai embeddings \(model text-embedding-3-small/,
+    );
   });
 });
 

@@ -70,9 +70,10 @@ describe('eval script', () => {
       runInstall: true,
     });
     expect(script.startsWith('#!/bin/bash\nset -uxo pipefail\nsource /opt/miniconda3/bin/activate\nconda activate testbed\ncd /testbed\n')).toBe(true);
-    expect(script).toContain("export LANG=en_US.UTF-8");
+    expect(script).toContain('export LANG=en_US.UTF-8');
     expect(script).toContain('./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 admin_views.tests forms_tests.widget_tests.test_select\n');
-    const reset = 'git checkout abc1234 tests/admin_views/tests.py tests/fixtures/data.json docs/notes.txt django/utils/helpers.py\nrm -f tests/forms_tests/widget_tests/test_select.py';
+    const reset =
+      'git checkout abc1234 tests/admin_views/tests.py tests/fixtures/data.json docs/notes.txt django/utils/helpers.py\nrm -f tests/forms_tests/widget_tests/test_select.py';
     const parts = script.split(`: '>>>>> Start Test Output'`);
     expect(parts).toHaveLength(2);
     expect(parts[0]).toContain(`${reset}\ngit apply -v - <<'EOF_114329324912'\n${TEST_PATCH}\nEOF_114329324912\n`);
@@ -118,7 +119,19 @@ describe('image names and predictions', () => {
   });
 
   it('gold predictions carry the dataset patch', () => {
-    const preds = goldPredictions([{ instance_id: 'x', repo: 'a/b', base_commit: 'abcdef1', problem_statement: '', patch: 'P', test_patch: '', hints_text: '', FAIL_TO_PASS: [], PASS_TO_PASS: [] }]);
+    const preds = goldPredictions([
+      {
+        instance_id: 'x',
+        repo: 'a/b',
+        base_commit: 'abcdef1',
+        problem_statement: '',
+        patch: 'P',
+        test_patch: '',
+        hints_text: '',
+        FAIL_TO_PASS: [],
+        PASS_TO_PASS: [],
+      },
+    ]);
     expect(preds).toEqual([{ instance_id: 'x', model_name_or_path: 'gold', model_patch: 'P' }]);
   });
 });

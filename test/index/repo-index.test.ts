@@ -15,7 +15,7 @@ import { ChromaVectorStore } from '../../src/vectorstore/chroma.ts';
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
 import { collectionNameFor } from '../../src/index/channels/dense.ts';
 import { IndexMemo } from '../../src/index/index-memo.ts';
-import { type RepoIndex } from '../../src/index/types.ts';
+import type { RepoIndex } from '../../src/index/types.ts';
 import { MemorySnapshot } from '../support/memory-snapshot.ts';
 
 class CountingEmbedder implements Embedder {
@@ -66,7 +66,9 @@ def slugify(value):
 
 ${bigFunction('pad_numbers', 60)}`;
 
-const utilsB = utilsA.replace('def slugify(value):', 'def slugify(value, allow_unicode=False):') + `
+const utilsB =
+  utilsA.replace('def slugify(value):', 'def slugify(value, allow_unicode=False):') +
+  `
 
 def camel_case_to_spaces(value):
     return re.sub(r"(?<=[a-z])([A-Z])", r" \\1", value).lower()
@@ -83,7 +85,8 @@ const commitA = {
 const commitB = {
   ...commitA,
   'pkg/utils.py': utilsB,
-  'pkg/forms.py': 'class ModelFormMetaclass(type):\n    """Builds form fields from a model."""\n\n    def __new__(mcs, name, bases, attrs):\n        return super().__new__(mcs, name, bases, attrs)\n',
+  'pkg/forms.py':
+    'class ModelFormMetaclass(type):\n    """Builds form fields from a model."""\n\n    def __new__(mcs, name, bases, attrs):\n        return super().__new__(mcs, name, bases, attrs)\n',
 };
 
 let server: ChromaServer;
@@ -269,9 +272,19 @@ describe('vectors named by their bytes (the lexical embedder)', () => {
       ...commitA,
       'pkg/utils.py': utilsA.replace(/"/g, "'").replace('.strip().lower()', '.strip( ).lower( )').replace('import re\n', 'import re\n\n'),
     };
-    const first = await buildRepoIndex(new MemorySnapshot('acme/fmt', 'a'.repeat(40), commitA), { embedder: lexical, vectorStore: store, cacheDir, memo: vmemo });
+    const first = await buildRepoIndex(new MemorySnapshot('acme/fmt', 'a'.repeat(40), commitA), {
+      embedder: lexical,
+      vectorStore: store,
+      cacheDir,
+      memo: vmemo,
+    });
     expect(first.timings.chunksUpserted).toBe(new Set(first.chunks.map((c) => c.id)).size);
-    const second = await buildRepoIndex(new MemorySnapshot('acme/fmt', 'c'.repeat(40), reformatted), { embedder: lexical, vectorStore: store, cacheDir, memo: vmemo });
+    const second = await buildRepoIndex(new MemorySnapshot('acme/fmt', 'c'.repeat(40), reformatted), {
+      embedder: lexical,
+      vectorStore: store,
+      cacheDir,
+      memo: vmemo,
+    });
     // the chunks whose text changed are embedded, but their vectors are all stored already
     const firstTexts = new Set(first.chunks.map((c) => c.text));
     const changed = second.chunksOfFile('pkg/utils.py').filter((c) => !firstTexts.has(c.text));
@@ -287,7 +300,12 @@ describe('vectors named by their bytes (the lexical embedder)', () => {
     // and the first commit still finds its own version
     expect((await first.searchDense('slugify strip lower', 1))[0]!.chunk.text).toContain('.strip().lower()');
     // a new process (empty memo) embeds again but stores nothing: the vectors are found by name
-    const third = await buildRepoIndex(new MemorySnapshot('acme/fmt', 'c'.repeat(40), reformatted), { embedder: lexical, vectorStore: store, cacheDir, memo: new IndexMemo() });
+    const third = await buildRepoIndex(new MemorySnapshot('acme/fmt', 'c'.repeat(40), reformatted), {
+      embedder: lexical,
+      vectorStore: store,
+      cacheDir,
+      memo: new IndexMemo(),
+    });
     expect(third.timings.chunksUpserted).toBe(0);
     expect((await third.searchDense('slugify strip lower', 1))[0]!.chunk.text).toContain('.strip( ).lower( )');
   });

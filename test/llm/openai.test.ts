@@ -68,7 +68,13 @@ describe('openai transport through the scripted server', () => {
 
   it('passes temperature, max_tokens, stop and seed; the server honours stop and max tokens', async () => {
     const model = createOpenAIChatModel({ model: 'scripted-coder', baseURL: server.openaiURL });
-    const stopped = await model.chat({ messages: [{ role: 'user', content: 'ReAct please' }], stop: ['Observation:'], temperature: 0, seed: 7, maxTokens: 100 });
+    const stopped = await model.chat({
+      messages: [{ role: 'user', content: 'ReAct please' }],
+      stop: ['Observation:'],
+      temperature: 0,
+      seed: 7,
+      maxTokens: 100,
+    });
     expect(stopped.choices[0]!.content).toBe('Thought: look\nAction: ReadFileSkeleton(a.py)\n');
     expect(stopped.choices[0]!.finishReason).toBe('stop');
     const body = server.chatRequests()[0]!.body as Record<string, unknown>;
@@ -91,7 +97,12 @@ describe('openai transport through the scripted server', () => {
       expect(callTraces).toEqual(modelTraces);
       const trace = callTraces[0]!;
       expect(trace).toMatchObject({ modelId: 'openai:m', purpose: 'blagent.t0', request: { messages: question, temperature: 0.3, n: 1 } });
-      expect(trace.response!.choices[0]).toMatchObject({ content: 'final text', reasoning: 'field reasoning\n\ninline', raw: '<think>inline</think>final text', cached: false });
+      expect(trace.response!.choices[0]).toMatchObject({
+        content: 'final text',
+        reasoning: 'field reasoning\n\ninline',
+        raw: '<think>inline</think>final text',
+        cached: false,
+      });
       expect(trace.response!.usage).toEqual(response.usage);
       expect(trace.latencyMs).toBeGreaterThanOrEqual(0);
       expect(Date.parse(trace.startedAt)).not.toBeNaN();

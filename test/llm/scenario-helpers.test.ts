@@ -4,10 +4,7 @@ import { byTurn, bySample, fenced, harmony, scriptedChatModel, thinking, useScri
 const ctx = useScriptedModelServer([
   {
     match: 'ReAct',
-    respond: byTurn([
-      'Thought: inspect a.py\nAction: ReadFileSkeleton(a.py)',
-      harmony('a.py has the parser', `Final Answer: ${fenced({ 'a.py': 9 })}`),
-    ]),
+    respond: byTurn(['Thought: inspect a.py\nAction: ReadFileSkeleton(a.py)', harmony('a.py has the parser', `Final Answer: ${fenced({ 'a.py': 9 })}`)]),
   },
   { match: 'repair', respond: bySample([thinking('greedy', 'patch 0'), 'patch 1']) },
 ]);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { createOpenAIChatModel } from '../../src/llm/openai.ts';
 import { createOllamaChatModel } from '../../src/llm/ollama.ts';
-import { LlmError } from '../../src/llm/errors.ts';
+import type { LlmError } from '../../src/llm/errors.ts';
 import { hashEmbedding, loadScenario, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.ts';
 
 const fast = { retryBaseDelayMs: 5, retryMaxDelayMs: 20 };
@@ -123,7 +123,11 @@ describe('scripted model server', () => {
     const server = await startScriptedModelServer({ embeddingDim: 32 });
     try {
       const client = new OpenAI({ baseURL: server.openaiURL, apiKey: 'k' });
-      const res = await client.embeddings.create({ model: 'e', input: ['parse_url in requests/utils.py', 'parse url helpers', 'database migration'], encoding_format: 'float' });
+      const res = await client.embeddings.create({
+        model: 'e',
+        input: ['parse_url in requests/utils.py', 'parse url helpers', 'database migration'],
+        encoding_format: 'float',
+      });
       const [a, b, c] = res.data.map((d) => d.embedding);
       const cos = (x: number[], y: number[]) => x.reduce((s, v, i) => s + v * y[i]!, 0);
       expect(a).toHaveLength(32);

@@ -26,10 +26,7 @@ let second: MiniBenchBuild;
 
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'minibench-test-'));
-  [first, second] = await Promise.all([
-    buildMiniBenchmark(path.join(tmp, 'a', 'minibench')),
-    buildMiniBenchmark(path.join(tmp, 'b', 'minibench')),
-  ]);
+  [first, second] = await Promise.all([buildMiniBenchmark(path.join(tmp, 'a', 'minibench')), buildMiniBenchmark(path.join(tmp, 'b', 'minibench'))]);
 });
 
 afterAll(async () => {
@@ -116,9 +113,7 @@ describe('fixture errors name the fixture and the problem', () => {
     const metaFile = path.join(sourceDir, 'instances', 'minibench__confetti-9', 'meta.json');
     const { FAIL_TO_PASS: _dropped, ...meta } = JSON.parse(await fs.readFile(metaFile, 'utf8'));
     await fs.writeFile(metaFile, JSON.stringify(meta));
-    await expect(buildMiniBenchmark(path.join(tmp, 'bad-meta-out'), { sourceDir })).rejects.toThrow(
-      /minibench__confetti-9\/meta\.json: FAIL_TO_PASS:/,
-    );
+    await expect(buildMiniBenchmark(path.join(tmp, 'bad-meta-out'), { sourceDir })).rejects.toThrow(/minibench__confetti-9\/meta\.json: FAIL_TO_PASS:/);
   });
 });
 
@@ -179,7 +174,10 @@ describe('published dataset and mirrors', () => {
       expect(modules.length, repo).toBeGreaterThanOrEqual(12);
       expect(modules.length, repo).toBeLessThanOrEqual(25);
       expect(files.filter((f) => /^tests\/test_\w+\.py$/.test(f)).length, repo).toBeGreaterThanOrEqual(5);
-      expect(files.some((f) => f === 'setup.py' || f === 'pyproject.toml'), repo).toBe(true);
+      expect(
+        files.some((f) => f === 'setup.py' || f === 'pyproject.toml'),
+        repo,
+      ).toBe(true);
       expect(files, repo).toContain('README.md');
     }
   });
@@ -198,16 +196,26 @@ describe('published dataset and mirrors', () => {
     const byId = new Map(first.instances.map((i) => [i.instance_id, i]));
     for (const info of first.catalog) {
       const text = byId.get(info.instance_id)!.problem_statement;
-      const moduleName = (file: string) => file.replace(/^src\//, '').replace(/\.py$/, '').replace(/\//g, '.');
+      const moduleName = (file: string) =>
+        file
+          .replace(/^src\//, '')
+          .replace(/\.py$/, '')
+          .replace(/\//g, '.');
       if (info.kinds.includes('traceback')) {
         expect(text, info.instance_id).toContain('Traceback (most recent call last)');
-        expect(info.goldFiles.some((f) => text.includes(f.replace(/^src\//, ''))), info.instance_id).toBe(true);
+        expect(
+          info.goldFiles.some((f) => text.includes(f.replace(/^src\//, ''))),
+          info.instance_id,
+        ).toBe(true);
       }
       if (info.kinds.includes('behavioural') && !info.kinds.includes('misleading-obvious-file')) {
         expect(text.match(pyPath) ?? [], info.instance_id).toEqual([]);
       }
       if (info.kinds.includes('dotted-module-path')) {
-        expect(info.goldFiles.some((f) => text.includes(moduleName(f))), info.instance_id).toBe(true);
+        expect(
+          info.goldFiles.some((f) => text.includes(moduleName(f))),
+          info.instance_id,
+        ).toBe(true);
       }
       if (info.kinds.includes('misleading-obvious-file')) {
         const named = (text.match(pyPath) ?? []).map((f) => f.replace(/^src\//, ''));

@@ -192,8 +192,7 @@ describe('chunkFile', () => {
   });
 
   it('splits oversized compound statements at their clauses, keeping each clause header', async () => {
-    const branch = (name: string) =>
-      Array.from({ length: 4 }, (_, i) => `        ${name}_${i} = handle_${name}(${i})`).join('\n');
+    const branch = (name: string) => Array.from({ length: 4 }, (_, i) => `        ${name}_${i} = handle_${name}(${i})`).join('\n');
     const source = `async def run(flag):\n    if flag:\n${branch('yes')}\n    elif other(flag):\n${branch('maybe')}\n    else:\n${branch('no')}\n    return None\n`;
     const chunks = await chunkFile(PATH, source, { maxChars: 160 });
     expect(chunks.map((c) => [c.startLine, c.endLine, c.kind])).toEqual([
@@ -218,7 +217,11 @@ describe('chunkFile', () => {
     const whole = await chunkFile(PATH, BROKEN);
     expect(ranges(whole)).toEqual([[1, 10]]);
     const garbage = await chunkFile(PATH, ')))(((\n:::\n]]] def\n', { maxChars: 8 });
-    expect(ranges(garbage)).toEqual([[1, 1], [2, 2], [3, 3]]);
+    expect(ranges(garbage)).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
   });
 
   it('gets line numbers right after multi-byte characters and U+FFFD from non-UTF-8 bytes', async () => {
@@ -275,7 +278,11 @@ describe('chunkFile', () => {
     const long = `TABLE = [${Array.from({ length: 80 }, (_, i) => i).join(', ')}]`;
     const source = `A = 1\n${long}\nB = 2\n`;
     const chunks = await chunkFile(PATH, source, { maxChars: 100 });
-    expect(ranges(chunks)).toEqual([[1, 1], [2, 2], [3, 3]]);
+    expect(ranges(chunks)).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
     expect(code(chunks[1])).toBe(long);
   });
 
@@ -323,13 +330,20 @@ describe('chunkFile', () => {
 
   it('lets leading comments go first when only they make a statement too big', async () => {
     const chunks = await chunkFile(PATH, LEADING_COMMENTS, { maxChars: 200 });
-    expect(ranges(chunks)).toEqual([[1, 4], [5, 5], [6, 7], [8, 8]]);
+    expect(ranges(chunks)).toEqual([
+      [1, 4],
+      [5, 5],
+      [6, 7],
+      [8, 8],
+    ]);
     expect(code(chunks[2])).toBe('    if self.group_by is None:\n        return []');
   });
 
   it('splits a long docstring with escape sequences by lines, losing none (found on sympy)', async () => {
-    const doc = Array.from({ length: 24 }, (_, i) => (i % 5 === 0 ? `    Escapes like \\t and \\n on line ${i}.` : `    Plain documentation line ${i} without escapes.`));
-    const source = `def documented():\n    \"\"\"\n${doc.join('\n')}\n    \"\"\"\n    return 1\n`;
+    const doc = Array.from({ length: 24 }, (_, i) =>
+      i % 5 === 0 ? `    Escapes like \\t and \\n on line ${i}.` : `    Plain documentation line ${i} without escapes.`,
+    );
+    const source = `def documented():\n    """\n${doc.join('\n')}\n    """\n    return 1\n`;
     const chunks = await chunkFile(PATH, source, { maxChars: 300 });
     const lines = source.split('\n');
     const covered = new Set(chunks.flatMap((c) => Array.from({ length: c.endLine - c.startLine + 1 }, (_, i) => c.startLine + i)));

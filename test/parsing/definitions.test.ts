@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newParser } from '../../src/parsing/parsers.ts';
 import { extractDefinitions, extractFileSymbols } from '../../src/parsing/definitions.ts';
 import { parserFor } from '../../src/parsing/parsers.ts';
@@ -58,7 +58,6 @@ class Base:
 `;
 
 describe('extractDefinitions', () => {
-
   it('finds classes, functions and methods with qualified names and decorator-inclusive ranges', () => {
     const defs = extractDefinitions('pkg/helpers.py', SOURCE);
     expect(defs.map((d) => [d.qualifiedName, d.name, d.kind, d.startLine, d.endLine])).toEqual([
@@ -114,9 +113,7 @@ describe('analyzeFileSync', () => {
     const analysis = analyzeFileSync(parser, 'pkg/helpers.py', SOURCE, { maxChars: 300 });
     expect(analysis.chunks).toEqual(chunkFileSync(parser, 'pkg/helpers.py', SOURCE, { maxChars: 300 }));
     expect(analysis.chunks.length).toBeGreaterThan(2);
-    expect({ definitions: analysis.definitions, assignments: analysis.assignments }).toEqual(
-      extractFileSymbols('pkg/helpers.py', SOURCE, parser),
-    );
+    expect({ definitions: analysis.definitions, assignments: analysis.assignments }).toEqual(extractFileSymbols('pkg/helpers.py', SOURCE, parser));
     expect(analyzeFileSync(parser, 'e.py', '')).toEqual({ chunks: [], definitions: [], assignments: [] });
   });
 });

@@ -102,13 +102,40 @@ def main():
   it('shortens assignments longer than 30 lines to their first and last 10 lines', () => {
     const entries = Array.from({ length: 40 }, (_, i) => `    "k${i}": ${i},`);
     const rows = Array.from({ length: 35 }, (_, i) => `        ${i},`);
-    const source = ['"""Doc."""', 'import re', '', '', 'TABLE = {', ...entries, '}', '', '', 'class K:', '    ROWS = [', ...rows, '    ]', '    SMALL = [', '        1,', '    ]', ''].join('\n');
+    const source = [
+      '"""Doc."""',
+      'import re',
+      '',
+      '',
+      'TABLE = {',
+      ...entries,
+      '}',
+      '',
+      '',
+      'class K:',
+      '    ROWS = [',
+      ...rows,
+      '    ]',
+      '    SMALL = [',
+      '        1,',
+      '    ]',
+      '',
+    ].join('\n');
     const lines = compressedSkeleton(source).split('\n');
     // TABLE spans compressed lines 3..44 → lines 13..34 become "..."
     expect(lines.slice(0, 14)).toEqual(['', '', 'TABLE = {', ...entries.slice(0, 9), '...', '    "k31": 31,']);
     expect(lines.slice(14, 23)).toEqual([...entries.slice(32), '}']);
     const rowsStart = lines.indexOf('    ROWS = [');
-    expect(lines.slice(rowsStart, rowsStart + 24)).toEqual(['    ROWS = [', ...rows.slice(0, 9), '...', ...rows.slice(26), '    ]', '    SMALL = [', '        1,', '    ]']);
+    expect(lines.slice(rowsStart, rowsStart + 24)).toEqual([
+      '    ROWS = [',
+      ...rows.slice(0, 9),
+      '...',
+      ...rows.slice(26),
+      '    ]',
+      '    SMALL = [',
+      '        1,',
+      '    ]',
+    ]);
     expect(compressedSkeleton(source, undefined, { compressAssign: false }).split('\n')).toHaveLength(2 + 42 + 2 + 1 + 37 + 3);
   });
 
@@ -225,7 +252,9 @@ def main():
         async with session(url) as response:
             return await response.read()
     if os.name == "nt":`);
-    expect(view.text).toContain('    def __init__(self, name: str = DEFAULT_NAME,\n                 *, parent: Optional["Widget"] = None,  # parent widget\n                 **extra: Any) -> None:\n        ...\n');
+    expect(view.text).toContain(
+      '    def __init__(self, name: str = DEFAULT_NAME,\n                 *, parent: Optional["Widget"] = None,  # parent widget\n                 **extra: Any) -> None:\n        ...\n',
+    );
   });
 
   it('shows only structure with no anchors, and module statements that an anchor overlaps', () => {

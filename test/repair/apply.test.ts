@@ -31,7 +31,12 @@ def main():
 `;
 
 const all = (content: string): ShownFile => ({ path: 'pkg/greet.py', content, intervals: [{ start: 1, end: splitLines(content).length }] });
-const edit = (search: string[], replace: string[], p: string | undefined = 'pkg/greet.py', index = 0): SearchReplaceEdit => ({ path: p, search, replace, index });
+const edit = (search: string[], replace: string[], p: string | undefined = 'pkg/greet.py', index = 0): SearchReplaceEdit => ({
+  path: p,
+  search,
+  replace,
+  index,
+});
 
 describe('applyEdits', () => {
   it('replaces an exact whole-line match and keeps everything else byte for byte', () => {
@@ -63,11 +68,17 @@ describe('applyEdits', () => {
   });
 
   it('tolerates blank lines at the edges of SEARCH and blank-line differences inside it', () => {
-    const r1 = applyEdits([edit(['', '    def __init__(self, name):', '        self.name = name', ''], ['    def __init__(self, name):', '        self.name = name.strip()'])], [all(SOURCE)]);
+    const r1 = applyEdits(
+      [edit(['', '    def __init__(self, name):', '        self.name = name', ''], ['    def __init__(self, name):', '        self.name = name.strip()'])],
+      [all(SOURCE)],
+    );
     expect(r1.applied[0].how).toBe('exact');
     expect(r1.changed.get('pkg/greet.py')).toContain('self.name = name.strip()\n\n    def greet');
 
-    const r2 = applyEdits([edit(['        self.name = name', '    def greet(self):'], ['        self.name = name', '', '    def greet(self, loud=False):'])], [all(SOURCE)]);
+    const r2 = applyEdits(
+      [edit(['        self.name = name', '    def greet(self):'], ['        self.name = name', '', '    def greet(self, loud=False):'])],
+      [all(SOURCE)],
+    );
     expect(r2.applied[0].how).toBe('ignoring-blank-lines');
     expect(r2.changed.get('pkg/greet.py')).toContain('        self.name = name\n\n    def greet(self, loud=False):\n');
   });
@@ -137,15 +148,22 @@ describe('applyEdits', () => {
 
   it('keeps the final-newline state and adds no stray newlines when deleting or inserting at the edges', () => {
     const noFinal = 'a\nb\nc';
-    expect(applyEdits([edit(['c'], ['c', 'd'], 'f.py')], [{ path: 'f.py', content: noFinal, intervals: [{ start: 1, end: 3 }] }]).changed.get('f.py')).toBe('a\nb\nc\nd');
+    expect(applyEdits([edit(['c'], ['c', 'd'], 'f.py')], [{ path: 'f.py', content: noFinal, intervals: [{ start: 1, end: 3 }] }]).changed.get('f.py')).toBe(
+      'a\nb\nc\nd',
+    );
     expect(applyEdits([edit(['a'], [], 'f.py')], [{ path: 'f.py', content: 'a\nb\n', intervals: [{ start: 1, end: 2 }] }]).changed.get('f.py')).toBe('b\n');
     expect(applyEdits([edit(['a', 'b'], [], 'f.py')], [{ path: 'f.py', content: 'a\nb\n', intervals: [{ start: 1, end: 2 }] }]).changed.get('f.py')).toBe('');
-    expect(applyEdits([edit(['b'], ['b', ''], 'f.py')], [{ path: 'f.py', content: 'a\nb\n', intervals: [{ start: 1, end: 2 }] }]).changed.get('f.py')).toBe('a\nb\n\n');
+    expect(applyEdits([edit(['b'], ['b', ''], 'f.py')], [{ path: 'f.py', content: 'a\nb\n', intervals: [{ start: 1, end: 2 }] }]).changed.get('f.py')).toBe(
+      'a\nb\n\n',
+    );
   });
 
   it('matches CRLF files and keeps their line ends in inserted lines', () => {
     const crlf = 'def f():\r\n    return 1\r\n\r\nx = f()\r\n';
-    const r = applyEdits([edit(['def f():', '    return 1'], ['def f():', '    # one', '    return 1'], 'c.py')], [{ path: 'c.py', content: crlf, intervals: [{ start: 1, end: 4 }] }]);
+    const r = applyEdits(
+      [edit(['def f():', '    return 1'], ['def f():', '    # one', '    return 1'], 'c.py')],
+      [{ path: 'c.py', content: crlf, intervals: [{ start: 1, end: 4 }] }],
+    );
     expect(r.applied[0].how).toBe('exact');
     expect(r.changed.get('c.py')).toBe('def f():\r\n    # one\r\n    return 1\r\n\r\nx = f()\r\n');
     const patch = fileDiff('c.py', crlf, r.changed.get('c.py')!);
@@ -165,9 +183,14 @@ describe('applyEdits', () => {
 
 const lineArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant('') },
-  { weight: 6, arbitrary: fc.tuple(fc.constantFrom('', '    ', '        ', '\t'), fc.stringMatching(/^[a-z0-9_=()+ .:'"#-]{1,20}$/)).map(([i, s]) => i + s.trim()) },
+  {
+    weight: 6,
+    arbitrary: fc.tuple(fc.constantFrom('', '    ', '        ', '\t'), fc.stringMatching(/^[a-z0-9_=()+ .:'"#-]{1,20}$/)).map(([i, s]) => i + s.trim()),
+  },
 );
-const contentArb = fc.tuple(fc.array(lineArb, { maxLength: 30 }), fc.boolean()).map(([lines, finalNl]) => lines.join('\n') + (finalNl && lines.length ? '\n' : ''));
+const contentArb = fc
+  .tuple(fc.array(lineArb, { maxLength: 30 }), fc.boolean())
+  .map(([lines, finalNl]) => lines.join('\n') + (finalNl && lines.length ? '\n' : ''));
 
 describe('diff properties', () => {
   it('applying the generated diff to the original reproduces the edited file exactly (jsdiff applyPatch)', () => {
@@ -221,16 +244,22 @@ describe('diff properties', () => {
   it('diffs only the changed window of large files, with correct line numbers', () => {
     const big = Array.from({ length: 400 }, (_, i) => `line ${i % 7 === 0 ? 'same' : i}`);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 399 }), fc.integer({ min: 0, max: 6 }), fc.array(lineArb, { maxLength: 6 }), fc.boolean(), (at, del, ins, finalNl) => {
-        const after = [...big.slice(0, at), ...ins, ...big.slice(at + del)];
-        const before = big.join('\n') + (finalNl ? '\n' : '');
-        const afterText = after.join('\n') + (finalNl && after.length ? '\n' : '');
-        const patch = fileDiff('big.py', before, afterText);
-        if (before === afterText) return;
-        expect(applyPatch(before, patch)).toBe(afterText);
-        const first = diffHunks(before, afterText)[0];
-        expect(first.oldStart).toBeGreaterThanOrEqual(Math.max(1, at - 3) - 1);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 399 }),
+        fc.integer({ min: 0, max: 6 }),
+        fc.array(lineArb, { maxLength: 6 }),
+        fc.boolean(),
+        (at, del, ins, finalNl) => {
+          const after = [...big.slice(0, at), ...ins, ...big.slice(at + del)];
+          const before = big.join('\n') + (finalNl ? '\n' : '');
+          const afterText = after.join('\n') + (finalNl && after.length ? '\n' : '');
+          const patch = fileDiff('big.py', before, afterText);
+          if (before === afterText) return;
+          expect(applyPatch(before, patch)).toBe(afterText);
+          const first = diffHunks(before, afterText)[0];
+          expect(first.oldStart).toBeGreaterThanOrEqual(Math.max(1, at - 3) - 1);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -23,17 +23,28 @@ import { scriptedChatModel, useScriptedModelServer } from '../support/scenario-h
 import type { ScriptedChatRequest } from '../support/scripted-model-server.ts';
 import { goldEdits, type GoldEdit } from '../support/gold-edits.ts';
 
-
-const block = (e: Pick<GoldEdit, 'path' | 'search' | 'replace'>) => ['```python', `### ${e.path}`, '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE', '```'].join('\n');
-const firstChanged = (e: GoldEdit) => Math.max(0, e.replace.findIndex((l, i) => l.trim() !== '' && l !== e.search[i]));
+const block = (e: Pick<GoldEdit, 'path' | 'search' | 'replace'>) =>
+  ['```python', `### ${e.path}`, '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE', '```'].join('\n');
+const firstChanged = (e: GoldEdit) =>
+  Math.max(
+    0,
+    e.replace.findIndex((l, i) => l.trim() !== '' && l !== e.search[i]),
+  );
 
 /** Outputs by sample index within a set: 0 is greedy. Gold (in 3 spellings) 6×, partial 2×, misses 2×. */
 function outputsFor(edits: GoldEdit[]): string[] {
   const gold = 'The fix:\n\n' + edits.map(block).join('\n\n');
   const commented = edits
-    .map((e) => block({ ...e, replace: e.replace.map((l, i) => (i === firstChanged(e) && !/[\\(,[{]$/.test(l.trimEnd()) && !l.includes('"""') ? `${l}  # see the issue` : l)) }))
+    .map((e) =>
+      block({
+        ...e,
+        replace: e.replace.map((l, i) => (i === firstChanged(e) && !/[\\(,[{]$/.test(l.trimEnd()) && !l.includes('"""') ? `${l}  # see the issue` : l)),
+      }),
+    )
     .join('\n');
-  const dedented = edits.map((e) => block({ ...e, search: e.search.map((l) => l.replace(/^ {0,4}/, '')), replace: e.replace.map((l) => l.replace(/^ {0,4}/, '')) })).join('\n');
+  const dedented = edits
+    .map((e) => block({ ...e, search: e.search.map((l) => l.replace(/^ {0,4}/, '')), replace: e.replace.map((l) => l.replace(/^ {0,4}/, '')) }))
+    .join('\n');
   const partial = block(edits[edits.length - 1]!);
   const miss = block({ ...edits[0]!, search: ['this line is not in the file'] });
   return [gold, commented, gold, partial, dedented, 'I am not sure.', gold, miss, partial, gold];

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalString, PythonAnalyzer } from '../../repair/analyzer.ts';
+import { PythonAnalyzer } from '../../repair/analyzer.ts';
+import { canonicalString } from '../../repair/normal-form.ts';
 import { normalizedKey } from '../../repair/normalize.ts';
 import { checkSyntax } from '../../repair/syntax.ts';
 
@@ -50,9 +51,15 @@ describe('normalized voting keys', () => {
     expect(reference).not.toBe('');
     const variants = [
       BASE.replace('        if value is None:\n', "        if value is None or value == '':  # empty counts as missing\n"),
-      BASE.replace('        if value is None:\n', '        if (value is None\n                or value == ""):\n').replace('(value is None\n                or value == "")', 'value is None or value == ""'),
+      BASE.replace('        if value is None:\n', '        if (value is None\n                or value == ""):\n').replace(
+        '(value is None\n                or value == "")',
+        'value is None or value == ""',
+      ),
       BASE.replace('        if value is None:\n', '        # treat "" like a missing value\n        if value is None or value=="":\n'),
-      BASE.replace('        if value is None:\n', '        if value is None or value == "":\n').replace('"""A store."""', '"""A store (empty values count as missing)."""'),
+      BASE.replace('        if value is None:\n', '        if value is None or value == "":\n').replace(
+        '"""A store."""',
+        '"""A store (empty values count as missing)."""',
+      ),
       BASE.replace('        if value is None:\n', '        if value is None or value == \\\n                "":\n'),
     ];
     for (const v of variants) expect(key(v)).toBe(reference);
@@ -62,7 +69,9 @@ describe('normalized voting keys', () => {
     const reference = key(FIX);
     expect(key(BASE.replace('        if value is None:\n', '        if value is None or value == 0:\n'))).not.toBe(reference);
     expect(key(BASE.replace('        if value is None:\n', '        if value is None or not value:\n'))).not.toBe(reference);
-    expect(key(BASE.replace('            return default\n', '            return None\n'))).not.toBe(key(BASE.replace('            return default\n', '            return default or None\n')));
+    expect(key(BASE.replace('            return default\n', '            return None\n'))).not.toBe(
+      key(BASE.replace('            return default\n', '            return default or None\n')),
+    );
     // indentation is structure in Python: moving a statement out of the block is a different patch
     const inside = BASE.replace('            return default\n', '            self.misses += 1\n            return default\n');
     const outside = BASE.replace('            return default\n', '            return default\n        self.misses += 1\n');
@@ -74,7 +83,9 @@ describe('normalized voting keys', () => {
     // a trailing comma makes a tuple
     expect(key(BASE.replace('return x + 1', 'return (x + 1,)'))).not.toBe(key(BASE.replace('return x + 1', 'return (x + 1)')));
     // the same change at two different places
-    expect(key(BASE.replace('        return value\n', '        return value\n\n    size = 0\n'))).not.toBe(key(BASE.replace('class Store:\n    """A store."""\n', 'class Store:\n    """A store."""\n    size = 0\n')));
+    expect(key(BASE.replace('        return value\n', '        return value\n\n    size = 0\n'))).not.toBe(
+      key(BASE.replace('class Store:\n    """A store."""\n', 'class Store:\n    """A store."""\n    size = 0\n')),
+    );
   });
 
   it('drops parentheses only where they cannot change the meaning', () => {
@@ -133,24 +144,43 @@ describe('normalized voting keys', () => {
 
 describe('incremental analysis', () => {
   it('parsing from a previous tree and reusing statement results gives what a fresh analyzer gives', async () => {
-    const pool = ['    x = 1', 'def g(a):', '        return a', '    # note', '', 'if y:', '    pass', 'z = "é😀"', '  bad indent', 'class K:', '    """Doc."""', 'w = (1,', ')'];
+    const pool = [
+      '    x = 1',
+      'def g(a):',
+      '        return a',
+      '    # note',
+      '',
+      'if y:',
+      '    pass',
+      'z = "é😀"',
+      '  bad indent',
+      'class K:',
+      '    """Doc."""',
+      'w = (1,',
+      ')',
+    ];
     const baseLines = BASE.split('\n');
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: baseLines.length - 1 }), fc.integer({ min: 0, max: 3 }), fc.array(fc.constantFrom(...pool), { maxLength: 4 }), async (at, del, ins) => {
-        const edited = [...baseLines.slice(0, at), ...ins, ...baseLines.slice(at + del)].join('\n');
-        analyzer.analyze(BASE);
-        const incremental = analyzer.analyze(edited);
-        const fresh = await PythonAnalyzer.create();
-        try {
-          const expected = fresh.analyze(edited);
-          expect(incremental.lines).toEqual(expected.lines);
-          expect(incremental.errorNodes).toBe(expected.errorNodes);
-          expect(incremental.indentationErrors).toBe(expected.indentationErrors);
-          expect([...incremental.functions]).toEqual([...expected.functions]);
-        } finally {
-          fresh.dispose();
-        }
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: baseLines.length - 1 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.array(fc.constantFrom(...pool), { maxLength: 4 }),
+        async (at, del, ins) => {
+          const edited = [...baseLines.slice(0, at), ...ins, ...baseLines.slice(at + del)].join('\n');
+          analyzer.analyze(BASE);
+          const incremental = analyzer.analyze(edited);
+          const fresh = await PythonAnalyzer.create();
+          try {
+            const expected = fresh.analyze(edited);
+            expect(incremental.lines).toEqual(expected.lines);
+            expect(incremental.errorNodes).toBe(expected.errorNodes);
+            expect(incremental.indentationErrors).toBe(expected.indentationErrors);
+            expect([...incremental.functions]).toEqual([...expected.functions]);
+          } finally {
+            fresh.dispose();
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -172,7 +202,12 @@ describe('syntax check', () => {
     fails(BASE.replace('            return default\n', 'return default\n')); // empty if-block
     fails(BASE.replace('        value = self.data.get(key)\n', '        value = self.data.get(key)\n            value = value or None\n')); // unexpected indent
     fails(BASE.replace('        self.data[key] = value\n', '        self.data[key] = value\n      self.size += 1\n')); // dedent to no level
-    fails(BASE.replace('        return value\n', '        # nothing left\n').replace('        value = self.data.get(key)\n        if value is None:\n            return default\n', ''));
+    fails(
+      BASE.replace('        return value\n', '        # nothing left\n').replace(
+        '        value = self.data.get(key)\n        if value is None:\n            return default\n',
+        '',
+      ),
+    );
     const ok = (after: string) => expect(checkSyntax('a.py', BASE, after, analyzer).ok).toBe(true);
     ok(BASE.replace('        return value\n', '        return value; pass\n'));
     ok(BASE.replace('def helper(x):\n    return x + 1\n', 'def helper(x): return x + 1\n'));

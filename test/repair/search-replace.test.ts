@@ -42,7 +42,8 @@ describe('parseSearchReplace', () => {
   });
 
   it('normalizes CRLF and trailing spaces, keeps leading indentation and inner blank lines', () => {
-    const out = '```python\r\n### a.py  \r\n<<<<<<< SEARCH\r\n    if x:   \r\n\r\n        y()\t\r\n=======\r\n    if not x:\r\n        y()\r\n>>>>>>> REPLACE\r\n```\r\n';
+    const out =
+      '```python\r\n### a.py  \r\n<<<<<<< SEARCH\r\n    if x:   \r\n\r\n        y()\t\r\n=======\r\n    if not x:\r\n        y()\r\n>>>>>>> REPLACE\r\n```\r\n';
     const { edits } = parseSearchReplace(out);
     expect(edits[0]).toMatchObject({ path: 'a.py', search: ['    if x:', '', '        y()'], replace: ['    if not x:', '        y()'] });
   });

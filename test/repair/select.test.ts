@@ -39,7 +39,7 @@ describe('selectPatch: majority vote', () => {
     expect(sel.voteTable.every((e) => e.eligible)).toBe(true);
   });
 
-  it('breaks ties by the earliest sample in voting order: a later set\'s greedy sample beats an earlier set\'s second sample', () => {
+  it("breaks ties by the earliest sample in voting order: a later set's greedy sample beats an earlier set's second sample", () => {
     expect(selectPatch([cand(0, 1, 'X'), cand(1, 0, 'Y')]).sampleId).toBe('s1-0');
     expect(selectPatch([cand(1, 0, 'Y'), cand(0, 0, 'X')]).sampleId).toBe('s0-0');
     // 2:2 tie, X appears first (s0-0)
@@ -58,7 +58,14 @@ describe('selectPatch: majority vote', () => {
   it('ranks empty reasons by how far the sample got', () => {
     const order: EmptyPatchReason[] = ['no-locations', 'model-error', 'no-edits-parsed', 'no-edit-matched', 'no-op', 'syntax-error', 'invalid-diff'];
     for (let i = 1; i < order.length; i++) {
-      expect(instanceEmptyReason(order.slice(0, i + 1).reverse().map((r) => ({ emptyReason: r })))).toBe(order[i]);
+      expect(
+        instanceEmptyReason(
+          order
+            .slice(0, i + 1)
+            .reverse()
+            .map((r) => ({ emptyReason: r })),
+        ),
+      ).toBe(order[i]);
     }
   });
 });
@@ -76,7 +83,12 @@ describe('selectPatch: Agentless 1.5 filters', () => {
   it('takes the fewest regression failures that also pass the reproduction test', () => {
     const sel = selectPatch(
       samples,
-      v({ A: { regressionFailures: 2, reproductionPassed: true }, B: { regressionFailures: 0, reproductionPassed: false }, C: { regressionFailures: 0, reproductionPassed: true }, D: { regressionFailures: 0, reproductionPassed: true } }),
+      v({
+        A: { regressionFailures: 2, reproductionPassed: true },
+        B: { regressionFailures: 0, reproductionPassed: false },
+        C: { regressionFailures: 0, reproductionPassed: true },
+        D: { regressionFailures: 0, reproductionPassed: true },
+      }),
     );
     expect(sel).toMatchObject({ normalized: 'C', filter: 'regression+reproduction' });
     expect(sel.voteTable.filter((e) => e.eligible).map((e) => e.normalized)).toEqual(['C', 'D']);
@@ -84,7 +96,15 @@ describe('selectPatch: Agentless 1.5 filters', () => {
   });
 
   it('falls back to the fewest regression failures when none of those passes reproduction', () => {
-    const sel = selectPatch(samples, v({ A: { regressionFailures: 1, reproductionPassed: true }, B: { regressionFailures: 0, reproductionPassed: false }, C: { regressionFailures: 0, reproductionPassed: false }, D: { regressionFailures: 3, reproductionPassed: true } }));
+    const sel = selectPatch(
+      samples,
+      v({
+        A: { regressionFailures: 1, reproductionPassed: true },
+        B: { regressionFailures: 0, reproductionPassed: false },
+        C: { regressionFailures: 0, reproductionPassed: false },
+        D: { regressionFailures: 3, reproductionPassed: true },
+      }),
+    );
     expect(sel).toMatchObject({ normalized: 'B', filter: 'regression' });
   });
 
@@ -106,7 +126,10 @@ describe('selectPatch: Agentless 1.5 filters', () => {
   });
 
   it('breaks ties among the eligible by voting order too', () => {
-    const sel = selectPatch(samples, v({ B: { regressionFailures: 0 }, D: { regressionFailures: 0 }, A: { regressionFailures: 1 }, C: { regressionFailures: 1 } }));
+    const sel = selectPatch(
+      samples,
+      v({ B: { regressionFailures: 0 }, D: { regressionFailures: 0 }, A: { regressionFailures: 1 }, C: { regressionFailures: 1 } }),
+    );
     expect(sel.normalized).toBe('B');
     const tie = selectPatch([cand(0, 1, 'P'), cand(1, 0, 'Q')], v({ P: { regressionFailures: 0 }, Q: { regressionFailures: 0 } }));
     expect(tie.normalized).toBe('Q');
@@ -125,8 +148,14 @@ describe('validation glue', () => {
 
   it('joins regression and reproduction results by key', () => {
     const joined = combineValidation(
-      new Map([['A', { regressionFailures: 2 }], ['B', { regressionFailures: 0 }]]),
-      new Map([['B', { reproductionPassed: true }], ['C', { reproductionPassed: false }]]),
+      new Map([
+        ['A', { regressionFailures: 2 }],
+        ['B', { regressionFailures: 0 }],
+      ]),
+      new Map([
+        ['B', { reproductionPassed: true }],
+        ['C', { reproductionPassed: false }],
+      ]),
     );
     expect([...joined]).toEqual([
       ['A', { regressionFailures: 2 }],

@@ -89,7 +89,11 @@ const sr = (p: string | null, search: string, replace: string) =>
 
 const GOOD = sr('calc.py', '    return total / len(values)', '    if not values:\n        return 0.0\n    return total / len(values)');
 // same change, other comment and layout
-const GOOD_VARIANT = sr('calc.py', '    for v in values:\n        total += v\n    return total / len(values)', '    for v in values:\n        total += v\n    if not values:  # avoid ZeroDivisionError\n\n        return 0.0\n    return total / len(values)');
+const GOOD_VARIANT = sr(
+  'calc.py',
+  '    for v in values:\n        total += v\n    return total / len(values)',
+  '    for v in values:\n        total += v\n    if not values:  # avoid ZeroDivisionError\n\n        return 0.0\n    return total / len(values)',
+);
 const OTHER = sr('calc.py', '    return total / len(values)', '    return total / max(len(values), 1)');
 const PROSE = 'I am not sure what to change.';
 const NO_MATCH = sr('calc.py', '    return sum(values)', '    return 0');
@@ -113,14 +117,24 @@ afterAll(() => {
 
 const snapshot = new MemorySnapshot({ 'calc.py': CALC, 'util.py': UTIL });
 const instanceOf = (id: string): SweInstance =>
-  SweInstanceSchema.parse({ instance_id: id, repo: 'acme/calc', base_commit: 'c'.repeat(40), problem_statement: 'mean([]) raises ZeroDivisionError; it should return 0.0.' });
+  SweInstanceSchema.parse({
+    instance_id: id,
+    repo: 'acme/calc',
+    base_commit: 'c'.repeat(40),
+    problem_statement: 'mean([]) raises ZeroDivisionError; it should return 0.0.',
+  });
 const input = (id: string, sets: EditLocationSet[]): RepairInstanceInput & { instance: SweInstance } => ({
   instance: instanceOf(id),
   locationSets: sets,
   snapshot,
 });
 const readArtifactFile = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as StageArtifact<T>;
-const fourSets = [locations({ 'calc.py': [9, 9] }), locations({ 'calc.py': [4, 9] }), locations({ 'calc.py': [9, 9], 'util.py': [1, 2] }), locations({ 'calc.py': [13, 13] })];
+const fourSets = [
+  locations({ 'calc.py': [9, 9] }),
+  locations({ 'calc.py': [4, 9] }),
+  locations({ 'calc.py': [9, 9], 'util.py': [1, 2] }),
+  locations({ 'calc.py': [13, 13] }),
+];
 
 describe('repairInstance', () => {
   it('samples 1 greedy + 9 at T=0.8 per set × 4 sets = 40, 1024 max tokens, and the vote picks the majority fix', async () => {
@@ -129,16 +143,32 @@ describe('repairInstance', () => {
     const record = await repairInstance(input('acme__calc-1', fourSets), { model, analyzer });
 
     expect(model.requests).toHaveLength(8);
-    expect(model.requests.map((r) => [r.temperature, r.n, r.maxTokens])).toEqual(Array.from({ length: 4 }, () => [[0, 1, 1024], [0.8, 9, 1024]]).flat());
+    expect(model.requests.map((r) => [r.temperature, r.n, r.maxTokens])).toEqual(
+      Array.from({ length: 4 }, () => [
+        [0, 1, 1024],
+        [0.8, 9, 1024],
+      ]).flat(),
+    );
     expect(model.requests[0].messages[0].content).toContain('mean([]) raises ZeroDivisionError');
-    expect(model.requests[0].messages[0].content).toMatch(/### calc\.py\nimport math\n[^]*\n    if len\(ordered\) % 2:\n\.\.\.\n<\/code>/);
+    expect(model.requests[0].messages[0].content).toMatch(/### calc\.py\nimport math\n[\s\S]*\n {4}if len\(ordered\) % 2:\n\.\.\.\n<\/code>/);
     expect(model.requests[4].messages[0].content).toContain('### util.py\ndef clamp(x, lo, hi):');
     expect(record.samples).toHaveLength(40);
     expect(record.samples.filter((s) => s.temperature === 0).map((s) => s.id)).toEqual(['s0-0', 's1-0', 's2-0', 's3-0']);
 
     // set 3 shows lines 3..23 only: line 9 is in it, so GOOD applies there too
     const bySet0 = record.samples.filter((s) => s.setIndex === 0);
-    expect(bySet0.map((s) => s.emptyReason ?? 'patch')).toEqual(['patch', 'patch', 'patch', 'patch', 'no-edits-parsed', 'patch', 'no-edit-matched', 'patch', 'syntax-error', 'no-op']);
+    expect(bySet0.map((s) => s.emptyReason ?? 'patch')).toEqual([
+      'patch',
+      'patch',
+      'patch',
+      'patch',
+      'no-edits-parsed',
+      'patch',
+      'no-edit-matched',
+      'patch',
+      'syntax-error',
+      'no-op',
+    ]);
     const good = bySet0[0];
     expect(good.diff).toMatch(/^diff --git a\/calc\.py b\/calc\.py\n--- a\/calc\.py\n\+\+\+ b\/calc\.py\n@@ /);
     expect(good.diffCheck).toEqual({ ok: true });
@@ -158,7 +188,11 @@ describe('repairInstance', () => {
 
   it('honours a configured sample plan', async () => {
     const model = new ScriptedModel((req) => Array.from({ length: req.n ?? 1 }, () => GOOD));
-    const r1 = await repairInstance(input('x', fourSets.slice(0, 2)), { model, analyzer, config: { samplesPerSet: 3, greedy: false, temperature: 0.5, maxTokens: 200 } });
+    const r1 = await repairInstance(input('x', fourSets.slice(0, 2)), {
+      model,
+      analyzer,
+      config: { samplesPerSet: 3, greedy: false, temperature: 0.5, maxTokens: 200 },
+    });
     expect(model.requests.map((r) => [r.temperature, r.n, r.maxTokens])).toEqual([
       [0.5, 3, 200],
       [0.5, 3, 200],
@@ -173,7 +207,10 @@ describe('repairInstance', () => {
     };
     it('no-locations', async () => {
       const model = new ScriptedModel(() => [GOOD]);
-      const r = await repairInstance(input('x', [locations({ 'calc.py': [500, 510] }), locations({ 'missing.py': [1, 1] }), { files: [] }]), { model, analyzer });
+      const r = await repairInstance(input('x', [locations({ 'calc.py': [500, 510] }), locations({ 'missing.py': [1, 1] }), { files: [] }]), {
+        model,
+        analyzer,
+      });
       expect(model.requests).toHaveLength(0);
       expect(r.prompts).toEqual(['', '', '']);
       expect(r.selection).toMatchObject({ patch: '', emptyReason: 'no-locations' });
@@ -238,10 +275,17 @@ describe('runRepairStage / runSelectStage', () => {
     // without validation: the majority; with it: the runner-up that passes the tests
     const plain = await runSelectStage(runDir, { instances: ['acme__calc-1', 'acme__calc-2', 'acme__calc-3'].map(instanceOf) });
     expect(plain.missing).toEqual(['acme__calc-3']);
-    const lines = readFileSync(path.join(runDir, 'predictions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(path.join(runDir, 'predictions.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(3);
     for (const row of lines) expect(Object.keys(row).sort()).toEqual(['instance_id', 'model_name_or_path', 'model_patch']);
-    expect(lines[0]).toEqual({ instance_id: 'acme__calc-1', model_name_or_path: 'scripted:repair', model_patch: record.samples.find((s) => s.id === top.representative)!.diff });
+    expect(lines[0]).toEqual({
+      instance_id: 'acme__calc-1',
+      model_name_or_path: 'scripted:repair',
+      model_patch: record.samples.find((s) => s.id === top.representative)!.diff,
+    });
     expect(lines[1].model_patch).toBe('');
     expect(readArtifactFile<Selection>(path.join(runDir, 'select', 'acme__calc-2.json')).output!.emptyReason).toBe('no-locations');
 
@@ -250,23 +294,51 @@ describe('runRepairStage / runSelectStage', () => {
       [runnerUp.normalized, { regressionFailures: 0, reproductionPassed: true }],
     ]);
     const out = path.join(dir, 'preds-validated.jsonl');
-    const validated = await runSelectStage(runDir, { instances: [instanceOf('acme__calc-1')], modelName: 'locfix-test', validation: () => validation, predictionsFile: out });
-    expect(validated.rows[0]).toEqual({ instance_id: 'acme__calc-1', model_name_or_path: 'locfix-test', model_patch: record.samples.find((s) => s.id === runnerUp.representative)!.diff });
+    const validated = await runSelectStage(runDir, {
+      instances: [instanceOf('acme__calc-1')],
+      modelName: 'locfix-test',
+      validation: () => validation,
+      predictionsFile: out,
+    });
+    expect(validated.rows[0]).toEqual({
+      instance_id: 'acme__calc-1',
+      model_name_or_path: 'locfix-test',
+      model_patch: record.samples.find((s) => s.id === runnerUp.representative)!.diff,
+    });
     expect(readArtifactFile<Selection>(path.join(runDir, 'select', 'acme__calc-1.json')).output!.filter).toBe('regression+reproduction');
   });
 
   it('reports an instance whose snapshot fails and carries on with the others', async () => {
     const runDir = path.join(dir, 'run2');
-    const broken: RepoSnapshot = { ...snapshot, repo: 'x/y', commit: 'c', listFiles: async () => [], readFile: async () => undefined, readBlob: async () => Buffer.alloc(0), readFiles: async () => { throw new Error('bad object c'); } };
+    const broken: RepoSnapshot = {
+      ...snapshot,
+      repo: 'x/y',
+      commit: 'c',
+      listFiles: async () => [],
+      readFile: async () => undefined,
+      readBlob: async () => Buffer.alloc(0),
+      readFiles: async () => {
+        throw new Error('bad object c');
+      },
+    };
     const model = new ScriptedModel(() => [GOOD]);
-    const result = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot: broken }, input('good-1', fourSets.slice(0, 1))], { model, analyzer, config: { samplesPerSet: 1 } });
+    const result = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot: broken }, input('good-1', fourSets.slice(0, 1))], {
+      model,
+      analyzer,
+      config: { samplesPerSet: 1 },
+    });
     expect(result.failed).toEqual([{ instanceId: 'bad-1', error: 'bad object c' }]);
     expect(result.done).toEqual(['good-1']);
     expect(readArtifactFile(path.join(runDir, 'repair', 'bad-1.json'))).toMatchObject({ status: 'error', error: { message: 'bad object c' } });
     // a recorded error is kept on resume unless errors are retried
     const again = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot }], { model, analyzer, config: { samplesPerSet: 1 } });
     expect(again.skipped).toEqual(['bad-1']);
-    const retried = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot }], { model, analyzer, config: { samplesPerSet: 1 }, retryErrors: true });
+    const retried = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot }], {
+      model,
+      analyzer,
+      config: { samplesPerSet: 1 },
+      retryErrors: true,
+    });
     expect(retried.done).toEqual(['bad-1']);
     expect(readArtifactFile(path.join(runDir, 'repair', 'bad-1.json'))).toMatchObject({ status: 'ok', attempt: 2 });
   });

@@ -21,7 +21,10 @@ function sampleStream(): Buffer {
 function parseAll(chunks: Buffer[]): { answers: (CatFileObject | undefined)[]; problems: string[] } {
   const answers: (CatFileObject | undefined)[] = [];
   const problems: string[] = [];
-  const parser = new CatFileParser((o) => answers.push(o), (p) => problems.push(p));
+  const parser = new CatFileParser(
+    (o) => answers.push(o),
+    (p) => problems.push(p),
+  );
   for (const chunk of chunks) parser.push(chunk);
   return { answers, problems };
 }
@@ -96,7 +99,12 @@ describe('CatFileBatch', () => {
       await batch.read('HEAD');
       const pid = (batch as unknown as { child: { pid: number } }).child.pid;
       // many requests in flight, then the process is killed from outside
-      const reads = Array.from({ length: 200 }, () => batch.read(`${fixture.first}:pkg/core.py`).then(() => 'ok', (e: Error) => e.message));
+      const reads = Array.from({ length: 200 }, () =>
+        batch.read(`${fixture.first}:pkg/core.py`).then(
+          () => 'ok',
+          (e: Error) => e.message,
+        ),
+      );
       process.kill(pid, 'SIGKILL');
       const outcomes = await Promise.all(reads);
       const failures = outcomes.filter((o) => o !== 'ok');
@@ -113,6 +121,5 @@ describe('CatFileBatch', () => {
     const batch = new CatFileBatch(root); // no HEAD/objects here
     await expect(batch.read('HEAD')).rejects.toThrow(/git cat-file exited \(code 128\) with 1 request\(s\) unanswered: fatal: /);
     await batch.close();
-
   });
 });

@@ -176,7 +176,11 @@ describe('RepoStore errors', () => {
 
   it('reports a missing commit naming repo and commit, and other instances still work', async () => {
     const store = newStore();
-    const error = await expectRepoError(store.snapshot('acme/widgets', 'deadbeefdeadbeef'), 'missing-commit', /acme\/widgets: commit deadbeefdeadbeef is not in the mirror/);
+    const error = await expectRepoError(
+      store.snapshot('acme/widgets', 'deadbeefdeadbeef'),
+      'missing-commit',
+      /acme\/widgets: commit deadbeefdeadbeef is not in the mirror/,
+    );
     expect(error.commit).toBe('deadbeefdeadbeef');
     await expectRepoError(store.snapshot('acme/widgets', '--all'), 'missing-commit', /invalid commit/);
     // a blob id that is not a commit
@@ -326,9 +330,6 @@ describe('parseLsTree', () => {
     ]);
   });
 });
-
-
-
 
 describe('parseMirrorSpecs', () => {
   it('parses owner/name=PATH and rejects anything else', () => {

@@ -96,7 +96,11 @@ describe('gold elements and categories', () => {
   it('assigns each stage in pipeline order', () => {
     expect(analyzeInstance(base({ resolved: true })).category).toBe('resolved');
     expect(analyzeInstance(base({ evaluationError: 'patch did not apply' })).category).toBe('evaluation-error');
-    expect(analyzeInstance(base({ modelPatch: '', emptyReason: 'syntax-error' }))).toMatchObject({ category: 'empty-patch', emptyReason: 'syntax-error', fileCorrect: true });
+    expect(analyzeInstance(base({ modelPatch: '', emptyReason: 'syntax-error' }))).toMatchObject({
+      category: 'empty-patch',
+      emptyReason: 'syntax-error',
+      fileCorrect: true,
+    });
     expect(analyzeInstance(base({ handedFiles: ['b.py', 'c.py', 'd.py'] })).category).toBe('file');
     expect(analyzeInstance(base({ selectedElements: [{ path: 'a.py', name: 'helper' }] })).category).toBe('function');
     expect(analyzeInstance(base({ selectedElements: undefined })).category).toBe('function');

@@ -13,7 +13,14 @@ import { sharedMiniBenchmark } from '../minibench/shared.ts';
 describe('function-level outcomes', () => {
   it('ranks predicted elements against gold elements; a class covers its methods; module-only gold is left out', () => {
     const gold = [{ path: 'a.py', name: 'Box.get' }];
-    const o = functionOutcome('i', [{ path: 'a.py', name: 'helper' }, { path: 'a.py', name: 'Box' }], gold)!;
+    const o = functionOutcome(
+      'i',
+      [
+        { path: 'a.py', name: 'helper' },
+        { path: 'a.py', name: 'Box' },
+      ],
+      gold,
+    )!;
     expect(computeLocMetrics([o])).toMatchObject({ top1: 0, top3: 1, mrr: 0.5 });
     expect(functionOutcome('i', [{ path: 'b.py', name: 'Box' }], gold)!.ranking).toEqual(['b.py::Box']);
     expect(functionOutcome('i', [], [{ path: 'a.py', name: '<module>' }])).toBeUndefined();
@@ -32,7 +39,12 @@ describe('eval-loc --level function on a run directory', () => {
     // the gold patch of qty-19 edits Quantity methods in src/qty/quantity.py (sum() support)
     await writeJsonAtomic(layout.artifactPath('localize-functions', instance.instance_id), {
       status: 'ok',
-      output: { codeElements: [{ path: 'src/qty/units.py', name: 'Unit' }, { path: 'src/qty/quantity.py', name: 'Quantity' }] },
+      output: {
+        codeElements: [
+          { path: 'src/qty/units.py', name: 'Unit' },
+          { path: 'src/qty/quantity.py', name: 'Quantity' },
+        ],
+      },
     });
     const store = new RepoStore({ cacheDir: path.join(dir, 'cache'), mirrorsDir: bench.mirrorsDir, allowClone: false });
     try {

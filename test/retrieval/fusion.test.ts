@@ -44,7 +44,25 @@ describe('fusion', () => {
   });
 
   it('candidate pool = unique(top-m of each list) in order, capped', () => {
-    expect(candidatePool([['a', 'b', 'c', 'd'], ['c', 'e', 'a', 'f']], 3, 15)).toEqual(['a', 'b', 'c', 'e']);
-    expect(candidatePool([['a', 'b', 'c'], ['d', 'e']], 3, 4)).toEqual(['a', 'b', 'c', 'd']);
+    expect(
+      candidatePool(
+        [
+          ['a', 'b', 'c', 'd'],
+          ['c', 'e', 'a', 'f'],
+        ],
+        3,
+        15,
+      ),
+    ).toEqual(['a', 'b', 'c', 'e']);
+    expect(
+      candidatePool(
+        [
+          ['a', 'b', 'c'],
+          ['d', 'e'],
+        ],
+        3,
+        4,
+      ),
+    ).toEqual(['a', 'b', 'c', 'd']);
   });
 });

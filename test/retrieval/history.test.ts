@@ -37,7 +37,10 @@ beforeAll(() => {
   mkdirSync(workTree);
   git(workTree, 'init', '--quiet', '--initial-branch=main');
   commit('init', 'Initial layout', { 'shop/cart.py': 'def total(items):\n    return sum(items)\n', 'shop/tax.py': 'RATE = 0.2\n', 'README.md': 'shop\n' });
-  commit('discount', 'Fixed discount rounding in cart totals\n\nRound half up, as invoices do.', { 'shop/cart.py': 'def total(items):\n    return round(sum(items), 2)\n', 'tests/test_cart.py': 'def test_total():\n    pass\n' });
+  commit('discount', 'Fixed discount rounding in cart totals\n\nRound half up, as invoices do.', {
+    'shop/cart.py': 'def total(items):\n    return round(sum(items), 2)\n',
+    'tests/test_cart.py': 'def test_total():\n    pass\n',
+  });
   commit('tax', 'Tax rate lookup by region', { 'shop/tax.py': 'RATES = {"eu": 0.2}\n' });
   git(workTree, 'checkout', '--quiet', '-b', 'side');
   commit('side', 'Side branch: currency formatting', { 'shop/money.py': 'def fmt(x):\n    return f"{x:.2f}"\n' });
@@ -105,13 +108,17 @@ describe('CommitHistoryIndex', () => {
   const commits = [
     record('c1', 'Fixed discount rounding in cart totals', ['shop/cart.py', 'shop/tax.py', 'tests/test_cart.py']),
     record('c2', 'Tax rate lookup by region', ['shop/tax.py']),
-    record('c3', 'Reformat discount code everywhere', Array.from({ length: 11 }, (_, i) => `shop/m${i}.py`)),
+    record(
+      'c3',
+      'Reformat discount code everywhere',
+      Array.from({ length: 11 }, (_, i) => `shop/m${i}.py`),
+    ),
     record('c4', 'Update docs on discount', ['docs/discount.rst']),
     record('c5', 'Discount totals for removed module', ['shop/old.py']),
   ];
   const indexed = new Set(['shop/cart.py', 'shop/tax.py', ...Array.from({ length: 11 }, (_, i) => `shop/m${i}.py`)]);
 
-  it('scores the files of similar commits, split over each commit\'s indexed files', () => {
+  it("scores the files of similar commits, split over each commit's indexed files", () => {
     const index = new CommitHistoryIndex(commits, (p) => indexed.has(p), { maxCommits: 100, maxFilesPerCommit: 10, similarCommits: 50, minSharedTerms: 2 });
     // c3 is too wide, c4 changed no Python file, c5 only a file that no longer exists
     expect(index.size).toBe(2);
@@ -192,7 +199,13 @@ describe('history channel in retrieval', () => {
     expect(replayed.ranking).toEqual(live.ranking);
     delete rec.history;
     await expect(retrieveFiles(new ReplayIndex(rec), [rawIssueQuery(issue)])).rejects.toThrow(/no recorded history search/);
-    const filled = await retrieveFiles(new ReplayIndex(rec, async () => [{ path: 'shop/cart.py', score: 4 }, { path: 'shop/tax.py', score: 1 }]), [rawIssueQuery(issue)]);
+    const filled = await retrieveFiles(
+      new ReplayIndex(rec, async () => [
+        { path: 'shop/cart.py', score: 4 },
+        { path: 'shop/tax.py', score: 1 },
+      ]),
+      [rawIssueQuery(issue)],
+    );
     expect(filled.ranking.map((r) => [r.path, r.score])).toEqual(live.ranking.map((r) => [r.path, r.score]));
   });
 
@@ -200,7 +213,12 @@ describe('history channel in retrieval', () => {
     const store = new RepoStore({ cacheDir: path.join(root, 'cache2'), mirrors: { 'acme/shop': bare }, allowClone: false });
     try {
       const snapshot = await store.snapshot('acme/shop', ids.wide!);
-      const deps = { embedder: new LexicalEmbedder({ dims: 64 }), vectorStore: new MemoryVectorStore(), cacheDir: path.join(root, 'cache2'), memo: new IndexMemo() };
+      const deps = {
+        embedder: new LexicalEmbedder({ dims: 64 }),
+        vectorStore: new MemoryVectorStore(),
+        cacheDir: path.join(root, 'cache2'),
+        memo: new IndexMemo(),
+      };
       const index = await buildRepoIndex(snapshot, deps);
       const hits = await index.searchHistory('discount rounding in totals', 10);
       expect(hits.map((h) => h.path)).toEqual(['shop/cart.py']);
@@ -215,7 +233,9 @@ describe('history channel in retrieval', () => {
       });
       const degraded = await buildRepoIndex(broken, { ...deps, onProgress: (m) => messages.push(m) });
       expect(await degraded.searchHistory('discount rounding in totals', 10)).toEqual([]);
-      expect(messages.filter((m) => m.startsWith('history unavailable'))).toEqual([`history unavailable for acme/shop@${ids.wide!.slice(0, 12)}: shallow mirror: parents missing`]);
+      expect(messages.filter((m) => m.startsWith('history unavailable'))).toEqual([
+        `history unavailable for acme/shop@${ids.wide!.slice(0, 12)}: shallow mirror: parents missing`,
+      ]);
       expect((await degraded.searchFilesBm25('total of the cart', 5)).map((h) => h.path)).toContain('shop/cart.py');
     } finally {
       await store.close();

@@ -31,7 +31,20 @@ function locfix(args: string[]): Promise<{ stdout: string; stderr: string; code:
 }
 
 function retrieveArgs(dataset: string, out: string, extra: string[] = []): string[] {
-  return ['retrieve', '--dataset', dataset, '--mirrors', bench.mirrorsDir, '--chroma-url', chroma.url, '--cache-dir', path.join(dir, 'cache'), '--out', out, ...extra];
+  return [
+    'retrieve',
+    '--dataset',
+    dataset,
+    '--mirrors',
+    bench.mirrorsDir,
+    '--chroma-url',
+    chroma.url,
+    '--cache-dir',
+    path.join(dir, 'cache'),
+    '--out',
+    out,
+    ...extra,
+  ];
 }
 
 beforeAll(async () => {
@@ -46,78 +59,90 @@ afterAll(async () => {
 });
 
 describe('locfix retrieve on the mini-benchmark', () => {
-  it('writes one artifact per instance with ranking, evidence and timings; eval-loc scores it', async () => {
-    const run = path.join(dir, 'runs', 'r1');
-    const res = await locfix(retrieveArgs(bench.datasetPath, run));
-    expect(res.code, res.stderr).toBe(0);
-    const layout = new RunLayout(run);
-    for (const inst of bench.instances) {
-      const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', inst.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
-      expect(artifact.status, JSON.stringify(artifact.error)).toBe('ok');
-      const out = artifact.output!;
-      // the one file-localization shape every localizer writes
-      expect(out.localizer).toBe('retrieval');
-      expect(out.files.length).toBeGreaterThan(0);
-      const pool = (out.trace[0] as { data: { pool: string[] } }).data.pool;
-      expect(pool.length).toBeLessThanOrEqual(15);
-      expect((out.details!.perQuery as QueryRanking[]).map((q) => q.label)).toEqual(['raw', 'structural']);
-      expect(out.details!.base_commit).toBe(inst.base_commit);
-      expect(out.timingsMs.index).toBeGreaterThanOrEqual(0);
-      const withChunks = out.files.find((r) => (r.evidence!.chunks as EvidenceChunk[]).length > 0)!;
-      const chunk = (withChunks.evidence!.chunks as EvidenceChunk[])[0];
-      expect(chunk.startLine).toBeGreaterThanOrEqual(1);
-      expect(chunk.endLine).toBeGreaterThanOrEqual(chunk.startLine);
-      // ranked files are real files of the repository at the base commit; tests are filtered out
-      for (const r of out.files) expect(r.path).not.toMatch(/(^|\/)tests?\//);
-    }
-    const evalRes = await locfix(['eval-loc', run, '--json']);
-    expect(evalRes.code, evalRes.stderr).toBe(0);
-    const metrics = JSON.parse(evalRes.stdout.trim());
-    expect(metrics.n).toBe(bench.instances.length);
-    // most issues are findable from their text (some are written to mislead: the obvious file is wrong)
-    expect(metrics.top10).toBeGreaterThanOrEqual(0.75);
-    expect(metrics.mrr).toBeGreaterThan(0.5);
-    // a traceback names the failing frames: the structural signals must put the gold file first
-    for (const info of bench.catalog.filter((c) => c.kinds.includes('traceback'))) {
-      const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', info.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
-      expect(info.goldFiles, info.instance_id).toContain(artifact.output!.files[0].path);
-    }
-  }, SLOW);
+  it(
+    'writes one artifact per instance with ranking, evidence and timings; eval-loc scores it',
+    async () => {
+      const run = path.join(dir, 'runs', 'r1');
+      const res = await locfix(retrieveArgs(bench.datasetPath, run));
+      expect(res.code, res.stderr).toBe(0);
+      const layout = new RunLayout(run);
+      for (const inst of bench.instances) {
+        const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', inst.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
+        expect(artifact.status, JSON.stringify(artifact.error)).toBe('ok');
+        const out = artifact.output!;
+        // the one file-localization shape every localizer writes
+        expect(out.localizer).toBe('retrieval');
+        expect(out.files.length).toBeGreaterThan(0);
+        const pool = (out.trace[0] as { data: { pool: string[] } }).data.pool;
+        expect(pool.length).toBeLessThanOrEqual(15);
+        expect((out.details!.perQuery as QueryRanking[]).map((q) => q.label)).toEqual(['raw', 'structural']);
+        expect(out.details!.base_commit).toBe(inst.base_commit);
+        expect(out.timingsMs.index).toBeGreaterThanOrEqual(0);
+        const withChunks = out.files.find((r) => (r.evidence!.chunks as EvidenceChunk[]).length > 0)!;
+        const chunk = (withChunks.evidence!.chunks as EvidenceChunk[])[0];
+        expect(chunk.startLine).toBeGreaterThanOrEqual(1);
+        expect(chunk.endLine).toBeGreaterThanOrEqual(chunk.startLine);
+        // ranked files are real files of the repository at the base commit; tests are filtered out
+        for (const r of out.files) expect(r.path).not.toMatch(/(^|\/)tests?\//);
+      }
+      const evalRes = await locfix(['eval-loc', run, '--json']);
+      expect(evalRes.code, evalRes.stderr).toBe(0);
+      const metrics = JSON.parse(evalRes.stdout.trim());
+      expect(metrics.n).toBe(bench.instances.length);
+      // most issues are findable from their text (some are written to mislead: the obvious file is wrong)
+      expect(metrics.top10).toBeGreaterThanOrEqual(0.75);
+      expect(metrics.mrr).toBeGreaterThan(0.5);
+      // a traceback names the failing frames: the structural signals must put the gold file first
+      for (const info of bench.catalog.filter((c) => c.kinds.includes('traceback'))) {
+        const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', info.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
+        expect(info.goldFiles, info.instance_id).toContain(artifact.output!.files[0].path);
+      }
+    },
+    SLOW,
+  );
 
-  it('resumes: existing artifacts are kept, missing ones recomputed', async () => {
-    const run = path.join(dir, 'runs', 'r1');
-    const layout = new RunLayout(run);
-    const [first, second] = bench.instances;
-    const keptBefore = (await stat(layout.artifactPath('retrieve', first.instance_id))).mtimeMs;
-    await rm(layout.artifactPath('retrieve', second.instance_id));
-    const res = await locfix(retrieveArgs(bench.datasetPath, run));
-    expect(res.code, res.stderr).toBe(0);
-    expect((await stat(layout.artifactPath('retrieve', first.instance_id))).mtimeMs).toBe(keptBefore);
-    const redone = JSON.parse(await readFile(layout.artifactPath('retrieve', second.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
-    expect(redone.status).toBe('ok');
-    expect(res.stderr).toMatch(new RegExp(`${bench.instances.length - 1} reused`));
-  }, SLOW);
+  it(
+    'resumes: existing artifacts are kept, missing ones recomputed',
+    async () => {
+      const run = path.join(dir, 'runs', 'r1');
+      const layout = new RunLayout(run);
+      const [first, second] = bench.instances;
+      const keptBefore = (await stat(layout.artifactPath('retrieve', first.instance_id))).mtimeMs;
+      await rm(layout.artifactPath('retrieve', second.instance_id));
+      const res = await locfix(retrieveArgs(bench.datasetPath, run));
+      expect(res.code, res.stderr).toBe(0);
+      expect((await stat(layout.artifactPath('retrieve', first.instance_id))).mtimeMs).toBe(keptBefore);
+      const redone = JSON.parse(await readFile(layout.artifactPath('retrieve', second.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
+      expect(redone.status).toBe('ok');
+      expect(res.stderr).toMatch(new RegExp(`${bench.instances.length - 1} reused`));
+    },
+    SLOW,
+  );
 
-  it('records a failing instance and goes on; fails only when nothing could be done', async () => {
-    const good = bench.instances[0];
-    const bad = { ...good, instance_id: `${good.instance_id}-badcommit`, base_commit: 'f'.repeat(40) };
-    const rows = [bad, good].map((i) => JSON.stringify({ ...i, FAIL_TO_PASS: JSON.stringify(i.FAIL_TO_PASS), PASS_TO_PASS: JSON.stringify(i.PASS_TO_PASS) }));
-    const mixed = path.join(dir, 'mixed.jsonl');
-    await writeFile(mixed, rows.join('\n') + '\n');
-    const run = path.join(dir, 'runs', 'mixed');
-    const res = await locfix(retrieveArgs(mixed, run));
-    expect(res.code, res.stderr).toBe(0);
-    const layout = new RunLayout(run);
-    const failed = JSON.parse(await readFile(layout.artifactPath('retrieve', bad.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
-    expect(failed.status).toBe('error');
-    expect(failed.error!.message).toMatch(/ffffffff/);
-    expect((await readdir(layout.stageDir('retrieve'))).length).toBe(2);
-    const metrics = JSON.parse((await locfix(['eval-loc', run, '--json'])).stdout);
-    expect(metrics.n).toBe(2); // the failure stays in the denominator
+  it(
+    'records a failing instance and goes on; fails only when nothing could be done',
+    async () => {
+      const good = bench.instances[0];
+      const bad = { ...good, instance_id: `${good.instance_id}-badcommit`, base_commit: 'f'.repeat(40) };
+      const rows = [bad, good].map((i) => JSON.stringify({ ...i, FAIL_TO_PASS: JSON.stringify(i.FAIL_TO_PASS), PASS_TO_PASS: JSON.stringify(i.PASS_TO_PASS) }));
+      const mixed = path.join(dir, 'mixed.jsonl');
+      await writeFile(mixed, rows.join('\n') + '\n');
+      const run = path.join(dir, 'runs', 'mixed');
+      const res = await locfix(retrieveArgs(mixed, run));
+      expect(res.code, res.stderr).toBe(0);
+      const layout = new RunLayout(run);
+      const failed = JSON.parse(await readFile(layout.artifactPath('retrieve', bad.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
+      expect(failed.status).toBe('error');
+      expect(failed.error!.message).toMatch(/ffffffff/);
+      expect((await readdir(layout.stageDir('retrieve'))).length).toBe(2);
+      const metrics = JSON.parse((await locfix(['eval-loc', run, '--json'])).stdout);
+      expect(metrics.n).toBe(2); // the failure stays in the denominator
 
-    const onlyBad = path.join(dir, 'bad.jsonl');
-    await writeFile(onlyBad, rows[0] + '\n');
-    const res2 = await locfix(retrieveArgs(onlyBad, path.join(dir, 'runs', 'bad')));
-    expect(res2.code).toBe(1);
-  }, SLOW);
+      const onlyBad = path.join(dir, 'bad.jsonl');
+      await writeFile(onlyBad, rows[0] + '\n');
+      const res2 = await locfix(retrieveArgs(onlyBad, path.join(dir, 'runs', 'bad')));
+      expect(res2.code).toBe(1);
+    },
+    SLOW,
+  );
 });

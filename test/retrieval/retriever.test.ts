@@ -90,7 +90,12 @@ describe('retrieveFiles', () => {
     );
     expect(scores.get('x.py')).toBeCloseTo(0.8 + 0.3, 12);
     expect(scores.get('y.py')).toBeCloseTo(0.9, 12);
-    expect(fileScoresFromChunks([{ chunk: chunk('x.py', 1, 2), score: 0.8 }, { chunk: chunk('x.py', 3, 4), score: 0.6 }]).get('x.py')).toBe(0.8);
+    expect(
+      fileScoresFromChunks([
+        { chunk: chunk('x.py', 1, 2), score: 0.8 },
+        { chunk: chunk('x.py', 3, 4), score: 0.6 },
+      ]).get('x.py'),
+    ).toBe(0.8);
   });
 
   it('structural signals boost defining files (spread over many definers) and traceback files', async () => {
@@ -103,11 +108,13 @@ describe('retrieveFiles', () => {
       'ValueError: boom',
       '```',
     ].join('\n');
-    const index = new ScriptedIndex(FILES, () => [], () => [], (text) => (text.startsWith('Calling') ? [{ path: 'pkg/a.py', score: 3 }] : []), [
-      def('pkg/a.py', 'Widget.render', 'method'),
-      def('pkg/b.py', 'Other.render', 'method'),
-      def('pkg/c.py', 'helper'),
-    ]);
+    const index = new ScriptedIndex(
+      FILES,
+      () => [],
+      () => [],
+      (text) => (text.startsWith('Calling') ? [{ path: 'pkg/a.py', score: 3 }] : []),
+      [def('pkg/a.py', 'Widget.render', 'method'), def('pkg/b.py', 'Other.render', 'method'), def('pkg/c.py', 'helper')],
+    );
     const result = await retrieveFiles(index, defaultQueries(issue), { weights: { dense: 0, chunkBm25: 0, paths: 1 } });
     const byPath = Object.fromEntries(result.ranking.map((r) => [r.path, r]));
     // the innermost repository frame (c.py) leads the path channel; b.py, one frame out, gets half
@@ -123,7 +130,13 @@ describe('retrieveFiles', () => {
   });
 
   it('RRF fusion and pool cap are settings', async () => {
-    const index = new ScriptedIndex(FILES, () => [], () => [], () => FILES.map((p, i) => ({ path: p, score: 10 - i })), []);
+    const index = new ScriptedIndex(
+      FILES,
+      () => [],
+      () => [],
+      () => FILES.map((p, i) => ({ path: p, score: 10 - i })),
+      [],
+    );
     const result = await retrieveFiles(index, [rawIssueQuery('x'), externalQuery('T1', 'y')], { fusion: 'rrf', poolCap: 3, poolPerQuery: 2 });
     expect(result.ranking.map((r) => r.path)).toEqual(FILES);
     expect(result.ranking[0].score).toBeCloseTo(2 / 61, 12);

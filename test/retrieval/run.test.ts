@@ -15,7 +15,17 @@ const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
 const instance = (id: string, repo: string): SweInstance =>
-  ({ instance_id: id, repo, base_commit: 'a'.repeat(40), problem_statement: 'total is wrong', patch: '', test_patch: '', hints_text: '', FAIL_TO_PASS: [], PASS_TO_PASS: [] }) as SweInstance;
+  ({
+    instance_id: id,
+    repo,
+    base_commit: 'a'.repeat(40),
+    problem_statement: 'total is wrong',
+    patch: '',
+    test_patch: '',
+    hints_text: '',
+    FAIL_TO_PASS: [],
+    PASS_TO_PASS: [],
+  }) as SweInstance;
 
 const index = {
   filePaths: ['pkg/total.py'],

@@ -37,7 +37,9 @@ describe('extractStructuralSignals', () => {
   });
 
   it('reads pytest-style frames', () => {
-    const s = extractStructuralSignals('E   failure\n\nsrc/_pytest/python.py:1234: in _importtestmodule\n    mod = import_path(path)\nsrc/_pytest/pathlib.py:77: ImportError');
+    const s = extractStructuralSignals(
+      'E   failure\n\nsrc/_pytest/python.py:1234: in _importtestmodule\n    mod = import_path(path)\nsrc/_pytest/pathlib.py:77: ImportError',
+    );
     expect(s.frames.map((f) => `${f.path}:${f.line}:${f.func ?? ''}`)).toEqual(['src/_pytest/pathlib.py:77:', 'src/_pytest/python.py:1234:_importtestmodule']);
   });
 
@@ -55,7 +57,9 @@ describe('extractStructuralSignals', () => {
   });
 
   it('takes every identifier in backticks and code blocks, with import modules', () => {
-    const s = extractStructuralSignals('Use `Request.register_hook` like this:\n```python\nfrom requests.models import Request, Response\nr = Request(hooks={"response": [a, b]})\n```\nand _should_ work.');
+    const s = extractStructuralSignals(
+      'Use `Request.register_hook` like this:\n```python\nfrom requests.models import Request, Response\nr = Request(hooks={"response": [a, b]})\n```\nand _should_ work.',
+    );
     const names = Object.fromEntries(s.names.map((n) => [n.name, n.source]));
     expect(names.register_hook).toBe('backtick');
     expect(names.Request).toBe('backtick');

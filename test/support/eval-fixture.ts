@@ -48,9 +48,7 @@ const BASE_FILES: Record<string, string> = {
 };
 
 const TEST_PATCH_EDITS: Record<string, string> = {
-  'tests/test_core.py':
-    BASE_FILES['tests/test_core.py'] +
-    ['', '', 'def test_clamp_high():', '    assert clamp(15, 0, 10) == 10', ''].join('\n'),
+  'tests/test_core.py': BASE_FILES['tests/test_core.py'] + ['', '', 'def test_clamp_high():', '    assert clamp(15, 0, 10) == 10', ''].join('\n'),
   'tests/test_bounds.py': [
     'import pytest',
     'from clampkit import clamp',
@@ -76,7 +74,15 @@ function git(cwd: string, args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'fixture', GIT_AUTHOR_EMAIL: 'f@x', GIT_COMMITTER_NAME: 'fixture', GIT_COMMITTER_EMAIL: 'f@x', GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z' },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'fixture',
+      GIT_AUTHOR_EMAIL: 'f@x',
+      GIT_COMMITTER_NAME: 'fixture',
+      GIT_COMMITTER_EMAIL: 'f@x',
+      GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
+      GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
+    },
   });
 }
 
@@ -116,7 +122,10 @@ export function buildEvalFixture(): EvalFixture {
   const gold = diffOf(work, { 'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return hi') });
   const wrong = diffOf(work, { 'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return x') });
   const fixBreaksAdd = diffOf(work, {
-    'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return hi').replace('return a + b', 'return a * b'),
+    'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return hi').replace(
+      'return a + b',
+      'return a * b',
+    ),
   });
   const hangsInAdd = diffOf(work, { 'clampkit/core.py': BASE_FILES['clampkit/core.py'].replace('    return a + b', '    while True:\n        pass') });
   const hanging = diffOf(work, {

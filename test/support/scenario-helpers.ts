@@ -11,14 +11,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { ManagedChatModel, type ChatModelOptions } from '../../src/llm/chat-model.ts';
 import { OllamaTransport } from '../../src/llm/ollama.ts';
 import { OpenAITransport } from '../../src/llm/openai.ts';
-import {
-  ScriptedModelServer,
-  loadScenario,
-  type Scenario,
-  type ScenarioRule,
-  type ScriptedChatRequest,
-  type ScriptedReply,
-} from './scripted-model-server.ts';
+import { ScriptedModelServer, loadScenario, type Scenario, type ScenarioRule, type ScriptedChatRequest, type ScriptedReply } from './scripted-model-server.ts';
 
 /**
  * Registers vitest hooks for one server per test file. `scenario` may be a Scenario, rules, or a scenario

@@ -254,7 +254,12 @@ export class ScriptedModelServer {
     }
 
     const key = `${req.method} ${route}`;
-    const counted = key === 'POST /v1/chat/completions' || key === 'POST /api/chat' || key === 'POST /v1/embeddings' || key === 'POST /api/embed' || key === 'POST /api/embeddings';
+    const counted =
+      key === 'POST /v1/chat/completions' ||
+      key === 'POST /api/chat' ||
+      key === 'POST /v1/embeddings' ||
+      key === 'POST /api/embed' ||
+      key === 'POST /api/embeddings';
     if (counted) {
       this.inFlight++;
       this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
@@ -483,7 +488,7 @@ function parseChatRequest(api: ScriptedApi, route: string, body: Record<string, 
     system: messages.find((m) => m.role === 'system')?.content ?? '',
     ...(num(options.temperature) !== undefined ? { temperature: num(options.temperature) } : {}),
     ...(maxTokens !== undefined && maxTokens > 0 ? { maxTokens } : {}),
-    ...(stop && stop.length ? { stop } : {}),
+    ...(stop?.length ? { stop } : {}),
     ...(num(options.seed) !== undefined ? { seed: num(options.seed) } : {}),
     n,
     // Ollama streams unless told not to; OpenAI does not unless asked.
@@ -653,19 +658,26 @@ function sendOllamaChat(res: http.ServerResponse, request: ScriptedChatRequest, 
   const line = (value: unknown): void => {
     res.write(`${JSON.stringify(value)}\n`);
   };
-  if (answer.reasoning) line({ model: request.model, created_at: createdAt, message: { role: 'assistant', content: '', thinking: answer.reasoning }, done: false });
-  for (const piece of splitPieces(answer.content)) line({ model: request.model, created_at: createdAt, message: { role: 'assistant', content: piece }, done: false });
+  if (answer.reasoning)
+    line({ model: request.model, created_at: createdAt, message: { role: 'assistant', content: '', thinking: answer.reasoning }, done: false });
+  for (const piece of splitPieces(answer.content))
+    line({ model: request.model, created_at: createdAt, message: { role: 'assistant', content: piece }, done: false });
   line({ model: request.model, created_at: createdAt, message: { role: 'assistant', content: '' }, done: true, done_reason: doneReason, ...stats });
   res.end();
 }
 
 /** Stream pieces of a few words, so clients really have to join chunks. */
 function splitPieces(text: string): string[] {
-  return text.match(/\S*\s*/g)?.filter(Boolean).reduce<string[]>((pieces, word, i) => {
-    if (i % 3 === 0) pieces.push(word);
-    else pieces[pieces.length - 1] += word;
-    return pieces;
-  }, []) ?? [];
+  return (
+    text
+      .match(/\S*\s*/g)
+      ?.filter(Boolean)
+      .reduce<string[]>((pieces, word, i) => {
+        if (i % 3 === 0) pieces.push(word);
+        else pieces[pieces.length - 1] += word;
+        return pieces;
+      }, []) ?? []
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -739,9 +751,10 @@ export const SCENARIO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.
  * - `.ts` / `.js`: the default export is a Scenario (or a function returning one).
  */
 export async function loadScenario(nameOrPath: string): Promise<Scenario> {
-  const candidates = path.isAbsolute(nameOrPath) || nameOrPath.includes('/')
-    ? [path.resolve(nameOrPath)]
-    : ['', '.json', '.ts', '.js'].map((ext) => path.join(SCENARIO_DIR, nameOrPath + ext));
+  const candidates =
+    path.isAbsolute(nameOrPath) || nameOrPath.includes('/')
+      ? [path.resolve(nameOrPath)]
+      : ['', '.json', '.ts', '.js'].map((ext) => path.join(SCENARIO_DIR, nameOrPath + ext));
   for (const file of candidates) {
     let text: string;
     try {

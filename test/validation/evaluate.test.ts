@@ -97,10 +97,13 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     expect(report[base.instance_id].tests_status.FAIL_TO_PASS.success).toEqual(base.FAIL_TO_PASS);
     const wrongReport = JSON.parse(await fs.readFile(path.join(instanceLogDir(runsDir, runId, `${base.instance_id}-wrong`), 'report.json'), 'utf8'));
     expect(wrongReport[`${base.instance_id}-wrong`]).toMatchObject({ patch_successfully_applied: true, resolved: false });
-    expect(wrongReport[`${base.instance_id}-wrong`].tests_status.FAIL_TO_PASS.failure).toEqual(['tests/test_core.py::test_clamp_high', 'tests/test_bounds.py::test_bounds[11-10]']);
+    expect(wrongReport[`${base.instance_id}-wrong`].tests_status.FAIL_TO_PASS.failure).toEqual([
+      'tests/test_core.py::test_clamp_high',
+      'tests/test_bounds.py::test_bounds[11-10]',
+    ]);
     const testOutput = await fs.readFile(path.join(goldDir, 'test_output.txt'), 'utf8');
-    expect(testOutput).toContain(">>>>> Start Test Output");
-    expect(testOutput).toContain(">>>>> End Test Output");
+    expect(testOutput).toContain('>>>>> Start Test Output');
+    expect(testOutput).toContain('>>>>> End Test Output');
 
     const noApplyDir = instanceLogDir(runsDir, runId, `${base.instance_id}-noapply`);
     const noApplyLog = await fs.readFile(path.join(noApplyDir, 'run_instance.log'), 'utf8');
@@ -141,17 +144,33 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     await fs.writeFile(predictionsFile, JSON.stringify({ [wrongId]: { model_name_or_path: 'm', model_patch: fixture.patches.wrong } }));
     const cli = path.resolve('bin/locfix.js');
     const run = (args: string[]) =>
-      execFileAsync(process.execPath, [cli, 'evaluate', '--dataset', datasetFile, '--runs-dir', path.join(dir, 'runs'), '--mirrors', mirrors, '--no-official-images', ...args], {
-        cwd: dir,
-      });
+      execFileAsync(
+        process.execPath,
+        [cli, 'evaluate', '--dataset', datasetFile, '--runs-dir', path.join(dir, 'runs'), '--mirrors', mirrors, '--no-official-images', ...args],
+        {
+          cwd: dir,
+        },
+      );
 
     const gold = await run(['--predictions', 'gold', '--run-id', 'cli-gold', '--instances', fixture.instance.instance_id]);
     expect(gold.stdout).toContain('Instances resolved: 1');
     const summary = JSON.parse(await fs.readFile(path.join(dir, 'runs', 'cli-gold', 'evaluation', 'summary.json'), 'utf8'));
     expect(Object.keys(summary)).toEqual([
-      'total_instances', 'submitted_instances', 'completed_instances', 'resolved_instances', 'unresolved_instances',
-      'empty_patch_instances', 'error_instances', 'completed_ids', 'incomplete_ids', 'empty_patch_ids', 'submitted_ids',
-      'resolved_ids', 'unresolved_ids', 'error_ids', 'schema_version',
+      'total_instances',
+      'submitted_instances',
+      'completed_instances',
+      'resolved_instances',
+      'unresolved_instances',
+      'empty_patch_instances',
+      'error_instances',
+      'completed_ids',
+      'incomplete_ids',
+      'empty_patch_ids',
+      'submitted_ids',
+      'resolved_ids',
+      'unresolved_ids',
+      'error_ids',
+      'schema_version',
     ]);
     expect(summary).toMatchObject({ total_instances: 1, resolved_ids: [fixture.instance.instance_id] });
 

@@ -5,7 +5,14 @@ import { createChatModel } from '../../src/llm/factory.ts';
 import { selectPatch, type VotingSample } from '../../repair/select.ts';
 import type { CandidateValidation } from '../../repair/types.ts';
 import { runRegressionTests, selectRegressionTests, fencedLines, type Candidate } from '../../validation/regression.ts';
-import { extractScript, normalizeScript, outcomeOf, runReproductionTest, selectReproductionScript, generateReproductionScripts } from '../../validation/reproduction.ts';
+import {
+  extractScript,
+  normalizeScript,
+  outcomeOf,
+  runReproductionTest,
+  selectReproductionScript,
+  generateReproductionScripts,
+} from '../../validation/reproduction.ts';
 import { InstanceTestbed } from '../../validation/testbed.ts';
 import { validateCandidates } from '../../validation/candidates.ts';
 import { ensureDocker } from '../support/docker.ts';
@@ -23,7 +30,9 @@ describe('reproduction and regression helpers', () => {
 
   it('scripts compare without comments, blank lines and spacing', () => {
     expect(normalizeScript('# setup\nx  =  1\n\n\nif x:\n    print( x )   # show\n')).toBe('x = 1\nif x:\n    print( x ) # show');
-    expect(normalizeScript('x = 1\n# other comment\nif x:\n    print( x )   # show')).toBe(normalizeScript('x=1'.replace('x=1', 'x = 1') + '\nif x:\n    print( x ) # show'));
+    expect(normalizeScript('x = 1\n# other comment\nif x:\n    print( x )   # show')).toBe(
+      normalizeScript('x=1'.replace('x=1', 'x = 1') + '\nif x:\n    print( x ) # show'),
+    );
     expect(extractScript('Here:\n```python\nprint(1)\n```\n```\nother\n```')).toBe('print(1)\n');
     expect(extractScript('no code')).toBeUndefined();
     expect(fencedLines('a\n```\ntests/a.py::x\n\n tests/b.py::y \n```')).toEqual(['tests/a.py::x', 'tests/b.py::y']);
@@ -130,7 +139,12 @@ describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () 
     expect(Object.fromEntries([...reproduction].map(([k, r]) => [k, r.reproductionPassed]))).toEqual({ wrong: false, fixBreaksAdd: true, gold: true });
 
     const validation = (failures: Map<string, { regressionFailures: number }>): Map<string, CandidateValidation> =>
-      new Map(candidates.map((c) => [c.key, { regressionFailures: failures.get(c.key)!.regressionFailures, reproductionPassed: reproduction.get(c.key)!.reproductionPassed }]));
+      new Map(
+        candidates.map((c) => [
+          c.key,
+          { regressionFailures: failures.get(c.key)!.regressionFailures, reproductionPassed: reproduction.get(c.key)!.reproductionPassed },
+        ]),
+      );
     const both = selectPatch(voting, validation(regression));
     expect(both.filter).toBe('regression+reproduction');
     expect(both.normalized).toBe('gold');
@@ -152,7 +166,16 @@ describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () 
     const { voting, candidates } = samples();
     const model = createChatModel(`openai:scripted@${server.openaiURL}`);
     const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
-    const report = await validateCandidates({ runtime, images, runId: `test-filters-${process.pid}`, instance: fixture.instance, candidates, model, reproductionSamples: 6, timeoutMs: 60_000 });
+    const report = await validateCandidates({
+      runtime,
+      images,
+      runId: `test-filters-${process.pid}`,
+      instance: fixture.instance,
+      candidates,
+      model,
+      reproductionSamples: 6,
+      timeoutMs: 60_000,
+    });
     expect(report.notes).toEqual([]);
     expect(Object.fromEntries(report.validation)).toEqual({
       wrong: { regressionFailures: 0, reproductionPassed: false },
@@ -166,7 +189,15 @@ describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () 
   it('a timed-out candidate counts every regression test as failing, and the testbed recovers', async () => {
     const all = await selectRegressionTests(testbed);
     const started = testbed.containersStarted;
-    const results = await runRegressionTests(testbed, all, [{ key: 'hang', patch: fixture.patches.hangsInAdd }, { key: 'gold', patch: fixture.patches.gold }], { timeoutMs: 20_000 });
+    const results = await runRegressionTests(
+      testbed,
+      all,
+      [
+        { key: 'hang', patch: fixture.patches.hangsInAdd },
+        { key: 'gold', patch: fixture.patches.gold },
+      ],
+      { timeoutMs: 20_000 },
+    );
     expect(results.get('hang')).toMatchObject({ timedOut: true, regressionFailures: 3 });
     expect(results.get('gold')).toMatchObject({ timedOut: false, regressionFailures: 0 });
     expect(testbed.containersStarted).toBe(started + 1);

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { evalReport, resolutionStatus, statusMapFromLog, testsReport } from '../../validation/grading.ts';
 import { parseLogDjango, parseLogPytest } from '../../validation/log-parsers.ts';
 
-const START = ">>>>> Start Test Output";
-const END = ">>>>> End Test Output";
+const START = '>>>>> Start Test Output';
+const END = '>>>>> End Test Output';
 
 function wrap(body: string): string {
   return `+ git apply -v -\nApplied patch cleanly.\n+ : '${START}'\n${body}\n+ : '${END}'\n`;

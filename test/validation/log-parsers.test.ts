@@ -93,12 +93,12 @@ describe('pytest v2 parser (astropy, sklearn, sphinx)', () => {
 
 describe('Django runner parser', () => {
   const log = [
-    'Testing against Django installed in \'/testbed/django\'',
+    "Testing against Django installed in '/testbed/django'",
     'Importing application admin_views',
     'test_add_view (admin_views.tests.AdminViewBasicTest) ... ok',
     'test_change_view (admin_views.tests.AdminViewBasicTest) ... FAIL',
     'test_delete_view (admin_views.tests.AdminViewBasicTest) ... ERROR',
-    'test_skip_db (admin_views.tests.AdminViewBasicTest) ... skipped \'Database does not support\'',
+    "test_skip_db (admin_views.tests.AdminViewBasicTest) ... skipped 'Database does not support'",
     'test_noisy (admin_views.tests.NoisyTest) ... some printed output',
     'more printed output',
     'ok',
@@ -124,8 +124,8 @@ describe('Django runner parser', () => {
     expect(map['test_skip_db (admin_views.tests.AdminViewBasicTest)']).toBe('SKIPPED');
     expect(map['test_upper (admin_views.tests.CaseTest)']).toBe('PASSED');
     // the header form records the first word after "FAIL:"/"ERROR:"
-    expect(map['test_change_view']).toBe('FAILED');
-    expect(map['test_setup_class']).toBe('ERROR');
+    expect(map.test_change_view).toBe('FAILED');
+    expect(map.test_setup_class).toBe('ERROR');
   });
 
   it('credits a multi-line "... <output>\\nok" to the test before it', () => {
@@ -139,7 +139,7 @@ describe('Django runner parser', () => {
     const map = parseLogDjango(
       [
         'Applying sites.0002_alter_domain_unique...test_no_migrations (migrations.test_loader.LoaderTests) ... ok',
-        "test_version (admin_scripts.tests.CommandTypes)",
+        'test_version (admin_scripts.tests.CommandTypes)',
         '--version is equivalent to version ... ok',
       ].join('\n'),
     );
@@ -169,12 +169,12 @@ describe('sympy bin/test parser', () => {
 
   it('reads ok / F / E lines and failure headers', () => {
     const map = parseLogSympy(log);
-    expect(map['test_structure']).toBe('PASSED');
-    expect(map['test_equality']).toBe('FAILED');
-    expect(map['test_matches_basic']).toBe('ERROR');
+    expect(map.test_structure).toBe('PASSED');
+    expect(map.test_equality).toBe('FAILED');
+    expect(map.test_matches_basic).toBe('ERROR');
     expect(map['sympy/core/tests/test_basic.py:test_equality']).toBe('FAILED');
     // "[FAIL]" after the status is not " ok" at the end of the line
-    expect(map['test_subs']).toBeUndefined();
+    expect(map.test_subs).toBeUndefined();
   });
 
   it('reads a log with a huge line without quadratic slow-down, with the same result', () => {

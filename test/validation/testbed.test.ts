@@ -8,7 +8,7 @@ describe("ansiCQuote (files written through bash's printf)", () => {
 
   it('keeps patches, quotes, backslashes, tabs, CRLF and non-ASCII text byte for byte', () => {
     const samples = [
-      "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-print('a')\n+print(\"b\\n\")\n",
+      'diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-print(\'a\')\n+print("b\\n")\n',
       "it's a \\x41 $HOME `cmd` $(cmd) %s %%\tend\r\n",
       'ünïcödé ✓ 1a\x01\x7f',
       '',
@@ -18,9 +18,12 @@ describe("ansiCQuote (files written through bash's printf)", () => {
 
   it('round-trips arbitrary text without NUL', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }).filter((s) => !s.includes('\u0000') && Buffer.from(s).toString() === s), (text) => {
-        expect(roundTrip(text)).toBe(text);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary' }).filter((s) => !s.includes('\u0000') && Buffer.from(s).toString() === s),
+        (text) => {
+          expect(roundTrip(text)).toBe(text);
+        },
+      ),
       { numRuns: 60 },
     );
   });

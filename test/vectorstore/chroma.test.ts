@@ -76,9 +76,7 @@ describe('Chroma vector store', () => {
 
   it('restricts a query to given ids or metadata values', async () => {
     const c = await store.collection('filter-test');
-    await c.upsert(
-      Array.from({ length: 20 }, (_, i) => ({ id: `r${i}`, embedding: [1, i / 20, 0], metadata: { blob: i % 2 ? 'odd' : 'even' } })),
-    );
+    await c.upsert(Array.from({ length: 20 }, (_, i) => ({ id: `r${i}`, embedding: [1, i / 20, 0], metadata: { blob: i % 2 ? 'odd' : 'even' } })));
     const onlyIds = await c.query([1, 0, 0], 5, { ids: ['r19', 'r7'] });
     expect(onlyIds.map((h) => h.id)).toEqual(['r7', 'r19']);
     const odd = await c.query([1, 0, 0], 3, { whereIn: { field: 'blob', values: ['odd'] } });

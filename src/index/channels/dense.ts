@@ -27,7 +27,11 @@ export interface DensePart {
  * Chroma's limits. The two namings never share a collection (their ids mean different things).
  */
 export function collectionNameFor(repo: string, embedderId: string, parserId: string, naming: 'chunk' | 'vector' = 'chunk'): string {
-  const readable = repo.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'repo';
+  const readable =
+    repo
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'repo';
   const hash = naming === 'chunk' ? sha256hex(repo, embedderId, parserId) : sha256hex(repo, embedderId, parserId, 'vector-named');
   return `lf-${readable}-${hash.slice(0, 16)}`;
 }
@@ -82,9 +86,12 @@ export const denseChannel: IndexChannel<DensePart> = {
         try {
           await sync.finish();
         } catch (err) {
-          throw new Error(`indexing ${snapshot.repo}@${snapshot.commit}: storing chunk vectors in collection ${collectionName} failed: ${(err as Error).message}`, {
-            cause: err,
-          });
+          throw new Error(
+            `indexing ${snapshot.repo}@${snapshot.commit}: storing chunk vectors in collection ${collectionName} failed: ${(err as Error).message}`,
+            {
+              cause: err,
+            },
+          );
         }
         timings.vectorWaitMs = performance.now() - t;
         timings.embedMs = sync.stats.embedMs;

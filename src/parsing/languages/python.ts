@@ -9,6 +9,14 @@ export const python: LanguageSpec = {
   extensions: ['.py'],
   // type stubs repeat the signatures of the implementation; they are parsed on request, not indexed
   alsoParses: ['.pyi'],
+  // biome-ignore format: a word list reads better wrapped than one word a line
+  stopwords: [
+    'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else',
+    'except', 'false', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'none',
+    'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'true', 'try', 'while', 'with', 'yield',
+    // ubiquitous in Python source, carry no location signal
+    'self', 'cls', 'py', 'args', 'kwargs',
+  ],
   fence: 'python',
   syntax: {
     definitions: { function_definition: 'function', class_definition: 'class' },

@@ -44,6 +44,8 @@ export interface LanguageSpec {
   extensions: readonly string[];
   /** further extensions the grammar parses that are not indexed by default (e.g. type stubs) */
   alsoParses?: readonly string[];
+  /** keywords and names so common in its source that they carry no location signal (left out of lexical search) */
+  stopwords: readonly string[];
   /** the info string of a markdown code fence holding this language (prompts show code in fences) */
   fence: string;
   syntax: LanguageSyntax;
