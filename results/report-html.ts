@@ -4,7 +4,7 @@
  * in report.ts.
  */
 import { type FailureCategory, FAILURE_CATEGORIES } from './failure-analysis.ts';
-import { CATEGORY_LABEL, CATEGORY_COLOR, pct, num, runLabel, escapeHtml, ci, type Report } from './report.ts';
+import { CATEGORY_LABEL, CATEGORY_COLOR, METRIC_TABLE_HEADER, metricTableRows, pct, num, runLabel, escapeHtml, type Report } from './report.ts';
 
 interface BarPart {
   label: string;
@@ -168,18 +168,8 @@ export function renderHtml(report: Report): string {
     if (c.metrics.length) {
       sections.push(
         `<section><h2>Localization metrics with confidence intervals</h2><p>Alternative − reference, 95% percentile bootstrap (10,000 resamples, seed 1729); * marks intervals that exclude zero. McNemar: exact two-sided on each localizer's first run; Holm across all binary comparisons.</p>${htmlTable(
-          ['metric', 'reference', 'alternative', 'ref', 'alt', 'Δ instance bootstrap', 'Δ repository-clustered', 'McNemar p', 'Holm p'],
-          c.metrics.map((m) => [
-            m.metric,
-            m.reference,
-            m.alternative,
-            num(m.referenceMean),
-            num(m.alternativeMean),
-            ci(m.bootstrap),
-            ci(m.clusteredBootstrap),
-            m.mcnemar ? num(m.mcnemar.pValue, 4) : '',
-            m.mcnemar ? num(m.mcnemar.holmPValue, 4) : '',
-          ]),
+          METRIC_TABLE_HEADER,
+          metricTableRows(c),
         )}</section>`,
       );
     }

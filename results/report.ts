@@ -80,6 +80,33 @@ export function ci(m: MetricComparison['bootstrap']): string {
   return `${num(m.estimate)} [${num(m.low)}, ${num(m.high)}]${m.excludesZero ? ' *' : ''}`;
 }
 
+/** The localization-metric comparison table, shared by the Markdown and the HTML report. */
+export const METRIC_TABLE_HEADER = [
+  'metric',
+  'reference',
+  'alternative',
+  'ref',
+  'alt',
+  'Δ instance bootstrap',
+  'Δ repository-clustered',
+  'McNemar p',
+  'Holm p',
+];
+
+export function metricTableRows(c: Comparison): string[][] {
+  return c.metrics.map((m) => [
+    m.metric,
+    m.reference,
+    m.alternative,
+    num(m.referenceMean),
+    num(m.alternativeMean),
+    ci(m.bootstrap),
+    ci(m.clusteredBootstrap),
+    m.mcnemar ? num(m.mcnemar.pValue, 4) : '',
+    m.mcnemar ? num(m.mcnemar.holmPValue, 4) : '',
+  ]);
+}
+
 export function renderMarkdown(report: Report): string {
   const out: string[] = [`# locfix report`, '', `Generated ${report.generatedAt}.`, ''];
   if (report.runs.some((r) => r.upperBound))
@@ -185,23 +212,7 @@ export function renderMarkdown(report: Report): string {
     }
     if (c.metrics.length) {
       out.push('### Localization metrics: alternative − reference (95% percentile bootstrap, 10,000 resamples, seed 1729; * = interval excludes 0)', '');
-      out.push(
-        mdTable(
-          ['metric', 'reference', 'alternative', 'ref', 'alt', 'Δ instance bootstrap', 'Δ repository-clustered', 'McNemar p', 'Holm p'],
-          c.metrics.map((m) => [
-            m.metric,
-            m.reference,
-            m.alternative,
-            num(m.referenceMean),
-            num(m.alternativeMean),
-            ci(m.bootstrap),
-            ci(m.clusteredBootstrap),
-            m.mcnemar ? num(m.mcnemar.pValue, 4) : '',
-            m.mcnemar ? num(m.mcnemar.holmPValue, 4) : '',
-          ]),
-        ),
-        '',
-      );
+      out.push(mdTable(METRIC_TABLE_HEADER, metricTableRows(c)), '');
     }
   }
   return out.join('\n');

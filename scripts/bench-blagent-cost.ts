@@ -30,6 +30,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDataset } from '../src/dataset/load.ts';
 import { selectInstances } from '../src/dataset/select.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
 import { createChatModel } from '../src/llm/factory.ts';
 import { Services } from '../src/services.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
@@ -110,6 +111,27 @@ function p90(xs: number[]): number {
   return s[Math.min(s.length - 1, Math.floor(s.length * 0.9))] ?? NaN;
 }
 const fmt = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
+
+/** The row of an instance whose localization (or indexing) failed: it counts, with nothing spent. */
+function failedCost(instance: SweInstance, indexMs: number, error: string): InstanceCost {
+  return {
+    id: instance.instance_id,
+    repo: instance.repo,
+    indexMs,
+    ok: false,
+    error,
+    prompt: {},
+    completion: {},
+    calls: 0,
+    totalMs: 0,
+    modelMs: 0,
+    overheadMs: 0,
+    phaseMs: {},
+    poolSize: 0,
+    fallbacks: [],
+    goldRank: 0,
+  };
+}
 
 function summarize(label: string, rows: InstanceCost[]): string {
   const ok = rows.filter((r) => r.ok);
@@ -275,23 +297,7 @@ async function main(): Promise<void> {
             line.push(`${c}: ${fmt(tokens.prompt.total!)} prompt tok, overhead ${fmt(cost.overheadMs)} ms, gold@${cost.goldRank || '-'}`);
           } catch (err) {
             const message = err instanceof Error ? err.message : String(err);
-            results[c]!.push({
-              id: instance.instance_id,
-              repo: instance.repo,
-              indexMs,
-              ok: false,
-              error: message,
-              prompt: {},
-              completion: {},
-              calls: 0,
-              totalMs: 0,
-              modelMs: 0,
-              overheadMs: 0,
-              phaseMs: {},
-              poolSize: 0,
-              fallbacks: [],
-              goldRank: 0,
-            });
+            results[c]!.push(failedCost(instance, indexMs, message));
             line.push(`${c}: FAILED ${message}`);
           }
         }
@@ -303,23 +309,7 @@ async function main(): Promise<void> {
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         for (const c of configNames)
-          results[c]!.push({
-            id: instance.instance_id,
-            repo: instance.repo,
-            indexMs,
-            ok: false,
-            error: message,
-            prompt: {},
-            completion: {},
-            calls: 0,
-            totalMs: 0,
-            modelMs: 0,
-            overheadMs: 0,
-            phaseMs: {},
-            poolSize: 0,
-            fallbacks: [],
-            goldRank: 0,
-          });
+          results[c]!.push(failedCost(instance, indexMs, message));
         process.stderr.write(`[${n + 1}/${instances.length}] ${instance.instance_id} FAILED: ${message}\n`);
       }
     }
