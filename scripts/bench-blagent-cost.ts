@@ -308,8 +308,7 @@ async function main(): Promise<void> {
         process.stderr.write(`[${n + 1}/${instances.length}] ${instance.instance_id} index ${(indexMs / 1000).toFixed(1)}s | ${line.join(' | ')}\n`);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        for (const c of configNames)
-          results[c]!.push(failedCost(instance, indexMs, message));
+        for (const c of configNames) results[c]!.push(failedCost(instance, indexMs, message));
         process.stderr.write(`[${n + 1}/${instances.length}] ${instance.instance_id} FAILED: ${message}\n`);
       }
     }

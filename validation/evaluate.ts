@@ -27,7 +27,10 @@ import {
   LOG_INSTANCE,
   LOG_REPORT,
   LOG_TEST_OUTPUT,
+  PATCH_ALREADY_APPLIED,
+  PATCH_ALREADY_APPLIED_CHECK,
   PATCH_APPLY_COMMANDS,
+  PATCH_RESET_COMMAND,
 } from '../src/harness/constants.ts';
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, type InstanceReport } from './grading.ts';
@@ -55,6 +58,8 @@ export interface InstanceOutcome {
   durationMs: number;
   /** time spent on image lookup/build, container lifetime, and the eval script */
   timings?: { imageMs: number; containerMs: number; evalMs: number };
+  /** the harness command that applied the model patch */
+  patchApplyCommand?: string;
 }
 
 export interface RunSummary {
@@ -118,35 +123,32 @@ class InstanceLog {
   }
 }
 
-/** Applies `patch` (already copied to DOCKER_PATCH) with the harness' commands, first success wins. */
+/**
+ * Applies `patch` (already copied to DOCKER_PATCH) as the harness does: its commands in order, first success
+ * wins, the tree restored to pristine before each later attempt (so no .rej/.orig leftovers or half-applied
+ * hunks reach the next command or the tests), and, when all fail, a reverse check that counts a patch the
+ * chain left fully applied. `command` names what applied it.
+ */
 export async function applyModelPatch(
   sandbox: Sandbox,
   log: { info(message: string): void } | undefined,
   timeoutMs = 300_000,
-  restoreOrig = true,
 ): Promise<{ applied: boolean; output: string; command?: string }> {
   let output = '';
-  for (const command of PATCH_APPLY_COMMANDS) {
+  for (const [attempt, command] of PATCH_APPLY_COMMANDS.entries()) {
+    if (attempt > 0) await sandbox.exec(PATCH_RESET_COMMAND, { workdir: DOCKER_WORKDIR, timeoutMs });
     const result = await sandbox.exec(`${command} ${DOCKER_PATCH}`, { workdir: DOCKER_WORKDIR, timeoutMs });
     output = result.output;
     if (result.exitCode === 0) {
-      // A patch that was already applied makes `patch` reverse-apply it and keep *.orig copies: the harness
-      // restores them (which also undoes a fuzzy `patch` application: its backups are *.orig files too).
-      if (!restoreOrig) {
-        log?.info(`${APPLY_PATCH_PASS}:\n${output}`);
-        return { applied: true, output, command };
-      }
-      const orig = await sandbox.exec(`find ${DOCKER_WORKDIR} -name '*.orig' -type f | head -1`, { workdir: DOCKER_WORKDIR });
-      if (orig.output.trim()) {
-        const restored = await sandbox.exec(`find ${DOCKER_WORKDIR} -name '*.orig' -exec sh -c 'mv "$1" "\${1%.orig}"' _ {} \\;`, {
-          workdir: DOCKER_WORKDIR,
-        });
-        if (restored.exitCode === 0) log?.info('Detected reverse patch, restored files from .orig and treating as already applied');
-      }
       log?.info(`${APPLY_PATCH_PASS}:\n${output}`);
       return { applied: true, output, command };
     }
     log?.info(`Failed to apply patch to container: ${command}`);
+  }
+  const reverse = await sandbox.exec(`${PATCH_ALREADY_APPLIED_CHECK} ${DOCKER_PATCH}`, { workdir: DOCKER_WORKDIR, timeoutMs });
+  if (reverse.exitCode === 0) {
+    log?.info(`${APPLY_PATCH_PASS}: verified already applied`);
+    return { applied: true, output, command: PATCH_ALREADY_APPLIED };
   }
   log?.info(`${APPLY_PATCH_FAIL}:\n${output}`);
   return { applied: false, output };
@@ -210,14 +212,25 @@ export async function evaluateInstance(
         if (after.output.trim() !== before.output.trim()) log.info('Git diff changed after running eval script');
 
         log.info(`Grading answer for ${instanceId}...`);
-        return evalReport(instanceId, prediction.model_patch, testOutput, instance, parser);
+        const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser);
+        if (applied.command) graded[instanceId].patch_apply_command = applied.command;
+        return graded;
       },
     );
     timings.containerMs = Date.now() - containerStarted;
     const resolved = report[instanceId].resolved;
     log.info(`report: ${JSON.stringify(report)}\nResult for ${instanceId}: resolved: ${resolved}`);
     await writeJsonAtomic(reportPath, report);
-    return { instanceId, completed: true, resolved, reused: false, durationMs: Date.now() - started, timings };
+    const patchApplyCommand = report[instanceId].patch_apply_command;
+    return {
+      instanceId,
+      completed: true,
+      resolved,
+      reused: false,
+      durationMs: Date.now() - started,
+      timings,
+      ...(patchApplyCommand ? { patchApplyCommand } : {}),
+    };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     log.error(

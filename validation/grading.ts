@@ -101,6 +101,8 @@ export interface InstanceReportEntry {
   patch_successfully_applied: boolean;
   resolved: boolean;
   tests_status?: TestsStatus;
+  /** locfix's addition to the harness' fields: which GIT_APPLY_CMDS entry applied the model patch */
+  patch_apply_command?: string;
 }
 
 export type InstanceReport = Record<string, InstanceReportEntry>;

@@ -12,7 +12,7 @@ import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import type { InstanceImage, InstanceImages } from '../src/sandbox/types.ts';
 import type { ExecResult, Sandbox, SandboxRuntime } from '../src/sandbox/types.ts';
 import { randomBytes } from 'node:crypto';
-import { DOCKER_PATCH, DOCKER_WORKDIR, PATCH_APPLY_COMMANDS } from '../src/harness/constants.ts';
+import { DOCKER_PATCH, DOCKER_WORKDIR, PATCH_ALREADY_APPLIED_CHECK, PATCH_APPLY_COMMANDS, PATCH_RESET_COMMAND } from '../src/harness/constants.ts';
 import { applyModelPatch } from './evaluate.ts';
 
 export interface TestbedOptions {
@@ -98,7 +98,7 @@ export class InstanceTestbed {
     if (patch.trim() === '') return { applied: true, output: '' };
     const sandbox = await this.ensureSandbox();
     await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
-    return applyModelPatch(sandbox, undefined, 300_000, false);
+    return applyModelPatch(sandbox, undefined, 300_000);
   }
 
   /**
@@ -109,28 +109,34 @@ export class InstanceTestbed {
   async runWithPatch(patch: string, lines: readonly string[], timeoutMs?: number, files: readonly InlineFile[] = []): Promise<PatchRunResult> {
     const inline = [{ path: DOCKER_PATCH, content: patch }, ...files];
     const inlineBytes = inline.reduce((n, f) => n + Buffer.byteLength(f.content), 0);
-    // Files are written after the reset (which would delete new files under /testbed).
-    const setup: string[] = [];
+    // Files are written after the reset (which would delete new files under /testbed); the candidate's
+    // own files after the patch, since the harness' reset between apply attempts cleans untracked files.
+    const writes: string[] = [];
     if (inlineBytes <= MAX_INLINE_BYTES) {
       // bash's own printf with $'…' quoting: no extra process per file
-      for (const f of inline) setup.push(`printf '%s' ${ansiCQuote(f.content)} > '${f.path}'`);
+      for (const f of inline) writes.push(`printf '%s' ${ansiCQuote(f.content)} > '${f.path}'`);
     } else {
       // Too large for one command-line argument: stage them with a tar copy, move them in after the reset.
       const sandbox = await this.ensureSandbox();
       await sandbox.copyFiles(inline.map((f, i) => ({ path: `/tmp/locfix_stage/${i}`, content: f.content, mode: 0o755 })));
-      inline.forEach((f, i) => setup.push(`cp /tmp/locfix_stage/${i} '${f.path}'`));
+      inline.forEach((f, i) => writes.push(`cp /tmp/locfix_stage/${i} '${f.path}'`));
     }
+    const [writePatch, ...writeFiles] = writes;
     const applyLoop = PATCH_APPLY_COMMANDS.map((cmd) => JSON.stringify(cmd)).join(' ');
     const script = [
       'git reset -q --hard && git clean -qfd || { echo "$LOCFIX_MARK reset-failed"; exit 97; }',
-      ...setup,
+      writePatch,
       `if [ -s ${DOCKER_PATCH} ]; then`,
-      '  applied=""',
+      '  applied=""; attempt=0',
       `  for cmd in ${applyLoop}; do`,
+      // as the harness: a pristine tree before every attempt after the first
+      `    if [ $attempt -gt 0 ]; then { ${PATCH_RESET_COMMAND}; } > /dev/null 2>&1; fi; attempt=$((attempt + 1))`,
       `    if $cmd ${DOCKER_PATCH} > /tmp/locfix_apply.log 2>&1; then applied="$cmd"; break; fi`,
       '  done',
+      `  if [ -z "$applied" ] && ${PATCH_ALREADY_APPLIED_CHECK} ${DOCKER_PATCH} > /dev/null 2>&1; then applied="already"; fi`,
       '  if [ -z "$applied" ]; then cat /tmp/locfix_apply.log; echo "$LOCFIX_MARK apply-failed"; exit 98; fi',
       'fi',
+      ...writeFiles,
       'echo "$LOCFIX_MARK run"',
       ...lines,
     ];

@@ -26,8 +26,19 @@ export const ResolvedStatus = {
 } as const;
 export type ResolvedStatus = (typeof ResolvedStatus)[keyof typeof ResolvedStatus];
 
-/** Model patches are tried with these commands, in order, as the harness does. */
-export const PATCH_APPLY_COMMANDS = ['git apply --verbose', 'git apply --verbose --reject', 'patch --batch --fuzz=5 -p1 -i'] as const;
+/** Model patches are tried with these commands, in order, as the harness does (run_evaluation.py GIT_APPLY_CMDS). */
+export const PATCH_APPLY_COMMANDS = [
+  'git apply --verbose',
+  'git apply --verbose --3way',
+  'git apply --verbose --reject',
+  'patch --batch --forward --fuzz=5 -p1 -i',
+] as const;
+/** Run before every attempt after the first: a failed attempt (notably --reject) leaves partial state behind. */
+export const PATCH_RESET_COMMAND = 'git checkout -- . ; git clean -fd';
+/** When every command failed: the chain may still have left the patch fully applied (the harness checks so). */
+export const PATCH_ALREADY_APPLIED_CHECK = 'git apply --check --reverse';
+/** What the instance report records as the applying command when only that check passed. */
+export const PATCH_ALREADY_APPLIED = 'already applied (git apply --check --reverse)';
 
 /** Files a test patch touches that are not tests (the harness' NON_TEST_EXTS; "csv" has no dot there). */
 export const NON_TEST_EXTS = ['.json', '.png', 'csv', '.txt', '.md', '.jpg', '.jpeg', '.pkl', '.yml', '.yaml', '.toml'];

@@ -66,7 +66,16 @@ export interface EvalFixture {
   /** bare mirror of the repository */
   gitDir: string;
   instance: SweInstance;
-  patches: { gold: string; wrong: string; notApplicable: string; hanging: string; fixBreaksAdd: string; hangsInAdd: string };
+  patches: {
+    gold: string;
+    wrong: string;
+    notApplicable: string;
+    hanging: string;
+    fixBreaksAdd: string;
+    hangsInAdd: string;
+    fuzzy: string;
+    alreadyApplied: string;
+  };
   cleanup(): void;
 }
 
@@ -146,6 +155,18 @@ export function buildEvalFixture(): EvalFixture {
     ' ',
     '',
   ].join('\n');
+  // The gold fix with a context line that differs from the file: only `patch --fuzz` applies it (git apply
+  // and --3way refuse, --reject leaves core.py.rej behind, which the harness' reset removes before `patch`).
+  const fuzzy = gold.replace('\n     if x < lo:\n', '\n     if x <= lo:\n');
+  if (fuzzy === gold) throw new Error('fixture: the fuzzy patch needs `if x < lo:` as context');
+  // The wrong patch reversed: it does not apply, but its result is the base commit, so the harness'
+  // reverse check counts it as already applied.
+  const alreadyApplied = wrong
+    .split('\n')
+    .map((line) =>
+      line.startsWith('+') && !line.startsWith('+++') ? `-${line.slice(1)}` : line.startsWith('-') && !line.startsWith('---') ? `+${line.slice(1)}` : line,
+    )
+    .join('\n');
   const testPatch = diffOf(work, TEST_PATCH_EDITS);
 
   const gitDir = path.join(root, 'clampkit.git');
@@ -173,7 +194,7 @@ export function buildEvalFixture(): EvalFixture {
     root,
     gitDir,
     instance,
-    patches: { gold, wrong, notApplicable, hanging, fixBreaksAdd, hangsInAdd },
+    patches: { gold, wrong, notApplicable, hanging, fixBreaksAdd, hangsInAdd, fuzzy, alreadyApplied },
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }

@@ -108,7 +108,8 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     const noApplyDir = instanceLogDir(runsDir, runId, `${base.instance_id}-noapply`);
     const noApplyLog = await fs.readFile(path.join(noApplyDir, 'run_instance.log'), 'utf8');
     expect(noApplyLog).toContain('Failed to apply patch to container: git apply --verbose');
-    expect(noApplyLog).toContain('Failed to apply patch to container: patch --batch --fuzz=5 -p1 -i');
+    expect(noApplyLog).toContain('Failed to apply patch to container: git apply --verbose --3way');
+    expect(noApplyLog).toContain('Failed to apply patch to container: patch --batch --forward --fuzz=5 -p1 -i');
     expect(noApplyLog).toContain('>>>>> Patch Apply Failed');
     await expect(fs.access(path.join(noApplyDir, 'report.json'))).rejects.toThrow();
 
@@ -130,6 +131,46 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
       [`${base.instance_id}-hang`]: false,
     });
     expect(again.summary).toEqual(summary);
+  }, 600_000);
+
+  it('applies patches with the harness chain: a pristine tree before each later attempt, the reverse check, the command recorded', async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const base = fixture.instance;
+    const variant = (suffix: string) => ({ ...base, instance_id: `${base.instance_id}${suffix}` });
+    const dataset = [variant('-gold'), variant('-fuzzy'), variant('-applied')];
+    const predictions: Prediction[] = [
+      { instance_id: dataset[0].instance_id, model_name_or_path: 'm', model_patch: fixture.patches.gold },
+      { instance_id: dataset[1].instance_id, model_name_or_path: 'm', model_patch: fixture.patches.fuzzy },
+      { instance_id: dataset[2].instance_id, model_name_or_path: 'm', model_patch: fixture.patches.alreadyApplied },
+    ];
+    const runsDir = path.join(root, 'runs');
+    const runId = `apply-${process.pid}`;
+    const { summary, outcomes } = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, maxWorkers: 2, timeoutMs: 60_000 });
+    expect(summary.error_ids).toEqual([]);
+    expect(summary.resolved_ids).toEqual([dataset[1].instance_id, dataset[0].instance_id]);
+    const command = Object.fromEntries(outcomes.map((o) => [o.instanceId, o.patchApplyCommand]));
+    expect(command).toEqual({
+      [dataset[0].instance_id]: 'git apply --verbose',
+      [dataset[1].instance_id]: 'patch --batch --forward --fuzz=5 -p1 -i',
+      [dataset[2].instance_id]: 'already applied (git apply --check --reverse)',
+    });
+    const fuzzyDir = instanceLogDir(runsDir, runId, dataset[1].instance_id);
+    const report = JSON.parse(await fs.readFile(path.join(fuzzyDir, 'report.json'), 'utf8'));
+    expect(report[dataset[1].instance_id]).toMatchObject({
+      patch_successfully_applied: true,
+      resolved: true,
+      patch_apply_command: 'patch --batch --forward --fuzz=5 -p1 -i',
+    });
+    // --reject left core.py.rej; the reset before `patch` removed it (patch's own fuzz backup, core.py.orig,
+    // stays untracked, as in the harness, and `git diff` does not count it)
+    const log = await fs.readFile(path.join(fuzzyDir, 'run_instance.log'), 'utf8');
+    expect(log).toContain('Failed to apply patch to container: git apply --verbose --reject');
+    const testOutput = await fs.readFile(path.join(fuzzyDir, 'test_output.txt'), 'utf8');
+    expect(testOutput).not.toContain('.rej');
+    expect(testOutput).toContain('+        return hi');
+    expect(await fs.readFile(path.join(instanceLogDir(runsDir, runId, dataset[2].instance_id), 'run_instance.log'), 'utf8')).toContain(
+      'verified already applied',
+    );
   }, 600_000);
 
   it('locfix evaluate: gold and a predictions file, resume, summary with the harness fields', async () => {
