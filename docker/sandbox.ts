@@ -49,6 +49,21 @@ export function createDockerClient(): Docker {
 
 const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
 
+/**
+ * With the network disabled Docker leaves /etc/hosts empty, so `localhost` does not resolve although the
+ * loopback interface is up: Django's LiveServer tests (and anything binding "localhost") then error before
+ * testing anything. The harness' containers have the standard file; write it, with the container's own
+ * hostname on 127.0.1.1 as Debian does.
+ */
+async function writeLoopbackHosts(sandbox: DockerSandbox): Promise<void> {
+  const script = [
+    'h=$(hostname 2>/dev/null || cat /etc/hostname)',
+    "printf '127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\nfe00::0\\tip6-localnet\\nff00::0\\tip6-mcastprefix\\nff02::1\\tip6-allnodes\\nff02::2\\tip6-allrouters\\n127.0.1.1\\t%s\\n' \"$h\" > /etc/hosts",
+  ].join('\n');
+  const result = await sandbox.exec(['/bin/sh', '-c', script], { user: 'root', timeoutMs: 30_000 });
+  if (result.exitCode !== 0) throw new Error(`sandbox ${sandbox.id.slice(0, 12)}: writing /etc/hosts failed: ${result.output.trim()}`);
+}
+
 /** Every container this process created and has not removed yet: removed on SIGINT/SIGTERM. */
 const liveSandboxes = new Set<DockerSandbox>();
 let signalHandlersInstalled = false;
@@ -310,6 +325,7 @@ export class DockerRuntime implements SandboxRuntime {
     liveSandboxes.add(sandbox);
     try {
       await container.start();
+      await writeLoopbackHosts(sandbox);
     } catch (err) {
       await sandbox.dispose().catch(() => undefined);
       throw err;

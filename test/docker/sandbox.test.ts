@@ -152,6 +152,27 @@ describe.skipIf(!hasDocker)('docker sandbox', () => {
     }
   });
 
+  it('network off still has a working loopback: localhost resolves and a server on it answers (Django LiveServer)', async () => {
+    const script = [
+      'import socket, threading',
+      'print("localhost", socket.gethostbyname("localhost"))',
+      'print("hostname", socket.gethostbyname(socket.gethostname()))',
+      'srv = socket.socket()',
+      'srv.bind(("localhost", 0))',
+      'srv.listen()',
+      'threading.Thread(target=lambda: srv.accept()[0].sendall(b"pong"), daemon=True).start()',
+      'c = socket.create_connection(("localhost", srv.getsockname()[1]), timeout=5)',
+      'print("answer", c.recv(4).decode())',
+    ].join('\n');
+    const result = await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID }, (sandbox) =>
+      sandbox.exec(['python3', '-c', script], { timeoutMs: 30_000 }),
+    );
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.output).toContain('localhost 127.0.0.1');
+    expect(result.output).toContain('hostname 127.0.1.1');
+    expect(result.output).toContain('answer pong');
+  });
+
   it('sweepContainers removes what a run left behind', async () => {
     const sweepRun = `${RUN_ID}-sweep`;
     const leftover = await runtime.create({ image: DEFAULT_BASE_IMAGE, runId: sweepRun });
