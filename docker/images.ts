@@ -14,9 +14,9 @@
  * into them (parent image id, repository, commit, commands), so an existing image is reused and a changed
  * input gives a new tag.
  *
- * The instance layer holds the repository at its base commit under /testbed as a git checkout: a shallow,
- * self-contained repository fetched from the local mirror (the base commit keeps its real hash, so the
- * harness' `git checkout <base> -- <files>` works inside the container).
+ * The instance layer holds the repository at its base commit under /testbed as a git checkout made as the
+ * harness makes it: the base commit's history and the tags no newer than it, fetched from the local mirror
+ * (real commit ids, so the harness' `git checkout <base> -- <files>` and version-from-git tools work).
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -113,13 +113,14 @@ export class ImageProvider implements InstanceImages {
     const env = await this.envImage(spec, log);
     const setup = this.instanceSetupCommands(spec, env.userNamed);
     const envId = await this.imageId(env.image);
-    const key = hashKey({ layer: 'instance', from: envId, repo: instance.repo, commit: instance.baseCommit, setup });
+    // `checkout` names how /testbed is made: images of an earlier recipe (depth 1, no tags) are not reused
+    const key = hashKey({ layer: 'instance', from: envId, repo: instance.repo, commit: instance.baseCommit, setup, checkout: 'history+tags' });
     const image = `locfix/sweb.inst.${imageComponent(instance.instanceId)}:${key}`;
     const built = await this.once(image, async () => {
       log(`building instance image ${image} on ${env.image}`);
       const checkout = await fs.mkdtemp(path.join(os.tmpdir(), 'locfix-testbed-'));
       try {
-        await this.shallowCheckout(instance.repo, instance.baseCommit, checkout);
+        await this.harnessCheckout(instance.repo, instance.baseCommit, checkout);
         await this.commitLayer(env.image, image, key, log, async (sandbox) => {
           await sandbox.copyDir(checkout, TESTBED);
           return [
@@ -219,16 +220,36 @@ export class ImageProvider implements InstanceImages {
     }
   }
 
-  /** A shallow, self-contained git checkout of `repo` at `commit` (detached HEAD, real commit id). */
-  private async shallowCheckout(repo: string, commit: string, dir: string): Promise<void> {
-    const gitDir = await this.mirrors.gitDir(repo);
-    await runGit(['init', '-q', dir]);
+  /**
+   * A self-contained git checkout of `repo` at `commit` as the harness makes it (image_builder's
+   * git_clone_timesafe): the commit's whole history on the default branch, and the tags whose commit is no
+   * newer than it; nothing later. Version-from-git tools (setuptools_scm, versioneer, `git describe`) then
+   * see the version the harness' images see; a depth-1 fetch without tags made pytest report 0.1.dev1 and
+   * fail its own minversion check.
+   */
+  private async harnessCheckout(repo: string, commit: string, dir: string): Promise<void> {
+    const mirror = path.resolve(await this.mirrors.gitDir(repo));
+    const git = async (args: string[]): Promise<string> => (await runGit(args)).stdout.toString('utf8').trim();
     try {
-      await runGit(['-C', dir, 'fetch', '-q', '--depth=1', `file://${path.resolve(gitDir)}`, commit]);
+      const baseTime = Number(await git(['--git-dir', mirror, 'show', '-s', '--format=%ct', `${commit}^{commit}`]));
+      const tags = (await git(['--git-dir', mirror, 'for-each-ref', '--format=%(refname)%09%(*committerdate:unix)%09%(committerdate:unix)', 'refs/tags']))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('\t'))
+        // annotated tags carry the peeled commit's date in the second column, lightweight ones in the third
+        .filter(([, peeled, own]) => Number(peeled || own) <= baseTime)
+        .map(([ref]) => ref);
+      const branch = await git(['--git-dir', mirror, 'symbolic-ref', '--short', 'HEAD']).catch(() => 'main');
+      await runGit(['init', '-q', `--initial-branch=${branch || 'main'}`, dir]);
+      await runGit(['-C', dir, 'fetch', '-q', '--no-tags', `file://${mirror}`, commit]);
+      await runGit(['-C', dir, 'reset', '-q', '--hard', 'FETCH_HEAD']);
+      // many refspecs per fetch, but not so many that one command line grows without bound
+      for (let i = 0; i < tags.length; i += 500) {
+        await runGit(['-C', dir, 'fetch', '-q', '--no-tags', `file://${mirror}`, ...tags.slice(i, i + 500).map((ref) => `+${ref}:${ref}`)]);
+      }
     } catch (err) {
-      throw new ImageBuildError(`cannot fetch ${repo}@${commit} from ${gitDir}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ImageBuildError(`cannot check out ${repo}@${commit} from ${mirror}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    await runGit(['-C', dir, '-c', 'advice.detachedHead=false', 'checkout', '-q', 'FETCH_HEAD']);
   }
 
   private async tryPull(image: string, log: ImageLog): Promise<boolean> {

@@ -58,7 +58,7 @@ const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
 async function writeLoopbackHosts(sandbox: DockerSandbox): Promise<void> {
   const script = [
     'h=$(hostname 2>/dev/null || cat /etc/hostname)',
-    "printf '127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\nfe00::0\\tip6-localnet\\nff00::0\\tip6-mcastprefix\\nff02::1\\tip6-allnodes\\nff02::2\\tip6-allrouters\\n127.0.1.1\\t%s\\n' \"$h\" > /etc/hosts",
+    'printf \'127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\nfe00::0\\tip6-localnet\\nff00::0\\tip6-mcastprefix\\nff02::1\\tip6-allnodes\\nff02::2\\tip6-allrouters\\n127.0.1.1\\t%s\\n\' "$h" > /etc/hosts',
   ].join('\n');
   const result = await sandbox.exec(['/bin/sh', '-c', script], { user: 'root', timeoutMs: 30_000 });
   if (result.exitCode !== 0) throw new Error(`sandbox ${sandbox.id.slice(0, 12)}: writing /etc/hosts failed: ${result.output.trim()}`);

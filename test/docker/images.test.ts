@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerRuntime } from '../../docker/sandbox.ts';
 import { DEFAULT_BASE_IMAGE, ImageBuildError, ImageProvider } from '../../docker/images.ts';
@@ -50,6 +54,60 @@ describe.skipIf(!hasDocker)('instance images', () => {
     );
     expect(check.exitCode).toBe(0);
     expect(check.output).toBe(`commit\n__init__.py\ncore.py\nlocfix-setup\n`);
+  });
+
+  it('checks /testbed out as the harness does: the history and the tags up to the base commit, nothing later', async () => {
+    // a package whose version comes from git: v0.1.0 two commits before the base, v0.2.0 after it
+    const work = mkdtempSync(path.join(os.tmpdir(), 'locfix-tagged-'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@x', ...args], {
+        cwd: work,
+        encoding: 'utf8',
+        env: { ...process.env, GIT_COMMITTER_DATE: '', GIT_AUTHOR_DATE: '' },
+      }).trim();
+    const commit = (message: string, date: string) => {
+      writeFileSync(path.join(work, 'NOTES'), `${message}\n`);
+      git('add', '-A');
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@x', 'commit', '-qm', message], {
+        cwd: work,
+        env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+      });
+      return git('rev-parse', 'HEAD');
+    };
+    git('init', '-q', '-b', 'main');
+    mkdirSync(path.join(work, 'verpkg'));
+    writeFileSync(
+      path.join(work, 'verpkg', '__init__.py'),
+      'import subprocess, os\n__version__ = subprocess.check_output(["git", "describe", "--tags"], cwd=os.path.dirname(__file__), text=True).strip()\n',
+    );
+    commit('first', '2020-01-01T00:00:00Z');
+    git('tag', '-a', 'v0.1.0', '-m', 'release 0.1.0');
+    commit('second', '2020-02-01T00:00:00Z');
+    const base = commit('base', '2020-03-01T00:00:00Z');
+    commit('later', '2020-04-01T00:00:00Z');
+    git('tag', 'v0.2.0');
+    const mirror = path.join(work, '..', `${path.basename(work)}.git`);
+    execFileSync('git', ['clone', '-q', '--bare', work, mirror]);
+    const instance = { ...fixture.instance, instance_id: 'minibench__verpkg-1', repo: 'minibench/verpkg', base_commit: base };
+    try {
+      const images = new ImageProvider(runtime, { gitDir: async () => mirror }, { useOfficialImages: false });
+      const image = await images.instanceImage(makeInstanceSpec(instance));
+      const check = await runtime.withSandbox({ image: image.image, runId: RUN_ID }, (sandbox) =>
+        sandbox.exec(
+          `cd /testbed && python3 -c 'import verpkg; print(verpkg.__version__)' && git tag && git rev-list --count HEAD && git rev-parse --abbrev-ref HEAD`,
+        ),
+      );
+      expect(check.exitCode, check.output).toBe(0);
+      // second, base and the setup commit the harness also makes: three past v0.1.0; v0.2.0 and "later" are absent
+      const [version, tags, count, branch] = check.output.trim().split('\n');
+      expect(version).toMatch(/^v0\.1\.0-3-g[0-9a-f]+$/);
+      expect(tags).toBe('v0.1.0');
+      expect(count).toBe('4');
+      expect(branch).toBe('main');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      rmSync(mirror, { recursive: true, force: true });
+    }
   });
 
   it('prefers the official image when one with the harness name is present', async () => {
