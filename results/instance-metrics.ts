@@ -3,6 +3,7 @@
  * number per instance, so two localizers can be compared instance by instance (bootstrap, McNemar).
  *
  * - Hit@k: some gold file within the first k predictions (= Top-k accuracy).
+ * - Acc@k: every gold file within the first k predictions (SweRank's and LocAgent's main metric).
  * - MRR: 1 / rank of the first gold file; 0 on a miss.
  * - R@3: share of the gold files among the distinct first three predictions.
  * - F1 / exact match: the predicted *set* (the files handed downstream, `setSize` of them) against the gold
@@ -17,6 +18,10 @@ export interface InstanceMetrics {
   hit3: number;
   hit5: number;
   hit10: number;
+  acc1: number;
+  acc3: number;
+  acc5: number;
+  acc10: number;
   mrr: number;
   r3: number;
   f1: number;
@@ -24,10 +29,24 @@ export interface InstanceMetrics {
   ndcg10: number;
 }
 
-export const INSTANCE_METRIC_NAMES: ReadonlyArray<keyof InstanceMetrics> = ['hit1', 'hit3', 'hit5', 'hit10', 'mrr', 'r3', 'f1', 'exactMatch', 'ndcg10'];
+export const INSTANCE_METRIC_NAMES: ReadonlyArray<keyof InstanceMetrics> = [
+  'hit1',
+  'hit3',
+  'hit5',
+  'hit10',
+  'acc1',
+  'acc3',
+  'acc5',
+  'acc10',
+  'mrr',
+  'r3',
+  'f1',
+  'exactMatch',
+  'ndcg10',
+];
 
 /** Metrics whose per-instance values are 0/1, for which McNemar's test applies. */
-export const BINARY_METRICS: ReadonlyArray<keyof InstanceMetrics> = ['hit1', 'hit3', 'hit5', 'hit10', 'exactMatch'];
+export const BINARY_METRICS: ReadonlyArray<keyof InstanceMetrics> = ['hit1', 'hit3', 'hit5', 'hit10', 'acc1', 'acc3', 'acc5', 'acc10', 'exactMatch'];
 
 function dedupe(ranking: readonly string[]): string[] {
   return [...new Set(ranking)];
@@ -39,6 +58,13 @@ export function hitAt(ranking: readonly string[], gold: ReadonlySet<string>, k: 
     .some((p) => gold.has(p))
     ? 1
     : 0;
+}
+
+/** 1 when every gold file is within the first k distinct predictions (an instance without gold files: 0). */
+export function accAt(ranking: readonly string[], gold: ReadonlySet<string>, k: number): number {
+  if (gold.size === 0) return 0;
+  const top = new Set(dedupe(ranking).slice(0, k));
+  return [...gold].every((g) => top.has(g)) ? 1 : 0;
 }
 
 export function reciprocalRank(ranking: readonly string[], gold: ReadonlySet<string>): number {
@@ -92,6 +118,10 @@ export function instanceMetrics(ranking: readonly string[] | undefined, goldFile
     hit3: hitAt(r, gold, 3),
     hit5: hitAt(r, gold, 5),
     hit10: hitAt(r, gold, 10),
+    acc1: accAt(r, gold, 1),
+    acc3: accAt(r, gold, 3),
+    acc5: accAt(r, gold, 5),
+    acc10: accAt(r, gold, 10),
     mrr: reciprocalRank(r, gold),
     r3: recallAt(r, gold, 3),
     f1: setF1(predictedSet, gold),

@@ -4,7 +4,18 @@
  * in report.ts.
  */
 import { type FailureCategory, FAILURE_CATEGORIES } from './failure-analysis.ts';
-import { CATEGORY_LABEL, CATEGORY_COLOR, METRIC_TABLE_HEADER, metricTableRows, pct, num, runLabel, escapeHtml, type Report } from './report.ts';
+import {
+  CATEGORY_LABEL,
+  CATEGORY_COLOR,
+  LOCALIZATION_COLUMNS,
+  METRIC_TABLE_HEADER,
+  metricTableRows,
+  pct,
+  num,
+  runLabel,
+  escapeHtml,
+  type Report,
+} from './report.ts';
 
 interface BarPart {
   label: string;
@@ -120,11 +131,8 @@ export function renderHtml(report: Report): string {
   );
   sections.push(
     `<section><h2>Localization</h2>${htmlTable(
-      ['run', 'Hit@1', 'Hit@3', 'Hit@5', 'Hit@10', 'MRR', 'R@3', 'F1', 'EM', 'NDCG@10'],
-      runs.map((r) => [
-        runLabel(r),
-        ...(['hit1', 'hit3', 'hit5', 'hit10', 'mrr', 'r3', 'f1', 'exactMatch', 'ndcg10'] as const).map((m) => num(r.localization[m])),
-      ]),
+      ['run', ...LOCALIZATION_COLUMNS.map(([label]) => label)],
+      runs.map((r) => [runLabel(r), ...LOCALIZATION_COLUMNS.map(([, key]) => num(r.localization[key]))]),
     )}</section>`,
   );
   const costRows = runs.flatMap((r) =>

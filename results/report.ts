@@ -80,6 +80,23 @@ export function ci(m: MetricComparison['bootstrap']): string {
   return `${num(m.estimate)} [${num(m.low)}, ${num(m.high)}]${m.excludesZero ? ' *' : ''}`;
 }
 
+/** The per-run localization columns of both reports (label, metric). */
+export const LOCALIZATION_COLUMNS: ReadonlyArray<readonly [string, keyof InstanceMetrics]> = [
+  ['Hit@1', 'hit1'],
+  ['Hit@3', 'hit3'],
+  ['Hit@5', 'hit5'],
+  ['Hit@10', 'hit10'],
+  ['Acc@1', 'acc1'],
+  ['Acc@3', 'acc3'],
+  ['Acc@5', 'acc5'],
+  ['Acc@10', 'acc10'],
+  ['MRR', 'mrr'],
+  ['R@3', 'r3'],
+  ['F1', 'f1'],
+  ['EM', 'exactMatch'],
+  ['NDCG@10', 'ndcg10'],
+];
+
 /** The localization-metric comparison table, shared by the Markdown and the HTML report. */
 export const METRIC_TABLE_HEADER = [
   'metric',
@@ -129,11 +146,8 @@ export function renderMarkdown(report: Report): string {
   out.push('## Localization per run', '');
   out.push(
     mdTable(
-      ['run', 'Hit@1', 'Hit@3', 'Hit@5', 'Hit@10', 'MRR', 'R@3', 'F1', 'EM', 'NDCG@10'],
-      report.runs.map((r) => [
-        runLabel(r),
-        ...(['hit1', 'hit3', 'hit5', 'hit10', 'mrr', 'r3', 'f1', 'exactMatch', 'ndcg10'] as const).map((m) => num(r.localization[m])),
-      ]),
+      ['run', ...LOCALIZATION_COLUMNS.map(([label]) => label)],
+      report.runs.map((r) => [runLabel(r), ...LOCALIZATION_COLUMNS.map(([, key]) => num(r.localization[key]))]),
     ),
     '',
   );

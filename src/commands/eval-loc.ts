@@ -1,5 +1,6 @@
 /**
- * `locfix eval-loc RUN [--stage retrieve] [--json]`: file-level Top-k and MRR of a run.
+ * `locfix eval-loc RUN [--stage retrieve] [--json]`: file-level Top-k (Hit@k), Acc@k (every gold file in the
+ * first k) and MRR of a run.
  *
  * The denominator is every instance the run's manifest selected; an instance whose artifact is missing
  * (never finished) or recorded an error counts as a miss.
@@ -73,7 +74,7 @@ export function register(program: Command): void {
     .description('file- or function-level localization metrics (Top-1/3/5/10/15, MRR) of a run')
     .argument('<run>', 'run directory, e.g. runs/my-run')
     .option('--stage <name>', 'stage whose artifacts to score', 'retrieve')
-    .option('--json', 'print one JSON object {"n","top1","top3","top5","top10","top15","mrr"}')
+    .option('--json', 'print one JSON object {"n","top1".."top15","mrr","acc1".."acc15"} (top = some gold file in the first k, acc = every gold file)')
     .option('--level <level>', 'file | function (function level reads the base files: pass --dataset and --mirrors)', 'file')
     .option('--dataset <source>', "the run's dataset (function level: gold patches)")
     .option('--mirrors <dir>', 'bare mirrors laid out as owner+name/repo (function level)')

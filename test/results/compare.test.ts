@@ -6,12 +6,14 @@ describe('instance metrics', () => {
   it('computes hit, MRR, R@3, F1, exact match and NDCG by hand', () => {
     const m = instanceMetrics(['x.py', 'a.py', 'y.py', 'b.py'], ['a.py', 'b.py']);
     expect(m).toMatchObject({ hit1: 0, hit3: 1, hit5: 1, hit10: 1, mrr: 0.5, r3: 0.5, exactMatch: 0 });
+    // both gold files only by rank 4
+    expect(m).toMatchObject({ acc1: 0, acc3: 0, acc5: 1, acc10: 1 });
     // predicted set {x, a, y}: precision 1/3, recall 1/2 -> F1 = 0.4
     expect(m.f1).toBeCloseTo(0.4, 12);
     // DCG = 1/log2(3) + 1/log2(5); IDCG = 1 + 1/log2(3)
     expect(m.ndcg10).toBeCloseTo((1 / Math.log2(3) + 1 / Math.log2(5)) / (1 + 1 / Math.log2(3)), 12);
     expect(instanceMetrics(['a.py', 'b.py'], ['a.py', 'b.py'])).toMatchObject({ exactMatch: 1, f1: 1, ndcg10: 1 });
-    expect(instanceMetrics(undefined, ['a.py'])).toMatchObject({ hit1: 0, mrr: 0, f1: 0, exactMatch: 0 });
+    expect(instanceMetrics(undefined, ['a.py'])).toMatchObject({ hit1: 0, acc10: 0, mrr: 0, f1: 0, exactMatch: 0 });
     expect(ndcgAt(['a', 'a', 'b'], new Set(['b']), 10)).toBeCloseTo(1 / Math.log2(3), 12);
   });
 });

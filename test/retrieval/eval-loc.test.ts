@@ -60,7 +60,7 @@ describe('eval-loc', () => {
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const obj = JSON.parse(lines[0]);
-    expect(Object.keys(obj)).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr']);
+    expect(Object.keys(obj)).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr', 'acc1', 'acc3', 'acc5', 'acc10', 'acc15']);
     expect(obj).toMatchObject({ n: 4, top1: 0.25, top3: 0.5, top5: 0.5, top10: 0.5, top15: 0.5 });
   });
 

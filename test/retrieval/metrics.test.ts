@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { goldFilesFromPatch, goldPaths } from '../../src/dataset/gold.ts';
-import { computeLocMetrics, firstGoldRank, formatLocMetricsTable, metricsSummary } from '../../results/loc-metrics.ts';
+import { computeLocMetrics, firstGoldRank, formatLocMetricsTable, metricsSummary, lastGoldRank } from '../../results/loc-metrics.ts';
 
 const PATCH = `diff --git a/pkg/core.py b/pkg/core.py
 index 1111111..2222222 100644
@@ -72,7 +72,22 @@ describe('localization metrics', () => {
     expect(m.top10).toBeCloseTo(3 / 5, 12);
     expect(m.top15).toBeCloseTo(3 / 5, 12);
     expect(m.mrr).toBeCloseTo((1 + 1 / 4 + 1 / 7) / 5, 12);
-    expect(Object.keys(metricsSummary(m))).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr']);
+    expect(Object.keys(metricsSummary(m))).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr', 'acc1', 'acc3', 'acc5', 'acc10', 'acc15']);
+    // one gold file each: Acc@k equals Top-k
+    expect([m.acc1, m.acc5, m.acc10]).toEqual([m.top1, m.top5, m.top10]);
+  });
+
+  it('Acc@k needs every gold file within the first k; Top-k only one', () => {
+    const m = computeLocMetrics([
+      { instanceId: 'both-early', gold: ['a', 'b'], ranking: ['a', 'b', 'x'] },
+      { instanceId: 'one-late', gold: ['a', 'b'], ranking: ['a', 'x', 'y', 'z', 'w', 'b'] }, // b at 6
+      { instanceId: 'one-missing', gold: ['a', 'b'], ranking: ['a', 'x'] },
+      { instanceId: 'failed', gold: ['a'] },
+    ]);
+    expect([m.top1, m.top5, m.top10]).toEqual([0.75, 0.75, 0.75]);
+    expect([m.acc1, m.acc3, m.acc5, m.acc10, m.acc15]).toEqual([0, 0.25, 0.25, 0.5, 0.5]);
+    expect(lastGoldRank(['a', 'x', 'b'], ['b', 'a'])).toBe(3);
+    expect(lastGoldRank(['a'], ['a', 'b'])).toBeNull();
   });
 
   it('rank 15 counts for Top-15 only', () => {
