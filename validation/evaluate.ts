@@ -33,7 +33,8 @@ import {
   PATCH_RESET_COMMAND,
 } from '../src/harness/constants.ts';
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
-import { evalReport, type InstanceReport } from './grading.ts';
+import { evalReport, statusMapFromLog, type InstanceReport } from './grading.ts';
+import { diagnoseTestRun } from './run-diagnosis.ts';
 import { logParserFor } from './log-parsers.ts';
 import type { Prediction } from './predictions.ts';
 
@@ -41,11 +42,16 @@ export class EvaluationError extends Error {
   constructor(
     readonly instanceId: string,
     message: string,
+    /** machine-readable cause, e.g. "cannot-run:network" */
+    readonly kind?: string,
   ) {
     super(`${instanceId}: ${message}`);
     this.name = 'EvaluationError';
   }
 }
+
+/** In place of report.json: why an instance could not be evaluated ({kind, reason}; removed when a retry succeeds). */
+export const LOG_EVALUATION_ERROR = 'evaluation_error.json';
 
 export interface InstanceOutcome {
   instanceId: string;
@@ -60,6 +66,8 @@ export interface InstanceOutcome {
   timings?: { imageMs: number; containerMs: number; evalMs: number };
   /** the harness command that applied the model patch */
   patchApplyCommand?: string;
+  /** why the instance could not be evaluated (with `error`), e.g. "cannot-run:network" */
+  errorKind?: string;
 }
 
 export interface RunSummary {
@@ -205,7 +213,10 @@ export async function evaluateInstance(
         let testOutput = result.output;
         if (result.timedOut) testOutput += `\n\nTimeout error: ${timeoutMs / 1000} seconds exceeded.`;
         await writeFileAtomic(path.join(logDir, LOG_TEST_OUTPUT), testOutput);
-        if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`);
+        if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`, 'timeout');
+        // tests that could not run say nothing about the patch: an evaluation error, not "unresolved"
+        const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser).statusMap, instance, { networkOff: true });
+        if (cannotRun) throw new EvaluationError(instanceId, `cannot run the tests (${cannotRun.kind}): ${cannotRun.reason}`, `cannot-run:${cannotRun.kind}`);
 
         const after = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
         log.info(`Git diff after:\n${after.output.trim()}`);
@@ -221,6 +232,7 @@ export async function evaluateInstance(
     const resolved = report[instanceId].resolved;
     log.info(`report: ${JSON.stringify(report)}\nResult for ${instanceId}: resolved: ${resolved}`);
     await writeJsonAtomic(reportPath, report);
+    await fs.rm(path.join(logDir, LOG_EVALUATION_ERROR), { force: true });
     const patchApplyCommand = report[instanceId].patch_apply_command;
     return {
       instanceId,
@@ -236,7 +248,19 @@ export async function evaluateInstance(
     log.error(
       err instanceof EvaluationError ? message : `Error in evaluating model for ${instanceId}: ${err instanceof Error ? (err.stack ?? message) : message}`,
     );
-    return { instanceId, completed: false, resolved: false, reused: false, error: message.split('\n')[0], durationMs: Date.now() - started, timings };
+    const errorKind = err instanceof EvaluationError ? err.kind : undefined;
+    const reason = message.split('\n')[0];
+    await writeJsonAtomic(path.join(logDir, LOG_EVALUATION_ERROR), { kind: errorKind ?? 'error', reason }).catch(() => undefined);
+    return {
+      instanceId,
+      completed: false,
+      resolved: false,
+      reused: false,
+      error: reason,
+      ...(errorKind ? { errorKind } : {}),
+      durationMs: Date.now() - started,
+      timings,
+    };
   } finally {
     await log.flush().catch(() => undefined);
   }

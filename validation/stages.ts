@@ -154,6 +154,9 @@ export function evaluateStage(resources: SandboxResources, settings: EvaluateSet
           timeoutMs: settings.timeoutMs,
         }),
       )) as InstanceOutcome;
+      // recorded as the stage's error (kind and reason), so the analysis counts it as an evaluation error
+      // and --retry-errors evaluates it again
+      if (!outcome.completed) throw Object.assign(new Error(outcome.error ?? 'evaluation did not complete'), { kind: outcome.errorKind ?? 'evaluation-error' });
       return { ...outcome, patchEmpty: false };
     },
   };

@@ -173,6 +173,51 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     );
   }, 600_000);
 
+  it('tests that cannot run make an evaluation error with its reason, never "unresolved": no test ran, network needed', async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const base = fixture.instance;
+    const addFile = (file: string, lines: string[]) =>
+      [
+        `diff --git a/${file} b/${file}`,
+        'new file mode 100644',
+        '--- /dev/null',
+        `+++ b/${file}`,
+        `@@ -0,0 +1,${lines.length} @@`,
+        ...lines.map((l) => `+${l}`),
+        '',
+      ].join('\n');
+    const network = {
+      ...base,
+      instance_id: `${base.instance_id}-net`,
+      test_patch:
+        base.test_patch +
+        addFile('tests/test_net.py', ['import urllib.request', '', '', 'def test_fetch():', '    urllib.request.urlopen("http://example.com", timeout=5)']),
+      FAIL_TO_PASS: [...base.FAIL_TO_PASS, 'tests/test_net.py::test_fetch'],
+    };
+    const broken = {
+      ...base,
+      instance_id: `${base.instance_id}-conftest`,
+      test_patch: base.test_patch + addFile('tests/conftest.py', ['raise RuntimeError("environment broken")']),
+    };
+    const dataset = [network, broken];
+    const predictions: Prediction[] = dataset.map((i) => ({ instance_id: i.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.gold }));
+    const runsDir = path.join(root, 'runs');
+    const runId = `cannot-run-${process.pid}`;
+    const { summary, outcomes } = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, maxWorkers: 2, timeoutMs: 120_000 });
+    expect(summary.unresolved_ids).toEqual([]);
+    expect(summary.error_ids).toEqual([broken.instance_id, network.instance_id].sort());
+    const kind = Object.fromEntries(outcomes.map((o) => [o.instanceId, o.errorKind]));
+    expect(kind).toEqual({ [network.instance_id]: 'cannot-run:network', [broken.instance_id]: 'cannot-run:no-tests-ran' });
+    const recorded = async (id: string) => JSON.parse(await fs.readFile(path.join(instanceLogDir(runsDir, runId, id), 'evaluation_error.json'), 'utf8'));
+    expect(await recorded(network.instance_id)).toMatchObject({
+      kind: 'cannot-run:network',
+      reason: expect.stringMatching(/tests\/test_net\.py::test_fetch.*(name resolution|urlopen error)/),
+    });
+    expect(await recorded(broken.instance_id)).toMatchObject({ kind: 'cannot-run:no-tests-ran', reason: expect.stringMatching(/no test ran/) });
+    // no report.json, so a rerun evaluates them again
+    await expect(fs.access(path.join(instanceLogDir(runsDir, runId, network.instance_id), 'report.json'))).rejects.toThrow();
+  }, 600_000);
+
   it('locfix evaluate: gold and a predictions file, resume, summary with the harness fields', async () => {
     const dir = path.join(root, 'cli');
     const mirrors = path.join(dir, 'mirrors');

@@ -1,0 +1,48 @@
+/** Cannot-run diagnosis on test logs: what makes an instance an evaluation error instead of "unresolved". */
+import { describe, expect, it } from 'vitest';
+import { END_TEST_OUTPUT, START_TEST_OUTPUT } from '../../src/harness/constants.ts';
+import { statusMapFromLog } from '../../validation/grading.ts';
+import { parseLogPytest } from '../../validation/log-parsers.ts';
+import { diagnoseTestRun } from '../../validation/run-diagnosis.ts';
+
+const gold = { FAIL_TO_PASS: ['tests/test_a.py::test_new'], PASS_TO_PASS: ['tests/test_a.py::test_old'] };
+const wrap = (body: string) => `+ git status\n+ : '${START_TEST_OUTPUT}'\n${body}\n+ : '${END_TEST_OUTPUT}'\n`;
+const diagnose = (log: string, networkOff = true) => diagnoseTestRun(log, statusMapFromLog(log, parseLogPytest).statusMap, gold, { networkOff });
+
+describe('diagnoseTestRun', () => {
+  it('no markers: the script stopped before the tests', () => {
+    expect(diagnose('+ git apply -v -\nerror: patch failed\n')).toMatchObject({ kind: 'no-test-output' });
+  });
+
+  it('no test result: the test command failed before running tests (pytest minversion, a broken conftest)', () => {
+    const minversion = wrap("ERROR: /testbed/tox.ini: 'minversion' requires pytest-2.0, actual pytest-0.1.dev1'");
+    expect(diagnose(minversion)).toEqual({ kind: 'no-tests-ran', reason: expect.stringContaining("'minversion' requires pytest-2.0") });
+    const conftest = wrap(
+      "ImportError while loading conftest '/testbed/tests/conftest.py'.\ntests/conftest.py:1: in <module>\n    raise RuntimeError('x')\nE   RuntimeError: x",
+    );
+    expect(diagnose(conftest)?.kind).toBe('no-tests-ran');
+  });
+
+  it("collection errors count only when none of the instance's tests ran", () => {
+    const collectionOnly = wrap(
+      'ERROR collecting tests/test_a.py\nImportError while importing test module\nPASSED tests/test_other.py::test_x\nInterrupted: 1 error during collection',
+    );
+    expect(diagnose(collectionOnly)).toMatchObject({ kind: 'collection-failed', reason: expect.stringContaining('ERROR collecting tests/test_a.py') });
+    // the patch broke one module, but the instance's own tests ran: a normal verdict
+    const ran = wrap('ERROR collecting tests/test_b.py\nPASSED tests/test_a.py::test_old\nFAILED tests/test_a.py::test_new - AssertionError');
+    expect(diagnose(ran)).toBeUndefined();
+  });
+
+  it("a network error in a failing test of the instance, with the network off, is not the patch's fault", () => {
+    const network = wrap(
+      'PASSED tests/test_a.py::test_old\nFAILED tests/test_a.py::test_new - requests.exceptions.ConnectionError: ' +
+        "HTTPConnectionPool(host='httpbin.org', port=80): Max retries exceeded with url: /get (Caused by NewConnectionError('Failed to establish a new connection: [Errno -3] Temporary failure in name resolution'))",
+    );
+    expect(diagnose(network)).toMatchObject({ kind: 'network', reason: expect.stringContaining('tests/test_a.py::test_new') });
+    // with the network on the same log is a plain failure; and a failure without a network error is graded
+    expect(diagnose(network, false)).toBeUndefined();
+    expect(diagnose(wrap('PASSED tests/test_a.py::test_old\nFAILED tests/test_a.py::test_new - AssertionError: 1 != 2'))).toBeUndefined();
+    // passing tests that print a network word do not make an error
+    expect(diagnose(wrap('PASSED tests/test_a.py::test_old\nPASSED tests/test_a.py::test_new\nwarning: Temporary failure in name resolution'))).toBeUndefined();
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * When an evaluation's tests could not run, its verdict says nothing about the patch: the instance is an
+ * evaluation error with a reason, counted apart and retried, never "unresolved". This reads the test log
+ * (and the status map the harness' parser made of it) for the ways a run fails before it judges anything:
+ *
+ * - the eval script stopped before or during the test command (no start/end markers);
+ * - no test result at all (the test command failed before running tests: a missing module, a usage error,
+ *   a version check such as pytest's minversion);
+ * - collection failed and none of the instance's own tests has a status;
+ * - one of the instance's tests failed on a network error while the sandbox has no network.
+ *
+ * A patch that breaks the code under test still gets its normal verdict as long as tests ran.
+ */
+import { END_TEST_OUTPUT, START_TEST_OUTPUT, TestStatus } from '../src/harness/constants.ts';
+import type { GoldTests } from './grading.ts';
+import type { StatusMap } from './log-parsers.ts';
+
+export type CannotRunKind = 'no-test-output' | 'no-tests-ran' | 'collection-failed' | 'network';
+
+export interface CannotRun {
+  kind: CannotRunKind;
+  reason: string;
+}
+
+/** What a failure looks like when it is the missing network, not the code (Python, requests, urllib, pip). */
+const NETWORK_ERROR =
+  /Temporary failure in name resolution|Name or service not known|nodename nor servname|Network is unreachable|No route to host|getaddrinfo failed|Failed to establish a new connection|Max retries exceeded with url|urlopen error|ConnectionRefusedError: \[Errno 111\].*(?:github|http|:80|:443)|Could not resolve host|socket\.gaierror/;
+
+/** pytest's words for a collection that did not finish (and unittest's for a module it could not import). */
+const COLLECTION_ERROR =
+  /^(?:ERROR collecting .*|=+ ERRORS =+|Interrupted: \d+ errors? during collection.*|.*ImportError while importing test module.*|ERROR: (?:file or directory not found|usage): .*)$/m;
+
+/** The first line of `text` matching `pattern`, trimmed and cut to a readable length. */
+function firstLine(text: string, pattern: RegExp): string | undefined {
+  for (const line of text.split('\n')) if (pattern.test(line)) return line.trim().slice(0, 300);
+  return undefined;
+}
+
+/** The last non-blank lines of the test command's output: usually the error that stopped it. */
+function tail(text: string, lines = 3): string {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('+ '))
+    .slice(-lines)
+    .join(' | ')
+    .slice(0, 400);
+}
+
+export function diagnoseTestRun(log: string, statusMap: StatusMap, gold: GoldTests, options: { networkOff: boolean }): CannotRun | undefined {
+  const start = log.indexOf(START_TEST_OUTPUT);
+  const end = log.indexOf(END_TEST_OUTPUT, start + 1);
+  if (start < 0 || end < 0) {
+    return {
+      kind: 'no-test-output',
+      reason: `the eval script stopped before the tests finished (no "${start < 0 ? START_TEST_OUTPUT : END_TEST_OUTPUT}" marker): ${tail(log)}`,
+    };
+  }
+  const output = log.slice(start + START_TEST_OUTPUT.length, end);
+  const own = [...gold.FAIL_TO_PASS, ...gold.PASS_TO_PASS];
+  if (Object.keys(statusMap).length === 0) {
+    return { kind: 'no-tests-ran', reason: `no test ran: the test command produced no test result (${tail(output) || 'no output'})` };
+  }
+  const collection = firstLine(output, COLLECTION_ERROR);
+  if (collection && own.length > 0 && own.every((test) => !(test in statusMap))) {
+    return { kind: 'collection-failed', reason: `test collection failed, none of the instance's tests ran: ${collection}` };
+  }
+  if (options.networkOff) {
+    const failed = own.filter((test) => statusMap[test] === TestStatus.FAILED || statusMap[test] === TestStatus.ERROR);
+    const network = failed.length > 0 ? firstLine(output, NETWORK_ERROR) : undefined;
+    if (network) {
+      return { kind: 'network', reason: `${failed.length} of the instance's tests failed with the network off (e.g. ${failed[0]}): ${network}` };
+    }
+  }
+  return undefined;
+}
