@@ -34,7 +34,7 @@ import {
 } from '../src/harness/constants.ts';
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, statusMapFromLog, type InstanceReport } from './grading.ts';
-import { diagnoseTestRun } from './run-diagnosis.ts';
+import { diagnoseTestRun, patchedFiles } from './run-diagnosis.ts';
 import { logParserFor } from './log-parsers.ts';
 import type { Prediction } from './predictions.ts';
 
@@ -215,7 +215,10 @@ export async function evaluateInstance(
         await writeFileAtomic(path.join(logDir, LOG_TEST_OUTPUT), testOutput);
         if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`, 'timeout');
         // tests that could not run say nothing about the patch: an evaluation error, not "unresolved"
-        const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser).statusMap, instance, { networkOff: true });
+        const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser).statusMap, instance, {
+          networkOff: true,
+          patchedFiles: patchedFiles(prediction.model_patch ?? ''),
+        });
         if (cannotRun) throw new EvaluationError(instanceId, `cannot run the tests (${cannotRun.kind}): ${cannotRun.reason}`, `cannot-run:${cannotRun.kind}`);
 
         const after = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });

@@ -78,38 +78,29 @@ export function parseLogPytestV2(log: string): StatusMap {
   return map;
 }
 
+/** A Django test id alone on its line: "test_x (mod.Class)" (Python ≤ 3.10) or "test_x (mod.Class.test_x)" (3.11+). */
+const DJANGO_TEST_ID = /^\w+ \([\w.]+\)$/;
+
 export function parseLogDjango(log: string): StatusMap {
   const map: StatusMap = {};
-  let prevTest: string | undefined;
+  // the tests a later bare "ok" belongs to (several when a described test is read under two names)
+  let prevTests: string[] = [];
+  // unittest prints a test's docstring line after its id ("test_x (mod.Class)" then "Docstring ... ok")
+  // when descriptions are on; the dataset's ids, from the official images' one-line logs, are the id. Each
+  // such line is read as the harness reads it (the docstring as the name) and once more under the id.
+  let describedTest: string | undefined;
   for (const rawLine of log.split('\n')) {
-    let line = rawLine.trim();
-    // This output spans lines; the harness records it as one passing "test".
-    if (line.includes('--version is equivalent to version')) map['--version is equivalent to version'] = TestStatus.PASSED;
-    if (line.includes(' ... ')) prevTest = line.split(' ... ')[0];
-
-    for (const suffix of [' ... ok', ' ... OK', ' ...  OK']) {
-      if (line.endsWith(suffix)) {
-        // A migration message printed on the same line as the test name (django__django-7188).
-        if (line.trim().startsWith('Applying sites.0002_alter_domain_unique...test_no_migrations')) {
-          line = line.split('...').slice(1).join('...').trim();
-        }
-        map[line.slice(0, line.lastIndexOf(suffix))] = TestStatus.PASSED;
-        break;
-      }
+    const line = rawLine.trim();
+    const readings = [line];
+    if (describedTest !== undefined && line.includes(' ... ') && !DJANGO_TEST_ID.test(line.split(' ... ')[0])) {
+      readings.push(`${describedTest} ... ${line.split(' ... ').slice(1).join(' ... ')}`);
     }
-    if (line.includes(' ... skipped')) map[line.split(' ... skipped')[0]] = TestStatus.SKIPPED;
-    if (line.endsWith(' ... FAIL')) map[line.split(' ... FAIL')[0]] = TestStatus.FAILED;
-    if (line.startsWith('FAIL:')) {
-      const name = words(line)[1];
-      if (name !== undefined) map[name.trim()] = TestStatus.FAILED;
-    }
-    if (line.endsWith(' ... ERROR')) map[line.split(' ... ERROR')[0]] = TestStatus.ERROR;
-    if (line.startsWith('ERROR:')) {
-      const name = words(line)[1];
-      if (name !== undefined) map[name.trim()] = TestStatus.ERROR;
-    }
+    describedTest = DJANGO_TEST_ID.test(line) ? line : undefined;
+    const named = readings.filter((r) => r.includes(' ... ')).map((r) => r.split(' ... ')[0]);
+    if (named.length > 0) prevTests = named;
+    for (const reading of readings) readDjangoLine(reading, map);
     // The test passed, but other output (possibly several lines) came between "..." and "ok".
-    if (line.trimStart().startsWith('ok') && prevTest !== undefined) map[prevTest] = TestStatus.PASSED;
+    if (line.trimStart().startsWith('ok')) for (const test of prevTests) map[test] = TestStatus.PASSED;
   }
   // Django's runner sometimes interrupts a test line with a long multi-line message before "ok".
   const interrupted = [
@@ -121,6 +112,34 @@ export function parseLogDjango(log: string): StatusMap {
     for (const match of log.matchAll(pattern)) map[match[1]] = TestStatus.PASSED;
   }
   return map;
+}
+
+/** One line of a Django test log, as the harness' parse_log_django reads it. */
+function readDjangoLine(text: string, map: StatusMap): void {
+  let line = text;
+  // This output spans lines; the harness records it as one passing "test".
+  if (line.includes('--version is equivalent to version')) map['--version is equivalent to version'] = TestStatus.PASSED;
+  for (const suffix of [' ... ok', ' ... OK', ' ...  OK']) {
+    if (line.endsWith(suffix)) {
+      // A migration message printed on the same line as the test name (django__django-7188).
+      if (line.trim().startsWith('Applying sites.0002_alter_domain_unique...test_no_migrations')) {
+        line = line.split('...').slice(1).join('...').trim();
+      }
+      map[line.slice(0, line.lastIndexOf(suffix))] = TestStatus.PASSED;
+      break;
+    }
+  }
+  if (line.includes(' ... skipped')) map[line.split(' ... skipped')[0]] = TestStatus.SKIPPED;
+  if (line.endsWith(' ... FAIL')) map[line.split(' ... FAIL')[0]] = TestStatus.FAILED;
+  if (line.startsWith('FAIL:')) {
+    const name = words(line)[1];
+    if (name !== undefined) map[name.trim()] = TestStatus.FAILED;
+  }
+  if (line.endsWith(' ... ERROR')) map[line.split(' ... ERROR')[0]] = TestStatus.ERROR;
+  if (line.startsWith('ERROR:')) {
+    const name = words(line)[1];
+    if (name !== undefined) map[name.trim()] = TestStatus.ERROR;
+  }
 }
 
 export function parseLogSympy(log: string): StatusMap {

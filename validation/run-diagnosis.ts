@@ -9,9 +9,13 @@
  * - collection failed and none of the instance's own tests has a status;
  * - one of the instance's tests failed on a network error while the sandbox has no network.
  *
- * A patch that breaks the code under test still gets its normal verdict as long as tests ran.
+ * A patch that breaks the code under test keeps its normal verdict: when the output that stopped the run
+ * names a file the model patch changed (a traceback through it, a syntax error in it), the patch is to
+ * blame and the instance is graded as the harness grades it (unresolved). Checked on the 298 published
+ * harness runs of SWE-Fixer's Lite patches: the 11 whose tests never ran all stop in a patched file.
  */
 import { END_TEST_OUTPUT, START_TEST_OUTPUT, TestStatus } from '../src/harness/constants.ts';
+import { parsePatch } from '../src/patch.ts';
 import type { GoldTests } from './grading.ts';
 import type { StatusMap } from './log-parsers.ts';
 
@@ -47,7 +51,13 @@ function tail(text: string, lines = 3): string {
     .slice(0, 400);
 }
 
-export function diagnoseTestRun(log: string, statusMap: StatusMap, gold: GoldTests, options: { networkOff: boolean }): CannotRun | undefined {
+export interface DiagnosisOptions {
+  networkOff: boolean;
+  /** repository paths the model patch changes: a run stopped in one of them is the patch's doing */
+  patchedFiles?: readonly string[];
+}
+
+export function diagnoseTestRun(log: string, statusMap: StatusMap, gold: GoldTests, options: DiagnosisOptions): CannotRun | undefined {
   const start = log.indexOf(START_TEST_OUTPUT);
   const end = log.indexOf(END_TEST_OUTPUT, start + 1);
   if (start < 0 || end < 0) {
@@ -58,11 +68,12 @@ export function diagnoseTestRun(log: string, statusMap: StatusMap, gold: GoldTes
   }
   const output = log.slice(start + START_TEST_OUTPUT.length, end);
   const own = [...gold.FAIL_TO_PASS, ...gold.PASS_TO_PASS];
-  if (Object.keys(statusMap).length === 0) {
+  const patchBroke = (options.patchedFiles ?? []).some((file) => output.includes(file));
+  if (Object.keys(statusMap).length === 0 && !patchBroke) {
     return { kind: 'no-tests-ran', reason: `no test ran: the test command produced no test result (${tail(output) || 'no output'})` };
   }
   const collection = firstLine(output, COLLECTION_ERROR);
-  if (collection && own.length > 0 && own.every((test) => !(test in statusMap))) {
+  if (collection && !patchBroke && own.length > 0 && own.every((test) => !(test in statusMap))) {
     return { kind: 'collection-failed', reason: `test collection failed, none of the instance's tests ran: ${collection}` };
   }
   if (options.networkOff) {
@@ -73,4 +84,13 @@ export function diagnoseTestRun(log: string, statusMap: StatusMap, gold: GoldTes
     }
   }
   return undefined;
+}
+
+/** Repository paths a model patch changes (an unreadable patch changes none that we can name). */
+export function patchedFiles(patch: string): string[] {
+  try {
+    return [...new Set(parsePatch(patch).flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => Boolean(p) && p !== '/dev/null')))];
+  } catch {
+    return [];
+  }
 }

@@ -146,6 +146,30 @@ describe('Django runner parser', () => {
     expect(map['test_no_migrations (migrations.test_loader.LoaderTests)']).toBe('PASSED');
     expect(map['--version is equivalent to version']).toBe('PASSED');
   });
+
+  it('reads a test whose docstring line follows its id (py3.9 Django 3.0-4.0) under the id, as the dataset names it', () => {
+    const map = parseLogDjango(
+      [
+        'test_file_upload_permissions (test_utils.tests.OverrideSettingsTests)',
+        'FILE_UPLOAD_PERMISSIONS defaults to 0o644 ... ok',
+        'test_live_server (servers.tests.LiveServerViews)',
+        'Contrary to the documentation ... FAIL',
+        'test_noisy_described (view_tests.tests.DebugTests)',
+        'A described test that prints ... Internal Server Error: /raises500/',
+        'ok',
+        'test_plain (a.tests.T) ... ok',
+        'test_py311 (a.tests.T.test_py311)',
+        'Docstring under Python 3.11 ids ... skipped "no"',
+      ].join('\n'),
+    );
+    expect(map['test_file_upload_permissions (test_utils.tests.OverrideSettingsTests)']).toBe('PASSED');
+    expect(map['test_live_server (servers.tests.LiveServerViews)']).toBe('FAILED');
+    expect(map['test_noisy_described (view_tests.tests.DebugTests)']).toBe('PASSED');
+    expect(map['test_plain (a.tests.T)']).toBe('PASSED');
+    expect(map['test_py311 (a.tests.T.test_py311)']).toBe('SKIPPED');
+    // the harness' own reading of the same lines is kept too
+    expect(map['FILE_UPLOAD_PERMISSIONS defaults to 0o644']).toBe('PASSED');
+  });
 });
 
 describe('sympy bin/test parser', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { END_TEST_OUTPUT, START_TEST_OUTPUT } from '../../src/harness/constants.ts';
 import { statusMapFromLog } from '../../validation/grading.ts';
 import { parseLogPytest } from '../../validation/log-parsers.ts';
-import { diagnoseTestRun } from '../../validation/run-diagnosis.ts';
+import { diagnoseTestRun, patchedFiles } from '../../validation/run-diagnosis.ts';
 
 const gold = { FAIL_TO_PASS: ['tests/test_a.py::test_new'], PASS_TO_PASS: ['tests/test_a.py::test_old'] };
 const wrap = (body: string) => `+ git status\n+ : '${START_TEST_OUTPUT}'\n${body}\n+ : '${END_TEST_OUTPUT}'\n`;
@@ -21,6 +21,16 @@ describe('diagnoseTestRun', () => {
       "ImportError while loading conftest '/testbed/tests/conftest.py'.\ntests/conftest.py:1: in <module>\n    raise RuntimeError('x')\nE   RuntimeError: x",
     );
     expect(diagnose(conftest)?.kind).toBe('no-tests-ran');
+  });
+
+  it('a run the model patch stopped (a traceback through a file it changed) keeps its normal verdict', () => {
+    const broken = wrap('  File "/testbed/pkg/core.py", line 3\n    def f(:\nSyntaxError: invalid syntax');
+    const statusMap = statusMapFromLog(broken, parseLogPytest).statusMap;
+    expect(diagnoseTestRun(broken, statusMap, gold, { networkOff: true, patchedFiles: ['pkg/core.py'] })).toBeUndefined();
+    // the same stop in a file the patch did not touch is the environment's
+    expect(diagnoseTestRun(broken, statusMap, gold, { networkOff: true, patchedFiles: ['pkg/other.py'] })?.kind).toBe('no-tests-ran');
+    expect(patchedFiles('diff --git a/pkg/core.py b/pkg/core.py\n--- a/pkg/core.py\n+++ b/pkg/core.py\n@@ -1 +1 @@\n-a\n+b\n')).toEqual(['pkg/core.py']);
+    expect(patchedFiles('not a patch')).toEqual([]);
   });
 
   it("collection errors count only when none of the instance's tests ran", () => {

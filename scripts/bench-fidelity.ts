@@ -1,0 +1,138 @@
+/**
+ * Fidelity against the real SWE-bench harness, on real Lite instances.
+ *
+ *   npm run bench:fidelity -- --regrade DIR [--dataset FILE] [--pattern P] [--out FILE]
+ *
+ * `--regrade DIR` takes published harness runs laid out as <DIR>/<instance>/{test_output.txt, report.json,
+ * patch.diff} (InternLM/SWE-Fixer's result/lite_no_p2p_result/ is one) and grades each test_output.txt
+ * with locfix's log parsers, grading and cannot-run diagnosis (logs from harness versions before the
+ * start/end markers are read whole, as those versions did), against the dataset's FAIL_TO_PASS /
+ * PASS_TO_PASS. It reports, test by test, where locfix's statuses differ from the harness' own
+ * report.json, and which instances locfix would call evaluation errors. That measures everything after
+ * the test run: parsing, grading and the error rules. Running the tests again in offline environment
+ * images is the part still to come (BENCHMARKS.md says what is measured).
+ */
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadDataset } from '../src/dataset/load.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import { selectInstances } from '../src/dataset/select.ts';
+import { END_TEST_OUTPUT, START_TEST_OUTPUT } from '../src/harness/constants.ts';
+import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
+import { evalReport, statusMapFromLog, type InstanceReport, type TestsStatus } from '../validation/grading.ts';
+import { logParserFor } from '../validation/log-parsers.ts';
+import { diagnoseTestRun, patchedFiles } from '../validation/run-diagnosis.ts';
+
+const { values } = parseArgs({
+  options: {
+    regrade: { type: 'string' },
+    dataset: { type: 'string', default: path.resolve(import.meta.dirname, '../../shared/data/swe-bench-lite-full.jsonl') },
+    pattern: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+
+interface InstanceFidelity {
+  id: string;
+  repo: string;
+  version: string;
+  harnessResolved: boolean;
+  locfixResolved: boolean;
+  /** locfix would call it an evaluation error (and why) */
+  cannotRun?: string;
+  tests: number;
+  /** the log predates the harness' start/end markers and was read whole */
+  legacyLog: boolean;
+  /** tests whose success/failure differs from the harness report */
+  disagreements: Array<{ test: string; category: string; harness: 'success' | 'failure' | 'absent'; locfix: 'success' | 'failure' | 'absent' }>;
+}
+
+function side(status: TestsStatus | undefined, category: keyof TestsStatus, test: string): 'success' | 'failure' | 'absent' {
+  if (!status) return 'absent';
+  if (status[category].success.includes(test)) return 'success';
+  if (status[category].failure.includes(test)) return 'failure';
+  return 'absent';
+}
+
+/**
+ * A log from before the markers: the whole log is what that harness parsed, so it is all marked as test
+ * output; the cannot-run rules look at what follows the traced test command (`+ <test_cmd> …`) only, as
+ * the markers would have enclosed it.
+ */
+function markLegacyLog(raw: string, testCmd: string): string {
+  const at = raw.lastIndexOf(`\n+ ${testCmd.split(' ')[0]}`);
+  const before = at < 0 ? '' : raw.slice(0, at + 1);
+  const after = at < 0 ? raw : raw.slice(at + 1);
+  return `${before}${START_TEST_OUTPUT}\n${after}\n${END_TEST_OUTPUT}\n`;
+}
+
+function regradeOne(instance: SweInstance, dir: string): InstanceFidelity | undefined {
+  const logFile = path.join(dir, 'test_output.txt');
+  const reportFile = path.join(dir, 'report.json');
+  if (!existsSync(logFile) || !existsSync(reportFile)) return undefined;
+  const raw = readFileSync(logFile, 'utf8');
+  // Logs of harness versions before the start/end markers (SWE-Fixer's are such) were parsed whole by that
+  // harness (grading.get_logs_eval then): read them the same way by marking the whole log as the output.
+  const legacy = !raw.includes(START_TEST_OUTPUT);
+  const log = legacy ? markLegacyLog(raw, makeInstanceSpec(instance).spec.spec.test_cmd) : raw;
+  const harness = (JSON.parse(readFileSync(reportFile, 'utf8')) as InstanceReport)[instance.instance_id];
+  const patch = existsSync(path.join(dir, 'patch.diff')) ? readFileSync(path.join(dir, 'patch.diff'), 'utf8') : '';
+  const spec = makeInstanceSpec(instance);
+  const parser = logParserFor(spec.spec);
+  const ours = evalReport(instance.instance_id, patch, log, instance, parser)[instance.instance_id];
+  const cannotRun = diagnoseTestRun(log, statusMapFromLog(log, parser).statusMap, instance, { networkOff: false, patchedFiles: patchedFiles(patch) });
+  const disagreements: InstanceFidelity['disagreements'] = [];
+  for (const category of ['FAIL_TO_PASS', 'PASS_TO_PASS'] as const) {
+    for (const test of instance[category]) {
+      const h = side(harness?.tests_status, category, test);
+      const l = side(ours.tests_status, category, test);
+      if (h !== l) disagreements.push({ test, category, harness: h, locfix: l });
+    }
+  }
+  return {
+    id: instance.instance_id,
+    repo: instance.repo,
+    version: spec.version,
+    harnessResolved: Boolean(harness?.resolved),
+    locfixResolved: ours.resolved,
+    ...(cannotRun ? { cannotRun: `${cannotRun.kind}: ${cannotRun.reason}` } : {}),
+    tests: instance.FAIL_TO_PASS.length + instance.PASS_TO_PASS.length,
+    legacyLog: legacy,
+    disagreements,
+  };
+}
+
+async function main(): Promise<void> {
+  if (!values.regrade) throw new Error('usage: npm run bench:fidelity -- --regrade DIR (a folder of <instance>/{test_output.txt,report.json})');
+  const loaded = await loadDataset(values.dataset!, { cacheDir: path.resolve('.locfix', 'cache') });
+  const { instances } = selectInstances(loaded.instances, { pattern: values.pattern });
+  const present = new Set(readdirSync(values.regrade));
+  const rows: InstanceFidelity[] = [];
+  for (const instance of instances) {
+    if (!present.has(instance.instance_id)) continue;
+    const row = regradeOne(instance, path.join(values.regrade, instance.instance_id));
+    if (row) rows.push(row);
+  }
+  const byRepo = new Map<string, InstanceFidelity[]>();
+  for (const r of rows) byRepo.set(r.repo, [...(byRepo.get(r.repo) ?? []), r]);
+  const line = (label: string, list: InstanceFidelity[]) => {
+    const tests = list.reduce((n, r) => n + r.tests, 0);
+    const off = list.reduce((n, r) => n + r.disagreements.length, 0);
+    const verdicts = list.filter((r) => r.harnessResolved === r.locfixResolved).length;
+    const errors = list.filter((r) => r.cannotRun).length;
+    return `${label.padEnd(28)} ${String(list.length).padStart(4)} inst  verdicts ${verdicts}/${list.length}  tests agree ${tests - off}/${tests} (${((100 * (tests - off)) / Math.max(1, tests)).toFixed(2)}%)  would be eval errors ${errors}`;
+  };
+  console.log(line('all', rows));
+  for (const [repo, list] of [...byRepo].sort()) console.log(line(repo, list));
+  for (const r of rows.filter((x) => x.disagreements.length > 0 || x.harnessResolved !== x.locfixResolved)) {
+    console.log(
+      `  ${r.id}: harness ${r.harnessResolved ? 'resolved' : 'unresolved'}, locfix ${r.locfixResolved ? 'resolved' : 'unresolved'}; ${r.disagreements.length} test(s) differ, e.g. ${JSON.stringify(r.disagreements[0])}`,
+    );
+  }
+  for (const r of rows.filter((x) => x.cannotRun)) console.log(`  would be an evaluation error: ${r.id}: ${r.cannotRun!.slice(0, 200)}`);
+  if (values.out) writeFileSync(values.out, JSON.stringify({ command: process.argv.slice(2).join(' '), instances: rows }, null, 2));
+  for (const e of loaded.errors) console.error(`dataset: ${e.message}`);
+}
+
+await main();
