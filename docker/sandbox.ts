@@ -2,7 +2,7 @@
  * The Docker backend of the sandbox interface (src/sandbox/types.ts): containers for running code locfix did not write (model patches, repository tests,
  * model-written reproduction scripts).
  *
- * Every container: no network (NetworkDisabled + network mode "none"), memory (swap included), CPU and
+ * Every container: no network unless asked for (NetworkDisabled + network mode "none"), memory (swap included), CPU and
  * pids limits, labels `locfix=1` and `locfix.run=<run id>` so leftovers of a crashed run can be swept, and
  * a guaranteed removal: `withSandbox` removes it in a finally block, and SIGINT/SIGTERM remove every
  * container this process still holds before the process exits.
@@ -296,6 +296,7 @@ export class DockerRuntime implements SandboxRuntime {
   /** Creates and starts a container. The caller must `dispose()` it; prefer `withSandbox`. */
   async create(options: SandboxOptions): Promise<DockerSandbox> {
     const limits = { ...this.limits, ...options.limits };
+    const network = options.network ?? 'none';
     const name = `${options.namePrefix ?? 'locfix'}-${randomBytes(5).toString('hex')}`.replace(/[^a-zA-Z0-9_.-]/g, '_');
     installSignalCleanup();
     const container = await this.docker.createContainer({
@@ -304,14 +305,14 @@ export class DockerRuntime implements SandboxRuntime {
       Cmd: ['sleep', 'infinity'],
       WorkingDir: options.workdir,
       Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
-      NetworkDisabled: true,
+      NetworkDisabled: network === 'none',
       Labels: {
         [SANDBOX_LABEL]: '1',
         ...(options.runId ? { [RUN_LABEL]: options.runId } : {}),
         ...options.labels,
       },
       HostConfig: {
-        NetworkMode: 'none',
+        NetworkMode: network,
         Memory: limits.memoryBytes,
         MemorySwap: limits.memoryBytes,
         NanoCpus: limits.nanoCpus,
@@ -325,7 +326,8 @@ export class DockerRuntime implements SandboxRuntime {
     liveSandboxes.add(sandbox);
     try {
       await container.start();
-      await writeLoopbackHosts(sandbox);
+      // with a network Docker writes /etc/hosts itself
+      if (network === 'none') await writeLoopbackHosts(sandbox);
     } catch (err) {
       await sandbox.dispose().catch(() => undefined);
       throw err;

@@ -67,9 +67,11 @@ export const RunConfigSchema = z
       .object({
         enabled: z.boolean().default(true),
         timeoutSeconds: positiveInt.default(1800),
+        /** the sandbox network of evaluation: none (offline), or the engine's bridge / host for parity with the harness */
+        network: z.enum(['none', 'bridge', 'host']).default('none'),
       })
       .strict()
-      .default({ enabled: true, timeoutSeconds: 1800 }),
+      .default({ enabled: true, timeoutSeconds: 1800, network: 'none' }),
     docker: z
       .object({
         /** image the local environment layers start from (default locfix/base:bookworm) */

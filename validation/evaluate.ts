@@ -18,7 +18,7 @@ import PQueue from 'p-queue';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { readJsonIfExists, safeFileName, writeFileAtomic, writeJsonAtomic } from '../src/util/fsx.ts';
 import type { InstanceImages } from '../src/sandbox/types.ts';
-import type { Sandbox, SandboxRuntime } from '../src/sandbox/types.ts';
+import type { NetworkMode, Sandbox, SandboxRuntime } from '../src/sandbox/types.ts';
 import {
   APPLY_PATCH_FAIL,
   APPLY_PATCH_PASS,
@@ -100,6 +100,9 @@ export interface EvaluationOptions {
   timeoutMs?: number;
   /** instances evaluated at once (default 1) */
   maxWorkers?: number;
+  /** the sandbox network: 'none' (default, offline) or the engine's ('bridge', 'host') for parity with the
+   * harness, which runs with a network; recorded in each report.json */
+  network?: NetworkMode;
   /** progress lines */
   onProgress?: (outcome: InstanceOutcome) => void;
 }
@@ -165,7 +168,7 @@ export async function applyModelPatch(
 export async function evaluateInstance(
   instance: SweInstance,
   prediction: Prediction,
-  options: Pick<EvaluationOptions, 'runId' | 'runsDir' | 'runtime' | 'images' | 'timeoutMs'>,
+  options: Pick<EvaluationOptions, 'runId' | 'runsDir' | 'runtime' | 'images' | 'timeoutMs' | 'network'>,
 ): Promise<InstanceOutcome> {
   const started = Date.now();
   const runsDir = options.runsDir ?? 'runs';
@@ -180,6 +183,7 @@ export async function evaluateInstance(
   const log = new InstanceLog(path.join(logDir, LOG_INSTANCE));
   const timeoutMs = options.timeoutMs ?? 1_800_000;
   const timings = { imageMs: 0, containerMs: 0, evalMs: 0 };
+  const network = options.network ?? 'none';
   try {
     const imageStarted = Date.now();
     const spec = makeInstanceSpec(instance);
@@ -188,9 +192,9 @@ export async function evaluateInstance(
     const parser = logParserFor(spec.spec);
     const containerStarted = Date.now();
     const report = await options.runtime.withSandbox(
-      { image: image.image, runId: options.runId, namePrefix: `locfix-eval-${instanceId}`, workdir: DOCKER_WORKDIR },
+      { image: image.image, runId: options.runId, namePrefix: `locfix-eval-${instanceId}`, workdir: DOCKER_WORKDIR, network },
       async (sandbox) => {
-        log.info(`Container for ${instanceId} started: ${sandbox.id} (image ${image.image}, ${image.source})`);
+        log.info(`Container for ${instanceId} started: ${sandbox.id} (image ${image.image}, ${image.source}, network ${network})`);
         const patch = prediction.model_patch ?? '';
         await writeFileAtomic(path.join(logDir, 'patch.diff'), patch);
         await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
@@ -216,7 +220,7 @@ export async function evaluateInstance(
         if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`, 'timeout');
         // tests that could not run say nothing about the patch: an evaluation error, not "unresolved"
         const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser).statusMap, instance, {
-          networkOff: true,
+          networkOff: network === 'none',
           patchedFiles: patchedFiles(prediction.model_patch ?? ''),
         });
         if (cannotRun) throw new EvaluationError(instanceId, `cannot run the tests (${cannotRun.kind}): ${cannotRun.reason}`, `cannot-run:${cannotRun.kind}`);
@@ -228,6 +232,7 @@ export async function evaluateInstance(
         log.info(`Grading answer for ${instanceId}...`);
         const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser);
         if (applied.command) graded[instanceId].patch_apply_command = applied.command;
+        graded[instanceId].network = network;
         return graded;
       },
     );

@@ -101,8 +101,10 @@ export interface InstanceReportEntry {
   patch_successfully_applied: boolean;
   resolved: boolean;
   tests_status?: TestsStatus;
-  /** locfix's addition to the harness' fields: which GIT_APPLY_CMDS entry applied the model patch */
+  /** locfix's additions to the harness' fields: which GIT_APPLY_CMDS entry applied the model patch, and
+   * the sandbox network the tests ran with ('none' unless asked otherwise) */
   patch_apply_command?: string;
+  network?: string;
 }
 
 export type InstanceReport = Record<string, InstanceReportEntry>;

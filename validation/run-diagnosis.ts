@@ -27,8 +27,15 @@ export interface CannotRun {
 }
 
 /** What a failure looks like when it is the missing network, not the code (Python, requests, urllib, pip). */
-const NETWORK_ERROR =
-  /Temporary failure in name resolution|Name or service not known|nodename nor servname|Network is unreachable|No route to host|getaddrinfo failed|Failed to establish a new connection|Max retries exceeded with url|urlopen error|ConnectionRefusedError: \[Errno 111\].*(?:github|http|:80|:443)|Could not resolve host|socket\.gaierror/;
+const NETWORK_ERROR = new RegExp(
+  [
+    // messages of resolvers and sockets
+    'Temporary failure in name resolution|Name or service not known|nodename nor servname|Network is unreachable|No route to host',
+    'getaddrinfo failed|Failed to establish a new connection|Max retries exceeded with url|urlopen error|Could not resolve host',
+    // exception types, which lead pytest's one-line summaries and so survive their truncation under --tb=no
+    String.raw`\b(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.(?:MaxRetryError|NewConnectionError|NameResolutionError)|socket\.gaierror|ConnectionRefusedError)\b`,
+  ].join('|'),
+);
 
 /** pytest's words for a collection that did not finish (and unittest's for a module it could not import). */
 const COLLECTION_ERROR =

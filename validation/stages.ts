@@ -11,7 +11,7 @@ import { STAGE, type PipelineStage } from '../src/run/stage.ts';
 import { combineValidation, distinctCandidates } from '../repair/select.ts';
 import type { CandidateValidation, RepairInstanceRecord, Selection } from '../repair/types.ts';
 import type { InstanceImages } from '../src/sandbox/types.ts';
-import type { SandboxRuntime } from '../src/sandbox/types.ts';
+import type { NetworkMode, SandboxRuntime } from '../src/sandbox/types.ts';
 import { evaluateInstance, type InstanceOutcome } from './evaluate.ts';
 import { runRegressionTests, selectRegressionTests, type RegressionSelection } from './regression.ts';
 import { generateReproductionScripts, runReproductionTest, selectReproductionScript, type ReproductionSelection } from './reproduction.ts';
@@ -124,6 +124,7 @@ export interface EvaluateSettings {
   timeoutMs: number;
   /** `model_name_or_path` of the prediction */
   modelName: string;
+  network?: NetworkMode;
 }
 
 export function evaluateStage(resources: SandboxResources, settings: EvaluateSettings): PipelineStage<EvaluateStageOutput> {
@@ -152,6 +153,7 @@ export function evaluateStage(resources: SandboxResources, settings: EvaluateSet
           runtime: resources.runtime,
           images: resources.images,
           timeoutMs: settings.timeoutMs,
+          network: settings.network,
         }),
       )) as InstanceOutcome;
       // recorded as the stage's error (kind and reason), so the analysis counts it as an evaluation error

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadDataset } from '../dataset/load.ts';
 import { RepoStore } from '../repo/store.ts';
+import { NETWORK_MODES, type NetworkMode } from '../sandbox/types.ts';
 import { DockerRuntime } from '../../docker/sandbox.ts';
 import { ImageProvider, DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
 import { runEvaluation } from '../../validation/evaluate.ts';
@@ -27,12 +28,19 @@ interface EvaluateOptions {
   pull?: boolean;
   memory: string;
   cpus: string;
+  network: string;
 }
 
 function positive(name: string, text: string): number {
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(text)}`);
   return value;
+}
+
+function networkMode(text: string): NetworkMode {
+  if (!(NETWORK_MODES as readonly string[]).includes(text))
+    throw new Error(`--network must be one of ${NETWORK_MODES.join(', ')}, got ${JSON.stringify(text)}`);
+  return text as NetworkMode;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -68,6 +76,11 @@ export function register(program: Command): void {
     .option('--pull', 'try to pull absent official images (contacts a remote registry)')
     .option('--memory <GiB>', 'memory limit per container', '4')
     .option('--cpus <n>', 'CPU limit per container', '1')
+    .option(
+      '--network <mode>',
+      "sandbox network: none (default, offline), or the engine's bridge / host for parity with the harness (recorded in each report.json)",
+      'none',
+    )
     .action(async (opts: EvaluateOptions) => {
       const timeoutMs = positive('--timeout', opts.timeout) * 1000;
       const maxWorkers = Math.floor(positive('--max-workers', opts.maxWorkers));
@@ -110,6 +123,7 @@ export function register(program: Command): void {
           images,
           timeoutMs,
           maxWorkers,
+          network: networkMode(opts.network),
           onProgress: (o) => {
             done += 1;
             const state = o.completed ? (o.resolved ? 'resolved' : 'unresolved') : `error: ${o.error}`;

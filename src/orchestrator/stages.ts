@@ -90,7 +90,15 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
   }
   stages.push(selectStage());
   if (config.evaluation.enabled) {
-    stages.push(evaluateStage(docker, { runId, runsDir, timeoutMs: config.evaluation.timeoutSeconds * 1000, modelName: services.llm?.id ?? 'locfix' }));
+    stages.push(
+      evaluateStage(docker, {
+        runId,
+        runsDir,
+        timeoutMs: config.evaluation.timeoutSeconds * 1000,
+        modelName: services.llm?.id ?? 'locfix',
+        network: config.evaluation.network,
+      }),
+    );
   }
 
   let selected = stages;

@@ -32,7 +32,13 @@ export interface SandboxOptions {
   workdir?: string;
   env?: Record<string, string>;
   labels?: Record<string, string>;
+  /** 'none' (default): no network, a working loopback. 'bridge' / 'host': the engine's network, as the
+   * harness runs (for parity; the run records which was used) */
+  network?: NetworkMode;
 }
+
+export type NetworkMode = 'none' | 'bridge' | 'host';
+export const NETWORK_MODES: readonly NetworkMode[] = ['none', 'bridge', 'host'];
 
 export interface ExecOptions {
   /** kill the container when the command runs longer (default: no timeout) */

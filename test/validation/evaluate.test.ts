@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promises as fs } from 'node:fs';
 import { promisify } from 'node:util';
 import os from 'node:os';
@@ -216,6 +218,58 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     expect(await recorded(broken.instance_id)).toMatchObject({ kind: 'cannot-run:no-tests-ran', reason: expect.stringMatching(/no test ran/) });
     // no report.json, so a rerun evaluates them again
     await expect(fs.access(path.join(instanceLogDir(runsDir, runId, network.instance_id), 'report.json'))).rejects.toThrow();
+  }, 600_000);
+
+  it('network off by default; --network host reaches a server on the host loopback, and the report says which was used', async () => {
+    const server = http.createServer((_req, res) => res.end('pong'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+      const base = fixture.instance;
+      const lines = [
+        'import urllib.request',
+        '',
+        '',
+        'def test_remote():',
+        `    assert urllib.request.urlopen("http://127.0.0.1:${port}", timeout=5).read() == b"pong"`,
+      ];
+      const remote = {
+        ...base,
+        instance_id: `${base.instance_id}-remote`,
+        test_patch:
+          base.test_patch +
+          [
+            'diff --git a/tests/test_remote.py b/tests/test_remote.py',
+            'new file mode 100644',
+            '--- /dev/null',
+            '+++ b/tests/test_remote.py',
+            `@@ -0,0 +1,${lines.length} @@`,
+            ...lines.map((l) => `+${l}`),
+            '',
+          ].join('\n'),
+        FAIL_TO_PASS: [...base.FAIL_TO_PASS, 'tests/test_remote.py::test_remote'],
+      };
+      const predictions: Prediction[] = [{ instance_id: remote.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.gold }];
+      const runsDir = path.join(root, 'runs');
+      const offline = await runEvaluation({ runId: `net-none-${process.pid}`, runsDir, dataset: [remote], predictions, runtime, images, timeoutMs: 120_000 });
+      expect(offline.outcomes[0]).toMatchObject({ completed: false, errorKind: 'cannot-run:network' });
+      const online = await runEvaluation({
+        runId: `net-host-${process.pid}`,
+        runsDir,
+        dataset: [remote],
+        predictions,
+        runtime,
+        images,
+        timeoutMs: 120_000,
+        network: 'host',
+      });
+      expect(online.summary.resolved_ids).toEqual([remote.instance_id]);
+      const report = JSON.parse(await fs.readFile(path.join(instanceLogDir(runsDir, `net-host-${process.pid}`, remote.instance_id), 'report.json'), 'utf8'));
+      expect(report[remote.instance_id]).toMatchObject({ resolved: true, network: 'host' });
+    } finally {
+      server.close();
+    }
   }, 600_000);
 
   it('locfix evaluate: gold and a predictions file, resume, summary with the harness fields', async () => {
