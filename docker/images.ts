@@ -23,7 +23,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runGit } from '../src/repo/git.ts';
-import type { InstanceSpec } from '../src/harness/instance-spec.ts';
+import { officialImageName, type ImageArch, type InstanceSpec } from '../src/harness/instance-spec.ts';
 import type { ResolvedSpec } from '../src/harness/specs.ts';
 import type { InstanceImage, InstanceImages, SandboxLimits } from '../src/sandbox/types.ts';
 import type { DockerRuntime, DockerSandbox } from './sandbox.ts';
@@ -46,12 +46,23 @@ export interface ImageConfig {
   useOfficialImages?: boolean;
   /** try `docker pull` for absent official images (default false: a pull reaches a remote registry) */
   pullOfficialImages?: boolean;
+  /** the architecture of official images (their names carry it; default x86_64) */
+  arch?: ImageArch;
+  /**
+   * which images locfix built are kept, as the harness' --cache_level: 'instance' keeps all, 'env' (default)
+   * removes an instance image once its evaluation is done, 'base' also the environment images it built at the
+   * end of the run, 'none' as 'base' (the base image and images locfix did not build are never removed)
+   */
+  cacheLevel?: CacheLevel;
   /** limit for each setup step while building an image (default 30 min) */
   buildTimeoutMs?: number;
   buildLimits?: Partial<SandboxLimits>;
 }
 
 export type ImageLog = (line: string) => void;
+
+export type CacheLevel = 'none' | 'base' | 'env' | 'instance';
+export const CACHE_LEVELS: readonly CacheLevel[] = ['none', 'base', 'env', 'instance'];
 
 export class ImageBuildError extends Error {
   constructor(
@@ -79,7 +90,22 @@ function imageComponent(text: string): string {
 
 const OFFICIAL_PRELUDE = ['source /opt/miniconda3/bin/activate', 'conda activate testbed'];
 
+/** Names of the images locfix builds (what `locfix images` lists and the cache policy may remove). */
+export const INSTANCE_IMAGE_PREFIX = 'locfix/sweb.inst.';
+export const ENV_IMAGE_PREFIX = 'locfix/sweb.env.';
+
+async function removeImage(runtime: DockerRuntime, image: string): Promise<void> {
+  await runtime.docker
+    .getImage(image)
+    .remove({ force: true })
+    .catch((err: { statusCode?: number }) => {
+      // 404: already gone; 409: in use by a container that still runs (it goes with the container)
+      if (err?.statusCode !== 404 && err?.statusCode !== 409) throw err;
+    });
+}
+
 export class ImageProvider implements InstanceImages {
+  private readonly builtEnvImages = new Set<string>();
   private readonly inflight = new Map<string, Promise<boolean>>();
   private readonly config: Required<Pick<ImageConfig, 'baseImage' | 'useOfficialImages' | 'pullOfficialImages' | 'buildTimeoutMs'>> & ImageConfig;
 
@@ -101,7 +127,7 @@ export class ImageProvider implements InstanceImages {
   async instanceImage(instance: InstanceSpec, log: ImageLog = () => undefined): Promise<InstanceImage> {
     const { spec } = instance;
     if (this.config.useOfficialImages) {
-      const official = instance.officialImage;
+      const official = officialImageName(instance.instanceId, this.config.arch);
       if (await this.runtime.imageExists(official)) {
         log(`using official image ${official}`);
         return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };
@@ -115,7 +141,7 @@ export class ImageProvider implements InstanceImages {
     const envId = await this.imageId(env.image);
     // `checkout` names how /testbed is made: images of an earlier recipe (depth 1, no tags) are not reused
     const key = hashKey({ layer: 'instance', from: envId, repo: instance.repo, commit: instance.baseCommit, setup, checkout: 'history+tags' });
-    const image = `locfix/sweb.inst.${imageComponent(instance.instanceId)}:${key}`;
+    const image = `${INSTANCE_IMAGE_PREFIX}${imageComponent(instance.instanceId)}:${key}`;
     const built = await this.once(image, async () => {
       log(`building instance image ${image} on ${env.image}`);
       const checkout = await fs.mkdtemp(path.join(os.tmpdir(), 'locfix-testbed-'));
@@ -137,12 +163,29 @@ export class ImageProvider implements InstanceImages {
     return { image, source: 'local', prelude: [], spec, built };
   }
 
+  /** Done with an instance's image: removed unless the cache level keeps instance images; only images locfix built. */
+  async release(image: InstanceImage): Promise<void> {
+    if (image.source !== 'local' || (this.config.cacheLevel ?? 'env') === 'instance' || !image.image.startsWith(INSTANCE_IMAGE_PREFIX)) return;
+    await removeImage(this.runtime, image.image);
+  }
+
+  /** End of a run: at cache levels 'base' and 'none' the environment images this provider built go too. */
+  async releaseAll(): Promise<void> {
+    const level = this.config.cacheLevel ?? 'env';
+    if (level !== 'base' && level !== 'none') return;
+    for (const image of this.builtEnvImages) await removeImage(this.runtime, image);
+    this.builtEnvImages.clear();
+  }
+
   /** The environment image: user-named, or built from the spec (on the base image). */
   async envImage(spec: ResolvedSpec, log: ImageLog = () => undefined): Promise<{ image: string; userNamed: boolean }> {
     const named = this.config.envImages?.[`${spec.repo}@${spec.version}`] ?? this.config.envImages?.[spec.repo];
     if (named) {
       if (!(await this.runtime.imageExists(named))) {
-        throw new ImageBuildError(`environment image ${named} configured for ${spec.repo}@${spec.version} does not exist locally`);
+        throw new ImageBuildError(
+          `environment image ${named} configured for ${spec.repo}@${spec.version} does not exist locally: build it ` +
+            '(scripts/build-env-image.sh, docs/offline-env-images.md) or name another with --env-image',
+        );
       }
       return { image: named, userNamed: true };
     }
@@ -150,21 +193,23 @@ export class ImageProvider implements InstanceImages {
       throw new ImageBuildError(
         `no image for ${spec.repo}@${spec.version}: the official image is absent, the config names no environment image ` +
           `(envImages["${spec.repo}@${spec.version}"]), and the harness spec installs packages from the network, ` +
-          'which a network-less build cannot do',
+          `which a network-less build cannot do. Fix it with --env-image ${spec.repo}@${spec.version}=IMAGE (an image built offline: ` +
+          'scripts/build-env-image.sh, docs/offline-env-images.md) or --pull for the official image',
       );
     }
     const base = this.config.baseImage;
     if (!(await this.runtime.imageExists(base))) {
-      throw new ImageBuildError(`base image ${base} is missing; build it with scripts/setup-docker.sh`);
+      throw new ImageBuildError(`base image ${base} is missing; build it with scripts/setup-docker.sh, or name one with --base-image`);
     }
     const setup = spec.spec.env_setup ?? [];
     if (setup.length === 0) return { image: base, userNamed: false };
     const key = hashKey({ layer: 'env', from: await this.imageId(base), setup });
-    const image = `locfix/sweb.env.${imageComponent(spec.pattern.replace('/*', ''))}.${imageComponent(spec.version || 'any')}:${key}`;
-    await this.once(image, () => {
+    const image = `${ENV_IMAGE_PREFIX}${imageComponent(spec.pattern.replace('/*', ''))}.${imageComponent(spec.version || 'any')}:${key}`;
+    const builtNow = await this.once(image, () => {
       log(`building environment image ${image} on ${base}`);
       return this.commitLayer(base, image, key, log, async () => setup);
     });
+    if (builtNow) this.builtEnvImages.add(image);
     return { image, userNamed: false };
   }
 

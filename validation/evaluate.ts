@@ -17,7 +17,7 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { readJsonIfExists, safeFileName, writeFileAtomic, writeJsonAtomic } from '../src/util/fsx.ts';
-import type { InstanceImages } from '../src/sandbox/types.ts';
+import type { InstanceImage, InstanceImages } from '../src/sandbox/types.ts';
 import type { NetworkMode, Sandbox, SandboxRuntime } from '../src/sandbox/types.ts';
 import {
   APPLY_PATCH_FAIL,
@@ -184,17 +184,19 @@ export async function evaluateInstance(
   const timeoutMs = options.timeoutMs ?? 1_800_000;
   const timings = { imageMs: 0, containerMs: 0, evalMs: 0 };
   const network = options.network ?? 'none';
+  let image: InstanceImage | undefined;
   try {
     const imageStarted = Date.now();
     const spec = makeInstanceSpec(instance);
-    const image = await options.images.instanceImage(spec, (line) => log.info(line));
+    const instanceImage = await options.images.instanceImage(spec, (line) => log.info(line));
+    image = instanceImage;
     timings.imageMs = Date.now() - imageStarted;
     const parser = logParserFor(spec.spec);
     const containerStarted = Date.now();
     const report = await options.runtime.withSandbox(
-      { image: image.image, runId: options.runId, namePrefix: `locfix-eval-${instanceId}`, workdir: DOCKER_WORKDIR, network },
+      { image: instanceImage.image, runId: options.runId, namePrefix: `locfix-eval-${instanceId}`, workdir: DOCKER_WORKDIR, network },
       async (sandbox) => {
-        log.info(`Container for ${instanceId} started: ${sandbox.id} (image ${image.image}, ${image.source}, network ${network})`);
+        log.info(`Container for ${instanceId} started: ${sandbox.id} (image ${instanceImage.image}, ${instanceImage.source}, network ${network})`);
         const patch = prediction.model_patch ?? '';
         await writeFileAtomic(path.join(logDir, 'patch.diff'), patch);
         await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
@@ -203,7 +205,7 @@ export async function evaluateInstance(
 
         const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
         log.info(`Git diff before:\n${before.output.trim()}`);
-        const script = spec.evalScript({ prelude: image.prelude, runInstall: image.source === 'official' });
+        const script = spec.evalScript({ prelude: instanceImage.prelude, runInstall: instanceImage.source === 'official' });
         await writeFileAtomic(path.join(logDir, 'eval.sh'), script);
         await sandbox.copyFiles([{ path: '/eval.sh', content: script, mode: 0o755 }]);
         log.info(`Eval script for ${instanceId} written to ${path.join(logDir, 'eval.sh')}; copied to container`);
@@ -270,6 +272,8 @@ export async function evaluateInstance(
       timings,
     };
   } finally {
+    // the cache policy decides whether the instance image stays (default: it goes, as in the harness)
+    if (image) await options.images.release?.(image).catch((err: unknown) => log.error(`removing ${image?.image} failed: ${String(err)}`));
     await log.flush().catch(() => undefined);
   }
 }
@@ -353,6 +357,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<{ summa
       }),
     ),
   );
+  await options.images.releaseAll?.();
   const summary = await makeRunSummary(runsDir, options.runId, options.dataset, options.predictions);
   const summaryPath = path.join(evaluationDir(runsDir, options.runId), 'summary.json');
   await writeJsonAtomic(summaryPath, summary);

@@ -9,7 +9,7 @@ import { loadDataset } from '../dataset/load.ts';
 import { RepoStore } from '../repo/store.ts';
 import { NETWORK_MODES, type NetworkMode } from '../sandbox/types.ts';
 import { DockerRuntime } from '../../docker/sandbox.ts';
-import { ImageProvider, DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
+import { CACHE_LEVELS, DEFAULT_BASE_IMAGE, ImageProvider } from '../../docker/images.ts';
 import { runEvaluation } from '../../validation/evaluate.ts';
 import { loadPredictions } from '../../validation/predictions.ts';
 
@@ -29,12 +29,31 @@ interface EvaluateOptions {
   memory: string;
   cpus: string;
   network: string;
+  instanceSetup: string[];
+  arch: string;
+  cacheLevel: string;
 }
 
 function positive(name: string, text: string): number {
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(text)}`);
   return value;
+}
+
+function oneOf<T extends string>(flag: string, text: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(text)) throw new Error(`${flag} must be one of ${allowed.join(', ')}, got ${JSON.stringify(text)}`);
+  return text as T;
+}
+
+/** "owner/name[@version]=command" (repeatable; several for one key run in order) -> instanceSetup entries */
+export function parseInstanceSetup(entries: readonly string[]): Record<string, string[]> {
+  const result: Record<string, string[]> = {};
+  for (const entry of entries) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0 || eq === entry.length - 1) throw new Error(`--instance-setup expects owner/name[@version]=command, got ${JSON.stringify(entry)}`);
+    (result[entry.slice(0, eq)] ??= []).push(entry.slice(eq + 1));
+  }
+  return result;
 }
 
 function networkMode(text: string): NetworkMode {
@@ -76,6 +95,9 @@ export function register(program: Command): void {
     .option('--pull', 'try to pull absent official images (contacts a remote registry)')
     .option('--memory <GiB>', 'memory limit per container', '4')
     .option('--cpus <n>', 'CPU limit per container', '1')
+    .option('--instance-setup <repo[@version]=command>', 'command run in /testbed on an --env-image instead of the spec install (repeatable)', collect, [])
+    .option('--arch <arch>', 'architecture in official image names: x86_64 | arm64', 'x86_64')
+    .option('--cache-level <level>', 'images kept after evaluation, as the harness: none | base | env (default: instance images removed) | instance', 'env')
     .option(
       '--network <mode>',
       "sandbox network: none (default, offline), or the engine's bridge / host for parity with the harness (recorded in each report.json)",
@@ -110,6 +132,9 @@ export function register(program: Command): void {
         envImages: parseEnvImages(opts.envImage),
         useOfficialImages: opts.officialImages,
         pullOfficialImages: Boolean(opts.pull),
+        instanceSetup: parseInstanceSetup(opts.instanceSetup),
+        arch: oneOf('--arch', opts.arch, ['x86_64', 'arm64'] as const),
+        cacheLevel: oneOf('--cache-level', opts.cacheLevel, CACHE_LEVELS),
       });
       try {
         let done = 0;

@@ -16,15 +16,17 @@ export interface InstanceSpec {
   spec: ResolvedSpec;
   /** the test files (or Django test modules) the test command runs, from the test patch */
   testDirectives: string[];
-  /** the harness' name for the prebuilt evaluation image of this instance */
+  /** the harness' name for the prebuilt evaluation image of this instance (x86_64; `officialImageName` for arm64) */
   officialImage: string;
   /** the eval script; `prelude` and `runInstall` depend on the image it runs in */
   evalScript(options?: EvalScriptOptions): string;
 }
 
+export type ImageArch = 'x86_64' | 'arm64';
+
 /** The harness' name for the prebuilt evaluation image of an instance. */
-export function officialImageName(instanceId: string, namespace = 'swebench', tag = 'latest'): string {
-  return `${namespace}/sweb.eval.x86_64.${instanceId.replace(/__/g, '_1776_')}:${tag}`.toLowerCase();
+export function officialImageName(instanceId: string, arch: ImageArch = 'x86_64', namespace = 'swebench', tag = 'latest'): string {
+  return `${namespace}/sweb.eval.${arch}.${instanceId.replace(/__/g, '_1776_')}:${tag}`.toLowerCase();
 }
 
 let builtin: SpecRegistry | undefined;
