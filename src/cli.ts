@@ -19,6 +19,7 @@ const COMMANDS: Array<() => Promise<{ register: Registrar }>> = [
   () => import('./commands/run.ts'),
   () => import('./commands/report.ts'),
   () => import('./commands/repair.ts'),
+  () => import('./commands/images.ts'),
 ];
 
 export async function buildProgram(): Promise<Command> {
