@@ -2,6 +2,12 @@
  * Fidelity against the real SWE-bench harness, on real Lite instances.
  *
  *   npm run bench:fidelity -- --regrade DIR [--dataset FILE] [--pattern P] [--out FILE]
+ *   npm run bench:fidelity -- --execute [--per-version N] [--repos a/b,c/d] [--published DIR] [--workers N]
+ *                             [--mirrors DIR] [--runs-dir DIR] [--out FILE.jsonl]
+ *   npm run bench:fidelity -- --summarize FILE.jsonl
+ *
+ * `--execute` evaluates real instances again in the offline environment images (scripts/fidelity-execute.ts
+ * says what it runs per instance); `--summarize` prints the per-repository/version tables of its output.
  *
  * `--regrade DIR` takes published harness runs laid out as <DIR>/<instance>/{test_output.txt, report.json,
  * patch.diff} (InternLM/SWE-Fixer's result/lite_no_p2p_result/ is one) and grades each test_output.txt
@@ -9,10 +15,10 @@
  * start/end markers are read whole, as those versions did), against the dataset's FAIL_TO_PASS /
  * PASS_TO_PASS. It reports, test by test, where locfix's statuses differ from the harness' own
  * report.json, and which instances locfix would call evaluation errors. That measures everything after
- * the test run: parsing, grading and the error rules. Running the tests again in offline environment
- * images is the part still to come (BENCHMARKS.md says what is measured).
+ * the test run: parsing, grading and the error rules.
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDataset } from '../src/dataset/load.ts';
@@ -23,6 +29,8 @@ import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, statusMapFromLog, type InstanceReport, type TestsStatus } from '../validation/grading.ts';
 import { logParserFor } from '../validation/log-parsers.ts';
 import { diagnoseTestRun, patchedFiles } from '../validation/run-diagnosis.ts';
+import { envImageFor, executeFidelity } from './fidelity-execute.ts';
+import { summarizeFidelity } from './fidelity-summary.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,8 +38,50 @@ const { values } = parseArgs({
     dataset: { type: 'string', default: path.resolve(import.meta.dirname, '../../shared/data/swe-bench-lite-full.jsonl') },
     pattern: { type: 'string' },
     out: { type: 'string' },
+    execute: { type: 'boolean' },
+    summarize: { type: 'string' },
+    'per-version': { type: 'string' },
+    repos: { type: 'string' },
+    published: { type: 'string' },
+    workers: { type: 'string', default: '2' },
+    mirrors: { type: 'string', default: '/work/.mirror' },
+    'runs-dir': { type: 'string', default: path.join(os.tmpdir(), 'locfix-fidelity-runs') },
+    timeout: { type: 'string', default: '1800' },
   },
 });
+
+/** The first `perVersion` rows of each repository/version, interleaved so that a partial run covers every group. */
+export function stratifiedSubset(instances: readonly SweInstance[], perVersion: number | undefined): SweInstance[] {
+  const groups = new Map<string, SweInstance[]>();
+  for (const i of instances) groups.set(`${i.repo}@${i.version}`, [...(groups.get(`${i.repo}@${i.version}`) ?? []), i]);
+  const taken = [...groups.values()].map((g) => (perVersion === undefined ? g : g.slice(0, perVersion)));
+  const order: SweInstance[] = [];
+  for (let round = 0; taken.some((g) => g.length > round); round++) for (const g of taken) if (g[round]) order.push(g[round]);
+  return order;
+}
+
+async function execute(): Promise<void> {
+  const loaded = await loadDataset(values.dataset!, { cacheDir: path.resolve('.locfix', 'cache') });
+  const repos = values.repos?.split(',');
+  const { instances } = selectInstances(loaded.instances, { pattern: values.pattern });
+  const served = instances.filter((i) => envImageFor(i) && (!repos || repos.includes(i.repo)));
+  const perVersion = values['per-version'] === undefined ? undefined : Number(values['per-version']);
+  const chosen = stratifiedSubset(served, perVersion);
+  const out = values.out ?? path.join(values['runs-dir']!, 'fidelity.jsonl');
+  mkdirSync(path.dirname(out), { recursive: true });
+  appendFileSync(out, '');
+  console.log(`${chosen.length} of ${served.length} served rows (${instances.length} selected); results -> ${out}`);
+  await executeFidelity({
+    instances: chosen,
+    runsDir: values['runs-dir']!,
+    mirrors: values.mirrors!,
+    out,
+    workers: Number(values.workers),
+    timeoutMs: Number(values.timeout) * 1000,
+    published: values.published,
+  });
+  console.log(summarizeFidelity(out));
+}
 
 interface InstanceFidelity {
   id: string;
@@ -104,6 +154,8 @@ function regradeOne(instance: SweInstance, dir: string): InstanceFidelity | unde
 }
 
 async function main(): Promise<void> {
+  if (values.execute) return execute();
+  if (values.summarize) return void console.log(summarizeFidelity(values.summarize));
   if (!values.regrade) throw new Error('usage: npm run bench:fidelity -- --regrade DIR (a folder of <instance>/{test_output.txt,report.json})');
   const loaded = await loadDataset(values.dataset!, { cacheDir: path.resolve('.locfix', 'cache') });
   const { instances } = selectInstances(loaded.instances, { pattern: values.pattern });

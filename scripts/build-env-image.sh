@@ -3,7 +3,7 @@
 # everything comes from Debian's packages through debootstrap, and the result is `docker import`ed.
 # See docs/offline-env-images.md for what each recipe covers and how to use the image.
 #
-#   bash scripts/build-env-image.sh RECIPE [IMAGE]      RECIPE: django-py39 | django-py311 | sympy | pytest
+#   bash scripts/build-env-image.sh RECIPE [IMAGE]      RECIPE: django-py39 | django-py311 | sympy | pytest | requests
 #   bash scripts/build-env-image.sh --list
 #
 # Prints the --env-image flags that make `locfix evaluate` / `locfix run` use the image. Idempotent: an
@@ -23,6 +23,7 @@ case "$recipe" in
     echo "django-py311  Django 5.0 (bookworm, python 3.11)"
     echo "sympy         sympy, every Lite version (bullseye, python 3.9, mpmath 1.2.1)"
     echo "pytest        pytest 4.4-6.0 (bullseye, python 3.9)"
+    echo "requests      psf/requests 0.7-2.10 (bullseye, python 3.9; urllib3 and chardet are vendored)"
     exit 0
     ;;
   django-py39)
@@ -53,6 +54,14 @@ case "$recipe" in
     extra_debs=""
     repo="pytest-dev/pytest"
     versions="4.4 4.5 4.6 5.0 5.1 5.2 5.3 5.4 6.0"
+    ;;
+  requests)
+    # requests up to 2.15 vendors urllib3, chardet and idna under requests/packages: pytest is all it needs
+    suite=bullseye
+    packages="$COMMON,python3-pytest"
+    extra_debs=""
+    repo="psf/requests"
+    versions="0.7 0.8 0.9 0.11 0.13 0.14 1.1 1.2 2.0 2.2 2.3 2.4 2.5 2.7 2.8 2.9 2.10"
     ;;
   *)
     echo "usage: bash scripts/build-env-image.sh RECIPE [IMAGE]   (recipes: bash scripts/build-env-image.sh --list)" >&2
@@ -109,6 +118,8 @@ no-deps = true
 no-build-isolation = false
 EOF
 rm -f "$rootfs"/usr/lib/python3*/EXTERNALLY-MANAGED
+# bullseye's python3-pytest installs only pytest-3; the harness' test commands call pytest
+if [ -e "$rootfs/usr/bin/pytest-3" ] && [ ! -e "$rootfs/usr/bin/pytest" ]; then ln -s pytest-3 "$rootfs/usr/bin/pytest"; fi
 # the harness' Django eval commands turn en_US.UTF-8 on with locale-gen
 grep -q '^# en_US.UTF-8' "$rootfs/etc/locale.gen" 2>/dev/null || echo '# en_US.UTF-8 UTF-8' >>"$rootfs/etc/locale.gen"
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
