@@ -6,7 +6,8 @@
  *   2. `<mirrorsDir>/owner+name/repo` (also `<mirrorsDir>/owner+name` itself, and SWE-bench's own GitHub
  *      mirror naming `<mirrorsDir>/swe-bench+owner__name/repo`);
  *   3. the store's own clone `<cacheDir>/repos/owner+name.git`, made with `git clone --mirror` from
- *      `cloneUrl(repo)` on first use when `allowClone` is true (the default).
+ *      `cloneUrl(repo)` on first use when `allowClone` is true (the default) and no `mirrorsDir` is given:
+ *      a repository missing from a given mirrors folder is an error naming the folder, never a clone.
  *
  * Trees come from `git ls-tree -r -l -z` (cached per commit in a small LRU) and blobs from one long-lived
  * `git cat-file --batch` process per mirror (see catfile.ts). Commits resolve through that same process
@@ -236,6 +237,22 @@ export class RepoStore implements SnapshotSource {
     const cached = await findGitDir(cloneDir);
     if (cached) return new Mirror(repo, cached, true);
     looked.push(cloneDir);
+    if (this.mirrorsDir) {
+      // The user said where the mirrors are: a miss there is a wrong path or a missing mirror, never a reason
+      // to go to the network behind their back.
+      const exists = await fs.stat(this.mirrorsDir).then(
+        (st) => st.isDirectory(),
+        () => false,
+      );
+      throw new RepoError(
+        'missing-repo',
+        repo,
+        exists
+          ? `${repo}: no mirror for it in --mirrors ${path.resolve(this.mirrorsDir)} (expected ${mirrorFolderName(repo)}/repo or ` +
+              `swe-bench+${repo.replace('/', '__')}/repo there); add it, pass --mirror ${repo}=PATH, or drop --mirrors to clone`
+          : `${repo}: the --mirrors folder ${path.resolve(this.mirrorsDir)} does not exist (expected ${mirrorFolderName(repo)}/repo in it)`,
+      );
+    }
     if (!this.allowClone) {
       throw new RepoError(
         'missing-repo',

@@ -160,9 +160,34 @@ function catFileProcesses(gitDirOrWorkTree: string, mode = '--batch'): string[] 
 describe('RepoStore errors', () => {
   it('reports a missing repository with where it looked', async () => {
     const store = newStore({ mirrorsDir: path.join(root, 'no-mirrors') });
-    const error = await expectRepoError(store.snapshot('nobody/nothing', 'abc1234'), 'missing-repo', /nobody\/nothing: no mirror found/);
+    const error = await expectRepoError(store.snapshot('nobody/nothing', 'abc1234'), 'missing-repo', /nobody\/nothing: the --mirrors folder/);
     expect(error.repo).toBe('nobody/nothing');
-    expect(error.message).toContain(path.join(root, 'no-mirrors', 'nobody+nothing', 'repo'));
+    expect(error.message).toContain(`${path.join(root, 'no-mirrors')} does not exist (expected nobody+nothing/repo in it)`);
+    const noMirrors = newStore({ mirrors: {} });
+    await expectRepoError(
+      noMirrors.snapshot('nobody/nothing', 'abc1234'),
+      'missing-repo',
+      /nobody\/nothing: no mirror found \(looked in .*nobody\+nothing\.git\) and cloning is off/,
+    );
+  });
+
+  it('a wrong --mirrors path is an error naming it, never a silent clone from the network', async () => {
+    // cloning allowed and a clone URL that would work: the given mirrors folder still decides
+    const cloneUrl = () => fixture.bare;
+    const missingDir = newStore({ mirrors: {}, mirrorsDir: path.join(root, 'typo-mirrors'), allowClone: true, cloneUrl });
+    await expectRepoError(
+      missingDir.snapshot('acme/widgets', 'HEAD'),
+      'missing-repo',
+      /the --mirrors folder .*typo-mirrors does not exist \(expected acme\+widgets\/repo/,
+    );
+    mkdirSync(path.join(root, 'other-mirrors'), { recursive: true });
+    const missingRepo = newStore({ mirrors: {}, mirrorsDir: path.join(root, 'other-mirrors'), allowClone: true, cloneUrl });
+    await expectRepoError(
+      missingRepo.snapshot('acme/widgets', 'HEAD'),
+      'missing-repo',
+      /no mirror for it in --mirrors .*other-mirrors \(expected acme\+widgets\/repo/,
+    );
+    expect(existsSync(path.join(root, 'cache', 'repos', 'acme+widgets.git'))).toBe(false);
   });
 
   it('reports an explicit mirror path that is not a repository', async () => {
