@@ -58,6 +58,13 @@ export function createProgress(options: { tty?: boolean; concurrency?: number; w
     event(e) {
       const c = stages.get(e.stage);
       if (!c) return;
+      if (e.type === 'corrupt') {
+        // shown even with a progress bar: the user should know a file of theirs was moved
+        (multibar ? (line: string) => multibar.log(`${line}\n`) : write)(
+          `[${e.stage}] ${e.instanceId}: unreadable artifact (${e.reason}) moved to ${e.movedTo}; recomputing`,
+        );
+        return;
+      }
       if (e.type === 'skipped') {
         c.done++;
         c.skipped++;

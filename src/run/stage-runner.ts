@@ -5,6 +5,7 @@
  * `kill -9` loses only in-flight work. A failing instance records its error and the others go on: users
  * running 300 instances want the 299 results, plus a clear record of the one that broke.
  */
+import { promises as fs } from 'node:fs';
 import PQueue from 'p-queue';
 import type { SweInstance } from '../dataset/schema.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
@@ -33,7 +34,9 @@ export interface StageArtifact<T> {
 export type StageEvent =
   | { type: 'skipped'; stage: string; instanceId: string; status: 'ok' | 'error' }
   | { type: 'started'; stage: string; instanceId: string }
-  | { type: 'finished'; stage: string; instanceId: string; artifact: StageArtifact<unknown> };
+  | { type: 'finished'; stage: string; instanceId: string; artifact: StageArtifact<unknown> }
+  /** an artifact that could not be read back was moved aside to `movedTo` and is recomputed */
+  | { type: 'corrupt'; stage: string; instanceId: string; path: string; movedTo: string; reason: string };
 
 export interface RunStageOptions<T> {
   layout: RunLayout;
@@ -58,8 +61,45 @@ export function toStageError(err: unknown): StageError {
   return { message: String(err) };
 }
 
-export async function readArtifact<T>(layout: RunLayout, stage: string, instanceId: string): Promise<StageArtifact<T> | undefined> {
-  return readJsonIfExists<StageArtifact<T>>(layout.artifactPath(stage, instanceId));
+function artifactShapeError(value: unknown, stage: string, instanceId: string): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
+  const a = value as Partial<StageArtifact<unknown>>;
+  if (a.status !== 'ok' && a.status !== 'error') return `status is ${JSON.stringify(a.status)}, not "ok" or "error"`;
+  if (a.instanceId !== undefined && a.instanceId !== instanceId) return `it is the artifact of ${JSON.stringify(a.instanceId)}`;
+  if (a.stage !== undefined && a.stage !== stage) return `it is an artifact of stage ${JSON.stringify(a.stage)}`;
+  return undefined;
+}
+
+/**
+ * The artifact of one stage and instance, or undefined when there is none. One that cannot be read back
+ * (truncated by a crash or a full disk, edited by hand, another instance's) counts as missing so that it
+ * is recomputed: it is moved aside to `<file>.corrupt` (kept for a post-mortem, never read again) and
+ * `onCorrupt` says so. One bad file must not stop a 300-instance run.
+ */
+export async function readArtifact<T>(
+  layout: RunLayout,
+  stage: string,
+  instanceId: string,
+  onCorrupt?: (event: Extract<StageEvent, { type: 'corrupt' }>) => void,
+): Promise<StageArtifact<T> | undefined> {
+  const file = layout.artifactPath(stage, instanceId);
+  let value: unknown;
+  let reason: string | undefined;
+  try {
+    value = await readJsonIfExists<unknown>(file);
+    if (value === undefined) return undefined;
+    reason = artifactShapeError(value, stage, instanceId);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    reason = `not valid JSON (${err.message})`;
+  }
+  if (reason === undefined) return value as StageArtifact<T>;
+  const movedTo = `${file}.corrupt`;
+  await fs.rename(file, movedTo).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err; // another reader moved it first
+  });
+  onCorrupt?.({ type: 'corrupt', stage, instanceId, path: file, movedTo, reason });
+  return undefined;
 }
 
 export interface InstanceStageResult<T> {
@@ -80,7 +120,7 @@ export async function runInstanceStage<T>(
   options: { retryErrors?: boolean; force?: boolean; onEvent?: (event: StageEvent) => void } = {},
 ): Promise<InstanceStageResult<T>> {
   const { onEvent } = options;
-  const previous = await readArtifact<T>(layout, stage, instance.instance_id);
+  const previous = await readArtifact<T>(layout, stage, instance.instance_id, onEvent);
   if (previous && !options.force && (previous.status === 'ok' || !options.retryErrors)) {
     onEvent?.({ type: 'skipped', stage, instanceId: instance.instance_id, status: previous.status });
     return { artifact: previous, reused: true };

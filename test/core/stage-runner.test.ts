@@ -1,5 +1,5 @@
 import type { StageInput, StageName } from '../../src/run/stage.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,6 +53,43 @@ describe('runStage', () => {
     const third = await runStage({ layout, stage: 'retrieve', instances, work, retryErrors: true });
     expect(calls).toEqual(['a__b-2']);
     expect(third[1].attempt).toBe(2);
+  });
+});
+
+describe('corrupt artifacts', () => {
+  it('a truncated, foreign or non-artifact file is moved aside and recomputed, with a progress line naming it', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'locfix-stage-'));
+    const layout = new RunLayout(dir);
+    const instances = ['a__b-1', 'a__b-2', 'a__b-3', 'a__b-4'].map(instance);
+    const work = async (i: SweInstance) => ({ files: [i.instance_id] });
+    await runStage({ layout, stage: 'retrieve', instances, work });
+    const file = (id: string) => layout.artifactPath('retrieve', id);
+    const whole = readFileSync(file('a__b-1'), 'utf8');
+    writeFileSync(file('a__b-1'), whole.slice(0, Math.floor(whole.length / 2))); // a write cut short
+    writeFileSync(file('a__b-2'), readFileSync(file('a__b-3'), 'utf8')); // another instance's artifact
+    writeFileSync(file('a__b-3'), '[1, 2, 3]');
+
+    const lines: string[] = [];
+    const progress = createProgress({ tty: false, write: (l) => lines.push(l) });
+    progress.begin('retrieve', instances.length);
+    const calls: string[] = [];
+    const again = await runStage({
+      layout,
+      stage: 'retrieve',
+      instances,
+      work: async (i) => {
+        calls.push(i.instance_id);
+        return work(i);
+      },
+      onEvent: progress.event,
+    });
+    expect(calls.sort()).toEqual(['a__b-1', 'a__b-2', 'a__b-3']);
+    expect(again.map((a) => [a.status, a.instanceId, a.output])).toEqual(instances.map((i) => ['ok', i.instance_id, { files: [i.instance_id] }]));
+    for (const id of ['a__b-1', 'a__b-2', 'a__b-3']) expect(existsSync(`${file(id)}.corrupt`)).toBe(true);
+    expect(lines.filter((l) => l.includes('unreadable artifact'))).toHaveLength(3);
+    expect(lines.find((l) => l.includes('a__b-1: unreadable'))).toMatch(/not valid JSON .* moved to .*a__b-1\.json\.corrupt; recomputing/);
+    expect(lines.find((l) => l.includes('a__b-2: unreadable'))).toMatch(/it is the artifact of "a__b-3"/);
+    expect(await readArtifact(layout, 'retrieve', 'a__b-1')).toMatchObject({ status: 'ok' });
   });
 });
 

@@ -25,7 +25,12 @@ let bench: MiniBenchBuild;
 let chroma: ChromaServer;
 
 function locfix(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  return exec(process.execPath, [BIN, ...args], { env: { ...process.env, LOCFIX_CACHE_DIR: path.join(dir, 'cache') }, maxBuffer: 1 << 24 })
+  // a process that does not exit is a failure, not a test that waits forever
+  return exec(process.execPath, [BIN, ...args], {
+    env: { ...process.env, LOCFIX_CACHE_DIR: path.join(dir, 'cache') },
+    maxBuffer: 1 << 24,
+    timeout: SLOW - 60_000,
+  })
     .then((r) => ({ ...r, code: 0 }))
     .catch((e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }));
 }
@@ -102,19 +107,26 @@ describe('locfix retrieve on the mini-benchmark', () => {
   );
 
   it(
-    'resumes: existing artifacts are kept, missing ones recomputed',
+    'resumes: existing artifacts are kept, missing and truncated ones recomputed, and the process exits',
     async () => {
       const run = path.join(dir, 'runs', 'r1');
       const layout = new RunLayout(run);
-      const [first, second] = bench.instances;
+      const [first, second, third] = bench.instances;
       const keptBefore = (await stat(layout.artifactPath('retrieve', first.instance_id))).mtimeMs;
       await rm(layout.artifactPath('retrieve', second.instance_id));
+      // a write cut short (an older version's crash, a full disk): once it aborted the run and hung the process
+      const truncated = layout.artifactPath('retrieve', third.instance_id);
+      await writeFile(truncated, (await readFile(truncated, 'utf8')).slice(0, 100));
       const res = await locfix(retrieveArgs(bench.datasetPath, run));
       expect(res.code, res.stderr).toBe(0);
       expect((await stat(layout.artifactPath('retrieve', first.instance_id))).mtimeMs).toBe(keptBefore);
-      const redone = JSON.parse(await readFile(layout.artifactPath('retrieve', second.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
-      expect(redone.status).toBe('ok');
-      expect(res.stderr).toMatch(new RegExp(`${bench.instances.length - 1} reused`));
+      for (const redoneId of [second.instance_id, third.instance_id]) {
+        const redone = JSON.parse(await readFile(layout.artifactPath('retrieve', redoneId), 'utf8')) as StageArtifact<FileLocalization>;
+        expect(redone.status).toBe('ok');
+      }
+      expect(res.stderr).toContain(`${third.instance_id}: unreadable artifact (not valid JSON`);
+      expect((await stat(`${truncated}.corrupt`)).size).toBe(100);
+      expect(res.stderr).toMatch(new RegExp(`${bench.instances.length - 2} reused`));
     },
     SLOW,
   );
