@@ -13,7 +13,7 @@ import { defaultCacheDir } from '../dataset/load.ts';
 import { Services } from '../services.ts';
 import { RunLayout } from '../run/run-layout.ts';
 import { closeInvocation, openManifest } from '../run/manifest.ts';
-import { runPipeline } from '../orchestrator/pipeline.ts';
+import { runPipeline, type InstancePipelineResult } from '../orchestrator/pipeline.ts';
 import { groupByRepo, releaseAfterLastInstance } from '../run/repo-release.ts';
 import { createProgress } from '../run/progress.ts';
 import { assembleStages } from '../orchestrator/stages.ts';
@@ -119,7 +119,16 @@ async function writePredictions(
   return rows;
 }
 
-export async function runExperiment(config: RunConfig, options: { retryErrors?: boolean; log?: (line: string) => void } = {}): Promise<{ runDir: string }> {
+export interface ExperimentResult {
+  runDir: string;
+  /** Ctrl-C stopped it: instances not finished stay "not done" for a resume; no analysis was written */
+  interrupted: boolean;
+  /** instances whose pipeline recorded an error at some stage, of `total` */
+  failed: number;
+  total: number;
+}
+
+export async function runExperiment(config: RunConfig, options: { retryErrors?: boolean; log?: (line: string) => void } = {}): Promise<ExperimentResult> {
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   // a misspelled localizer or option fails here, naming the key, before any instance or service starts
   config.localizer.options = await validateLocalizer(config.localizer.name, config.localizer.options);
@@ -162,7 +171,7 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
   );
   const progress = createProgress({ concurrency: config.concurrency.instances });
   for (const stage of stages) progress.begin(stage.name, instances.length);
-  // Ctrl-C: stop taking new work; artifacts already written stay, the in-flight stage reruns on resume.
+  // Ctrl-C: stop taking new work; stages in flight finish and are kept, nothing is recorded for the rest.
   let interrupted = false;
   const onSigint = () => {
     if (interrupted) process.exit(130);
@@ -170,14 +179,16 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
     log('\ninterrupted: finishing the stages in flight (press Ctrl-C again to quit now); rerun the same command to resume');
   };
   process.on('SIGINT', onSigint);
+  let results: InstancePipelineResult[] = [];
   try {
     // repository by repository (index caches are reused), each repository's memory released after its last instance
     const ordered = groupByRepo(instances);
-    await runPipeline({
+    results = await runPipeline({
       layout,
       instances: ordered,
       onInstanceDone: releaseAfterLastInstance(ordered, (repo) => services.releaseRepo(repo)),
-      stages: stages.map((s) => ({ ...s, run: (input) => (interrupted ? Promise.reject(new Error('interrupted')) : s.run(input)) })),
+      stages,
+      shouldStop: () => interrupted,
       concurrency: config.concurrency.instances,
       retryErrors: options.retryErrors,
       onEvent: (e) => progress.event(e),
@@ -185,6 +196,18 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
   } finally {
     process.off('SIGINT', onSigint);
     progress.end();
+  }
+  const failed = results.filter((r) => r.failedStage).length;
+  const stageCounts = () =>
+    Object.fromEntries(Object.entries(progress.counts()).map(([stage, c]) => [stage, { ok: c.done - c.failed, failed: c.failed, reused: c.skipped }]));
+  if (interrupted) {
+    const notDone = results.filter((r) => r.interrupted).length;
+    await closeInvocation(layout, stageCounts());
+    await services.close();
+    log(
+      `interrupted: ${instances.length - notDone} of ${instances.length} instances done (${failed} with errors), ${notDone} not done; rerun the same command to resume`,
+    );
+    return { runDir: layout.root, interrupted: true, failed, total: instances.length };
   }
   const predictions = await writePredictions(layout, instances, modelName);
   if (stages.some((s) => s.name === STAGE.evaluate)) {
@@ -197,18 +220,14 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
   await writeJsonAtomic(layout.file('usage.json'), services.meter.toJSON());
   const analysis = await writeRunAnalysis(layout.root, { topFiles: config.topFiles, snapshot: (i) => services.snapshot(i.repo, i.base_commit) });
   await writeReports([analysis], layout.file('report'));
-  const counts = progress.counts();
-  await closeInvocation(
-    layout,
-    Object.fromEntries(Object.entries(counts).map(([stage, c]) => [stage, { ok: c.done - c.failed, failed: c.failed, reused: c.skipped }])),
-  );
+  await closeInvocation(layout, stageCounts());
   await services.close();
   const cats = analysis.report.failures.categories;
   log(
     `analysis: resolved ${cats.resolved.count}, empty ${cats['empty-patch'].count}, file ${cats.file.count}, function ${cats.function.count}, line ${cats.line.count}, patch generation ${cats['patch-generation'].count}, evaluation errors ${cats['evaluation-error'].count}`,
   );
   log(`report: ${layout.file('report', 'report.html')}`);
-  return { runDir: layout.root };
+  return { runDir: layout.root, interrupted: false, failed, total: instances.length };
 }
 
 export function register(program: Command): void {
@@ -224,6 +243,13 @@ export function register(program: Command): void {
     .option('--retry-errors', 'rerun instance stages that recorded an error')
     .action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: boolean }) => {
       const config = await loadRunConfig(flags.config, overridesFrom(flags));
-      await runExperiment(config, { retryErrors: flags.retryErrors });
+      const result = await runExperiment(config, { retryErrors: flags.retryErrors });
+      if (result.interrupted) process.exitCode = 130;
+      else if (result.total > 0 && result.failed === result.total) {
+        process.stderr.write(
+          `run: every instance (${result.total}) failed at some stage; each error is recorded in its stage artifact under ${result.runDir}\n`,
+        );
+        process.exitCode = 1;
+      }
     });
 }

@@ -22,6 +22,9 @@ export interface PipelineOptions {
   onEvent?: (event: StageEvent) => void;
   /** called once per instance after its last stage (or the one that failed) */
   onInstanceDone?: (instance: SweInstance) => void;
+  /** asked before each instance stage: true stops there (Ctrl-C). Stages in flight finish and are kept;
+   * what has not started writes nothing, so it stays "not done" and a resume picks it up. */
+  shouldStop?: () => boolean;
 }
 
 export interface InstancePipelineResult {
@@ -30,6 +33,8 @@ export interface InstancePipelineResult {
   artifacts: Record<string, StageArtifact<unknown>>;
   /** the stage that recorded an error, when one did */
   failedStage?: string;
+  /** stopped by `shouldStop` before its last stage: not done, nothing recorded for the rest */
+  interrupted?: boolean;
 }
 
 export async function runPipeline(options: PipelineOptions): Promise<InstancePipelineResult[]> {
@@ -42,6 +47,10 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
         const result: InstancePipelineResult = { instanceId: instance.instance_id, artifacts: {} };
         try {
           for (const stage of options.stages) {
+            if (options.shouldStop?.()) {
+              result.interrupted = true;
+              break;
+            }
             const { artifact } = await runInstanceStage(options.layout, stage.name, instance, (inst) => stage.run(memoryInput(inst, outputs)), {
               retryErrors: options.retryErrors,
               onEvent: options.onEvent,

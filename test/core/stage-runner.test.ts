@@ -125,4 +125,40 @@ describe('runPipeline', () => {
     expect(calls).toEqual(['b:x-2', 'c:x-2']);
     expect(second[1].artifacts.c.output).toBe(7);
   });
+
+  it('Ctrl-C (shouldStop): the stage in flight finishes and is kept, nothing is recorded for work not started, and a resume does the rest', async () => {
+    const { runPipeline } = await import('../../src/orchestrator/pipeline.ts');
+    dir = mkdtempSync(path.join(tmpdir(), 'locfix-pipeline-'));
+    const layout = new RunLayout(dir);
+    let stop = false;
+    const calls: string[] = [];
+    const stages = [
+      {
+        name: 'a',
+        run: async ({ instance }: { instance: SweInstance }) => {
+          calls.push(`a:${instance.instance_id}`);
+          stop = true; // the user presses Ctrl-C while the first instance's first stage runs
+          return 1;
+        },
+      },
+      { name: 'b', run: async ({ instance }: { instance: SweInstance }) => (calls.push(`b:${instance.instance_id}`), 2) },
+    ];
+    const instances = ['y-1', 'y-2', 'y-3'].map(instance);
+    const first = await runPipeline({ layout, instances, stages, concurrency: 1, shouldStop: () => stop });
+    expect(calls).toEqual(['a:y-1']);
+    expect(first.map((r) => [r.instanceId, Boolean(r.interrupted), Object.keys(r.artifacts)])).toEqual([
+      ['y-1', true, ['a']],
+      ['y-2', true, []],
+      ['y-3', true, []],
+    ]);
+    expect(first.some((r) => r.failedStage)).toBe(false);
+    expect(await readArtifact(layout, 'a', 'y-1')).toMatchObject({ status: 'ok' });
+    for (const id of ['y-2', 'y-3']) expect(await readArtifact(layout, 'a', id)).toBeUndefined();
+    expect(await readArtifact(layout, 'b', 'y-1')).toBeUndefined();
+
+    calls.length = 0;
+    const resumed = await runPipeline({ layout, instances, stages: [stages[0], stages[1]].map((s) => ({ ...s })), shouldStop: () => false });
+    expect(calls).toEqual(['b:y-1', 'a:y-2', 'b:y-2', 'a:y-3', 'b:y-3']);
+    expect(resumed.every((r) => !r.interrupted && r.artifacts.b?.status === 'ok')).toBe(true);
+  });
 });
