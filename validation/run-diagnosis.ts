@@ -32,8 +32,10 @@ const NETWORK_ERROR = new RegExp(
     // messages of resolvers and sockets
     'Temporary failure in name resolution|Name or service not known|nodename nor servname|Network is unreachable|No route to host',
     'getaddrinfo failed|Failed to establish a new connection|Max retries exceeded with url|urlopen error|Could not resolve host',
-    // exception types, which lead pytest's one-line summaries and so survive their truncation under --tb=no
-    String.raw`\b(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.(?:MaxRetryError|NewConnectionError|NameResolutionError)|socket\.gaierror|ConnectionRefusedError)\b`,
+    // exception types, which lead pytest's one-line summaries and so survive their truncation under --tb=no;
+    // only as raised or printed (`Name: message`, `Name(args)`): a name alone also appears in dumps of
+    // namespaces (pytest printing `__builtins__` lists ConnectionRefusedError), which say nothing
+    String.raw`\b(?:requests\.exceptions\.ConnectionError|urllib\.error\.URLError|urllib3\.exceptions\.(?:MaxRetryError|NewConnectionError|NameResolutionError)|socket\.gaierror|ConnectionRefusedError)(?::|\()`,
   ].join('|'),
 );
 

@@ -54,5 +54,17 @@ describe('diagnoseTestRun', () => {
     expect(diagnose(wrap('PASSED tests/test_a.py::test_old\nFAILED tests/test_a.py::test_new - AssertionError: 1 != 2'))).toBeUndefined();
     // passing tests that print a network word do not make an error
     expect(diagnose(wrap('PASSED tests/test_a.py::test_old\nPASSED tests/test_a.py::test_new\nwarning: Temporary failure in name resolution'))).toBeUndefined();
+    // an exception type's name in a dump of a namespace is not a raised network error (pytest-dev__pytest-6116
+    // without its fix printed `__builtins__` in an assertion message)
+    const dump = wrap(
+      'PASSED tests/test_a.py::test_old\nFAILED tests/test_a.py::test_new - assert 0 == 1\n' +
+        "E  <ParsedCall 'pytest_pycollect_makeitem'(**{'obj': {'ConnectionError': <class 'ConnectionError'>, 'ConnectionRefusedError': <class 'ConnectionRefusedError'>}})>",
+    );
+    expect(diagnose(dump)).toBeUndefined();
+    expect(
+      diagnose(wrap('PASSED tests/test_a.py::test_old\nFAILED tests/test_a.py::test_new - ConnectionRefusedError: [Errno 111] Connection refused')),
+    ).toMatchObject({
+      kind: 'network',
+    });
   });
 });
