@@ -147,7 +147,10 @@ export async function loadRunConfig(file: string | undefined, overrides: Record<
     if (value === undefined) continue;
     const before = merged[key];
     const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-    merged[key] = isObject(value) && isObject(before) ? { ...before, ...value } : value;
+    if (isObject(value) && isObject(before)) merged[key] = { ...before, ...value };
+    // limits given by flags (`--llm-timeout`) on a model the config names as a spec string
+    else if (isObject(value) && typeof before === 'string' && !('model' in value)) merged[key] = { model: before, ...value };
+    else merged[key] = value;
   }
   const localizer = merged.localizer as { name?: unknown; options?: unknown } | undefined;
   const fileLocalizer = base.localizer as { name?: unknown } | undefined;

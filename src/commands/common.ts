@@ -2,6 +2,7 @@
  * Options shared by the commands that work on a dataset selection with repositories, indexes and models,
  * so every command spells them the same way and builds its providers through one Services object.
  */
+import type { LlmConfigInput } from '../llm/config.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { defaultCacheDir, loadDataset } from '../dataset/load.ts';
@@ -25,6 +26,8 @@ export interface ServiceFlags {
   embedder: string;
   chromaUrl?: string;
   llm?: string;
+  llmTimeout?: string;
+  llmRetries?: string;
 }
 
 const collect = (value: string, acc: string[]) => [...acc, value];
@@ -47,7 +50,10 @@ export function addServiceOptions(command: Command, options: { llm?: boolean } =
     .option('--embedder <spec>', 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]', 'lexical')
     .option('--chroma-url <url>', 'a running Chroma server (default: start a local one)');
   if (options.llm === false) return withStores;
-  return withStores.option('--llm <spec>', 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1');
+  return withStores
+    .option('--llm <spec>', 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1')
+    .option('--llm-timeout <seconds>', 'per model request (default 300)')
+    .option('--llm-retries <n>', 'retries of a failed model request (default 4)');
 }
 
 export function positiveInt(flag: string, value: string | undefined): number | undefined {
@@ -85,6 +91,17 @@ export function servicesFrom(flags: ServiceFlags): Services {
     mirrorsDir: flags.mirrors,
     embedder: flags.embedder,
     chromaUrl: flags.chromaUrl,
-    llm: flags.llm,
+    llm: llmFrom(flags),
   });
+}
+
+/** `--llm` with the limits `--llm-timeout` / `--llm-retries` put on it. */
+export function llmFrom(flags: Pick<ServiceFlags, 'llm' | 'llmTimeout' | 'llmRetries'>): string | LlmConfigInput | undefined {
+  if (!flags.llm) return undefined;
+  if (flags.llmTimeout === undefined && flags.llmRetries === undefined) return flags.llm;
+  const retries = flags.llmRetries === undefined ? undefined : Number(flags.llmRetries);
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0))
+    throw new Error(`--llm-retries expects a non-negative integer, got "${flags.llmRetries}"`);
+  const timeout = positiveInt('--llm-timeout', flags.llmTimeout);
+  return { model: flags.llm, ...(timeout ? { timeoutMs: timeout * 1000 } : {}), ...(retries !== undefined ? { maxRetries: retries } : {}) };
 }

@@ -42,7 +42,7 @@ interface RunFlag {
 /** Typed entry: `field` must be a field of that config key's object. */
 function flag<K extends keyof RunConfigInput>(
   key: K,
-  spec: Omit<RunFlag, 'key' | 'field'> & { field?: keyof Exclude<RunConfigInput[K], undefined> & string },
+  spec: Omit<RunFlag, 'key' | 'field'> & { field?: keyof Extract<Exclude<RunConfigInput[K], undefined>, object> & string },
 ): RunFlag {
   return { key, ...spec };
 }
@@ -52,6 +52,11 @@ const list = (text: string): string[] =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+const nonNegativeInt = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} expects a non-negative integer, got "${text}"`);
+  return n;
+};
 const integer = (text: string, name: string): number => {
   const n = Number(text);
   if (!Number.isInteger(n)) throw new Error(`${name} expects an integer, got "${text}"`);
@@ -66,6 +71,13 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('repos', { flag: '--repo <owner/name>', description: 'instances of this repository (repeatable)', repeat: true }),
   flag('limit', { flag: '--limit <n>', description: 'at most this many instances', parse: (t, f) => positiveInt(f, t) }),
   flag('llm', { flag: '--llm <spec>', description: 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1' }),
+  flag('llm', {
+    field: 'timeoutMs',
+    flag: '--llm-timeout <seconds>',
+    description: 'per model request (default 300)',
+    parse: (t, f) => positiveInt(f, t)! * 1000,
+  }),
+  flag('llm', { field: 'maxRetries', flag: '--llm-retries <n>', description: 'retries of a failed model request (default 4)', parse: nonNegativeInt }),
   flag('localizer', { field: 'name', flag: '--localizer <name>', description: `file localizer: ${localizerNames().join(' | ')}` }),
   flag('embedder', { flag: '--embedder <spec>', description: 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]' }),
   flag('mirrorsDir', { flag: '--mirrors <dir>', description: 'folder with bare mirrors laid out as owner+name/repo' }),
@@ -98,7 +110,9 @@ export function overridesFrom(flags: Record<string, unknown>): Record<string, un
     if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) continue;
     const name = spec.flag.split(' ')[0];
     const value = spec.parse && typeof raw === 'string' ? spec.parse(raw, name) : raw;
-    if (spec.field) overrides[spec.key] = { ...(overrides[spec.key] as object | undefined), [spec.field]: value };
+    // a field of a key that also takes a plain string (`llm`: a model spec) keeps that string as the model
+    const before = overrides[spec.key];
+    if (spec.field) overrides[spec.key] = { ...(typeof before === 'string' ? { model: before } : (before as object | undefined)), [spec.field]: value };
     else overrides[spec.key] = value;
   }
   return overrides;

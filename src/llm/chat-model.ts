@@ -3,6 +3,7 @@
  * providers share: the per-endpoint concurrency queue, per-request timeouts, retries with backoff, the
  * on-disk response cache (per sample), reasoning separation, usage and cost accounting, and traces.
  */
+import { serverBreaker, type BreakerOptions } from './circuit-breaker.ts';
 import path from 'node:path';
 import { ResponseCache, requestKey, type CachedSample } from './cache.ts';
 import { endpointQueue, normalizeBaseURL } from './endpoint-queue.ts';
@@ -33,6 +34,8 @@ export interface ChatModelOptions {
   meter?: UsageMeter;
   /** receives every call's trace (in addition to a per-request `trace`) */
   trace?: (trace: ChatTrace) => void;
+  /** the server's circuit breaker (circuit-breaker.ts); none when absent (the config's factory turns it on) */
+  breaker?: BreakerOptions | false;
 }
 
 interface NormalizedRequest {
@@ -255,49 +258,52 @@ export class ManagedChatModel implements ChatModel {
     // With a seed, sample i uses seed + i, so repeated calls give different samples and the same ones on rerun.
     const seed = request.seed === undefined ? undefined : request.seed + firstIndex;
     let attempts = 0;
-    const completion = await withRetries(
-      async () => {
-        attempts++;
-        const run = async (): Promise<RawCompletion> => {
-          const timeout = AbortSignal.timeout(this.timeoutMs);
-          const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+    const breaker = this.options.breaker ? serverBreaker(this.transport.baseURL, this.options.breaker) : undefined;
+    const retried = () =>
+      withRetries(
+        async () => {
+          attempts++;
+          const run = async (): Promise<RawCompletion> => {
+            const timeout = AbortSignal.timeout(this.timeoutMs);
+            const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+            try {
+              if (signal.aborted) throw signal.reason;
+              const completion = await this.transport.complete({
+                messages: request.messages,
+                n: count,
+                temperature: request.temperature,
+                maxTokens: request.maxTokens,
+                stop: request.stop?.length ? request.stop : undefined,
+                seed,
+                signal,
+              });
+              if (completion.samples.length === 0) throw new LlmError('parse', `${this.id}: the server returned no choices`, { modelId: this.id });
+              return completion;
+            } catch (err) {
+              if (request.signal?.aborted) throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
+              if (timeout.aborted) throw new LlmError('timeout', `${this.id}: no answer within ${this.timeoutMs} ms`, { modelId: this.id, cause: err });
+              if (err instanceof LlmError) throw err;
+              throw new LlmError('connection', `${this.id}: ${describeError(err)}`, { modelId: this.id, cause: err });
+            }
+          };
           try {
-            if (signal.aborted) throw signal.reason;
-            const completion = await this.transport.complete({
-              messages: request.messages,
-              n: count,
-              temperature: request.temperature,
-              maxTokens: request.maxTokens,
-              stop: request.stop?.length ? request.stop : undefined,
-              seed,
-              signal,
-            });
-            if (completion.samples.length === 0) throw new LlmError('parse', `${this.id}: the server returned no choices`, { modelId: this.id });
-            return completion;
+            return await queue.add(run, { signal: request.signal });
           } catch (err) {
-            if (request.signal?.aborted) throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
-            if (timeout.aborted) throw new LlmError('timeout', `${this.id}: no answer within ${this.timeoutMs} ms`, { modelId: this.id, cause: err });
-            if (err instanceof LlmError) throw err;
-            throw new LlmError('connection', `${this.id}: ${describeError(err)}`, { modelId: this.id, cause: err });
+            if (!(err instanceof LlmError) && request.signal?.aborted)
+              throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
+            throw err;
           }
-        };
-        try {
-          return await queue.add(run, { signal: request.signal });
-        } catch (err) {
-          if (!(err instanceof LlmError) && request.signal?.aborted)
-            throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
-          throw err;
-        }
-      },
-      {
-        maxAttempts: this.maxAttempts,
-        baseDelayMs: this.retryBaseDelayMs,
-        maxDelayMs: this.retryMaxDelayMs,
-        signal: request.signal,
-        onRetry: (error, attempt, delayMs) =>
-          retries.push({ kind: error.kind, message: error.message, ...(error.status !== undefined ? { status: error.status } : {}), attempt, delayMs }),
-      },
-    );
+        },
+        {
+          maxAttempts: this.maxAttempts,
+          baseDelayMs: this.retryBaseDelayMs,
+          maxDelayMs: this.retryMaxDelayMs,
+          signal: request.signal,
+          onRetry: (error, attempt, delayMs) =>
+            retries.push({ kind: error.kind, message: error.message, ...(error.status !== undefined ? { status: error.status } : {}), attempt, delayMs }),
+        },
+      );
+    const completion = breaker ? await breaker.run(retried, this.id) : await retried();
     return { completion, attempts };
   }
 }

@@ -24,6 +24,14 @@ export const LlmConfigSchema = z
     maxRetries: z.number().int().nonnegative().default(4),
     retryBaseDelayMs: z.number().int().nonnegative().default(1_000),
     retryMaxDelayMs: z.number().int().nonnegative().default(60_000),
+    /** after `threshold` calls in a row failed for good on an unreachable server, calls fail at once for
+     * `coolDownMs`, then one probe goes through (circuit-breaker.ts); false turns it off */
+    circuitBreaker: z
+      .union([
+        z.literal(false),
+        z.object({ threshold: z.number().int().positive().default(3), coolDownMs: z.number().int().nonnegative().default(60_000) }).strict(),
+      ])
+      .default({ threshold: 3, coolDownMs: 60_000 }),
     /** USD per 1M tokens by model id or glob ("gpt-4o*", "ollama:*"); merged over DEFAULT_PRICES */
     prices: z.record(z.string(), TokenPriceSchema).default({}),
     /** responses cached under <cacheDir>/llm; omit for no cache */

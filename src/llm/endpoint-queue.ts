@@ -12,7 +12,7 @@ export function normalizeBaseURL(baseURL: string): string {
 }
 
 /** Scheme, host and port: Ollama's /api and /v1 on one host are one server with one capacity. */
-function endpointKey(baseURL: string): string {
+export function endpointKey(baseURL: string): string {
   try {
     return new URL(baseURL).origin;
   } catch {

@@ -74,6 +74,7 @@ export function createChatModel(specOrConfig: string | LlmConfigInput, options: 
     ...(config.cacheDir ? { cacheDir: config.cacheDir } : {}),
     ...(meter ? { meter } : {}),
     ...(trace ? { trace } : {}),
+    breaker: config.circuitBreaker,
   });
 }
 

@@ -27,6 +27,18 @@ describe('run flags', () => {
     expect(switched.localizer).toEqual({ name: 'retrieval', options: {} });
   });
 
+  it('--llm-timeout / --llm-retries set limits on the model of --llm or of the config file', async () => {
+    expect(overridesFrom({ llm: 'openai:m@http://h/v1', llmTimeout: '30', llmRetries: '0' })).toEqual({
+      llm: { model: 'openai:m@http://h/v1', timeoutMs: 30_000, maxRetries: 0 },
+    });
+    const spec = await configFile({ runId: 'r1', dataset: 'x.jsonl', llm: 'ollama:q@http://h:11434' });
+    expect((await loadRunConfig(spec, overridesFrom({ llmTimeout: '20' }))).llm).toMatchObject({ model: 'ollama:q@http://h:11434', timeoutMs: 20_000 });
+    const object = await configFile({ runId: 'r1', dataset: 'x.jsonl', llm: { model: 'ollama:q', numCtx: 8192, maxRetries: 2 } });
+    expect((await loadRunConfig(object, overridesFrom({ llmRetries: '1' }))).llm).toMatchObject({ model: 'ollama:q', numCtx: 8192, maxRetries: 1 });
+    expect(() => overridesFrom({ llmTimeout: '0' })).toThrow(/--llm-timeout expects a positive integer/);
+    expect(() => overridesFrom({ llmRetries: '-1' })).toThrow(/--llm-retries expects a non-negative integer/);
+  });
+
   it('reject bad values with the flag named', () => {
     expect(() => overridesFrom({ limit: '0' })).toThrow(/--limit expects a positive integer, got "0"/);
     expect(() => overridesFrom({ seed: 'x' })).toThrow(/--seed expects an integer/);
