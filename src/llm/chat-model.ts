@@ -4,6 +4,7 @@
  * on-disk response cache (per sample), reasoning separation, usage and cost accounting, and traces.
  */
 import { serverBreaker, type BreakerOptions } from './circuit-breaker.ts';
+import { fitPromptBudget } from './prompt-budget.ts';
 import path from 'node:path';
 import { ResponseCache, requestKey, type CachedSample } from './cache.ts';
 import { endpointQueue, normalizeBaseURL } from './endpoint-queue.ts';
@@ -34,6 +35,8 @@ export interface ChatModelOptions {
   meter?: UsageMeter;
   /** receives every call's trace (in addition to a per-request `trace`) */
   trace?: (trace: ChatTrace) => void;
+  /** prompt tokens a call may send; a longer prompt loses the middle of its longest message (prompt-budget.ts) */
+  maxPromptTokens?: number;
   /** the server's circuit breaker (circuit-breaker.ts); none when absent (the config's factory turns it on) */
   breaker?: BreakerOptions | false;
 }
@@ -87,7 +90,10 @@ export class ManagedChatModel implements ChatModel {
     if (options.cacheDir) this.cache = new ResponseCache(path.join(options.cacheDir, 'llm'));
   }
 
-  async chat(request: ChatRequest): Promise<ChatResponse> {
+  async chat(original: ChatRequest): Promise<ChatResponse> {
+    const fitted = this.options.maxPromptTokens ? fitPromptBudget(original.messages, this.options.maxPromptTokens) : undefined;
+    const request = fitted?.cut ? { ...original, messages: fitted.messages } : original;
+    const promptCut = fitted?.cut ? { promptCut: fitted.cut } : {};
     const started = Date.now();
     const startedAt = new Date(started).toISOString();
     const n = request.n ?? 1;
@@ -115,6 +121,7 @@ export class ManagedChatModel implements ChatModel {
         request: traceRequest,
         response,
         ...(retries.length ? { retries } : {}),
+        ...promptCut,
         latencyMs: response.latencyMs,
       });
       return response;
@@ -130,6 +137,7 @@ export class ManagedChatModel implements ChatModel {
         request: traceRequest,
         error,
         ...(retries.length ? { retries } : {}),
+        ...promptCut,
         latencyMs: Date.now() - started,
       });
       throw err;

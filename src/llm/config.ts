@@ -18,6 +18,8 @@ export const LlmConfigSchema = z
     apiKeyEnv: z.string().min(1).optional(),
     /** concurrent requests per server base URL */
     concurrency: z.number().int().positive().default(4),
+    /** prompt tokens one call may send; a longer prompt loses the middle of its longest message, traced */
+    maxPromptTokens: z.number().int().positive().default(128_000),
     /** per HTTP request */
     timeoutMs: z.number().int().positive().default(300_000),
     /** retries after the first attempt on 429 / 5xx / connection errors / timeouts */

@@ -75,6 +75,7 @@ export function createChatModel(specOrConfig: string | LlmConfigInput, options: 
     ...(meter ? { meter } : {}),
     ...(trace ? { trace } : {}),
     breaker: config.circuitBreaker,
+    maxPromptTokens: config.maxPromptTokens,
   });
 }
 

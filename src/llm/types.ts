@@ -60,6 +60,17 @@ export interface ChatResponse {
 }
 
 /** Everything about one chat call, for the artifacts stages write. */
+/** A prompt over its token budget lost the middle of one message (prompt-budget.ts). */
+export interface PromptCut {
+  /** index of the message that was shortened */
+  message: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** prompt tokens (whole chat) before and after */
+  promptBefore: number;
+  promptAfter: number;
+}
+
 export interface ChatTrace {
   modelId: string;
   purpose?: string;
@@ -78,6 +89,8 @@ export interface ChatTrace {
   error?: { kind: string; message: string; attempts: number; status?: number };
   /** failed attempts that were retried, in order */
   retries?: { kind: string; message: string; status?: number; attempt: number; delayMs: number }[];
+  /** the prompt was over its token budget: which message lost its middle, and the sizes (prompt-budget.ts) */
+  promptCut?: PromptCut;
   latencyMs: number;
 }
 
