@@ -105,6 +105,8 @@ export interface EvaluationOptions {
   network?: NetworkMode;
   /** progress lines */
   onProgress?: (outcome: InstanceOutcome) => void;
+  /** containers of an interrupted earlier invocation of this run were removed */
+  onSweep?: (count: number) => void;
 }
 
 export function evaluationDir(runsDir: string, runId: string): string {
@@ -345,6 +347,9 @@ export async function runEvaluation(options: EvaluationOptions): Promise<{ summa
   const unknown = options.predictions.filter((p) => !datasetIds.has(p.instance_id)).map((p) => p.instance_id);
   if (unknown.length) throw new Error(`predictions for instances not in the dataset: ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', …' : ''}`);
   await options.runtime.ping();
+  // an earlier invocation of this run killed with -9 leaves its containers running; they carry the run id
+  const swept = await options.runtime.sweepContainers(options.runId);
+  if (swept) options.onSweep?.(swept);
   const byId = new Map(options.predictions.map((p) => [p.instance_id, p]));
   const toRun = options.dataset.filter((i) => byId.has(i.instance_id) && !isEmptyPatch(byId.get(i.instance_id)));
   const queue = new PQueue({ concurrency: Math.max(1, options.maxWorkers ?? 1) });

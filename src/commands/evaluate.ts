@@ -149,6 +149,7 @@ export function register(program: Command): void {
           timeoutMs,
           maxWorkers,
           network: networkMode(opts.network),
+          onSweep: (count) => console.log(`removed ${count} container(s) left behind by an interrupted evaluation of run ${opts.runId}`),
           onProgress: (o) => {
             done += 1;
             const state = o.completed ? (o.resolved ? 'resolved' : 'unresolved') : `error: ${o.error}`;

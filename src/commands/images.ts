@@ -1,4 +1,5 @@
 /**
+ * `locfix sweep [--run-id ID]`: the sandbox containers locfix left behind (a process killed with -9).
  * `locfix images [list]` and `locfix images prune [--keep LEVEL] [--filter TEXT] [--dry-run]`: the images
  * locfix built or names (base, environment, instance), and removing them down to a cache level as the
  * harness' --cache_level keeps them. Official swebench/* images and the user's own are never touched.
@@ -32,6 +33,17 @@ async function list(): Promise<void> {
 }
 
 export function register(program: Command): void {
+  program
+    .command('sweep')
+    .description('remove the sandbox containers locfix left running (all of them, or those of one run)')
+    .option('--run-id <id>', 'only the containers of this run')
+    .action(async (opts: { runId?: string }) => {
+      const runtime = new DockerRuntime();
+      await runtime.ping();
+      const removed = await runtime.sweepContainers(opts.runId);
+      console.log(`removed ${removed} container(s)${opts.runId ? ` of run ${opts.runId}` : ''}`);
+    });
+
   const images = program.command('images').description("list or prune locfix's Docker images (base, environment, instance)");
   images.command('list', { isDefault: true }).description('list the images locfix built or names, by tier').action(list);
   images

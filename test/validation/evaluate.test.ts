@@ -33,6 +33,31 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     if (root) await fs.rm(root, { recursive: true, force: true });
   });
 
+  it('removes the containers an interrupted (kill -9) evaluation of the same run left running, and only those', async () => {
+    const runId = `eval-sweep-${process.pid}`;
+    const leftover = await runtime.create({ image: 'locfix/base:bookworm', runId });
+    const other = await runtime.create({ image: 'locfix/base:bookworm', runId: `${runId}-other` });
+    try {
+      const swept: number[] = [];
+      const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+      await runEvaluation({
+        runId,
+        runsDir: path.join(root, 'runs'),
+        dataset: [fixture.instance],
+        predictions: [],
+        runtime,
+        images,
+        onSweep: (n) => swept.push(n),
+      });
+      expect(swept).toEqual([1]);
+      await expect(leftover.container.inspect()).rejects.toMatchObject({ statusCode: 404 });
+      expect((await other.container.inspect()).State.Running).toBe(true);
+    } finally {
+      await other.dispose();
+      await leftover.dispose().catch(() => undefined);
+    }
+  });
+
   it('mini-benchmark: every gold patch resolves', async () => {
     const bench = await buildMiniBenchmark(path.join(root, 'minibench'));
     const store = new RepoStore({ cacheDir: path.join(root, 'cache'), mirrorsDir: bench.mirrorsDir, allowClone: false });
