@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadDataset } from '../dataset/load.ts';
 import { RepoStore } from '../repo/store.ts';
+import { acquireRunLock } from '../run/run-lock.ts';
 import { NETWORK_MODES, type NetworkMode } from '../sandbox/types.ts';
 import { DockerRuntime } from '../../docker/sandbox.ts';
 import { CACHE_LEVELS, DEFAULT_BASE_IMAGE, ImageProvider } from '../../docker/images.ts';
@@ -136,6 +137,8 @@ export function register(program: Command): void {
         arch: oneOf('--arch', opts.arch, ['x86_64', 'arm64'] as const),
         cacheLevel: oneOf('--cache-level', opts.cacheLevel, CACHE_LEVELS),
       });
+      // one process per run folder: a second evaluation of this run refuses instead of racing the first
+      const lock = acquireRunLock(path.join(opts.runsDir, opts.runId));
       try {
         let done = 0;
         const total = predictions.filter((p) => p.model_patch).length;
@@ -164,6 +167,7 @@ export function register(program: Command): void {
             `Report written to ${summaryPath}`,
         );
       } finally {
+        lock.release();
         await store.close();
       }
     });

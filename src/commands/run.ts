@@ -18,6 +18,7 @@ import { groupByRepo, releaseAfterLastInstance } from '../run/repo-release.ts';
 import { createProgress } from '../run/progress.ts';
 import { assembleStages } from '../orchestrator/stages.ts';
 import { readArtifact } from '../run/stage-runner.ts';
+import { acquireRunLock } from '../run/run-lock.ts';
 import { STAGE } from '../run/stage.ts';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fsx.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
@@ -148,6 +149,22 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
   config.localizer.options = await validateLocalizer(config.localizer.name, config.localizer.options);
   const cacheDir = path.resolve(config.cacheDir ?? defaultCacheDir());
   const layout = new RunLayout(path.resolve(config.runsDir, config.runId));
+  // one process per run folder: a second one refuses, naming the holder, instead of interleaving artifacts
+  const lock = acquireRunLock(layout.root);
+  try {
+    return await runExperimentLocked(config, layout, cacheDir, options.retryErrors, log);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runExperimentLocked(
+  config: RunConfig,
+  layout: RunLayout,
+  cacheDir: string,
+  retryErrors: boolean | undefined,
+  log: (line: string) => void,
+): Promise<ExperimentResult> {
   const instances = await loadSelection(
     { dataset: config.dataset, instances: config.instances?.join(','), pattern: config.pattern, repo: config.repos, limit: config.limit?.toString(), cacheDir },
     'run',
@@ -204,7 +221,7 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
       stages,
       shouldStop: () => interrupted,
       concurrency: config.concurrency.instances,
-      retryErrors: options.retryErrors,
+      retryErrors,
       onEvent: (e) => progress.event(e),
     });
   } finally {

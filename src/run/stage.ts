@@ -9,6 +9,7 @@
  */
 import type { SweInstance } from '../dataset/schema.ts';
 import type { RunLayout } from './run-layout.ts';
+import { acquireRunLock } from './run-lock.ts';
 import { readArtifact, runStage, type RunStageOptions, type StageArtifact } from './stage-runner.ts';
 
 export const STAGE = {
@@ -86,7 +87,17 @@ export interface StageCommandOptions<T> extends Omit<RunStageOptions<T>, 'stage'
 }
 
 /** Runs one stage over instances on its own (a single-stage command): resumable, inputs from the run folder. */
-export function runStageOver<T>(stage: PipelineStage<T>, instances: readonly SweInstance[], options: StageCommandOptions<T>): Promise<Array<StageArtifact<T>>> {
+export async function runStageOver<T>(
+  stage: PipelineStage<T>,
+  instances: readonly SweInstance[],
+  options: StageCommandOptions<T>,
+): Promise<Array<StageArtifact<T>>> {
   const inputOf = options.inputOf ?? ((instance: SweInstance) => runFolderInput(options.layout, instance, options.sources));
-  return runStage<T>({ ...options, stage: stage.name, instances, work: (instance) => stage.run(inputOf(instance)) });
+  // one process per run folder: a second one refuses instead of interleaving its artifacts
+  const lock = acquireRunLock(options.layout.root);
+  try {
+    return await runStage<T>({ ...options, stage: stage.name, instances, work: (instance) => stage.run(inputOf(instance)) });
+  } finally {
+    lock.release();
+  }
 }

@@ -1,0 +1,57 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RUN_LOCK_FILE, RunLockedError, acquireRunLock } from '../../src/run/run-lock.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** another process trying to take the lock: its exit code and what it printed */
+function otherProcess(runDir: string): { status: number | null; output: string } {
+  const code = `import { acquireRunLock } from ${JSON.stringify(path.join(ROOT, 'src/run/run-lock.ts'))};
+try { acquireRunLock(${JSON.stringify(runDir)}); console.log('acquired'); } catch (err) { console.log(err.message); process.exit(3); }`;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8' });
+  return { status: result.status, output: result.stdout + result.stderr };
+}
+
+describe('run-folder lock', () => {
+  it('a second process refuses while the first holds the folder, naming the holder; it may take it once released', () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));
+    const run = path.join(dir, 'runs', 'r1');
+    const lock = acquireRunLock(run);
+    const refused = otherProcess(run);
+    expect(refused.status).toBe(3);
+    expect(refused.output).toContain(`run folder ${run} is in use by process ${process.pid} on ${os.hostname()}`);
+    expect(refused.output).toContain(path.join(run, RUN_LOCK_FILE));
+    // the same process may nest (locfix run and the stages it runs)
+    const nested = acquireRunLock(run);
+    nested.release();
+    nested.release(); // a second release of one handle does nothing
+    expect(existsSync(path.join(run, RUN_LOCK_FILE))).toBe(true);
+    lock.release();
+    expect(existsSync(path.join(run, RUN_LOCK_FILE))).toBe(false);
+    expect(otherProcess(run)).toMatchObject({ status: 0, output: expect.stringContaining('acquired') });
+    // and that process exited: its lock went with it
+    expect(existsSync(path.join(run, RUN_LOCK_FILE))).toBe(false);
+  });
+
+  it('a lock left by a process that is gone (kill -9) is stale and taken over; a garbled one too', () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));
+    const run = path.join(dir, 'r2');
+    const gone = Number(execFileSync('sh', ['-c', 'sh -c "echo \\$\\$" ; true'], { encoding: 'utf8' }).trim());
+    acquireRunLock(run).release();
+    writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify({ pid: gone, host: os.hostname(), startedAt: 'then', argv: [] }));
+    const lock = acquireRunLock(run);
+    expect(JSON.parse(readFileSync(path.join(run, RUN_LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+    lock.release();
+    writeFileSync(path.join(run, RUN_LOCK_FILE), '{"pid": 1');
+    acquireRunLock(run).release();
+    // a live holder on another host cannot be checked: refused
+    writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify({ pid: 1, host: 'elsewhere', startedAt: 'now', argv: ['run'] }));
+    expect(() => acquireRunLock(run)).toThrow(RunLockedError);
+    expect(() => acquireRunLock(run)).toThrow(/in use by process 1 on elsewhere since now \(locfix run\)/);
+  });
+});
