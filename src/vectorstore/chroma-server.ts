@@ -156,18 +156,65 @@ async function waitForHeartbeat(url: string, child: ChildProcess, timeoutMs: num
 export async function startChromaServer(options: StartChromaOptions): Promise<ChromaServer> {
   const dataDir = path.resolve(options.dataDir);
   const stateFile = options.stateFile ?? path.join(path.dirname(dataDir), 'chroma-server.json');
-  const logFile = options.logFile ?? path.join(path.dirname(dataDir), 'chroma-server.log');
   await fs.mkdir(dataDir, { recursive: true });
-
-  if (options.reuse ?? true) {
-    const state = await readJsonIfExists<ServerState>(stateFile);
+  if (!(options.reuse ?? true)) return spawnServer(options, dataDir, stateFile);
+  // One starter per data folder at a time: two processes that both found no server would otherwise start
+  // two servers on one single-writer store. The second waits, then finds the first one's server.
+  const release = await takeStartLock(`${stateFile}.lock`, options.startTimeoutMs ?? 60_000);
+  try {
+    const state = await readJsonIfExists<ServerState>(stateFile).catch(() => undefined);
     if (state && state.dataDir === dataDir && pidAlive(state.pid)) {
       const url = `http://${HOST}:${state.port}`;
       if (await chromaHeartbeat(url)) {
         return { url, host: HOST, port: state.port, dataDir, owned: false, stop: async () => {} };
       }
+      // an orphan (its starter was killed) that does not answer: it still holds the store, so it goes
+      await stopOrphan(state.pid);
+    }
+    return await spawnServer(options, dataDir, stateFile);
+  } finally {
+    await release();
+  }
+}
+
+/** Creates `lockFile` exclusively (waiting while a live process holds it; a dead holder's lock is stale). */
+async function takeStartLock(lockFile: string, timeoutMs: number): Promise<() => Promise<void>> {
+  const deadline = Date.now() + timeoutMs + 10_000;
+  for (;;) {
+    try {
+      await fs.writeFile(lockFile, String(process.pid), { flag: 'wx' });
+      return () => fs.rm(lockFile, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = Number(await fs.readFile(lockFile, 'utf8').catch(() => ''));
+    if (!Number.isInteger(holder) || holder <= 0 || !pidAlive(holder)) {
+      await fs.rm(lockFile, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`another locfix process (pid ${holder}) has been starting the Chroma server for ${lockFile} too long`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function stopOrphan(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 25 && pidAlive(pid); i++) await new Promise((r) => setTimeout(r, 200));
+  if (pidAlive(pid)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
     }
   }
+}
+
+async function spawnServer(options: StartChromaOptions, dataDir: string, stateFile: string): Promise<ChromaServer> {
+  const logFile = options.logFile ?? path.join(path.dirname(dataDir), 'chroma-server.log');
 
   const port = options.port ?? (await freeLoopbackPort());
   const url = `http://${HOST}:${port}`;
@@ -181,8 +228,9 @@ export async function startChromaServer(options: StartChromaOptions): Promise<Ch
   owned.add(child);
   installExitHooks();
   child.once('exit', () => owned.delete(child));
-  await waitForHeartbeat(url, child, options.startTimeoutMs ?? 60_000, logFile);
+  // recorded before the heartbeat: a starter killed while waiting leaves a server the next process can find
   await writeJsonAtomic(stateFile, { pid: child.pid ?? -1, port, dataDir, startedAt: new Date().toISOString() } satisfies ServerState);
+  await waitForHeartbeat(url, child, options.startTimeoutMs ?? 60_000, logFile);
 
   const stop = async (): Promise<void> => {
     owned.delete(child);
