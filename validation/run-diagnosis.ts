@@ -39,6 +39,13 @@ const NETWORK_ERROR = new RegExp(
   ].join('|'),
 );
 
+/**
+ * A runner's own count of tests it ran (pytest's summary line, unittest's "Ran N tests"): then tests did run
+ * even when no per-test line survived. pytest-dev__pytest-7168 before its fix crashes pytest's reporting
+ * (INTERNALERROR) after "10 passed": that is the code under test failing, graded as the harness grades it.
+ */
+const TESTS_RAN = /^(?:=+ .*\b[1-9]\d* (?:passed|failed|errors?|xfailed|xpassed)\b.* in [\d.]+s.*=+|Ran [1-9]\d* tests? in [\d.]+s)$/m;
+
 /** pytest's words for a collection that did not finish (and unittest's for a module it could not import). */
 const COLLECTION_ERROR =
   /^(?:ERROR collecting .*|=+ ERRORS =+|Interrupted: \d+ errors? during collection.*|.*ImportError while importing test module.*|ERROR: (?:file or directory not found|usage): .*)$/m;
@@ -78,7 +85,7 @@ export function diagnoseTestRun(log: string, statusMap: StatusMap, gold: GoldTes
   const output = log.slice(start + START_TEST_OUTPUT.length, end);
   const own = [...gold.FAIL_TO_PASS, ...gold.PASS_TO_PASS];
   const patchBroke = (options.patchedFiles ?? []).some((file) => output.includes(file));
-  if (Object.keys(statusMap).length === 0 && !patchBroke) {
+  if (Object.keys(statusMap).length === 0 && !patchBroke && !TESTS_RAN.test(output)) {
     return { kind: 'no-tests-ran', reason: `no test ran: the test command produced no test result (${tail(output) || 'no output'})` };
   }
   const collection = firstLine(output, COLLECTION_ERROR);

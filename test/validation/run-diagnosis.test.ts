@@ -21,6 +21,21 @@ describe('diagnoseTestRun', () => {
       "ImportError while loading conftest '/testbed/tests/conftest.py'.\ntests/conftest.py:1: in <module>\n    raise RuntimeError('x')\nE   RuntimeError: x",
     );
     expect(diagnose(conftest)?.kind).toBe('no-tests-ran');
+    // the runner counted tests it ran, though no per-test line survived (pytest-dev__pytest-7168's bug crashes
+    // pytest's reporting): tests ran, the code under test failed, graded as the harness grades it
+    expect(
+      diagnose(
+        wrap(
+          'INTERNALERROR>     raise RuntimeError\nINTERNALERROR> RuntimeError\n\n============================== 10 passed in 0.13s ==============================',
+        ),
+      ),
+    ).toBeUndefined();
+    expect(
+      diagnose(
+        wrap('Traceback (most recent call last):\nRuntimeError\n----------------------------------------------------------------------\nRan 3 tests in 0.002s'),
+      ),
+    ).toBeUndefined();
+    expect(diagnose(wrap('============================ no tests ran in 0.01s ============================='))?.kind).toBe('no-tests-ran');
   });
 
   it('a run the model patch stopped (a traceback through a file it changed) keeps its normal verdict', () => {
