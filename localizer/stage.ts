@@ -15,7 +15,9 @@ import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.t
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
 import { STAGE, runStageOver, type PipelineStage } from '../src/run/stage.ts';
 import type { StageArtifact, StageEvent } from '../src/run/stage-runner.ts';
-import { writeJsonAtomic } from '../src/util/fsx.ts';
+import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
+import { settingsChanges } from '../src/util/settings-diff.ts';
+import path from 'node:path';
 import type { FileLocalizer } from './types.ts';
 
 /** What file localization needs from the run's services (src/services.ts provides it). */
@@ -77,6 +79,16 @@ export async function writeSelection(
       // an unreadable gold patch only matters to metrics; eval-loc reports the instance as without gold
     }
   }
+  // artifacts of this stage made under other settings must not be reused as if they were these
+  const where = new RunLayout(runDir).selectionPath(stage);
+  const previous = await readJsonIfExists<StageSelection>(where).catch(() => undefined);
+  const changes = previous?.settings ? settingsChanges(previous.settings, settings) : [];
+  if (changes.length) {
+    throw new Error(
+      `${path.join(runDir, stage)} was made with other settings, so its artifacts do not fit these:\n  ${changes.join('\n  ')}\n` +
+        `use another --out for the new settings (or delete ${path.join(runDir, stage)} to start over)`,
+    );
+  }
   const selection: StageSelection = {
     stage,
     dataset,
@@ -85,7 +97,7 @@ export async function writeSelection(
     createdAt: new Date().toISOString(),
     settings,
   };
-  await writeJsonAtomic(new RunLayout(runDir).selectionPath(stage), selection);
+  await writeJsonAtomic(where, selection);
 }
 
 export async function runFileLocalization(

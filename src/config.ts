@@ -160,3 +160,31 @@ export async function loadRunConfig(file: string | undefined, overrides: Record<
   }
   return parseRunConfig(merged, file ?? 'flags');
 }
+
+/**
+ * The settings that decide what a run's artifacts contain: the localizer and its options, the models,
+ * seed, repair, validation and evaluation settings, the Docker environment. Selection, paths, concurrency
+ * and time limits are left out: changing them on a resume changes which or how fast, not what.
+ */
+export function artifactSettings(config: RunConfig): Record<string, unknown> {
+  const llmModel = typeof config.llm === 'string' ? config.llm : config.llm?.model;
+  const llmExtra = typeof config.llm === 'object' ? config.llm.extra : undefined;
+  return {
+    localizer: config.localizer,
+    llm: llmModel ?? null,
+    ...(llmExtra ? { llmExtra } : {}),
+    embedder: config.embedder,
+    seed: config.seed,
+    topFiles: config.topFiles,
+    functionLevel: config.functionLevel,
+    lineLevel: config.lineLevel,
+    repair: config.repair,
+    validation: {
+      regression: config.validation.regression,
+      reproduction: config.validation.reproduction,
+      reproductionSamples: config.validation.reproductionSamples,
+    },
+    evaluation: { enabled: config.evaluation.enabled, network: config.evaluation.network },
+    docker: { baseImage: config.docker.baseImage ?? null, envImages: config.docker.envImages, instanceSetup: config.docker.instanceSetup },
+  };
+}

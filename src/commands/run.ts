@@ -7,12 +7,13 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { loadRunConfig, type RunConfig, type RunConfigInput } from '../config.ts';
+import { artifactSettings, loadRunConfig, parseRunConfig, type RunConfig, type RunConfigInput } from '../config.ts';
+import { settingsChanges } from '../util/settings-diff.ts';
 import { loadSelection, positiveInt } from './common.ts';
 import { defaultCacheDir } from '../dataset/load.ts';
 import { Services } from '../services.ts';
 import { RunLayout } from '../run/run-layout.ts';
-import { closeInvocation, openManifest } from '../run/manifest.ts';
+import { closeInvocation, openManifest, readManifest } from '../run/manifest.ts';
 import { runPipeline, type InstancePipelineResult } from '../orchestrator/pipeline.ts';
 import { groupByRepo, releaseAfterLastInstance } from '../run/repo-release.ts';
 import { createProgress } from '../run/progress.ts';
@@ -134,6 +135,15 @@ async function writePredictions(
   return rows;
 }
 
+/** The artifact settings of a manifest written before they were recorded, when its config still parses. */
+function recordedSettings(config: Record<string, unknown>): Record<string, unknown> | undefined {
+  try {
+    return artifactSettings(parseRunConfig(config));
+  } catch {
+    return undefined; // a config of an older schema: nothing to compare against
+  }
+}
+
 export interface ExperimentResult {
   runDir: string;
   /** Ctrl-C stopped it: instances not finished stay "not done" for a resume; no analysis was written */
@@ -178,6 +188,19 @@ async function runExperimentLocked(
     llm: config.llm,
   });
   const modelName = services.llm?.id ?? 'locfix';
+  // a resume must not reuse artifacts made under other settings: refuse, saying what changed
+  const previous = await readManifest(layout);
+  const settings = artifactSettings(config);
+  if (previous) {
+    const recorded = previous.settings ?? recordedSettings(previous.config);
+    const changes = recorded ? settingsChanges(recorded, settings) : [];
+    if (changes.length) {
+      throw new Error(
+        `run ${config.runId} was made with other settings, so its artifacts do not fit these:\n  ${changes.join('\n  ')}\n` +
+          `use a new --run-id for the new settings (or delete ${layout.root} to start over)`,
+      );
+    }
+  }
   await writeRunInstances(layout, instances);
   await openManifest(layout, {
     runId: config.runId,
@@ -186,6 +209,7 @@ async function runExperimentLocked(
     seed: config.seed,
     localizer: config.localizer.name,
     instances: instances.map((i) => i.instance_id),
+    settings,
   });
   const { stages, docker } = assembleStages(config, services, layout);
   if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate)) {

@@ -27,6 +27,8 @@ export interface RunManifest {
   seed: number;
   localizer: string;
   instances: string[];
+  /** the settings that decide what the artifacts contain (config.ts artifactSettings); absent in older runs */
+  settings?: Record<string, unknown>;
   createdAt: string;
   invocations: Invocation[];
 }
@@ -77,4 +79,9 @@ export async function closeInvocation(layout: RunLayout, stages: Invocation['sta
     last.stages = stages;
   }
   await writeJsonAtomic(layout.manifestPath, manifest);
+}
+
+/** The manifest of a run folder, or undefined when the run is new. */
+export async function readManifest(layout: RunLayout): Promise<RunManifest | undefined> {
+  return readJsonIfExists<RunManifest>(layout.manifestPath);
 }

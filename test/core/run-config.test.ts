@@ -3,7 +3,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRunConfig } from '../../src/config.ts';
+import { artifactSettings, loadRunConfig, parseRunConfig } from '../../src/config.ts';
+import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { overridesFrom, RUN_FLAGS } from '../../src/commands/run.ts';
 import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
 
@@ -73,5 +74,24 @@ describe('localizer names and options', () => {
     expect([a.options.seed, b.options.seed]).toEqual([3, 9]);
     // a localizer that does not sample takes no seed and is not handed one
     await expect(createLocalizer('retrieval', {}, { seed: 3 })).resolves.toBeDefined();
+  });
+});
+
+describe('artifact settings', () => {
+  const base = { runId: 'r', dataset: 'x.jsonl', llm: 'openai:m@http://h/v1', localizer: { name: 'blagent', options: { m: 8 } } };
+  it('ignore selection, paths, concurrency and limits; name every change that decides what artifacts hold', () => {
+    const before = artifactSettings(parseRunConfig(base));
+    const operational = artifactSettings(
+      parseRunConfig({ ...base, runsDir: 'elsewhere', limit: 3, concurrency: { instances: 9 }, llm: { model: 'openai:m@http://h/v1', timeoutMs: 5_000 } }),
+    );
+    expect(settingsChanges(before, operational)).toEqual([]);
+    const changed = artifactSettings(parseRunConfig({ ...base, llm: 'openai:other@http://h/v1', localizer: { name: 'blagent', options: { m: 4 } }, seed: 2 }));
+    expect(settingsChanges(before, changed)).toEqual([
+      'llm: "openai:m@http://h/v1" → "openai:other@http://h/v1"',
+      'localizer: {"name":"blagent","options":{"m":8}} → {"name":"blagent","options":{"m":4}}',
+      'seed: 0 → 2',
+    ]);
+    // key order does not matter
+    expect(settingsChanges({ a: { x: 1, y: 2 } }, { a: { y: 2, x: 1 } })).toEqual([]);
   });
 });
