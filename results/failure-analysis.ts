@@ -2,7 +2,8 @@
  * Per-stage failure analysis (BLAgent paper §4, RQ2.1/RQ2.2, Figure 18).
  *
  * Each instance lands in exactly one category, judged against the gold patch in pipeline order:
- *   resolved → evaluation-error → empty-patch → file → function → line → patch-generation.
+ *   resolved → evaluation-error → budget-exhausted → empty-patch → file → function → line → patch-generation.
+ * (budget-exhausted: a spend cap stopped the instance before it had a patch; see src/llm/spend.ts.)
  * The localization flags are recorded for every instance (also for resolved and empty ones), so the
  * categories can be re-cut later without rerunning anything.
  *
@@ -16,9 +17,18 @@ import { MODULE_LEVEL, type CodeElement } from '../src/artifacts/localization.ts
 import type { Definition } from '../src/parsing/types.ts';
 import { sequenceRatio } from './sequence-similarity.ts';
 
-export type FailureCategory = 'resolved' | 'evaluation-error' | 'empty-patch' | 'file' | 'function' | 'line' | 'patch-generation';
+export type FailureCategory = 'resolved' | 'evaluation-error' | 'budget-exhausted' | 'empty-patch' | 'file' | 'function' | 'line' | 'patch-generation';
 
-export const FAILURE_CATEGORIES: readonly FailureCategory[] = ['resolved', 'evaluation-error', 'empty-patch', 'file', 'function', 'line', 'patch-generation'];
+export const FAILURE_CATEGORIES: readonly FailureCategory[] = [
+  'resolved',
+  'evaluation-error',
+  'budget-exhausted',
+  'empty-patch',
+  'file',
+  'function',
+  'line',
+  'patch-generation',
+];
 
 export interface InstanceEvidence {
   instanceId: string;
@@ -37,6 +47,8 @@ export interface InstanceEvidence {
   resolved: boolean;
   /** the patch did not apply or the harness failed */
   evaluationError?: string;
+  /** the stage whose spend cap stopped the instance, and what it had spent */
+  budgetExhausted?: string;
 }
 
 export interface LineMatch {
@@ -59,6 +71,7 @@ export interface InstanceAnalysis {
   line?: LineMatch;
   emptyReason?: string;
   evaluationError?: string;
+  budgetExhausted?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -206,6 +219,7 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
   let category: FailureCategory;
   if (e.resolved) category = 'resolved';
   else if (e.evaluationError) category = 'evaluation-error';
+  else if (e.budgetExhausted && !hasPatch) category = 'budget-exhausted';
   else if (!hasPatch) category = 'empty-patch';
   else if (!fileCorrect) category = 'file';
   else if (!functionCorrect) category = 'function';
@@ -220,6 +234,7 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
     line,
     ...(e.emptyReason && !hasPatch ? { emptyReason: e.emptyReason } : {}),
     ...(e.evaluationError ? { evaluationError: e.evaluationError } : {}),
+    ...(category === 'budget-exhausted' ? { budgetExhausted: e.budgetExhausted } : {}),
   };
 }
 

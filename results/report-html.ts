@@ -110,6 +110,7 @@ export function renderHtml(report: Report): string {
           categoryPart('resolved', r.failures.categories.resolved.count),
           categoryPart('empty-patch', r.failures.categories['empty-patch'].count),
           categoryPart('evaluation-error', r.failures.categories['evaluation-error'].count),
+          categoryPart('budget-exhausted', r.failures.categories['budget-exhausted'].count),
           {
             label: 'unresolved (with a patch)',
             color: '#8d6e63',
@@ -143,6 +144,33 @@ export function renderHtml(report: Report): string {
     })),
   );
   if (costRows.length) sections.push(`<section><h2>Cost per stage</h2>${simpleBars(costRows, 'Tokens (prompt + completion) per stage', '#00838f')}</section>`);
+  const spendRuns = runs.filter((r) => r.spend);
+  if (spendRuns.length) {
+    const cap = (c: { tokens?: number; dollars?: number }) =>
+      [c.tokens !== undefined ? `${c.tokens.toLocaleString('en-US')} tok` : '', c.dollars !== undefined ? `$${c.dollars}` : ''].filter(Boolean).join(' · ') ||
+      'none';
+    sections.push(
+      `<section><h2>Spend and caps</h2>${htmlTable(
+        ['run', 'run cap', 'instance cap', 'spent (tokens)', 'spent ($)', 'calls', 'most by one instance', 'stopped by a cap'],
+        spendRuns.map((r) => {
+          const s = r.spend!;
+          const most = s.maxInstance
+            ? `${s.maxInstance.instanceId}: ${s.maxInstance.tokens.toLocaleString('en-US')} tok · $${s.maxInstance.cost.toFixed(3)}`
+            : '–';
+          return [
+            runLabel(r),
+            cap(s.caps.run),
+            cap(s.caps.instance),
+            (s.run.promptTokens + s.run.completionTokens).toLocaleString('en-US'),
+            s.run.cost.toFixed(3),
+            String(s.run.calls),
+            most,
+            String(s.budgetExhausted),
+          ];
+        }),
+      )}</section>`,
+    );
+  }
 
   const c = report.comparison;
   if (c) {

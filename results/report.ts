@@ -28,8 +28,19 @@ export interface RunReport {
   failures: FailureSummary;
   localization: InstanceMetrics;
   costs: StageCost[];
+  /** spend caps and what the run spent under them (`<run>/spend.json`); absent for runs without a ledger */
+  spend?: RunSpend;
   startedAt?: string;
   finishedAt?: string;
+}
+
+export interface RunSpend {
+  caps: { instance: { tokens?: number; dollars?: number }; run: { tokens?: number; dollars?: number } };
+  run: { promptTokens: number; completionTokens: number; cost: number; calls: number };
+  /** instances whose spend cap stopped them */
+  budgetExhausted: number;
+  /** the most any one instance spent */
+  maxInstance: { instanceId: string; tokens: number; cost: number } | undefined;
 }
 
 export interface Report {
@@ -41,6 +52,7 @@ export interface Report {
 export const CATEGORY_LABEL: Record<FailureCategory, string> = {
   resolved: 'resolved',
   'evaluation-error': 'evaluation error',
+  'budget-exhausted': 'spend cap reached',
   'empty-patch': 'empty patch',
   file: 'file-level localization',
   function: 'function-level localization',
@@ -51,6 +63,7 @@ export const CATEGORY_LABEL: Record<FailureCategory, string> = {
 export const CATEGORY_COLOR: Record<FailureCategory, string> = {
   resolved: '#2e7d32',
   'evaluation-error': '#757575',
+  'budget-exhausted': '#37474f',
   'empty-patch': '#bdbdbd',
   file: '#c62828',
   function: '#ef6c00',

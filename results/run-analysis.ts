@@ -23,7 +23,8 @@ import type { EvaluateStageOutput, ValidateStageOutput } from '../validation/sta
 import { analyzeInstance, goldElements, summarizeFailures, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
 import type { RunOutcome } from './compare.ts';
 import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
-import type { RunReport, StageCost } from './report.ts';
+import type { RunReport, RunSpend, StageCost } from './report.ts';
+import { readSpendLedger } from '../src/run/spend-ledger.ts';
 
 export const INSTANCES_FILE = 'instances.jsonl';
 
@@ -83,6 +84,39 @@ function emptyReasonOf(a: InstanceArtifacts): string | undefined {
     if (artifact.status === 'error') return `${stage} failed: ${artifact.error?.message.split('\n')[0] ?? 'error'}`;
   }
   return ok(a.select)?.emptyReason ?? ok(a.repair)?.selection.emptyReason;
+}
+
+/** The first stage a spend cap stopped, with what the instance had spent then (budget_exhausted errors). */
+function budgetExhaustedAt(a: InstanceArtifacts): string | undefined {
+  for (const [stage, artifact] of Object.entries(stageArtifacts(a))) {
+    if (artifact?.status === 'error' && artifact.error?.kind === 'budget_exhausted') return `${stage}: ${artifact.error.message.split('\n')[0]}`;
+  }
+  return undefined;
+}
+
+function stageArtifacts(a: InstanceArtifacts): Record<string, StageArtifact<unknown> | undefined> {
+  return {
+    [STAGE.files]: a.files,
+    [STAGE.functions]: a.functions,
+    [STAGE.lines]: a.lines,
+    [STAGE.repair]: a.repair,
+    [STAGE.validate]: a.validate,
+    [STAGE.select]: a.select,
+    [STAGE.evaluate]: a.evaluate,
+  };
+}
+
+/** What a stage that met its spend cap spent itself: recorded with its budget_exhausted error. */
+function spentAtCap(artifact: StageArtifact<unknown> | undefined): { promptTokens: number; completionTokens: number; cost: number; calls: number } | undefined {
+  if (artifact?.status !== 'error' || artifact.error?.kind !== 'budget_exhausted') return undefined;
+  const spent = artifact.error.details?.stageSpent as { promptTokens?: unknown; completionTokens?: unknown; cost?: unknown; calls?: unknown } | undefined;
+  if (typeof spent?.promptTokens !== 'number' || typeof spent.completionTokens !== 'number' || typeof spent.cost !== 'number') return undefined;
+  return {
+    promptTokens: spent.promptTokens,
+    completionTokens: spent.completionTokens,
+    cost: spent.cost,
+    calls: typeof spent.calls === 'number' ? spent.calls : 0,
+  };
 }
 
 export interface RunAnalysis {
@@ -171,12 +205,13 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     const repair = ok(a.repair);
     const selection = ok(a.select);
     const evaluation = ok(a.evaluate);
-    addCost(STAGE.files, a.files, files?.usage);
-    addCost(STAGE.functions, a.functions, functions?.usage);
-    addCost(STAGE.lines, a.lines, ok(a.lines)?.usage);
-    addCost(STAGE.repair, a.repair, repair ? { ...repair.usage, calls: repair.calls.length } : undefined);
+    // a stage stopped by its spend cap has no output; its error records what the instance had spent by then
+    addCost(STAGE.files, a.files, files?.usage ?? spentAtCap(a.files));
+    addCost(STAGE.functions, a.functions, functions?.usage ?? spentAtCap(a.functions));
+    addCost(STAGE.lines, a.lines, ok(a.lines)?.usage ?? spentAtCap(a.lines));
+    addCost(STAGE.repair, a.repair, repair ? { ...repair.usage, calls: repair.calls.length } : spentAtCap(a.repair));
     // validation's wall time is Docker time; its few LLM calls (regression-test exclusion) are not itemised
-    addCost(STAGE.validate, a.validate, ok(a.validate)?.usage);
+    addCost(STAGE.validate, a.validate, ok(a.validate)?.usage ?? spentAtCap(a.validate));
     addCost(STAGE.select, a.select);
     addCost(STAGE.evaluate, a.evaluate);
 
@@ -213,6 +248,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
       emptyReason: modelPatch.trim() ? undefined : emptyReasonOf(a),
       resolved: Boolean(evaluation?.resolved),
       evaluationError: modelPatch.trim() ? evaluationError : undefined,
+      budgetExhausted: budgetExhaustedAt(a),
     };
     const analysis = analyzeInstance(evidence);
     analyses.push(analysis);
@@ -235,10 +271,28 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     failures,
     localization,
     costs: [...costs.values()].sort((x, y) => PIPELINE_STAGES.indexOf(x.stage as StageName) - PIPELINE_STAGES.indexOf(y.stage as StageName)),
+    ...(await runSpend(layout, failures.categories['budget-exhausted'].count, warnings)),
     startedAt: manifest?.createdAt,
     finishedAt: manifest?.invocations.at(-1)?.finishedAt,
   };
   return { runId: layout.id, localizer: outcome.localizer, upperBound, model: manifest?.models.llm, instances: analyses, report, outcome, warnings };
+}
+
+/** The report's spend section from the run's ledger; nothing when there is none (or it cannot be read: warned). */
+async function runSpend(layout: RunLayout, budgetExhausted: number, warnings: string[]): Promise<{ spend?: RunSpend }> {
+  try {
+    const ledger = await readSpendLedger(layout);
+    if (!ledger) return {};
+    let maxInstance: RunSpend['maxInstance'];
+    for (const [instanceId, s] of Object.entries(ledger.instances)) {
+      const tokens = s.promptTokens + s.completionTokens;
+      if (!maxInstance || tokens > maxInstance.tokens) maxInstance = { instanceId, tokens, cost: s.cost };
+    }
+    return { spend: { caps: ledger.caps, run: ledger.run, budgetExhausted, maxInstance } };
+  } catch (err) {
+    warnings.push((err as Error).message);
+    return {};
+  }
 }
 
 /** Writes runs/<id>/analysis.json (per-instance categories + summary) and returns the analysis. */

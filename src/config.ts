@@ -98,6 +98,20 @@ export const RunConfigSchema = z
       })
       .strict()
       .default({ instances: 4, docker: 2, index: 1 }),
+    /**
+     * Spend caps on prompt + completion tokens the server generates and on dollars at the model's price
+     * (llm.prices, src/llm/config.ts). An instance that reaches its cap is recorded as budget_exhausted; a
+     * run that reaches its cap stops, and resumes when rerun with a higher one. None by default.
+     */
+    budget: z
+      .object({
+        instanceTokens: positiveInt.optional(),
+        instanceDollars: z.number().positive().optional(),
+        runTokens: positiveInt.optional(),
+        runDollars: z.number().positive().optional(),
+      })
+      .strict()
+      .default({}),
     /** stop after this stage (e.g. "localize-files" for a localization-only run) */
     stopAfter: z.string().optional(),
   })

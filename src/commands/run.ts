@@ -20,6 +20,7 @@ import { createProgress } from '../run/progress.ts';
 import { assembleStages } from '../orchestrator/stages.ts';
 import { readArtifact } from '../run/stage-runner.ts';
 import { acquireRunLock } from '../run/run-lock.ts';
+import { SpendLedger, type SpendCaps } from '../run/spend-ledger.ts';
 import { STAGE } from '../run/stage.ts';
 import { writeJsonAtomic, writeJsonlAtomic } from '../util/fsx.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
@@ -59,6 +60,11 @@ const nonNegativeInt = (text: string, name: string): number => {
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} expects a non-negative integer, got "${text}"`);
   return n;
 };
+const positiveNumber = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} expects a positive number, got "${text}"`);
+  return n;
+};
 const integer = (text: string, name: string): number => {
   const n = Number(text);
   if (!Number.isInteger(n)) throw new Error(`${name} expects an integer, got "${text}"`);
@@ -88,6 +94,15 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('runsDir', { flag: '--runs-dir <dir>', description: 'where run directories go (default runs)' }),
   flag('stopAfter', { flag: '--stop-after <stage>', description: 'stop after this stage, e.g. localize-files' }),
   flag('seed', { flag: '--seed <n>', description: 'seed recorded in the manifest and used for sampling', parse: integer }),
+  flag('budget', {
+    field: 'instanceTokens',
+    flag: '--max-instance-tokens <n>',
+    description: 'spend cap per instance: tokens',
+    parse: (t, f) => positiveInt(f, t),
+  }),
+  flag('budget', { field: 'instanceDollars', flag: '--max-instance-dollars <usd>', description: 'spend cap per instance: dollars', parse: positiveNumber }),
+  flag('budget', { field: 'runTokens', flag: '--max-run-tokens <n>', description: 'spend cap of the run: tokens', parse: (t, f) => positiveInt(f, t) }),
+  flag('budget', { field: 'runDollars', flag: '--max-run-dollars <usd>', description: 'spend cap of the run: dollars', parse: positiveNumber }),
   flag('concurrency', {
     field: 'instances',
     flag: '--concurrency <n>',
@@ -144,10 +159,26 @@ function recordedSettings(config: Record<string, unknown>): Record<string, unkno
   }
 }
 
+/** The run's spend ledger under the configured caps; a dollar cap needs the model's price. */
+async function openSpendLedger(layout: RunLayout, config: RunConfig, services: Services): Promise<SpendLedger> {
+  const { instanceTokens, instanceDollars, runTokens, runDollars } = config.budget;
+  const caps: SpendCaps = { instance: { tokens: instanceTokens, dollars: instanceDollars }, run: { tokens: runTokens, dollars: runDollars } };
+  const llm = services.llm;
+  if ((instanceDollars !== undefined || runDollars !== undefined) && llm && !llm.price) {
+    throw new Error(
+      `a dollar spend cap needs the price of ${llm.id}, and it has none: add it to llm.prices in the config ` +
+        `({"${llm.id.slice(llm.id.indexOf(':') + 1)}": {"input": USD per 1M, "output": USD per 1M}}) or cap tokens instead`,
+    );
+  }
+  return SpendLedger.open(layout, caps);
+}
+
 export interface ExperimentResult {
   runDir: string;
   /** Ctrl-C stopped it: instances not finished stay "not done" for a resume; no analysis was written */
   interrupted: boolean;
+  /** the run's spend cap stopped it (`interrupted` is true too) */
+  budgetExhausted?: boolean;
   /** instances whose pipeline recorded an error at some stage, of `total` */
   failed: number;
   total: number;
@@ -211,6 +242,7 @@ async function runExperimentLocked(
     instances: instances.map((i) => i.instance_id),
     settings,
   });
+  const spend = await openSpendLedger(layout, config, services);
   const { stages, docker } = assembleStages(config, services, layout);
   if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate)) {
     // An invocation killed with -9 leaves its sandboxes (`sleep infinity`) running; they carry this run's id.
@@ -243,7 +275,9 @@ async function runExperimentLocked(
       instances: ordered,
       onInstanceDone: releaseAfterLastInstance(ordered, (repo) => services.releaseRepo(repo)),
       stages,
-      shouldStop: () => interrupted,
+      // the run's spend cap: no instance stage starts once it is reached (the one that reached it is kept)
+      shouldStop: () => interrupted || spend.run.exhausted,
+      spend,
       concurrency: config.concurrency.instances,
       retryErrors,
       onEvent: (e) => progress.event(e),
@@ -251,17 +285,21 @@ async function runExperimentLocked(
   } finally {
     process.off('SIGINT', onSigint);
     progress.end();
+    await spend.flush();
   }
   const failed = results.filter((r) => r.failedStage).length;
   const stageCounts = () =>
     Object.fromEntries(Object.entries(progress.counts()).map(([stage, c]) => [stage, { ok: c.done - c.failed, failed: c.failed, reused: c.skipped }]));
-  if (interrupted) {
-    const notDone = results.filter((r) => r.interrupted).length;
+  const notDone = results.filter((r) => r.interrupted).length;
+  if (interrupted || notDone > 0) {
     await closeInvocation(layout, stageCounts());
     await services.close();
-    log(
-      `interrupted: ${instances.length - notDone} of ${instances.length} instances done (${failed} with errors), ${notDone} not done; rerun the same command to resume`,
-    );
+    const done = `${instances.length - notDone} of ${instances.length} instances done (${failed} with errors), ${notDone} not done`;
+    if (!interrupted) {
+      log(`run budget exhausted: ${spend.describeRun()}; ${done}. Raise --max-run-tokens / --max-run-dollars and rerun to resume`);
+      return { runDir: layout.root, interrupted: true, budgetExhausted: true, failed, total: instances.length };
+    }
+    log(`interrupted: ${done}; rerun the same command to resume`);
     return { runDir: layout.root, interrupted: true, failed, total: instances.length };
   }
   const predictions = await writePredictions(layout, instances, modelName);
@@ -299,7 +337,8 @@ export function register(program: Command): void {
     .action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: boolean }) => {
       const config = await loadRunConfig(flags.config, overridesFrom(flags));
       const result = await runExperiment(config, { retryErrors: flags.retryErrors });
-      if (result.interrupted) process.exitCode = 130;
+      if (result.budgetExhausted) process.exitCode = 3;
+      else if (result.interrupted) process.exitCode = 130;
       else if (result.total > 0 && result.failed === result.total) {
         process.stderr.write(
           `run: every instance (${result.total}) failed at some stage; each error is recorded in its stage artifact under ${result.runDir}\n`,

@@ -5,16 +5,18 @@
  */
 import { serverBreaker, type BreakerOptions } from './circuit-breaker.ts';
 import { fitPromptBudget } from './prompt-budget.ts';
+import { activeSpendScope, type Spent, type SpendEstimate } from './spend.ts';
 import path from 'node:path';
 import { ResponseCache, requestKey, type CachedSample } from './cache.ts';
 import { endpointQueue, normalizeBaseURL } from './endpoint-queue.ts';
 import { LlmError, describeError } from './errors.ts';
 import { splitReasoning } from './reasoning.ts';
 import { withRetries } from './retry.ts';
-import { countChatTokens, countTokens } from './tokens.ts';
+import { countChatTokens } from './tokens.ts';
+import { attribute, spendOf, type SampleRecord } from './sample-usage.ts';
 import type { ChatTransport, RawCompletion } from './transport.ts';
 import type { ChatChoice, ChatModel, ChatRequest, ChatResponse, ChatTrace, Usage } from './types.ts';
-import { addUsage, costOf, emptyUsage, findPrice, type PriceTable, type UsageMeter } from './usage.ts';
+import { addUsage, costOf, emptyUsage, findPrice, type PriceTable, type TokenPrice, type UsageMeter } from './usage.ts';
 
 export interface ChatModelOptions {
   /** concurrent HTTP requests to this model's base URL, shared with every model on that URL (default 4) */
@@ -53,16 +55,6 @@ interface NormalizedRequest {
   options: Record<string, unknown>;
 }
 
-/** One generated or cached sample before it becomes a ChatChoice. */
-interface SampleRecord {
-  raw: string;
-  thinking?: string;
-  finishReason?: string;
-  promptTokens: number;
-  completionTokens: number;
-  cached: boolean;
-}
-
 export class ManagedChatModel implements ChatModel {
   readonly id: string;
   private readonly cache?: ResponseCache;
@@ -88,6 +80,11 @@ export class ManagedChatModel implements ChatModel {
     if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) throw new Error(`LLM maxAttempts must be an integer >= 1, got ${this.maxAttempts}`);
     endpointQueue(transport.baseURL, this.concurrency);
     if (options.cacheDir) this.cache = new ResponseCache(path.join(options.cacheDir, 'llm'));
+  }
+
+  /** this model's price from the configured table; undefined when it has none (a dollar cap cannot apply) */
+  get price(): TokenPrice | undefined {
+    return findPrice(this.options.prices, this.id);
   }
 
   async chat(original: ChatRequest): Promise<ChatResponse> {
@@ -267,38 +264,64 @@ export class ManagedChatModel implements ChatModel {
     const seed = request.seed === undefined ? undefined : request.seed + firstIndex;
     let attempts = 0;
     const breaker = this.options.breaker ? serverBreaker(this.transport.baseURL, this.options.breaker) : undefined;
+    /** one HTTP attempt in the endpoint queue, with its own timeout */
+    const attempt = async (): Promise<RawCompletion> => {
+      const run = async (): Promise<RawCompletion> => {
+        const timeout = AbortSignal.timeout(this.timeoutMs);
+        const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+        try {
+          if (signal.aborted) throw signal.reason;
+          const completion = await this.transport.complete({
+            messages: request.messages,
+            n: count,
+            temperature: request.temperature,
+            maxTokens: request.maxTokens,
+            stop: request.stop?.length ? request.stop : undefined,
+            seed,
+            signal,
+          });
+          if (completion.samples.length === 0) throw new LlmError('parse', `${this.id}: the server returned no choices`, { modelId: this.id });
+          return completion;
+        } catch (err) {
+          if (request.signal?.aborted) throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
+          if (timeout.aborted) throw new LlmError('timeout', `${this.id}: no answer within ${this.timeoutMs} ms`, { modelId: this.id, cause: err });
+          if (err instanceof LlmError) throw err;
+          throw new LlmError('connection', `${this.id}: ${describeError(err)}`, { modelId: this.id, cause: err });
+        }
+      };
+      try {
+        return await queue.add(run, { signal: request.signal });
+      } catch (err) {
+        if (!(err instanceof LlmError) && request.signal?.aborted)
+          throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
+        throw err;
+      }
+    };
+    // spend caps of the instance and run this call belongs to (spend.ts), checked before every attempt
+    const spendScope = activeSpendScope();
+    const price = spendScope ? this.price : undefined;
+    let estimate: SpendEstimate | undefined;
     const retried = () =>
       withRetries(
         async () => {
+          let settle: ((actual: Omit<Spent, 'calls'>) => void) | undefined;
+          if (spendScope?.budgets.length) {
+            estimate ??= {
+              promptTokens: countChatTokens(request.messages),
+              ...(request.maxTokens !== undefined ? { completionTokens: request.maxTokens * count } : {}),
+              samples: count,
+              ...(price ? { price } : {}),
+            };
+            settle = await spendScope.admit(estimate, request.signal);
+          }
           attempts++;
-          const run = async (): Promise<RawCompletion> => {
-            const timeout = AbortSignal.timeout(this.timeoutMs);
-            const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
-            try {
-              if (signal.aborted) throw signal.reason;
-              const completion = await this.transport.complete({
-                messages: request.messages,
-                n: count,
-                temperature: request.temperature,
-                maxTokens: request.maxTokens,
-                stop: request.stop?.length ? request.stop : undefined,
-                seed,
-                signal,
-              });
-              if (completion.samples.length === 0) throw new LlmError('parse', `${this.id}: the server returned no choices`, { modelId: this.id });
-              return completion;
-            } catch (err) {
-              if (request.signal?.aborted) throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
-              if (timeout.aborted) throw new LlmError('timeout', `${this.id}: no answer within ${this.timeoutMs} ms`, { modelId: this.id, cause: err });
-              if (err instanceof LlmError) throw err;
-              throw new LlmError('connection', `${this.id}: ${describeError(err)}`, { modelId: this.id, cause: err });
-            }
-          };
           try {
-            return await queue.add(run, { signal: request.signal });
+            const completion = await attempt();
+            settle?.(spendOf(completion, request, price));
+            return completion;
           } catch (err) {
-            if (!(err instanceof LlmError) && request.signal?.aborted)
-              throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
+            // no answer, no usage reported: the attempt counts as a call with no tokens
+            settle?.({ promptTokens: 0, completionTokens: 0, cost: 0 });
             throw err;
           }
         },
@@ -324,37 +347,6 @@ function pick(hit: CachedSample): Omit<SampleRecord, 'cached'> {
     promptTokens: hit.promptTokens,
     completionTokens: hit.completionTokens,
   };
-}
-
-/**
- * Usage per sample of one HTTP call. The prompt was paid once per call, so it goes to the call's first
- * sample. Servers report completion tokens summed over choices; they are split in proportion to each
- * sample's locally counted tokens (rounding kept exact). Without server usage, everything is counted locally.
- */
-function attribute(completion: RawCompletion, count: number, request: ChatRequest): SampleRecord[] {
-  const samples = completion.samples.slice(0, count);
-  // Local counting (a one-time tokenizer load of a few seconds) only when the server's numbers don't suffice.
-  const needLocal = !completion.usage || samples.length > 1;
-  const local = needLocal ? samples.map((s) => countTokens(s.text) + (s.thinking ? countTokens(s.thinking) : 0)) : [];
-  const promptTokens = completion.usage?.promptTokens ?? countChatTokens(request.messages);
-  let completionShares = local;
-  if (completion.usage && samples.length === 1) {
-    completionShares = [completion.usage.completionTokens];
-  } else if (completion.usage) {
-    const total = completion.usage.completionTokens;
-    const localSum = local.reduce((a, b) => a + b, 0);
-    completionShares = samples.map((_, i) => (localSum > 0 ? Math.floor((total * local[i]!) / localSum) : Math.floor(total / samples.length)));
-    let rest = total - completionShares.reduce((a, b) => a + b, 0);
-    for (let i = 0; rest > 0; i = (i + 1) % samples.length, rest--) completionShares[i]!++;
-  }
-  return samples.map((s, i) => ({
-    raw: s.text,
-    ...(s.thinking !== undefined ? { thinking: s.thinking } : {}),
-    ...(s.finishReason !== undefined ? { finishReason: s.finishReason } : {}),
-    promptTokens: i === 0 ? promptTokens : 0,
-    completionTokens: completionShares[i]!,
-    cached: false,
-  }));
 }
 
 function validate(request: ChatRequest, n: number): void {

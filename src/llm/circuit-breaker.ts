@@ -67,8 +67,8 @@ export class CircuitBreaker {
         this.failuresInARow += 1;
         this.lastError = err instanceof Error ? err.message.slice(0, 200) : String(err);
         if (this.open) this.openUntil = this.now() + this.coolDownMs;
-      } else {
-        this.failuresInARow = 0; // the server answered, if not usefully: it is up
+      } else if (!(err instanceof LlmError && err.kind === 'budget_exhausted')) {
+        this.failuresInARow = 0; // the server answered, if not usefully: it is up (a spend cap never asked it)
       }
       throw err;
     } finally {

@@ -1,7 +1,10 @@
 /** The one error every chat call rejects with, so stages can record what went wrong and after how many tries. */
 
-/** 'invalid': the request itself is malformed (no messages, bad n); never sent, never retried. */
-export type LlmErrorKind = 'timeout' | 'http' | 'connection' | 'parse' | 'aborted' | 'invalid';
+/**
+ * 'invalid': the request itself is malformed (no messages, bad n); never sent, never retried.
+ * 'budget_exhausted': a spend cap refused the call before it was sent (spend.ts); never retried.
+ */
+export type LlmErrorKind = 'timeout' | 'http' | 'connection' | 'parse' | 'aborted' | 'invalid' | 'budget_exhausted';
 
 export class LlmError extends Error {
   readonly kind: LlmErrorKind;
@@ -38,6 +41,7 @@ export class LlmError extends Error {
         return true;
       case 'aborted':
       case 'invalid':
+      case 'budget_exhausted':
         return false;
     }
   }

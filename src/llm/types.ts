@@ -97,5 +97,7 @@ export interface ChatTrace {
 export interface ChatModel {
   /** "provider:model", e.g. "ollama:gpt-oss:120b" or "openai:gpt-4o-2024-05-13" */
   readonly id: string;
+  /** USD per 1M tokens when the model has a price (a dollar spend cap needs one) */
+  readonly price?: { input: number; output: number };
   chat(request: ChatRequest): Promise<ChatResponse>;
 }

@@ -11,7 +11,9 @@ import PQueue from 'p-queue';
 import type { SweInstance } from '../dataset/schema.ts';
 import type { RunLayout } from '../run/run-layout.ts';
 import { memoryInput, type PipelineStage } from '../run/stage.ts';
-import { runInstanceStage, type StageArtifact, type StageEvent } from '../run/stage-runner.ts';
+import { runInstanceStage, StageNotRecorded, type StageArtifact, type StageEvent } from '../run/stage-runner.ts';
+import type { SpendLedger } from '../run/spend-ledger.ts';
+import { BudgetExhaustedError, SpendScope, subtractSpent, type SpendBudget } from '../llm/spend.ts';
 
 export interface PipelineOptions {
   layout: RunLayout;
@@ -25,6 +27,8 @@ export interface PipelineOptions {
   /** asked before each instance stage: true stops there (Ctrl-C). Stages in flight finish and are kept;
    * what has not started writes nothing, so it stays "not done" and a resume picks it up. */
   shouldStop?: () => boolean;
+  /** spend caps: every model call of an instance stage draws from the instance's budget and the run's */
+  spend?: SpendLedger;
 }
 
 export interface InstancePipelineResult {
@@ -33,8 +37,34 @@ export interface InstancePipelineResult {
   artifacts: Record<string, StageArtifact<unknown>>;
   /** the stage that recorded an error, when one did */
   failedStage?: string;
-  /** stopped by `shouldStop` before its last stage: not done, nothing recorded for the rest */
+  /** stopped by `shouldStop` or the run's spend cap before its last stage: not done, nothing recorded for the rest */
   interrupted?: boolean;
+}
+
+/**
+ * Runs one instance stage under the instance's and the run's budgets. A stage that met the instance cap is
+ * recorded as a `budget_exhausted` error with what the instance spent (even when the stage swallowed the
+ * refused call and went on: its output lacks what the refused calls would have added); one that met the
+ * run cap is not recorded at all, so a resume with a higher cap redoes it.
+ */
+async function underBudget<T>(ledger: SpendLedger, budget: SpendBudget, work: () => Promise<T>): Promise<T> {
+  const scope = new SpendScope([budget, ledger.run]);
+  const before = budget.spent;
+  const refused = (): Error | undefined => {
+    const refusal = scope.refusal;
+    if (!refusal) return undefined;
+    if (refusal.scope === 'run') return new StageNotRecorded(refusal.message, 'run-budget');
+    return new BudgetExhaustedError('instance', budget.label, budget.limits, budget.spent, subtractSpent(budget.spent, before));
+  };
+  let value: T;
+  try {
+    value = await scope.run(work);
+  } catch (err) {
+    throw refused() ?? err;
+  }
+  const refusal = refused();
+  if (refusal) throw refusal;
+  return value;
 }
 
 export async function runPipeline(options: PipelineOptions): Promise<InstancePipelineResult[]> {
@@ -45,16 +75,32 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
       queue.add(async () => {
         const outputs = new Map<string, unknown>();
         const result: InstancePipelineResult = { instanceId: instance.instance_id, artifacts: {} };
+        const spend = options.spend;
+        const budget = spend?.instance(instance.instance_id);
         try {
           for (const stage of options.stages) {
             if (options.shouldStop?.()) {
               result.interrupted = true;
               break;
             }
-            const { artifact } = await runInstanceStage(options.layout, stage.name, instance, (inst) => stage.run(memoryInput(inst, outputs)), {
-              retryErrors: options.retryErrors,
-              onEvent: options.onEvent,
-            });
+            const work = (inst: SweInstance) => stage.run(memoryInput(inst, outputs));
+            let artifact: StageArtifact<unknown>;
+            try {
+              ({ artifact } = await runInstanceStage(
+                options.layout,
+                stage.name,
+                instance,
+                spend && budget ? (inst) => underBudget(spend, budget, () => work(inst)) : work,
+                {
+                  retryErrors: options.retryErrors,
+                  onEvent: options.onEvent,
+                },
+              ));
+            } catch (err) {
+              if (!(err instanceof StageNotRecorded)) throw err;
+              result.interrupted = true;
+              break;
+            }
             result.artifacts[stage.name] = artifact;
             if (artifact.status !== 'ok') {
               result.failedStage = stage.name;

@@ -15,7 +15,23 @@ export interface StageError {
   message: string;
   /** machine-readable kind when the error carries one (e.g. "missing-commit", "timeout") */
   kind?: string;
+  /** structured facts the error carries (e.g. a spend cap's limits and what was spent) */
+  details?: Record<string, unknown>;
   stack?: string;
+}
+
+/**
+ * Thrown by work that stopped for a reason outside the instance (Ctrl-C, the run's spend cap): nothing is
+ * recorded, so the instance stays "not done" and a resume picks it up.
+ */
+export class StageNotRecorded extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'interrupted' | 'run-budget',
+  ) {
+    super(message);
+    this.name = 'StageNotRecorded';
+  }
 }
 
 export interface StageArtifact<T> {
@@ -56,7 +72,13 @@ export interface RunStageOptions<T> {
 export function toStageError(err: unknown): StageError {
   if (err instanceof Error) {
     const kind = (err as { code?: unknown; kind?: unknown }).kind ?? (err as { code?: unknown }).code;
-    return { message: err.message, ...(typeof kind === 'string' ? { kind } : {}), stack: err.stack };
+    const details = (err as { details?: unknown }).details;
+    return {
+      message: err.message,
+      ...(typeof kind === 'string' ? { kind } : {}),
+      ...(details && typeof details === 'object' && !Array.isArray(details) ? { details: details as Record<string, unknown> } : {}),
+      stack: err.stack,
+    };
   }
   return { message: String(err) };
 }
@@ -110,7 +132,8 @@ export interface InstanceStageResult<T> {
 
 /**
  * One stage for one instance: keeps a usable earlier artifact (ok, or an error unless `retryErrors`), else
- * runs `work` and persists its result or its error atomically before returning.
+ * runs `work` and persists its result or its error atomically before returning (a StageNotRecorded error
+ * is rethrown and nothing is written).
  */
 export async function runInstanceStage<T>(
   layout: RunLayout,
@@ -134,6 +157,7 @@ export async function runInstanceStage<T>(
     const finished = Date.now();
     artifact = { ...base, status: 'ok', finishedAt: new Date(finished).toISOString(), durationMs: finished - started, output };
   } catch (err) {
+    if (err instanceof StageNotRecorded) throw err;
     const finished = Date.now();
     artifact = { ...base, status: 'error', finishedAt: new Date(finished).toISOString(), durationMs: finished - started, error: toStageError(err) };
   }

@@ -36,56 +36,20 @@ import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { PIPELINE_STAGES as STAGE_NAMES } from '../../src/run/stage.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import { PipelinePolicy, stageOfRequest, type InstanceScript, type PlannedCategory, type PipelineStageName } from './pipeline-policy.ts';
+import { PipelinePolicy, stageOfRequest, type PlannedCategory, type PipelineStageName } from './pipeline-policy.ts';
+import { MINIBENCH_IDS, instanceScripts } from './minibench-scripts.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const hasDocker = await ensureDocker('locfix run end to end');
 
-const A = 'minibench__qty-7';
-const B = 'minibench__urlkit-14';
-const C = 'minibench__confetti-5';
-const D = 'minibench__qty-12';
-const E = 'minibench__confetti-9';
-const IDS = [A, B, C, D, E];
+const { A, B, C, D, E } = MINIBENCH_IDS;
+const IDS: string[] = [A, B, C, D, E];
 
 const PLANS: Record<string, Record<string, PlannedCategory>> = {
   'blagent-1': { [A]: 'resolved', [B]: 'file', [C]: 'function', [D]: 'patch-generation', [E]: 'empty-patch' },
   'blagent-2': { [A]: 'resolved', [B]: 'resolved', [C]: 'function', [D]: 'patch-generation', [E]: 'empty-patch' },
   'agentless-1': { [A]: 'resolved', [B]: 'file', [C]: 'resolved', [D]: 'patch-generation', [E]: 'empty-patch' },
   'agentless-2': { [A]: 'resolved', [B]: 'file', [C]: 'resolved', [D]: 'resolved', [E]: 'empty-patch' },
-};
-
-const SCRIPT_INFO: Record<string, Omit<InstanceScript, 'instance'>> = {
-  [A]: {
-    goldFile: 'src/qty/conversion.py',
-    goldFunction: 'from_base',
-    otherFunction: 'to_base',
-    wrongFiles: ['src/qty/units.py', 'src/qty/registry.py', 'src/qty/quantity.py'],
-  },
-  [B]: {
-    goldFile: 'urlkit/hosts.py',
-    goldFunction: 'split_host_port',
-    otherFunction: 'normalize_host',
-    wrongFiles: ['urlkit/url.py', 'urlkit/normalize.py', 'urlkit/paths.py'],
-  },
-  [C]: {
-    goldFile: 'confetti/types.py',
-    goldFunction: 'to_bool',
-    otherFunction: 'to_int',
-    wrongFiles: ['confetti/env.py', 'confetti/config.py', 'confetti/loader.py'],
-  },
-  [D]: {
-    goldFile: 'src/qty/parser.py',
-    goldFunction: '_Parser.product',
-    otherFunction: 'tokenize',
-    wrongFiles: ['src/qty/units.py', 'src/qty/registry.py', 'src/qty/formatting.py'],
-  },
-  [E]: {
-    goldFile: 'confetti/merge.py',
-    goldFunction: 'deep_merge',
-    otherFunction: 'merge_all',
-    wrongFiles: ['confetti/config.py', 'confetti/env.py', 'confetti/loader.py'],
-  },
 };
 
 let policy: PipelinePolicy | undefined;
@@ -140,7 +104,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-e2e-run-'));
   bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
   chroma = await startChromaServer({ dataDir: path.join(dir, 'chroma'), reuse: false });
-  policy = new PipelinePolicy(IDS.map((id) => ({ instance: bench.instances.find((i) => i.instance_id === id)!, ...SCRIPT_INFO[id]! })));
+  policy = new PipelinePolicy(instanceScripts(bench, IDS));
 });
 
 afterAll(async () => {
