@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RepoStore } from '../src/repo/store.ts';
 import { createEmbedder } from '../src/embedding/factory.ts';
-import { openChromaStore } from '../src/vectorstore/chroma.ts';
+import { openChromaStore } from '../src/vectorstore/supervised.ts';
 import { buildRepoIndex } from '../src/index/repo-index.ts';
 import { IndexMemo } from '../src/index/index-memo.ts';
 import type { DenseFilterStrategy, IndexTimings } from '../src/index/types.ts';

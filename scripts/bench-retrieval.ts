@@ -23,7 +23,7 @@ import { createEmbedder } from '../src/embedding/factory.ts';
 import { buildRepoIndex } from '../src/index/repo-index.ts';
 import { defaultIndexMemo } from '../src/index/index-memo.ts';
 import { RepoStore } from '../src/repo/store.ts';
-import { openChromaStore } from '../src/vectorstore/chroma.ts';
+import { openChromaStore } from '../src/vectorstore/supervised.ts';
 import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
 import { safeFileName, writeJsonAtomic } from '../src/util/fsx.ts';
 import { goldPaths } from '../src/dataset/gold.ts';

@@ -18,7 +18,7 @@ import type { ChatModel } from './llm/types.ts';
 import { UsageMeter } from './llm/usage.ts';
 import { RepoStore } from './repo/store.ts';
 import type { RepoSnapshot } from './repo/types.ts';
-import { openChromaStore } from './vectorstore/chroma.ts';
+import { openChromaStore } from './vectorstore/supervised.ts';
 import type { VectorStore } from './vectorstore/types.ts';
 
 export interface ServiceSettings {
@@ -60,7 +60,12 @@ export class Services {
   }
 
   async vectorStore(): Promise<VectorStore> {
-    this.chroma ??= openChromaStore({ url: this.settings.chromaUrl, cacheDir: this.settings.cacheDir });
+    this.chroma ??= openChromaStore({
+      url: this.settings.chromaUrl,
+      cacheDir: this.settings.cacheDir,
+      onRestart: (e) =>
+        process.stderr.write(`the local Chroma server stopped answering (${e.reason}); restarted it (${e.restart} of at most ${e.maxRestarts})\n`),
+    });
     return (await this.chroma).store;
   }
 

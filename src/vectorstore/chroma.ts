@@ -3,10 +3,8 @@
  * (collections are created with no embedding function); collections use cosine space.
  */
 import os from 'node:os';
-import path from 'node:path';
 import { ChromaClient, type Collection, type Where } from 'chromadb';
 import type { VectorCollection, VectorHit, VectorMetadata, VectorQueryOptions, VectorRecord, VectorStore } from './types.ts';
-import { startChromaServer, type ChromaServer } from './chroma-server.ts';
 
 /**
  * HNSW build settings of new collections. Chroma's default ef_construction (100) makes inserts the largest
@@ -187,22 +185,4 @@ export class ChromaVectorStore implements VectorStore {
       if ((err as Error).name !== 'ChromaNotFoundError') throw err;
     }
   }
-}
-
-/**
- * The Chroma store locfix uses: the server at `url` when given, otherwise a local server started (or
- * reused) for `<cacheDir>/chroma`. `close()` stops a server this call started.
- */
-export async function openChromaStore(options: { url?: string; cacheDir: string; hnsw?: Partial<HnswBuildSettings> }): Promise<{
-  store: ChromaVectorStore;
-  server?: ChromaServer;
-  close(): Promise<void>;
-}> {
-  if (options.url) {
-    const store = new ChromaVectorStore({ url: options.url, hnsw: options.hnsw });
-    return { store, close: async () => {} };
-  }
-  const server = await startChromaServer({ dataDir: path.join(options.cacheDir, 'chroma') });
-  const store = new ChromaVectorStore({ url: server.url, hnsw: options.hnsw });
-  return { store, server, close: () => server.stop() };
 }
