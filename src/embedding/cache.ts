@@ -5,13 +5,18 @@
  * On disk, one append-only file per embedder holds binary records
  *   [32-byte key][uint32 LE dims][dims × float32 LE]
  * which is ~4 bytes per dimension instead of ~20 in JSON. The whole file is read at open. Appends are one
- * write per batch; a record torn by a crash is detected by its length and dropped at the next open.
+ * write per batch; a record torn by a crash is detected by its length and cut off at the next open.
+ *
+ * Several locfix processes may share one cache folder. Opening (read + cutting a torn tail) and appending
+ * hold `<file>.lock` (util/file-lock.ts): without it, a process opening while another appends reads the
+ * half-written record as a torn tail and cuts it off — or, worse, cuts records written after its read.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from './types.ts';
 import { safeFileName } from '../util/fsx.ts';
+import { withFileLock } from '../util/file-lock.ts';
 
 const KEY_BYTES = 32;
 
@@ -30,11 +35,17 @@ export class EmbeddingCache {
     const file = path.join(dir, `${safeFileName(embedderId)}.f32`);
     const cache = new EmbeddingCache(embedderId, file);
     await fs.mkdir(dir, { recursive: true });
+    await withFileLock(`${file}.lock`, () => cache.load(), { what: `embedding cache ${file}` });
+    return cache;
+  }
+
+  private async load(): Promise<void> {
+    const file = this.file;
     let data: Buffer;
     try {
       data = await fs.readFile(file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return cache;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
     let at = 0;
@@ -45,11 +56,10 @@ export class EmbeddingCache {
       const key = data.toString('latin1', at, at + KEY_BYTES);
       const vector = new Float32Array(dims);
       for (let i = 0; i < dims; i++) vector[i] = data.readFloatLE(at + KEY_BYTES + 4 + i * 4);
-      cache.vectors.set(key, vector);
+      this.vectors.set(key, vector);
       at = end;
     }
     if (at < data.length) await fs.truncate(file, at);
-    return cache;
   }
 
   get size(): number {
@@ -86,7 +96,7 @@ export class EmbeddingCache {
       at += KEY_BYTES + 4;
       for (let i = 0; i < r.vector.length; i++, at += 4) out.writeFloatLE(r.vector[i], at);
     }
-    await fs.appendFile(this.file, out);
+    await withFileLock(`${this.file}.lock`, () => fs.appendFile(this.file, out), { what: `embedding cache ${this.file}` });
   }
 }
 

@@ -5,12 +5,16 @@
  * Chunk texts are not stored when they are "first line + the chunk's source lines" (what the tree-sitter
  * chunker produces); they are rebuilt from the blob, which the index reads anyway. Other texts are stored
  * verbatim. Term vectors are not stored: tokenizing is cheap next to parsing and their ids are per process.
+ *
+ * Shared by concurrent processes: reading at open (and cutting a line torn by a crash) and appending hold
+ * `<file>.lock`, so no process reads another's half-written line or appends after a torn one.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CodeChunk, Definition } from '../parsing/types.ts';
 import { safeFileName } from '../util/fsx.ts';
+import { withFileLock } from '../util/file-lock.ts';
 
 interface StoredChunk {
   s: number;
@@ -61,12 +65,8 @@ export class FileRecordStore {
 
   static async open(file: string): Promise<FileRecordStore> {
     const store = new FileRecordStore(file);
-    let text = '';
-    try {
-      text = await fs.readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const text = await withFileLock(`${file}.lock`, () => readWhole(file), { what: `parsed-file cache ${file}` });
     for (const line of text.split('\n')) {
       if (!line) continue;
       try {
@@ -151,6 +151,23 @@ export class FileRecordStore {
     const out = this.pending.join('\n') + '\n';
     this.pending = [];
     await fs.mkdir(path.dirname(this.file), { recursive: true });
-    await fs.appendFile(this.file, out);
+    await withFileLock(`${this.file}.lock`, () => fs.appendFile(this.file, out), { what: `parsed-file cache ${this.file}` });
   }
+}
+
+/** The file's complete lines; a last line without its newline (a crash mid-append) is cut off the file. */
+async function readWhole(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw err;
+  }
+  if (text && !text.endsWith('\n')) {
+    const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+    await fs.truncate(file, Buffer.byteLength(complete));
+    return complete;
+  }
+  return text;
 }

@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
+import { acquireFileLock, pidAlive } from '../util/file-lock.ts';
 
 const require = createRequire(import.meta.url);
 const HOST = '127.0.0.1';
@@ -94,15 +95,6 @@ export async function chromaHeartbeat(url: string, timeoutMs = 2000): Promise<bo
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const owned = new Set<ChildProcess>();
 let exitHooksInstalled = false;
 
@@ -160,7 +152,11 @@ export async function startChromaServer(options: StartChromaOptions): Promise<Ch
   if (!(options.reuse ?? true)) return spawnServer(options, dataDir, stateFile);
   // One starter per data folder at a time: two processes that both found no server would otherwise start
   // two servers on one single-writer store. The second waits, then finds the first one's server.
-  const release = await takeStartLock(`${stateFile}.lock`, options.startTimeoutMs ?? 60_000);
+  const release = await acquireFileLock(`${stateFile}.lock`, {
+    timeoutMs: (options.startTimeoutMs ?? 60_000) + 10_000,
+    pollMs: 200,
+    what: `starting the Chroma server for ${dataDir}`,
+  });
   try {
     const state = await readJsonIfExists<ServerState>(stateFile).catch(() => undefined);
     if (state && state.dataDir === dataDir && pidAlive(state.pid)) {
@@ -174,26 +170,6 @@ export async function startChromaServer(options: StartChromaOptions): Promise<Ch
     return await spawnServer(options, dataDir, stateFile);
   } finally {
     await release();
-  }
-}
-
-/** Creates `lockFile` exclusively (waiting while a live process holds it; a dead holder's lock is stale). */
-async function takeStartLock(lockFile: string, timeoutMs: number): Promise<() => Promise<void>> {
-  const deadline = Date.now() + timeoutMs + 10_000;
-  for (;;) {
-    try {
-      await fs.writeFile(lockFile, String(process.pid), { flag: 'wx' });
-      return () => fs.rm(lockFile, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const holder = Number(await fs.readFile(lockFile, 'utf8').catch(() => ''));
-    if (!Number.isInteger(holder) || holder <= 0 || !pidAlive(holder)) {
-      await fs.rm(lockFile, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(`another locfix process (pid ${holder}) has been starting the Chroma server for ${lockFile} too long`);
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
