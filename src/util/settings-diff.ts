@@ -10,10 +10,23 @@ export function stableJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** "key: before → after" for each artifact setting that differs (empty when the same). */
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * "path: before → after" for each artifact setting that differs (empty when the same), named down to the
+ * field that changed ("repair.samplesPerSet: 10 → 3"); a field present on one side only shows as absent.
+ */
 export function settingsChanges(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return keys
-    .filter((k) => stableJson(before[k]) !== stableJson(after[k]))
-    .map((k) => `${k}: ${stableJson(before[k]).slice(0, 120)} → ${stableJson(after[k]).slice(0, 120)}`);
+  const changes: string[] = [];
+  const walk = (prefix: string, a: unknown, b: unknown): void => {
+    if (isPlainObject(a) && isPlainObject(b)) {
+      for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) walk(prefix ? `${prefix}.${k}` : k, a[k], b[k]);
+      return;
+    }
+    if (stableJson(a) === stableJson(b)) return;
+    const show = (v: unknown) => (v === undefined ? '(absent)' : stableJson(v).slice(0, 120));
+    changes.push(`${prefix}: ${show(a)} → ${show(b)}`);
+  };
+  walk('', before, after);
+  return changes;
 }

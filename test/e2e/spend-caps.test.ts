@@ -118,6 +118,21 @@ describe('spend caps (scripted model, Chroma)', () => {
     for (const id of IDS) expect((await artifact('free', 'repair', id))?.status).toBe('ok');
   });
 
+  it('a resume under other settings is refused, naming each change, before anything runs; a cap is not such a setting', async () => {
+    const { parseRunConfig } = await import('../../src/config.ts');
+    const changed = { ...configFor('free'), localizer: { name: 'retrieval', options: {} }, repair: { ...configFor('free').repair!, samplesPerSet: 3 } };
+    const before = chatRequests();
+    const err = (await runExperiment(parseRunConfig(changed), { log: () => {} }).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/run free was made with other settings, so its artifacts do not fit these:/);
+    expect(err.message).toMatch(/localizer\.name: "agentless" → "retrieval"/);
+    expect(err.message).toMatch(/repair\.samplesPerSet: 2 → 3/);
+    expect(err.message).toMatch(/use a new --run-id/);
+    expect(chatRequests()).toBe(before);
+    const capped = await run('free', { runTokens: 10 * tokens(free.run) });
+    expect(capped.result).toMatchObject({ interrupted: false, failed: 0 });
+    expect(chatRequests()).toBe(before); // everything was done already
+  });
+
   it('an instance cap: each instance stops at the stage that reached it, recorded as budget_exhausted with what it spent', { timeout: 300_000 }, async () => {
     const cheapest = Math.min(...Object.values(free.instances).map(tokens));
     const cap = Math.floor(cheapest / 2);

@@ -150,6 +150,17 @@ describe('locfix retrieve on the mini-benchmark', () => {
       const metrics = JSON.parse((await locfix(['eval-loc', run, '--json'])).stdout);
       expect(metrics.n).toBe(2); // the failure stays in the denominator
 
+      // a rerun keeps the recorded error; --retry-errors tries that instance again and only it
+      const goodBefore = (await stat(layout.artifactPath('retrieve', good.instance_id))).mtimeMs;
+      expect((await locfix(retrieveArgs(mixed, run))).code).toBe(0);
+      const kept = JSON.parse(await readFile(layout.artifactPath('retrieve', bad.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
+      expect(kept.attempt).toBe(1);
+      const retried = await locfix(retrieveArgs(mixed, run, ['--retry-errors']));
+      expect(retried.code, retried.stderr).toBe(0);
+      const again = JSON.parse(await readFile(layout.artifactPath('retrieve', bad.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
+      expect([again.status, again.attempt]).toEqual(['error', 2]);
+      expect((await stat(layout.artifactPath('retrieve', good.instance_id))).mtimeMs).toBe(goodBefore);
+
       const onlyBad = path.join(dir, 'bad.jsonl');
       await writeFile(onlyBad, rows[0] + '\n');
       const res2 = await locfix(retrieveArgs(onlyBad, path.join(dir, 'runs', 'bad')));

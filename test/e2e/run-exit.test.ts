@@ -1,0 +1,146 @@
+/**
+ * How `locfix run` ends, as a user sees it from the shell: Ctrl-C (SIGINT) in the middle of a run exits
+ * with 130 and a one-line summary, records nothing for the work it did not do, and the same command then
+ * finishes the run; a run in which every instance failed exits with 1 and says so. Real processes, real
+ * Chroma and git mirrors, the scripted model server answering slowly enough to interrupt.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
+import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
+import type { StageArtifact } from '../../src/run/stage-runner.ts';
+import { useScriptedModelServer } from '../support/scenario-helpers.ts';
+import { PipelinePolicy } from './pipeline-policy.ts';
+import { MINIBENCH_IDS, instanceScripts } from './minibench-scripts.ts';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
+const IDS: string[] = Object.values(MINIBENCH_IDS);
+const STAGES = ['localize-files', 'localize-functions', 'localize-lines', 'repair'];
+
+let policy: PipelinePolicy | undefined;
+// slow answers: the run is still in its first instances when it is interrupted
+const scripted = useScriptedModelServer({
+  policy: (request) => {
+    const answer = policy?.respond(request);
+    return answer === undefined ? undefined : { delayMs: 150, then: answer };
+  },
+});
+
+let dir: string;
+let bench: MiniBenchBuild;
+let chroma: ChromaServer;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-e2e-exit-'));
+  bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
+  chroma = await startChromaServer({ dataDir: path.join(dir, 'chroma'), reuse: false });
+  policy = new PipelinePolicy(instanceScripts(bench, IDS));
+  policy.setPlan(Object.fromEntries(IDS.map((id) => [id, 'resolved'])));
+});
+
+afterAll(async () => {
+  await chroma?.stop();
+  if (!process.env.LOCFIX_KEEP_TEST_DIRS) await rm(dir, { recursive: true, force: true });
+});
+
+async function configFile(runId: string, llm: string): Promise<string> {
+  const file = path.join(dir, `${runId}.json`);
+  await writeFile(
+    file,
+    JSON.stringify({
+      runId,
+      runsDir: path.join(dir, 'runs'),
+      dataset: bench.datasetPath,
+      instances: IDS,
+      mirrorsDir: bench.mirrorsDir,
+      cacheDir: path.join(dir, 'cache', runId),
+      chromaUrl: chroma.url,
+      llm,
+      localizer: { name: 'agentless', options: {} },
+      repair: { samplesPerSet: 1, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
+      concurrency: { instances: 1, docker: 1, index: 1 },
+      stopAfter: 'repair',
+    }),
+  );
+  return file;
+}
+
+interface Finished {
+  code: number | null;
+  stderr: string;
+}
+
+function locfixRun(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'run', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    // a run that never exits is the failure this guards against
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`locfix run did not exit; stderr:\n${stderr}`));
+    }, 240_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+    onStart?.(child);
+  });
+}
+
+async function artifacts(runId: string): Promise<Array<{ stage: string; artifact: StageArtifact<unknown> }>> {
+  const out: Array<{ stage: string; artifact: StageArtifact<unknown> }> = [];
+  for (const stage of STAGES) {
+    const folder = path.join(dir, 'runs', runId, stage);
+    if (!existsSync(folder)) continue;
+    for (const name of await readdir(folder)) {
+      if (name.endsWith('.json')) out.push({ stage, artifact: JSON.parse(await readFile(path.join(folder, name), 'utf8')) });
+    }
+  }
+  return out;
+}
+
+describe('how locfix run exits', () => {
+  it('Ctrl-C: exit 130 with a one-line summary, nothing recorded for unstarted work, and the same command finishes', { timeout: 600_000 }, async () => {
+    const config = await configFile('sigint', `openai:scripted@${scripted.server.openaiURL}`);
+    const firstArtifact = path.join(dir, 'runs', 'sigint', 'localize-files');
+    const interrupted = await locfixRun(['--config', config], (child) => {
+      const poll = setInterval(() => {
+        if (existsSync(firstArtifact) && readdirSync(firstArtifact).some((n) => n.endsWith('.json'))) {
+          clearInterval(poll);
+          child.kill('SIGINT');
+        }
+      }, 50);
+      child.once('exit', () => clearInterval(poll));
+    });
+    expect(interrupted.code, interrupted.stderr).toBe(130);
+    expect(interrupted.stderr).toMatch(/interrupted: \d of 5 instances done \(0 with errors\), \d not done; rerun the same command to resume/);
+    const partial = await artifacts('sigint');
+    expect(partial.filter((a) => a.artifact.status === 'error')).toEqual([]);
+    expect(partial.filter((a) => a.stage === 'repair').length).toBeLessThan(5);
+
+    const resumed = await locfixRun(['--config', config]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const all = await artifacts('sigint');
+    expect(all.filter((a) => a.stage === 'repair' && a.artifact.status === 'ok')).toHaveLength(5);
+  });
+
+  it('every instance failed: exit 1, saying so', { timeout: 300_000 }, async () => {
+    // a port that was just free: the model server is down
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const config = await configFile('all-failed', `openai:scripted@http://127.0.0.1:${port}/v1`);
+    const res = await locfixRun(['--config', config, '--llm-retries', '0']);
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toMatch(/run: every instance \(5\) failed at some stage; each error is recorded in its stage artifact/);
+    const recorded = await artifacts('all-failed');
+    expect(recorded.map((a) => `${a.stage}:${a.artifact.status}`).sort()).toEqual(IDS.map(() => 'localize-files:error'));
+  });
+});
