@@ -49,6 +49,8 @@ export interface InstanceEvidence {
   evaluationError?: string;
   /** the stage whose spend cap stopped the instance, and what it had spent */
   budgetExhausted?: string;
+  /** the pre-patch text of the gold files, when the repository was readable (docstring state at hunk starts) */
+  baseSource?: BaseSource;
 }
 
 export interface LineMatch {
@@ -136,18 +138,33 @@ interface CodeLine {
   text: string;
 }
 
+/** The pre-patch text of a file, when the caller has it (undefined: unknown). */
+export type BaseSource = (path: string) => string | undefined;
+
+/** Whether line `line` (1-based) of `source` starts inside a triple-quoted string, by the same quote rule. */
+function openStringBefore(source: string, line: number): string | undefined {
+  let open: string | undefined;
+  const lines = source.split('\n', line - 1);
+  for (const l of lines) open = updateTripleQuoteState(l.trim(), open);
+  return open;
+}
+
 /**
  * The first added or removed line of a patch that is code: not blank, not a comment, not part of a
  * docstring. Docstrings are recognised inside the hunk: lines from a line opening a triple-quoted string to
  * the line closing it (context lines included, so a change in the middle of a docstring is skipped too).
+ * With the pre-patch file (`baseSource`), a hunk starts in the string state of the lines before it: a hunk
+ * whose first context line *closes* a docstring is otherwise read as opening one, and all its code skipped.
  */
-export function firstChangedCodeLine(patch: string): CodeLine | undefined {
+export function firstChangedCodeLine(patch: string, baseSource?: BaseSource): CodeLine | undefined {
   for (const file of parsePatch(patch)) {
     const path = file.oldPath ?? file.path;
+    const base = file.oldPath ? baseSource?.(file.oldPath) : undefined;
     for (const hunk of file.hunks) {
       // The old and new sides are separate texts: a removed docstring opener and its replacement must not
       // close each other, so each side keeps its own string state (context lines advance both).
-      const open: Record<'old' | 'new', string | undefined> = { old: undefined, new: undefined };
+      const before = base === undefined ? undefined : openStringBefore(base, hunk.oldStart);
+      const open: Record<'old' | 'new', string | undefined> = { old: before, new: before };
       for (const l of hunk.lines) {
         const stripped = l.text.trim();
         const sides: Array<'old' | 'new'> = l.kind === 'context' ? ['old', 'new'] : l.kind === 'remove' ? ['old'] : ['new'];
@@ -187,11 +204,11 @@ export const SIMILARITY_THRESHOLD = 0.6;
  * results/sequence-similarity.ts). Positions are old-file line numbers, so insertions and edits compare on
  * the same scale.
  */
-export function lineLevelMatch(modelPatch: string, goldPatch: string): LineMatch {
-  const gold = firstChangedCodeLine(goldPatch);
+export function lineLevelMatch(modelPatch: string, goldPatch: string, baseSource?: BaseSource): LineMatch {
+  const gold = firstChangedCodeLine(goldPatch, baseSource);
   let model: CodeLine | undefined;
   try {
-    model = firstChangedCodeLine(modelPatch);
+    model = firstChangedCodeLine(modelPatch, baseSource);
   } catch {
     // a patch from outside locfix (imported predictions) may be malformed; it cannot match any line
     return { correct: false, rule: 'unreadable-model-patch', gold };
@@ -215,7 +232,7 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
   const fileCorrect = e.handedFiles.some((f) => goldFiles.has(f));
   const functionCorrect = fileCorrect && functionLevelCorrect(e.selectedElements, e.goldElements, e.handedFiles);
   const hasPatch = e.modelPatch.trim().length > 0;
-  const line = hasPatch ? lineLevelMatch(e.modelPatch, e.goldPatch) : undefined;
+  const line = hasPatch ? lineLevelMatch(e.modelPatch, e.goldPatch, e.baseSource) : undefined;
   let category: FailureCategory;
   if (e.resolved) category = 'resolved';
   else if (e.evaluationError) category = 'evaluation-error';

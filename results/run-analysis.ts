@@ -216,12 +216,14 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     addCost(STAGE.evaluate, a.evaluate);
 
     let definitionsOf: (p: string) => ReturnType<typeof extractDefinitions> = () => [];
+    let baseSource: InstanceEvidence['baseSource'];
     if (options.snapshot && instance.patch) {
       try {
         const snapshot = await options.snapshot(instance);
         const sources = await snapshot.readFiles(modifiedExistingFiles(instance.patch));
         const defs = new Map([...sources].map(([p, text]) => [p, extractDefinitions(p, text)]));
         definitionsOf = (p) => defs.get(p) ?? [];
+        baseSource = (p) => sources.get(p);
       } catch (err) {
         // without the base files gold elements are module-level, so function level degrades to file level:
         // say so in the analysis instead of silently judging differently
@@ -249,6 +251,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
       resolved: Boolean(evaluation?.resolved),
       evaluationError: modelPatch.trim() ? evaluationError : undefined,
       budgetExhausted: budgetExhaustedAt(a),
+      baseSource,
     };
     const analysis = analyzeInstance(evidence);
     analyses.push(analysis);

@@ -212,7 +212,9 @@ export class RepoStore implements SnapshotSource {
 
   private async openMirror(repo: string): Promise<Mirror> {
     const looked: string[] = [];
-    const explicit = this.mirrors[repo];
+    // GitHub names are case-insensitive and the Hub lowercases some owners (`briannesbitt/carbon` is
+    // `briannesbitt/Carbon`): an exact key wins, else the one key that differs only in case.
+    const explicit = this.mirrors[repo] ?? this.mirrors[caseInsensitiveMatch(Object.keys(this.mirrors), repo, 'in --mirror') ?? ''];
     if (explicit !== undefined) {
       const gitDir = await findGitDir(explicit);
       if (!gitDir) {
@@ -229,6 +231,13 @@ export class RepoStore implements SnapshotSource {
       ];
       for (const candidate of candidates) {
         const gitDir = await findGitDir(candidate);
+        if (gitDir) return new Mirror(repo, gitDir, false);
+      }
+      const folders = await fs.readdir(this.mirrorsDir).catch(() => [] as string[]);
+      for (const wanted of [mirrorFolderName(repo), `swe-bench+${owner}__${name}`]) {
+        const folder = caseInsensitiveMatch(folders, wanted, `in --mirrors ${this.mirrorsDir}`);
+        if (!folder) continue;
+        const gitDir = (await findGitDir(path.join(this.mirrorsDir, folder, 'repo'))) ?? (await findGitDir(path.join(this.mirrorsDir, folder)));
         if (gitDir) return new Mirror(repo, gitDir, false);
       }
       looked.push(candidates[0]!);
@@ -354,4 +363,14 @@ function archiveInto(gitDir: string, commit: string, dir: string): Promise<void>
       else git.once('close', (c) => ((gitCode = c), finish()));
     });
   });
+}
+
+/** The one name that equals `wanted` but for case; two such names are ambiguous and refused. */
+function caseInsensitiveMatch(names: readonly string[], wanted: string, where: string): string | undefined {
+  const lower = wanted.toLowerCase();
+  const matches = names.filter((n) => n.toLowerCase() === lower);
+  if (matches.length > 1) {
+    throw new RepoError('missing-repo', wanted, `${wanted}: ${matches.length} mirrors ${where} differ from it only in case (${matches.join(', ')}); keep one`);
+  }
+  return matches[0];
 }

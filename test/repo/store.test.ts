@@ -237,6 +237,21 @@ describe('RepoStore mirror resolution', () => {
     expect(await snapshot.readFile('pkg/core.py')).toContain('a + b');
   });
 
+  it('finds a mirror whose owner differs only in case (Hub rows lowercase briannesbitt/Carbon), and refuses two such', async () => {
+    const mirrorsDir = path.join(root, 'mirrors-case');
+    mkdirSync(path.join(mirrorsDir, 'briannesbitt+Carbon'), { recursive: true });
+    git(root, 'clone', '--quiet', '--bare', fixture.bare, path.join(mirrorsDir, 'briannesbitt+Carbon', 'repo'));
+    const store = newStore({ mirrors: {}, mirrorsDir });
+    expect(await store.gitDir('briannesbitt/carbon')).toBe(path.join(mirrorsDir, 'briannesbitt+Carbon', 'repo'));
+    expect(await (await store.snapshot('briannesbitt/carbon', fixture.first)).readFile('pkg/core.py')).toContain('a + b');
+    // an explicit --mirror given with GitHub's case serves the Hub's lowercase name too
+    expect(await newStore({ mirrors: { 'Acme/Widgets': fixture.bare } }).gitDir('acme/widgets')).toBe(fixture.bare);
+
+    mkdirSync(path.join(mirrorsDir, 'BrianNesbitt+carbon'), { recursive: true });
+    git(root, 'init', '--quiet', '--bare', path.join(mirrorsDir, 'BrianNesbitt+carbon', 'repo'));
+    await expectRepoError(newStore({ mirrors: {}, mirrorsDir }).gitDir('briannesbitt/CARBON'), 'missing-repo', /2 mirrors .* differ from it only in case/);
+  });
+
   it('explicit mirrors win over mirrorsDir', async () => {
     const mirrorsDir = path.join(root, 'mirrors-precedence');
     mkdirSync(path.join(mirrorsDir, 'acme+widgets'), { recursive: true });

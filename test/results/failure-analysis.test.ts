@@ -49,6 +49,38 @@ describe('line-level approximation', () => {
     expect(firstChangedCodeLine(patch)).toEqual({ path: 'pkg/m.py', line: 14, text: 'return x' });
   });
 
+  it('reads a hunk that starts by closing a docstring in the string state of the base file before it', () => {
+    // the gold patch of minibench__urlkit-14 has this shape: its hunk starts on the closing `"""`
+    const base = [
+      'def split(hostport):',
+      '    """Split host and port.',
+      '',
+      '    Longer text.',
+      '    """',
+      '    if not hostport:',
+      '        return "", None',
+      '    host = hostport',
+      '',
+    ].join('\n');
+    const patch = hunk('hosts.py', 5, [
+      '     """',
+      '     if not hostport:',
+      '         return "", None',
+      '+    if hostport.startswith("["):',
+      '+        return hostport, None',
+      '     host = hostport',
+    ]);
+    // alone, the lone `"""` reads as an opener and every later line as docstring
+    expect(firstChangedCodeLine(patch)).toBeUndefined();
+    expect(firstChangedCodeLine(patch, (p) => (p === 'hosts.py' ? base : undefined))).toEqual({
+      path: 'hosts.py',
+      line: 8,
+      text: 'if hostport.startswith("["):',
+    });
+    const model = hunk('hosts.py', 7, ['         return "", None', '+    pass', '     host = hostport']);
+    expect(lineLevelMatch(model, patch, () => base)).toMatchObject({ correct: true, distance: 0 });
+  });
+
   it('accepts edits within 5 lines, similar edits within 10 lines, and rejects the rest', () => {
     const gold = hunk('a.py', 20, [' ctx', '-    if x is None:', '+    if x is not None:']);
     const near = hunk('a.py', 24, [' ctx', '-    y = 1', '+    y = 2']);
