@@ -3,7 +3,7 @@
  *
  *   npm run bench:fidelity -- --regrade DIR [--dataset FILE] [--pattern P] [--out FILE]
  *   npm run bench:fidelity -- --execute [--per-version N] [--repos a/b,c/d] [--published DIR] [--workers N]
- *                             [--mirrors DIR] [--runs-dir DIR] [--out FILE.jsonl]
+ *                             [--mirrors DIR] [--runs-dir DIR] [--out FILE.jsonl]   (rows already in FILE are skipped)
  *   npm run bench:fidelity -- --summarize FILE.jsonl
  *
  * `--execute` evaluates real instances again in the offline environment images (scripts/fidelity-execute.ts
@@ -60,19 +60,38 @@ export function stratifiedSubset(instances: readonly SweInstance[], perVersion: 
   return order;
 }
 
+/** Ids of the rows an earlier run wrote to `out` (a torn last line is not a row). */
+function finishedRows(out: string): Set<string> {
+  const ids = new Set<string>();
+  for (const line of readFileSync(out, 'utf8').split('\n')) {
+    try {
+      const row = JSON.parse(line) as { id?: string };
+      if (row.id) ids.add(row.id);
+    } catch {
+      // blank or torn line
+    }
+  }
+  return ids;
+}
+
 async function execute(): Promise<void> {
   const loaded = await loadDataset(values.dataset!, { cacheDir: path.resolve('.locfix', 'cache') });
   const repos = values.repos?.split(',');
   const { instances } = selectInstances(loaded.instances, { pattern: values.pattern });
   const served = instances.filter((i) => envImageFor(i) && (!repos || repos.includes(i.repo)));
   const perVersion = values['per-version'] === undefined ? undefined : Number(values['per-version']);
-  const chosen = stratifiedSubset(served, perVersion);
   const out = values.out ?? path.join(values['runs-dir']!, 'fidelity.jsonl');
   mkdirSync(path.dirname(out), { recursive: true });
   appendFileSync(out, '');
-  console.log(`${chosen.length} of ${served.length} served rows (${instances.length} selected); results -> ${out}`);
+  // A run that stopped goes on where it stopped: rows already in --out are not run again.
+  const done = finishedRows(out);
+  const chosen = stratifiedSubset(served, perVersion);
+  const todo = chosen.filter((i) => !done.has(i.instance_id));
+  console.log(
+    `${chosen.length} of ${served.length} served rows (${instances.length} selected), ${chosen.length - todo.length} already in ${out}; results -> ${out}`,
+  );
   await executeFidelity({
-    instances: chosen,
+    instances: todo,
     runsDir: values['runs-dir']!,
     mirrors: values.mirrors!,
     out,

@@ -44,6 +44,13 @@ const RECIPES: Array<{ repo: string; versions: string[]; image: string }> = [
   },
 ];
 
+/** The run config's `docker.envImages` (`repo@version` → image) for every version the recipes serve. */
+export function offlineEnvImages(): Record<string, string> {
+  const envImages: Record<string, string> = {};
+  for (const r of RECIPES) for (const v of r.versions) envImages[`${r.repo}@${v}`] = r.image;
+  return envImages;
+}
+
 export function envImageFor(instance: Pick<SweInstance, 'repo' | 'version'>): string | undefined {
   return RECIPES.find((r) => r.repo === instance.repo && r.versions.includes(instance.version ?? ''))?.image;
 }
@@ -109,8 +116,7 @@ export async function executeFidelity(options: ExecuteOptions): Promise<void> {
   const runtime = new DockerRuntime({ concurrency: options.workers, defaultLimits: { memoryBytes: 4 * 1024 ** 3, nanoCpus: 1e9 } });
   await runtime.ping();
   const store = new RepoStore({ cacheDir: path.join(os.tmpdir(), 'locfix-fidelity-cache'), mirrorsDir: options.mirrors, allowClone: false });
-  const envImages: Record<string, string> = {};
-  for (const r of RECIPES) for (const v of r.versions) envImages[`${r.repo}@${v}`] = r.image;
+  const envImages = offlineEnvImages();
   // instance images stay while an instance's four runs use them; this script removes each at the end
   const images = new ImageProvider(runtime, store, { envImages, useOfficialImages: false, cacheLevel: 'instance' });
   const queue = new PQueue({ concurrency: options.workers });

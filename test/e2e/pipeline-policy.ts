@@ -31,6 +31,18 @@ export interface InstanceScript {
   otherFunction: string;
   /** existing files that are not the gold file (the wrong answer at file level) */
   wrongFiles: [string, string, string];
+  /**
+   * The command the reproduction script runs after applying the test patch; a first element `python` is the
+   * interpreter running the script. Default: pytest on the FAIL_TO_PASS tests.
+   */
+  reproduceArgv?: string[];
+  /**
+   * Every gold location, for gold patches with more than one place to edit (an import and two methods):
+   * per file the `function:` / `line:` entries a perfect localizer names. Default: the gold function alone.
+   */
+  goldLocations?: Array<{ path: string; entries: string[] }>;
+  /** the patch-generation plan's no-op edit near the gold line (default: `pass` before its first removed line) */
+  noOpEdit?: Edit;
 }
 
 export type PipelineStageName = 'files' | 'irrelevant' | 'related' | 'lines' | 'repair' | 'regression' | 'reproduction' | `blagent-${string}` | 'unknown';
@@ -56,12 +68,12 @@ export function issueKey(instance: SweInstance): string {
 }
 
 /** a SEARCH/REPLACE edit as the model writes it */
-type Edit = Pick<GoldEdit, 'path' | 'search' | 'replace'>;
+export type Edit = Pick<GoldEdit, 'path' | 'search' | 'replace'>;
 
 const block = (e: Edit) => ['```python', `### ${e.path}`, '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE', '```'].join('\n');
 
 /** A no-op `pass` inserted just before the gold patch's first removed line: the right place, a useless edit. */
-function noOpAtGoldLine(instance: SweInstance): Edit {
+export function noOpAtGoldLine(instance: SweInstance): Edit {
   for (const file of parsePatch(instance.patch)) {
     for (const h of file.hunks) {
       const removed = h.lines.find((l) => l[0] === '-' && l.slice(1).trim() && !l.slice(1).trim().startsWith('#'));
@@ -86,13 +98,23 @@ function shownFiles(prompt: string): Array<{ path: string; lines: string[] }> {
   return out;
 }
 
-/** A no-op `pass` as the first statement of the first one-line `def` shown: an applicable, useless edit. */
+/**
+ * A no-op `pass` as the first statement of the first one-line `def` shown, else just before the first shown
+ * `return`/`pass`/`raise`/import statement (excerpts without a function): an applicable, useless edit.
+ */
 function noOpInFirstShownFunction(prompt: string): Edit | undefined {
-  for (const file of shownFiles(prompt)) {
+  const files = shownFiles(prompt);
+  for (const file of files) {
     const def = file.lines.find((l) => /^\s*def \w+\(.*\):\s*$/.test(l));
     if (!def) continue;
     const indent = /^\s*/.exec(def)![0];
     return { path: file.path, search: [def], replace: [def, `${indent}    pass`] };
+  }
+  for (const file of files) {
+    const statement = file.lines.find((l) => /^\s*(return\b|pass$|raise\b|import \w|from [\w.]+ import \w)/.test(l));
+    if (!statement) continue;
+    const indent = /^\s*/.exec(statement)![0];
+    return { path: file.path, search: [statement], replace: [`${indent}pass`, statement] };
   }
   return undefined;
 }
@@ -115,23 +137,37 @@ function firstNumberedFunction(prompt: string): { path: string; name: string } |
 
 const locations = (path: string, fn: string) => `\`\`\`\n${path}\nfunction: ${fn}\n\`\`\``;
 
+/** The gold answer of a localization level: every gold location, or (`functionsOnly`) its functions. */
+function goldAnswer(script: InstanceScript, functionsOnly: boolean): string {
+  if (!script.goldLocations) return locations(script.goldFile, script.goldFunction);
+  const files = script.goldLocations
+    .map((f) => ({ path: f.path, entries: f.entries.filter((e) => !functionsOnly || !e.startsWith('line:')) }))
+    .filter((f) => f.entries.length > 0);
+  return `\`\`\`\n${files.map((f) => [f.path, ...f.entries].join('\n')).join('\n\n')}\n\`\`\``;
+}
+
 /**
  * A reproduction script that really tells the bug apart: it applies the instance's hidden test patch to the
  * checkout it runs in (the testbed resets /testbed after every script) and runs the FAIL_TO_PASS tests —
  * failing tests mean "Issue reproduced", passing ones "Issue resolved". What a good model's script does,
- * with the benchmark's own tests as its knowledge of the bug.
+ * with the benchmark's own tests as its knowledge of the bug. The test command is pytest unless the script
+ * names another (`reproduceArgv`: Django's runtests.py, sympy's test functions called directly).
  */
-export function reproducerFor(instance: SweInstance): string {
+export function reproducerFor(script: Pick<InstanceScript, 'instance' | 'reproduceArgv'>): string {
+  const { instance } = script;
+  const argv = script.reproduceArgv ?? ['python', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...instance.FAIL_TO_PASS];
   return [
     'import json, subprocess, sys, tempfile',
     `TEST_PATCH = json.loads(${JSON.stringify(JSON.stringify(instance.test_patch))})`,
-    `TESTS = ${JSON.stringify(instance.FAIL_TO_PASS)}`,
+    `ARGV = json.loads(${JSON.stringify(JSON.stringify(argv))})`,
+    "if ARGV[0] == 'python':",
+    '    ARGV[0] = sys.executable',
     "with tempfile.NamedTemporaryFile('w', suffix='.diff', delete=False) as f:",
     '    f.write(TEST_PATCH)',
     "if subprocess.run(['git', 'apply', f.name]).returncode != 0:",
     "    print('Other issues')",
     '    sys.exit(0)',
-    "result = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', *TESTS], capture_output=True, text=True)",
+    'result = subprocess.run(ARGV, capture_output=True, text=True)',
     "print('Issue resolved' if result.returncode == 0 else 'Issue reproduced')",
     '',
   ].join('\n');
@@ -173,26 +209,26 @@ export class PipelinePolicy {
           const shown = firstShownFunction(request.lastUser);
           return shown ? locations(shown.path, shown.name) : 'nothing relevant';
         }
-        return locations(script.goldFile, category === 'function' ? script.otherFunction : script.goldFunction);
+        return category === 'function' ? locations(script.goldFile, script.otherFunction) : goldAnswer(script, true);
       }
       case 'lines': {
         if (fileWrong) {
           const shown = firstNumberedFunction(request.lastUser);
           return shown ? locations(shown.path, shown.name) : 'nothing relevant';
         }
-        return locations(script.goldFile, category === 'function' ? script.otherFunction : script.goldFunction);
+        return category === 'function' ? locations(script.goldFile, script.otherFunction) : goldAnswer(script, false);
       }
       case 'repair': {
         if (category === 'empty-patch') return 'The report is unclear to me, so I will not propose an edit.';
         if (category === 'resolved') return 'The fix:\n\n' + goldEdits(script.instance).map(block).join('\n\n');
-        if (category === 'patch-generation') return block(noOpAtGoldLine(script.instance));
+        if (category === 'patch-generation') return block(script.noOpEdit ?? noOpAtGoldLine(script.instance));
         const edit = noOpInFirstShownFunction(request.lastUser);
         return edit ? block(edit) : 'no function shown';
       }
       case 'regression':
         return '```\n```';
       case 'reproduction':
-        return '```python\n' + reproducerFor(script.instance) + '```';
+        return '```python\n' + reproducerFor(script) + '```';
       default: {
         // BLAgent: scores and the EAR order put the gold file first, or (file-level failure) last
         const gold = script.goldFile;

@@ -1,0 +1,101 @@
+/**
+ * The scripts bench:pipeline-real derives for real rows (scripts/pipeline-real-scripts.ts): on the five
+ * mini-benchmark instances the derivation must agree with the hand-written scripts of the end-to-end test
+ * (minibench-scripts.ts); the Django label and sympy caller forms; and the plan dealing.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
+import { RepoStore } from '../../src/repo/store.ts';
+import { dealPlans, djangoLabels, PythonAnalyzer, realInstanceScript, sympyCaller } from '../../scripts/pipeline-real-scripts.ts';
+import { MINIBENCH_IDS, SCRIPT_INFO } from './minibench-scripts.ts';
+
+const run = promisify(execFile);
+let dir: string;
+let bench: MiniBenchBuild;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-real-scripts-'));
+  bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
+}, 120_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('scripts for real rows', () => {
+  it('derives the gold file and function the end-to-end test names by hand, and files that exist', async () => {
+    const store = new RepoStore({ cacheDir: path.join(dir, 'cache'), mirrorsDir: bench.mirrorsDir, allowClone: false });
+    const analyzer = await PythonAnalyzer.create();
+    try {
+      for (const id of Object.values(MINIBENCH_IDS)) {
+        const instance = bench.instances.find((i) => i.instance_id === id)!;
+        const script = await realInstanceScript(instance, store, analyzer);
+        if ('reason' in script) throw new Error(`${id}: ${script.reason}`);
+        expect(script.goldFile, id).toBe(SCRIPT_INFO[id]!.goldFile);
+        expect(script.goldFunction, id).toBe(SCRIPT_INFO[id]!.goldFunction);
+        expect(script.otherFunction, id).not.toBe(script.goldFunction);
+        expect(script.reproduceArgv, `${id}: pytest by default`).toBeUndefined();
+        expect(script.goldLocations?.find((l) => l.path === script.goldFile)?.entries, id).toContain(`function: ${script.goldFunction}`);
+        // the no-op edit applies to the base file and puts `pass` within the line window of the gold line
+        const source = (await (await store.snapshot(instance.repo, instance.base_commit)).readFile(script.goldFile))!;
+        expect(script.noOpEdit, id).toBeDefined();
+        expect(source.includes(script.noOpEdit!.search.join('\n')), id).toBe(true);
+        expect(script.noOpEdit!.replace.map((l) => l.trim())).toContain('pass');
+        const snapshot = await store.snapshot(instance.repo, instance.base_commit);
+        for (const f of script.wrongFiles) expect(await snapshot.readFile(f), `${id}: ${f}`).toBeTypeOf('string');
+        expect(script.wrongFiles).not.toContain(script.goldFile);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+
+  it('turns dataset ids of both Python versions into runtests.py labels, and skips docstring ids', () => {
+    expect(
+      djangoLabels([
+        'test_x (admin_views.tests.AdminTest)',
+        'test_y (admin_views.tests.AdminTest.test_y)',
+        'Regression test for #123.',
+        'test_x (admin_views.tests.AdminTest)',
+      ]),
+    ).toEqual(['admin_views.tests.AdminTest.test_x', 'admin_views.tests.AdminTest.test_y']);
+  });
+
+  it('calls the FAIL_TO_PASS functions of the test modules, failing on an exception or a missing name', async () => {
+    const root = path.join(dir, 'sympy-like');
+    await mkdir(path.join(root, 'pkg', 'tests'), { recursive: true });
+    await writeFile(path.join(root, 'pkg', '__init__.py'), '');
+    await writeFile(path.join(root, 'pkg', 'tests', '__init__.py'), '');
+    await writeFile(path.join(root, 'pkg', 'tests', 'test_a.py'), 'def test_ok():\n    pass\n\ndef test_bad():\n    assert 1 == 2\n');
+    const status = async (tests: string[]) => {
+      try {
+        await run('python3', ['-c', sympyCaller(['pkg/tests/test_a.py', 'doc/notes.txt'], tests)], { cwd: root });
+        return 0;
+      } catch (err) {
+        return (err as { code?: number }).code;
+      }
+    };
+    expect(await status(['test_ok'])).toBe(0);
+    expect(await status(['test_ok', 'test_bad'])).toBe(1);
+    expect(await status(['test_missing'])).toBe(1);
+  });
+
+  it('deals the cycle over the rows and gives patch-generation only to a row whose no-op parses', () => {
+    const row = (id: string, noOpParses = true) => ({ instance: { instance_id: id } as SweInstance, noOpParses });
+    expect(dealPlans(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => row(id)))).toEqual({
+      a: 'resolved',
+      b: 'file',
+      c: 'function',
+      d: 'resolved',
+      e: 'patch-generation',
+      f: 'empty-patch',
+    });
+    const plan = dealPlans([row('a'), row('b'), row('c'), row('d'), row('e', false), row('f', false), row('g')]);
+    expect(plan).toEqual({ a: 'resolved', b: 'file', c: 'function', d: 'resolved', e: 'empty-patch', f: 'resolved', g: 'patch-generation' });
+  });
+});
