@@ -7,13 +7,13 @@
  * that name, so its weight is shared among them; a longer path whose only match is the file name (a
  * reporter's own `myapp/models.py`) is not a match at all.
  */
-import { LANGUAGES, languageForPath } from '../../src/parsing/languages/index.ts';
+import { INDEXED_LANGUAGES, languageForPath } from '../../src/parsing/languages/index.ts';
 
 import type { StructuralSignals } from './structural-query.ts';
 
 /** Files that would define module `a/b` in any language, each language's most specific form first. */
 function moduleFileCandidates(base: string): string[] {
-  return LANGUAGES.flatMap((l) => l.moduleFiles(base));
+  return INDEXED_LANGUAGES.flatMap((l) => l.moduleFiles(base));
 }
 
 export class RepoPathMatcher {

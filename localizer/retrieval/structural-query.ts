@@ -8,7 +8,7 @@
  * capitalised word in prose. Mapping the signals onto repository files happens later (path-match.ts,
  * definition-boost.ts), when the file list is known.
  */
-import { LANGUAGES } from '../../src/parsing/languages/index.ts';
+import { INDEXED_LANGUAGES } from '../../src/parsing/languages/index.ts';
 
 /** Where a mention came from; the scorer weighs sources differently. */
 export type MentionSource = 'frame' | 'backtick' | 'code' | 'prose';
@@ -71,15 +71,15 @@ const IDENT = '[A-Za-z_][A-Za-z0-9_]*';
 const DOTTED = new RegExp(`${IDENT}(?:\\.${IDENT})+`, 'g');
 const IDENT_RE = new RegExp(IDENT, 'g');
 /** Source paths of every language (languages/*.ts). A leading directory part is optional ("models.py" counts). */
-const PATH_RE = new RegExp(LANGUAGES.map((l) => l.sourcePath.source).join('|'), 'g');
+const PATH_RE = new RegExp(INDEXED_LANGUAGES.map((l) => l.sourcePath.source).join('|'), 'g');
 /** Traceback frames as each language's runtime and test runners print them. */
-const FRAMES = LANGUAGES.flatMap((l) => l.frames);
+const FRAMES = INDEXED_LANGUAGES.flatMap((l) => l.frames);
 /** Frames whose text would read as code; blanked before code and paths are scanned. */
 const CODE_LIKE_FRAMES = FRAMES.filter((f) => f.blankInCode).map((f) => f.pattern);
 const blankCodeLikeFrames = (text: string): string => CODE_LIKE_FRAMES.reduce((t, pattern) => t.replace(pattern, ' '), text);
 /** Last words of a dotted chain that make it a file name or a host, not a module path. */
 const NON_MODULE_SUFFIXES = new Set([
-  ...LANGUAGES.flatMap((l) => l.fileSuffixWords),
+  ...INDEXED_LANGUAGES.flatMap((l) => l.fileSuffixWords),
   'txt',
   'rst',
   'md',

@@ -1,5 +1,6 @@
 /**
- * Classes, functions and methods a Python file defines, with qualified names and line ranges — the
+ * Classes, functions and methods a file defines (Python walked here, other languages through their tags
+ * query, see tags.ts), with qualified names and line ranges — the
  * "which files define identifier X" index of retrieval and the name → range resolution of the
  * function-level localizers.
  *
@@ -11,7 +12,9 @@
  */
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
+import { languageForPath } from './languages/index.ts';
 import { parserForPath } from './parsers.ts';
+import { tagDefinitions } from './tags.ts';
 import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionKind, definitionName, definitionOf, endRow, qualify, startRow } from './python-ast.ts';
 import type { Definition, ModuleAssignment } from './types.ts';
 
@@ -29,6 +32,9 @@ export function extractFileSymbols(path: string, source: string, parser?: Parser
 
 /** Symbols from an existing parse of `source` (the caller owns and deletes the tree). */
 export function symbolsOfTree(tree: Tree | null, path: string, source: string): FileSymbols {
+  // a language described by a tags query: its definitions come from the query (module assignments are Python's)
+  const spec = languageForPath(path);
+  if (spec?.tags) return { definitions: tagDefinitions(tree, spec, path, source), assignments: [] };
   const symbols: FileSymbols = { definitions: [], assignments: [] };
   if (tree) collect(childrenOf(tree.rootNode), undefined, false, true, path, source, symbols);
   return symbols;

@@ -23,6 +23,13 @@ const grammars = new Map<LanguageId, Language>(await Promise.all(LANGUAGES.map(a
 const shared = new Map<LanguageId, Parser>();
 const specOfParser = new WeakMap<Parser, LanguageSpec>();
 
+/** The loaded grammar of a language (queries are compiled against it). */
+export function grammarOf(language: LanguageId): Language {
+  const grammar = grammars.get(language);
+  if (!grammar) throw new Error(`no grammar loaded for language "${language}"`);
+  return grammar;
+}
+
 /** A parser of its own for `language` (the caller deletes it when done). */
 export function newParser(language: LanguageId | LanguageSpec): Parser {
   const spec = typeof language === 'string' ? languageById(language) : language;

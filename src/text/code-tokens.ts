@@ -11,7 +11,7 @@
  * This sits in the hot loop of indexing (millions of tokens per repository), so it is a hand-written
  * scanner over char codes with one callback per token, no intermediate arrays.
  */
-import { LANGUAGES, languageForPath } from '../parsing/languages/index.ts';
+import { INDEXED_LANGUAGES, languageForPath } from '../parsing/languages/index.ts';
 
 /** What shape a token had in the text; embedders weight the shapes differently. */
 export type TokenKind =
@@ -44,7 +44,7 @@ const ENGLISH_STOPWORDS = [
 ];
 
 /** Words that say nothing about where code lives: English function words and every language's keywords. */
-export const STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...LANGUAGES.flatMap((l) => l.stopwords)]);
+export const STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...INDEXED_LANGUAGES.flatMap((l) => l.stopwords)]);
 
 // char-code classes
 const enum C {

@@ -1,10 +1,11 @@
 /** Python: tree-sitter-python, CPython and pytest tracebacks, dotted module paths with package `__init__.py`. */
-import type { LanguageSpec } from './types.ts';
+import type { LanguageSpec, LanguageSyntax } from './types.ts';
 
 const PACKAGE_INDEX = '__init__';
 
-export const python: LanguageSpec = {
+export const python: LanguageSpec & { syntax: LanguageSyntax } = {
   id: 'python',
+  indexed: true,
   grammar: { packageName: 'tree-sitter-python', wasmFile: 'tree-sitter-python.wasm' },
   extensions: ['.py'],
   // type stubs repeat the signatures of the implementation; they are parsed on request, not indexed

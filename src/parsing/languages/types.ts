@@ -40,6 +40,13 @@ export interface FramePattern {
 export interface LanguageSpec {
   id: string;
   grammar: GrammarSource;
+  /** the tags query (queries/<file>.scm) that finds its definitions; languages without one are walked (`syntax`) */
+  tags?: string;
+  /**
+   * whether the retrieval index takes its files and its rules (stopwords, paths, frames) feed the lexical
+   * channels; a language parsed only for definitions and syntax checks is not indexed
+   */
+  indexed: boolean;
   /** extensions of its source files: indexed, ranked and parsed (lowercase, with dot) */
   extensions: readonly string[];
   /** further extensions the grammar parses that are not indexed by default (e.g. type stubs) */
@@ -48,7 +55,8 @@ export interface LanguageSpec {
   stopwords: readonly string[];
   /** the info string of a markdown code fence holding this language (prompts show code in fences) */
   fence: string;
-  syntax: LanguageSyntax;
+  /** node types for the hand-written structural walkers (Python); tag-described languages have none */
+  syntax?: LanguageSyntax;
   /** the dotted module a source file is imported as ("pkg/mod.py" → "pkg.mod"), undefined when it has none */
   modulePath(path: string): string | undefined;
   /** the name a file's module is called by (its stem, or the package folder of an index file) */

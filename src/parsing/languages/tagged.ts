@@ -1,0 +1,51 @@
+/**
+ * The record of a language described by a tags query (queries/<file>.scm) rather than walked by hand: its
+ * module rules are file-based (a file is its own module, named by its stem), its source paths are the
+ * files with its extensions, and its traceback frames are given per language.
+ */
+import type { FramePattern, LanguageSpec } from './types.ts';
+
+export interface TaggedLanguage {
+  id: string;
+  packageName: string;
+  wasmFile: string;
+  /** the query file in ./queries */
+  tags: string;
+  extensions: readonly string[];
+  fence: string;
+  stopwords: readonly string[];
+  frames: readonly FramePattern[];
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function taggedLanguage(l: TaggedLanguage): LanguageSpec {
+  const exts = l.extensions.map((e) => e.slice(1));
+  const stem = (path: string) => {
+    const file = path.slice(path.lastIndexOf('/') + 1);
+    const dot = file.lastIndexOf('.');
+    return dot > 0 ? file.slice(0, dot) : file;
+  };
+  return {
+    id: l.id,
+    grammar: { packageName: l.packageName, wasmFile: l.wasmFile },
+    tags: l.tags,
+    // indexed once the chunker and skeletons walk its trees; until then parsed for definitions and syntax checks
+    indexed: false,
+    extensions: l.extensions,
+    stopwords: l.stopwords,
+    fence: l.fence,
+    modulePath: () => undefined,
+    moduleName: (path) => stem(path) || undefined,
+    moduleFiles: (base) => l.extensions.map((e) => `${base}${e}`),
+    sourcePath: new RegExp(`(?:[A-Za-z0-9_.~-]+\\/)*[A-Za-z0-9_-]+\\.(?:${exts.map(escapeRegex).join('|')})\\b`, 'g'),
+    fileSuffixWords: exts,
+    frames: l.frames,
+  };
+}
+
+/** `path/file.ext:12` and `path/file.ext:12:5`, the frame form most compilers, runtimes and test runners print. */
+export function fileLineFrame(name: string, extensions: readonly string[]): FramePattern {
+  const exts = extensions.map((e) => escapeRegex(e.slice(1))).join('|');
+  return { name, pattern: new RegExp(`((?:[\\w.~-]+\\/)*[\\w-]+\\.(?:${exts})):(\\d+)(?::\\d+)?`, 'g') };
+}

@@ -1,0 +1,113 @@
+/**
+ * Definitions of a file from its language's tags query (`languages/queries/<language>.scm`), for every
+ * language whose structure is described by a query rather than walked by hand. The captures follow
+ * tree-sitter's `tags.scm` convention:
+ *
+ *   @definition.class | .interface  a type (class, struct, trait, interface, enum): a definition and a scope
+ *   @definition.impl                an impl block: a definition named by its type, scope of its functions
+ *   @definition.module              a namespace/module: a scope only (qualifies names, is not listed)
+ *   @definition.function | .method  a function; a method when its scope is a type or it has a @receiver
+ *   @name                           the defined name (`A::b` and `A.b` forms qualify it further)
+ *   @receiver                       the type a Go-style method belongs to
+ *   @reference.import               an import (not a definition; read by the lexical channels)
+ *
+ * Qualified names join the enclosing scopes with dots, as for Python (`Router.route`, `ns.Foo.bar`).
+ * Definitions inside function bodies (closures, local classes) are left out, as for Python.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Query, type Node, type Tree } from 'web-tree-sitter';
+import type { LanguageSpec } from './languages/types.ts';
+import { grammarOf } from './parsers.ts';
+import type { Definition } from './types.ts';
+
+const queries = new Map<string, Query>();
+
+/** The compiled tags query of a language (one per process), or undefined when it has none. */
+export function tagsQuery(spec: LanguageSpec): Query | undefined {
+  if (!spec.tags) return undefined;
+  let query = queries.get(spec.id);
+  if (!query) {
+    const file = fileURLToPath(new URL(`./languages/queries/${spec.tags}`, import.meta.url));
+    try {
+      query = new Query(grammarOf(spec.id), readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`the tags query of ${spec.id} (${file}) does not compile: ${(err as Error).message}`);
+    }
+    queries.set(spec.id, query);
+  }
+  return query;
+}
+
+const SCOPE_KINDS = new Set(['class', 'interface', 'impl', 'module']);
+const FUNCTION_KINDS = new Set(['function', 'method']);
+
+interface Tagged {
+  node: Node;
+  kind: string;
+  name: string;
+  receiver?: string;
+}
+
+/** `A::b`, `A\b` and `A.b` → `A.b`; generic arguments and surrounding quotes dropped. */
+function cleanName(text: string): string {
+  return text
+    .replace(/<[^<>]*>/g, '')
+    .replace(/::|\\/g, '.')
+    .replace(/\s+/g, '')
+    .replace(/^\.+/, '');
+}
+
+function taggedNodes(tree: Tree, query: Query, source: string): Tagged[] {
+  const byNode = new Map<number, Tagged>();
+  for (const match of query.matches(tree.rootNode)) {
+    const definition = match.captures.find((c) => c.name.startsWith('definition.'));
+    const name = match.captures.find((c) => c.name === 'name');
+    if (!definition || !name) continue;
+    const receiver = match.captures.find((c) => c.name === 'receiver');
+    const key = definition.node.id;
+    // two patterns can tag one node (a function that is also an export): the first one wins
+    if (byNode.has(key)) continue;
+    byNode.set(key, {
+      node: definition.node,
+      kind: definition.name.slice('definition.'.length),
+      name: cleanName(source.slice(name.node.startIndex, name.node.endIndex)),
+      ...(receiver ? { receiver: source.slice(receiver.node.startIndex, receiver.node.endIndex) } : {}),
+    });
+  }
+  return [...byNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+}
+
+/** The definitions of a parsed file, in source order. */
+export function tagDefinitions(tree: Tree | null, spec: LanguageSpec, path: string, source: string): Definition[] {
+  const query = tree && tagsQuery(spec);
+  if (!tree || !query) return [];
+  const out: Definition[] = [];
+  const scopes: Array<{ end: number; qualifiedName: string; kind: string }> = [];
+  for (const t of taggedNodes(tree, query, source)) {
+    while (scopes.length && scopes[scopes.length - 1]!.end <= t.node.startIndex) scopes.pop();
+    const enclosing = scopes[scopes.length - 1];
+    const scope = { end: t.node.endIndex, kind: t.kind, qualifiedName: '' };
+    if (enclosing && FUNCTION_KINDS.has(enclosing.kind)) {
+      scope.kind = 'function'; // inside a function body: not listed, and neither is anything inside it
+      scopes.push(scope);
+      continue;
+    }
+    const prefix = t.receiver ? cleanName(t.receiver) : enclosing?.qualifiedName;
+    scope.qualifiedName = prefix ? `${prefix}.${t.name}` : t.name;
+    scopes.push(scope);
+    if (t.kind === 'module') continue;
+    const inType = t.receiver !== undefined || (enclosing !== undefined && SCOPE_KINDS.has(enclosing.kind) && enclosing.kind !== 'module');
+    // a tagged method outside any type (a Ruby `def` at top level) is a function
+    const kind = SCOPE_KINDS.has(t.kind) ? 'class' : inType ? 'method' : 'function';
+    out.push({
+      path,
+      name: scope.qualifiedName.slice(scope.qualifiedName.lastIndexOf('.') + 1),
+      qualifiedName: scope.qualifiedName,
+      kind,
+      startLine: t.node.startPosition.row + 1,
+      endLine: t.node.endPosition.row + 1,
+    });
+  }
+  return out;
+}
