@@ -4,6 +4,7 @@
  * both run it, so both write the one file-localization artifact shape. Also the fallback order of the LLM
  * localizers.
  */
+import path from 'node:path';
 import { z } from 'zod';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
@@ -50,6 +51,11 @@ export class RetrievalLocalizer implements FileLocalizer {
       this.settings.queriesFor?.(ctx.instance) ??
       defaultQueries(ctx.instance.problem_statement, this.settings.queries, { environmentReports: this.settings.environmentReports });
     const result = await retrieveFiles(index, queries, this.options);
+    const listing = await ctx.snapshot.listFiles().then(
+      (entries) => entries.map((e) => e.path),
+      () => undefined, // the index was built from this listing; a second read failing leaves only the check out
+    );
+    const warnings = listing ? coverageWarnings(index.filePaths.length, listing) : [];
     return {
       localizer: this.name,
       files: result.ranking.map((f) => ({
@@ -72,6 +78,56 @@ export class RetrievalLocalizer implements FileLocalizer {
         perQuery: result.perQuery,
         indexStats: { ...index.timings },
       },
+      ...(warnings.length ? { warnings } : {}),
     };
   }
+}
+
+/** Extensions of source files in languages locfix does not parse (what a warning names). */
+const UNPARSED_SOURCE = new Set([
+  '.kt',
+  '.kts',
+  '.swift',
+  '.scala',
+  '.cs',
+  '.fs',
+  '.ex',
+  '.exs',
+  '.erl',
+  '.hs',
+  '.lua',
+  '.dart',
+  '.m',
+  '.mm',
+  '.clj',
+  '.jl',
+  '.r',
+  '.pl',
+  '.zig',
+  '.nim',
+  '.ml',
+  '.vb',
+  '.groovy',
+]);
+
+/**
+ * Warnings for a retrieval whose index cannot cover the repository: nothing indexed at all, or more source
+ * files in one language locfix does not parse than files indexed (the ranking then says little).
+ */
+export function coverageWarnings(indexed: number, repositoryFiles: readonly string[]): string[] {
+  const unparsed = new Map<string, number>();
+  for (const f of repositoryFiles) {
+    const ext = path.extname(f).toLowerCase();
+    if (UNPARSED_SOURCE.has(ext)) unparsed.set(ext, (unparsed.get(ext) ?? 0) + 1);
+  }
+  const top = [...unparsed].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  const named = top.map(([ext, n]) => `${n} ${ext}`).join(', ');
+  if (indexed === 0) {
+    return [
+      `no indexable source file among the repository's ${repositoryFiles.length} files${named ? ` (it has ${named} files, languages locfix does not parse)` : ''}: the ranking is empty`,
+    ];
+  }
+  if (top.length && top[0]![1] > indexed)
+    return [`only ${indexed} files indexed; the repository is mostly in a language locfix does not parse (${named} files)`];
+  return [];
 }

@@ -199,6 +199,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     const files = ok(a.files);
     upperBound ||= Boolean(files?.upperBound);
     const ranking = files?.files.map((f) => f.path);
+    for (const w of files?.warnings ?? []) warnings.push(`${id}: file localization: ${w}`);
     outcome.rankings[id] = ranking;
     metricRows.push(instanceMetrics(ranking, outcome.goldFiles[id]));
     const functions = ok(a.functions);

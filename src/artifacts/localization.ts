@@ -34,6 +34,8 @@ export interface FileLocalization {
   functions?: Array<{ path: string; name: string; score?: number }>;
   /** localizer-specific facts about the run of this instance (retrieval: commit, options, per-query rankings, index stats) */
   details?: Record<string, unknown>;
+  /** why this answer deserves less trust than its status says (nothing indexable, a language locfix does not parse) */
+  warnings?: string[];
 }
 
 /**

@@ -8,6 +8,7 @@
  * and MRR on both the tuning and the held-out half. Wide commits (more than `maxFilesPerCommit` Python
  * files: reformatting, renames, release chores) say little about any one file and are left out.
  */
+import { languageForPath } from '../parsing/languages/index.ts';
 import { forEachCodeToken } from '../text/code-tokens.ts';
 import { Bm25Index, queryTermsOf, TermDictionary, termVectorOf, type TermVector } from './bm25.ts';
 import type { CommitRecord } from '../repo/history.ts';
@@ -63,9 +64,10 @@ export class CommitHistoryIndex {
   ) {
     this.commits = [];
     for (const record of commits) {
-      const python = record.files.filter((f) => /\.pyi?$/.test(f));
-      if (python.length === 0 || python.length > settings.maxFilesPerCommit) continue;
-      const files = python.filter(isIndexed);
+      // the commit's source files in indexed languages (tests included) decide whether it is a focused change
+      const sources = record.files.filter((f) => languageForPath(f)?.indexed);
+      if (sources.length === 0 || sources.length > settings.maxFilesPerCommit) continue;
+      const files = sources.filter(isIndexed);
       if (files.length === 0) continue;
       this.commits.push({ record, files, terms: memo.vectorOf(record).terms });
     }

@@ -1,7 +1,10 @@
 /**
- * Which repository files get indexed. The default follows BLAgent: Python sources only, and no tests —
- * a file whose name starts with "test" (test_x.py, tests.py) or anything under a folder whose name starts
- * with "test" (test/, tests/, testing/, testcases/) is left out. Include/exclude globs refine that.
+ * Which repository files get indexed. The default follows BLAgent: source files of the indexed languages,
+ * and no tests — a file whose name starts with "test" (test_x.py, tests.py) or anything under a folder
+ * whose name starts with "test" (test/, tests/, testing/, testcases/) is left out, and so are the test
+ * files other ecosystems name by suffix or folder (`x_test.go`, `x.test.ts`, `x.spec.js`, `__tests__/`,
+ * `spec/`, `x_spec.rb`). Never indexed, whatever the extensions: vendored code, build output, minified
+ * and generated files (`skipReason` says which). Include/exclude globs refine that.
  */
 import { sourceExtensions } from '../parsing/languages/index.ts';
 export interface FileFilterOptions {
@@ -60,10 +63,32 @@ export function globToRegExp(glob: string): RegExp {
 
 export function isTestPath(path: string): boolean {
   const segments = path.split('/');
-  for (let i = 0; i < segments.length; i++) {
-    if (segments[i].toLowerCase().startsWith('test')) return true;
+  const last = segments.length - 1;
+  for (let i = 0; i < last; i++) {
+    const segment = segments[i].toLowerCase();
+    if (segment.startsWith('test') || segment === '__tests__' || segment === 'spec' || segment === '__mocks__') return true;
   }
-  return false;
+  const file = segments[last]!.toLowerCase();
+  // a *file* named test… is a test in Python (test_x.py, tests.py); elsewhere it can be source
+  // (Carbon's Traits/Test.php is the setTestNow trait), and those ecosystems name tests by suffix
+  if (file.startsWith('test') && (file.endsWith('.py') || file.endsWith('.pyi'))) return true;
+  return /(_test\.go|_spec\.rb|\.(test|spec)\.[cm]?[jt]sx?)$/.test(file);
+}
+
+// folders whose files are someone else's code or the output of a build, in any ecosystem
+const VENDORED = new Set(['node_modules', 'vendor', 'third_party', 'third-party', 'bower_components', '.git']);
+const BUILD_OUTPUT = new Set(['dist', 'build', 'target', 'out', '.next', 'coverage']);
+
+/** Why a file is never indexed, or undefined when it may be: vendored, build output, minified or generated. */
+export function skipReason(path: string): 'vendored' | 'build-output' | 'minified' | 'generated' | undefined {
+  const segments = path.toLowerCase().split('/');
+  const folders = segments.slice(0, -1);
+  if (folders.some((f) => VENDORED.has(f))) return 'vendored';
+  if (folders.some((f) => BUILD_OUTPUT.has(f))) return 'build-output';
+  const file = segments[segments.length - 1]!;
+  if (/[.-]min\.[cm]?js$|\.bundle\.[cm]?js$/.test(file)) return 'minified';
+  if (/\.pb\.go$|_pb2(_grpc)?\.py$|\.pb\.(cc|h)$|[._]generated\.\w+$|\.g\.dart$/.test(file)) return 'generated';
+  return undefined;
 }
 
 export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
@@ -74,6 +99,7 @@ export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
   return (path: string): boolean => {
     const lower = path.toLowerCase();
     if (!extensions.some((e) => lower.endsWith(e))) return false;
+    if (skipReason(path)) return false;
     if (excludeTests && isTestPath(path)) return false;
     if (include.length > 0 && !include.some((r) => r.test(path))) return false;
     if (exclude.some((r) => r.test(path))) return false;

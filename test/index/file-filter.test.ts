@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFileFilter, globToRegExp, isTestPath } from '../../src/index/file-filter.ts';
+import { createFileFilter, globToRegExp, isTestPath, skipReason } from '../../src/index/file-filter.ts';
 
 describe('file filter', () => {
   it('keeps Python sources and drops tests by default', () => {
@@ -32,5 +32,23 @@ describe('file filter', () => {
     expect(globToRegExp('a?c.py').test('abc.py')).toBe(true);
     expect(() => globToRegExp('{a,b')).toThrow(/unclosed/);
     expect(isTestPath('a/Tests/b.py')).toBe(true);
+  });
+
+  it('knows the test files of other ecosystems, and skips vendored, built, minified and generated files with a reason', () => {
+    for (const t of ['binding/render_test.go', 'src/x.test.ts', 'src/x.spec.jsx', 'src/__tests__/a.js', 'spec/plugin/out_spec.rb', 'lib/x_spec.rb']) {
+      expect(isTestPath(t), t).toBe(true);
+    }
+    for (const f of ['src/diff/index.js', 'lib/fluent/spec.rb', 'context.go', 'src/Carbon/Traits/Test.php']) expect(isTestPath(f), f).toBe(false);
+    expect(skipReason('node_modules/react/index.js')).toBe('vendored');
+    expect(skipReason('third_party/zlib/inflate.c')).toBe('vendored');
+    expect(skipReason('packages/core/dist/index.js')).toBe('build-output');
+    expect(skipReason('target/debug/build.rs')).toBe('build-output');
+    expect(skipReason('docs/_static/jquery-3.5.1.min.js')).toBe('minified');
+    expect(skipReason('api/service.pb.go')).toBe('generated');
+    expect(skipReason('proto/msg_pb2.py')).toBe('generated');
+    expect(skipReason('src/build.rs')).toBeUndefined(); // a Rust build script is source
+    expect(skipReason('django/core/management/commands/makemigrations.py')).toBeUndefined();
+    const accept = createFileFilter({ extensions: ['.js', '.go'] });
+    expect(['src/a.js', 'dist/a.js', 'src/a.min.js', 'a_test.go', 'a.go'].filter(accept)).toEqual(['src/a.js', 'a.go']);
   });
 });

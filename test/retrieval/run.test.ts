@@ -45,7 +45,7 @@ describe('runFileLocalization with the retrieval localizer', () => {
       [instance('a__x-1', 'a/x'), instance('b__y-1', 'b/y'), instance('a__x-2', 'a/x')],
       new RetrievalLocalizer(),
       {
-        snapshot: async (repo, commit) => ({ repo, commit }) as RepoSnapshot,
+        snapshot: async (repo, commit) => ({ repo, commit, listFiles: async () => [] }) as unknown as RepoSnapshot,
         index: async (snapshot) => {
           events.push(`index ${snapshot.repo}`);
           return index;
