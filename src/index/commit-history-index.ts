@@ -61,11 +61,13 @@ export class CommitHistoryIndex {
     isIndexed: (path: string) => boolean,
     private readonly settings: CommitHistorySettings = DEFAULT_COMMIT_HISTORY,
     private readonly memo: CommitTermMemo = new CommitTermMemo(),
+    /** the source files a commit's size is counted in (default: any indexed language's) */
+    isSource: (path: string) => boolean = (f) => languageForPath(f)?.indexed === true,
   ) {
     this.commits = [];
     for (const record of commits) {
       // the commit's source files in indexed languages (tests included) decide whether it is a focused change
-      const sources = record.files.filter((f) => languageForPath(f)?.indexed);
+      const sources = record.files.filter(isSource);
       if (sources.length === 0 || sources.length > settings.maxFilesPerCommit) continue;
       const files = sources.filter(isIndexed);
       if (files.length === 0) continue;

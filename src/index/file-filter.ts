@@ -6,10 +6,17 @@
  * `spec/`, `x_spec.rb`). Never indexed, whatever the extensions: vendored code, build output, minified
  * and generated files (`skipReason` says which). Include/exclude globs refine that.
  */
-import { sourceExtensions } from '../parsing/languages/index.ts';
+import { languageForPath, sourceExtensions } from '../parsing/languages/index.ts';
 export interface FileFilterOptions {
-  /** file extensions to index (lowercase, with dot); default: every language's source files (src/parsing/languages) */
+  /** file extensions to index (lowercase, with dot); default: the source files of the languages chosen by `languages` */
   extensions?: readonly string[];
+  /**
+   * which indexed languages a repository's index takes when `extensions` is not given: 'main' (default) the
+   * language family with the most source files of the commit (JavaScript/TypeScript one family, C/C++
+   * another), 'all' every indexed language. Files in a repository's minor languages (a Python project's
+   * C extensions or its docs' JavaScript) are rarely where a fix goes and crowd the lexical channels.
+   */
+  languages?: 'main' | 'all';
   /** leave out test files and folders (see above); default true */
   excludeTests?: boolean;
   /** when given, a file must match at least one of these globs */
@@ -107,10 +114,44 @@ export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
   };
 }
 
+/**
+ * The extensions of the commit's main language family: the one with the most source files that are
+ * neither tests nor skipped. Empty when none of the files is in an indexed language.
+ */
+export function mainLanguageExtensions(paths: readonly string[]): string[] {
+  const counts = new Map<string, { files: number; extensions: Set<string> }>();
+  for (const p of paths) {
+    const spec = languageForPath(p);
+    if (!spec?.indexed || skipReason(p) || isTestPath(p) || bundlesOthersCode(p)) continue;
+    if (!spec.extensions.some((e) => p.toLowerCase().endsWith(e))) continue; // parsed on request only (.pyi)
+    const family = spec.family ?? spec.id;
+    const entry = counts.get(family) ?? { files: 0, extensions: new Set<string>() };
+    entry.files++;
+    counts.set(family, entry);
+  }
+  const best = [...counts].sort((a, b) => b[1].files - a[1].files || (a[0] < b[0] ? -1 : 1))[0];
+  if (!best) return [];
+  return sourceExtensions().filter((e) => {
+    const spec = languageForPath(`x${e}`);
+    return spec !== undefined && (spec.family ?? spec.id) === best[0];
+  });
+}
+
+// folders that conventionally bundle other projects' sources (astropy's cextern/ holds thousands of C files
+// of wcslib, cfitsio and expat): indexed as usual, but they do not vote on the main language
+const BUNDLED = new Set(['extern', 'cextern', 'external', 'externals', 'deps']);
+const bundlesOthersCode = (path: string) => path.toLowerCase().split('/').slice(0, -1).some((f) => BUNDLED.has(f));
+
+/** The filter options for one commit: `extensions` resolved from `languages` and the commit's files. */
+export function resolveFileFilter(options: FileFilterOptions, paths: readonly string[]): FileFilterOptions {
+  if (options.extensions || options.languages === 'all') return options;
+  return { ...options, extensions: mainLanguageExtensions(paths) };
+}
+
 /** Stable description of the filter for cache keys and reports. */
 export function describeFileFilter(options: FileFilterOptions = {}): string {
   return JSON.stringify({
-    extensions: options.extensions ?? sourceExtensions(),
+    extensions: options.extensions ?? options.languages ?? 'main',
     excludeTests: options.excludeTests ?? true,
     include: options.include ?? [],
     exclude: options.exclude ?? [],

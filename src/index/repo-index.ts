@@ -14,7 +14,7 @@ import { definitionsChannel } from './channels/definitions.ts';
 import { denseChannel } from './channels/dense.ts';
 import { historyChannel } from './channels/history.ts';
 import type { ChannelBuild, ChannelContext } from './channels/types.ts';
-import { createFileFilter } from './file-filter.ts';
+import { createFileFilter, resolveFileFilter } from './file-filter.ts';
 import type { FileParser, ParsedFile } from './file-parser.ts';
 import { buildFileRecord, recordStoreFor } from './file-records.ts';
 import { defaultIndexMemo } from './index-memo.ts';
@@ -60,7 +60,6 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   const tStart = now();
   const memo = deps.memo ?? defaultIndexMemo();
   const parser = deps.parser ?? (await defaultFileParser());
-  const accept = createFileFilter(deps.fileFilter ?? {});
   const recordPrefix = `${snapshot.repo}\0${parser.id}\0`;
   const progress = deps.onProgress ?? (() => {});
   const timings = emptyTimings();
@@ -68,7 +67,9 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
 
   // 1. files of this commit
   let t = now();
-  const entries = (await snapshot.listFiles()).filter((e) => accept(e.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const listed = await snapshot.listFiles();
+  const accept = createFileFilter(resolveFileFilter(deps.fileFilter ?? {}, listed.map((e) => e.path)));
+  const entries = listed.filter((e) => accept(e.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   timings.listMs = now() - t;
 
   // 2. the channels; the dense one finishes last, so the vector store's last batches overlap the others' builds

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFileFilter, globToRegExp, isTestPath, skipReason } from '../../src/index/file-filter.ts';
+import { createFileFilter, globToRegExp, isTestPath, mainLanguageExtensions, resolveFileFilter, skipReason } from '../../src/index/file-filter.ts';
 
 describe('file filter', () => {
   it('keeps Python sources and drops tests by default', () => {
@@ -50,5 +50,22 @@ describe('file filter', () => {
     expect(skipReason('django/core/management/commands/makemigrations.py')).toBeUndefined();
     const accept = createFileFilter({ extensions: ['.js', '.go'] });
     expect(['src/a.js', 'dist/a.js', 'src/a.min.js', 'a_test.go', 'a.go'].filter(accept)).toEqual(['src/a.js', 'a.go']);
+  });
+
+  it("indexes a commit's main language family: a Python project's C extensions and docs JavaScript stay out", () => {
+    const matplotlib = ['lib/a.py', 'lib/b.py', 'lib/c.py', 'src/ft2font.cpp', 'src/_path.h', 'doc/_static/x.js', 'lib/tests/test_a.py'];
+    expect(mainLanguageExtensions(matplotlib)).toEqual(['.py']);
+    // tests and build output do not vote: two .js sources and a TypeScript file outvote three Go tests
+    const web = ['src/a.js', 'src/b.ts', 'dist/c.js', 'dist/d.js', 'x_test.go', 'y_test.go', 'z_test.go', 'tool.go'];
+    const ext = mainLanguageExtensions(web);
+    expect(ext).toEqual(expect.arrayContaining(['.js', '.ts', '.tsx']));
+    expect(ext).not.toContain('.go');
+    expect(mainLanguageExtensions(['README.md'])).toEqual([]);
+    // bundled C libraries do not make a Python project a C project
+    const astropy = ['astropy/io/fits/fitsrec.py', 'astropy/wcs/wcs.py', ...['a', 'b', 'c', 'd'].map((x) => `cextern/wcslib/C/${x}.c`)];
+    expect(mainLanguageExtensions(astropy)).toEqual(['.py']);
+    expect(resolveFileFilter({ languages: 'all' }, matplotlib).extensions).toBeUndefined();
+    expect(resolveFileFilter({ extensions: ['.c'] }, matplotlib).extensions).toEqual(['.c']);
+    expect(resolveFileFilter({}, ['a.go', 'b.go', 'c.py']).extensions).toEqual(['.go']);
   });
 });

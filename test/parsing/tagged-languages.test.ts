@@ -86,8 +86,10 @@ describe('languages', () => {
   it('registers eleven grammars (ten languages, TypeScript with TSX), each tag language with a query that compiles', () => {
     expect(LANGUAGES.map((l) => l.id).sort()).toEqual(['c', 'cpp', 'go', 'java', 'javascript', 'php', 'python', 'ruby', 'rust', 'tsx', 'typescript']);
     for (const spec of LANGUAGES.filter((l) => l.tags)) expect(tagsQuery(spec), spec.id).toBeDefined();
-    // only Python is indexed until the chunker and skeletons walk the other trees
-    expect(INDEXED_LANGUAGES.map((l) => l.id)).toEqual(['python']);
+    expect(INDEXED_LANGUAGES).toEqual(LANGUAGES);
+    // JavaScript and TypeScript share an index, as do C and C++
+    expect(languageForPath('a.tsx')?.family).toBe('javascript');
+    expect(languageForPath('a.h')?.family).toBe(languageForPath('a.cpp')?.family);
   });
 
   it.each(Object.entries(EXPECTED))('%s: definitions with qualified names and kinds, nested functions left out', (file, expected) => {

@@ -3,6 +3,7 @@
  * (src/index/commit-history-index.ts). The history is read on the first search, so indexing alone never
  * pays for it; an unreadable history (shallow or damaged mirror) leaves the channel empty with a note.
  */
+import { languageForPath } from '../../parsing/languages/index.ts';
 import { CommitHistoryIndex, DEFAULT_COMMIT_HISTORY } from '../commit-history-index.ts';
 import { commitTermMemo } from '../index-memo.ts';
 import type { FileHit } from '../types.ts';
@@ -11,6 +12,11 @@ import type { IndexChannel } from './types.ts';
 export interface HistoryPart {
   /** empty when the snapshot has no history or history is off */
   searchHistory(query: string, k: number): Promise<FileHit[]>;
+}
+
+function familyOf(path: string): string | undefined {
+  const spec = languageForPath(path);
+  return spec && (spec.family ?? spec.id);
 }
 
 export const historyChannel: IndexChannel<HistoryPart> = {
@@ -26,7 +32,9 @@ export const historyChannel: IndexChannel<HistoryPart> = {
             const settings = { ...DEFAULT_COMMIT_HISTORY, ...deps.history };
             try {
               const commits = await snapshot.recentCommits(settings.maxCommits);
-              return new CommitHistoryIndex(commits, (p) => fileSet.has(p), settings, commitTermMemo);
+              // a commit's size counts the files of the languages this index took (its main language family)
+              const families = new Set([...fileSet].map(familyOf));
+              return new CommitHistoryIndex(commits, (p) => fileSet.has(p), settings, commitTermMemo, (p) => families.has(familyOf(p)));
             } catch (err) {
               // history is one optional signal: retrieval goes on without it
               progress(`history unavailable for ${snapshot.repo}@${snapshot.commit.slice(0, 12)}: ${(err as Error).message.split('\n')[0]}`);

@@ -7,8 +7,7 @@ export const c = taggedLanguage({
   wasmFile: 'tree-sitter-c.wasm',
   tags: 'c.scm',
   extensions: ['.c', '.h'],
+  family: 'c',
   fence: 'c',
-  // biome-ignore format: a word list reads better wrapped than one word a line
-  stopwords: ['int', 'char', 'void', 'unsigned', 'signed', 'long', 'short', 'struct', 'union', 'enum', 'typedef', 'static', 'const', 'extern', 'sizeof', 'return', 'null', 'define', 'include', 'ifdef', 'ifndef', 'endif'],
   frames: [fileLineFrame('c', ['.c', '.h'])],
 });

@@ -9,8 +9,7 @@ export const cpp = taggedLanguage({
   wasmFile: 'tree-sitter-cpp.wasm',
   tags: 'cpp.scm',
   extensions,
+  family: 'c',
   fence: 'cpp',
-  // biome-ignore format: a word list reads better wrapped than one word a line
-  stopwords: ['int', 'char', 'void', 'auto', 'const', 'static', 'class', 'struct', 'namespace', 'template', 'typename', 'public', 'private', 'protected', 'virtual', 'override', 'std', 'return', 'nullptr', 'this', 'new', 'delete', 'include'],
   frames: [fileLineFrame('cpp', extensions)],
 });

@@ -8,7 +8,5 @@ export const go = taggedLanguage({
   tags: 'go.scm',
   extensions: ['.go'],
   fence: 'go',
-  // biome-ignore format: a word list reads better wrapped than one word a line
-  stopwords: ['func', 'package', 'import', 'var', 'const', 'type', 'struct', 'interface', 'map', 'chan', 'go', 'defer', 'return', 'nil', 'err', 'range', 'select', 'switch', 'case', 'fallthrough', 'goto'],
   frames: [fileLineFrame('go', ['.go'])],
 });

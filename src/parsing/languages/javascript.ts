@@ -9,8 +9,7 @@ export const javascript = taggedLanguage({
   wasmFile: 'tree-sitter-javascript.wasm',
   tags: 'javascript.scm',
   extensions,
+  family: 'javascript',
   fence: 'javascript',
-  // biome-ignore format: a word list reads better wrapped than one word a line
-  stopwords: ['function', 'const', 'let', 'var', 'return', 'this', 'new', 'null', 'undefined', 'typeof', 'instanceof', 'export', 'import', 'default', 'require', 'module', 'exports', 'async', 'await', 'js'],
   frames: [fileLineFrame('javascript', extensions)],
 });

@@ -8,7 +8,5 @@ export const php = taggedLanguage({
   tags: 'php.scm',
   extensions: ['.php'],
   fence: 'php',
-  // biome-ignore format: a word list reads better wrapped than one word a line
-  stopwords: ['function', 'public', 'private', 'protected', 'static', 'class', 'return', 'new', 'this', 'null', 'array', 'namespace', 'use', 'extends', 'implements', 'self', 'php', 'echo', 'string', 'int', 'bool'],
   frames: [fileLineFrame('php', ['.php']), { name: 'php-on-line', pattern: /in ((?:[\w.~-]+\/)*[\w-]+\.php) on line (\d+)/g }],
 });

@@ -8,7 +8,5 @@ export const ruby = taggedLanguage({
   tags: 'ruby.scm',
   extensions: ['.rb'],
   fence: 'ruby',
-  // biome-ignore format: a word list reads better wrapped than one word a line
-  stopwords: ['def', 'end', 'class', 'module', 'self', 'nil', 'true', 'false', 'require', 'attr', 'attr_reader', 'attr_accessor', 'do', 'unless', 'elsif', 'then', 'yield', 'rb'],
   frames: [{ name: 'ruby', pattern: /((?:[\w.~-]+\/)*[\w-]+\.rb):(\d+)(?::in [`'](?:[\w:#.]+[#.])?([\w?!=]+)')?/g }],
 });

@@ -8,7 +8,5 @@ export const rust = taggedLanguage({
   tags: 'rust.scm',
   extensions: ['.rs'],
   fence: 'rust',
-  // biome-ignore format: a word list reads better wrapped than one word a line
-  stopwords: ['fn', 'let', 'mut', 'impl', 'pub', 'crate', 'mod', 'use', 'struct', 'enum', 'trait', 'match', 'ref', 'move', 'dyn', 'unsafe', 'where', 'self', 'super', 'some', 'ok', 'err', 'none'],
   frames: [fileLineFrame('rust', ['.rs'])],
 });

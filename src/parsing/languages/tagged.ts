@@ -13,7 +13,8 @@ export interface TaggedLanguage {
   tags: string;
   extensions: readonly string[];
   fence: string;
-  stopwords: readonly string[];
+  /** languages sharing one repository index (see LanguageSpec.family) */
+  family?: string;
   frames: readonly FramePattern[];
 }
 
@@ -30,10 +31,13 @@ export function taggedLanguage(l: TaggedLanguage): LanguageSpec {
     id: l.id,
     grammar: { packageName: l.packageName, wasmFile: l.wasmFile },
     tags: l.tags,
-    // indexed once the chunker and skeletons walk its trees; until then parsed for definitions and syntax checks
-    indexed: false,
+    ...(l.family ? { family: l.family } : {}),
+    indexed: true,
     extensions: l.extensions,
-    stopwords: l.stopwords,
+    // No stopword list: the lists are global to every search, so a word that is a keyword here (`type`,
+    // `map`, `new`) would vanish from Python searches too; BM25's IDF discounts a language's keywords
+    // within its own repository instead.
+    stopwords: [],
     fence: l.fence,
     modulePath: () => undefined,
     moduleName: (path) => stem(path) || undefined,

@@ -40,6 +40,8 @@ export interface FramePattern {
 export interface LanguageSpec {
   id: string;
   grammar: GrammarSource;
+  /** languages of one family share a repository's index (JavaScript with TypeScript, C with C++); default: its id */
+  family?: string;
   /** the tags query (queries/<file>.scm) that finds its definitions; languages without one are walked (`syntax`) */
   tags?: string;
   /**
