@@ -140,7 +140,12 @@ export function mainLanguageExtensions(paths: readonly string[]): string[] {
 // folders that conventionally bundle other projects' sources (astropy's cextern/ holds thousands of C files
 // of wcslib, cfitsio and expat): indexed as usual, but they do not vote on the main language
 const BUNDLED = new Set(['extern', 'cextern', 'external', 'externals', 'deps']);
-const bundlesOthersCode = (path: string) => path.toLowerCase().split('/').slice(0, -1).some((f) => BUNDLED.has(f));
+const bundlesOthersCode = (path: string) =>
+  path
+    .toLowerCase()
+    .split('/')
+    .slice(0, -1)
+    .some((f) => BUNDLED.has(f));
 
 /** The filter options for one commit: `extensions` resolved from `languages` and the commit's files. */
 export function resolveFileFilter(options: FileFilterOptions, paths: readonly string[]): FileFilterOptions {

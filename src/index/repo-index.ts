@@ -68,7 +68,12 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   // 1. files of this commit
   let t = now();
   const listed = await snapshot.listFiles();
-  const accept = createFileFilter(resolveFileFilter(deps.fileFilter ?? {}, listed.map((e) => e.path)));
+  const accept = createFileFilter(
+    resolveFileFilter(
+      deps.fileFilter ?? {},
+      listed.map((e) => e.path),
+    ),
+  );
   const entries = listed.filter((e) => accept(e.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   timings.listMs = now() - t;
 

@@ -34,7 +34,13 @@ export const historyChannel: IndexChannel<HistoryPart> = {
               const commits = await snapshot.recentCommits(settings.maxCommits);
               // a commit's size counts the files of the languages this index took (its main language family)
               const families = new Set([...fileSet].map(familyOf));
-              return new CommitHistoryIndex(commits, (p) => fileSet.has(p), settings, commitTermMemo, (p) => families.has(familyOf(p)));
+              return new CommitHistoryIndex(
+                commits,
+                (p) => fileSet.has(p),
+                settings,
+                commitTermMemo,
+                (p) => families.has(familyOf(p)),
+              );
             } catch (err) {
               // history is one optional signal: retrieval goes on without it
               progress(`history unavailable for ${snapshot.repo}@${snapshot.commit.slice(0, 12)}: ${(err as Error).message.split('\n')[0]}`);
