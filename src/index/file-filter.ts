@@ -6,7 +6,7 @@
  * `spec/`, `x_spec.rb`). Never indexed, whatever the extensions: vendored code, build output, minified
  * and generated files (`skipReason` says which). Include/exclude globs refine that.
  */
-import { languageForPath, sourceExtensions } from '../parsing/languages/index.ts';
+import { familyOf, languageForPath, sourceExtensions } from '../parsing/languages/index.ts';
 export interface FileFilterOptions {
   /** file extensions to index (lowercase, with dot); default: the source files of the languages chosen by `languages` */
   extensions?: readonly string[];
@@ -119,21 +119,18 @@ export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
  * neither tests nor skipped. Empty when none of the files is in an indexed language.
  */
 export function mainLanguageExtensions(paths: readonly string[]): string[] {
-  const counts = new Map<string, { files: number; extensions: Set<string> }>();
+  const files = new Map<string, number>();
   for (const p of paths) {
     const spec = languageForPath(p);
     if (!spec?.indexed || skipReason(p) || isTestPath(p) || bundlesOthersCode(p)) continue;
     if (!spec.extensions.some((e) => p.toLowerCase().endsWith(e))) continue; // parsed on request only (.pyi)
-    const family = spec.family ?? spec.id;
-    const entry = counts.get(family) ?? { files: 0, extensions: new Set<string>() };
-    entry.files++;
-    counts.set(family, entry);
+    files.set(familyOf(spec), (files.get(familyOf(spec)) ?? 0) + 1);
   }
-  const best = [...counts].sort((a, b) => b[1].files - a[1].files || (a[0] < b[0] ? -1 : 1))[0];
+  const best = [...files].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0];
   if (!best) return [];
   return sourceExtensions().filter((e) => {
     const spec = languageForPath(`x${e}`);
-    return spec !== undefined && (spec.family ?? spec.id) === best[0];
+    return spec !== undefined && familyOf(spec) === best;
   });
 }
 

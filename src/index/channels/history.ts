@@ -3,7 +3,7 @@
  * (src/index/commit-history-index.ts). The history is read on the first search, so indexing alone never
  * pays for it; an unreadable history (shallow or damaged mirror) leaves the channel empty with a note.
  */
-import { languageForPath } from '../../parsing/languages/index.ts';
+import { familyOf, languageForPath } from '../../parsing/languages/index.ts';
 import { CommitHistoryIndex, DEFAULT_COMMIT_HISTORY } from '../commit-history-index.ts';
 import { commitTermMemo } from '../index-memo.ts';
 import type { FileHit } from '../types.ts';
@@ -14,9 +14,9 @@ export interface HistoryPart {
   searchHistory(query: string, k: number): Promise<FileHit[]>;
 }
 
-function familyOf(path: string): string | undefined {
+function familyOfPath(path: string): string | undefined {
   const spec = languageForPath(path);
-  return spec && (spec.family ?? spec.id);
+  return spec && familyOf(spec);
 }
 
 export const historyChannel: IndexChannel<HistoryPart> = {
@@ -33,13 +33,13 @@ export const historyChannel: IndexChannel<HistoryPart> = {
             try {
               const commits = await snapshot.recentCommits(settings.maxCommits);
               // a commit's size counts the files of the languages this index took (its main language family)
-              const families = new Set([...fileSet].map(familyOf));
+              const families = new Set([...fileSet].map(familyOfPath));
               return new CommitHistoryIndex(
                 commits,
                 (p) => fileSet.has(p),
                 settings,
                 commitTermMemo,
-                (p) => families.has(familyOf(p)),
+                (p) => families.has(familyOfPath(p)),
               );
             } catch (err) {
               // history is one optional signal: retrieval goes on without it

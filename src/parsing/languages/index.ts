@@ -42,3 +42,8 @@ export function languageForPath(filePath: string): LanguageSpec | undefined {
 export function sourceExtensions(): string[] {
   return INDEXED_LANGUAGES.flatMap((l) => l.extensions);
 }
+
+/** The family a language shares a repository index with (JavaScript with TypeScript, C with C++). */
+export function familyOf(spec: LanguageSpec): string {
+  return spec.family ?? spec.id;
+}
