@@ -140,6 +140,27 @@ describe('CommitHistoryIndex', () => {
     expect(index.search('discount', 1)).toHaveLength(1);
   });
 
+  it('reads the history of a repository in any indexed language, counting a commit in the index family', () => {
+    // before, only .py files counted: every commit of a Go or Rust repository was dropped
+    const go: CommitRecord[] = [
+      { id: 'g1', message: 'fix route matching for trailing slash redirects', files: ['tree.go', 'tree_test.go'] },
+      { id: 'g2', message: 'bump docs theme', files: ['docs/theme.js', ...Array.from({ length: 12 }, (_, i) => `docs/p${i}.js`), 'gin.go'] },
+    ];
+    const settings = { maxCommits: 100, maxFilesPerCommit: 10, similarCommits: 50, minSharedTerms: 2 };
+    const all = new CommitHistoryIndex(go, (p) => p === 'tree.go' || p === 'gin.go', settings);
+    expect(all.search('trailing slash redirects break route matching', 10).map((h) => h.path)).toEqual(['tree.go']);
+    expect(all.size).toBe(1); // g2 touches 14 source files: too wide
+    // counted in the Go family only, g2 is a one-file change of gin.go
+    const goOnly = new CommitHistoryIndex(
+      go,
+      (p) => p === 'tree.go' || p === 'gin.go',
+      settings,
+      undefined,
+      (p) => p.endsWith('.go'),
+    );
+    expect(goOnly.size).toBe(2);
+  });
+
   it('similarCommits limits the voting commits', () => {
     const index = new CommitHistoryIndex(commits, (p) => indexed.has(p), { maxCommits: 100, maxFilesPerCommit: 10, similarCommits: 1, minSharedTerms: 2 });
     expect(index.search('tax rate region discount', 10).map((h) => h.path)).toEqual(['shop/tax.py']);
