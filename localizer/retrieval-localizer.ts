@@ -77,6 +77,7 @@ export class RetrievalLocalizer implements FileLocalizer {
         options: this.options,
         perQuery: result.perQuery,
         indexStats: { ...index.timings },
+        ...(index.fileSelection ? { fileSelection: index.fileSelection } : {}),
       },
       ...(warnings.length ? { warnings } : {}),
     };

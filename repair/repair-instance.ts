@@ -8,6 +8,7 @@ import type { ChatModel, ChatResponse, Usage } from '../src/llm/types.ts';
 import { renderPrompt } from '../src/prompts.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { PythonAnalyzer } from './analyzer.ts';
+import { languageById, languageForPath } from '../src/parsing/languages/index.ts';
 import { buildRepairContext, DEFAULT_CONTEXT_WINDOW } from './context.ts';
 import { gitApplyCheck, type PatchChecker } from './diff.ts';
 import { processOutput } from './process.ts';
@@ -62,7 +63,15 @@ function shareOf(u: Usage, n: number): Usage {
 }
 
 export function repairPrompt(problemStatement: string, context: RepairContext, templateName = 'repair'): string {
-  return renderPrompt(templateName, { problem_statement: problemStatement.trim(), code_context: context.text });
+  // the example edit is fenced and named in the language of the first shown file (Python when unknown)
+  const first = context.files[0]?.path;
+  const spec = (first !== undefined ? languageForPath(first) : undefined) ?? languageById('python');
+  return renderPrompt(templateName, {
+    problem_statement: problemStatement.trim(),
+    code_context: context.text,
+    fence: spec.fence,
+    example_path: `path/to/file${spec.extensions[0] ?? ''}`,
+  });
 }
 
 interface PlannedCall {

@@ -16,11 +16,14 @@ export function cleanAnswerLine(line: string): string {
 /** Files the model listed, in its order, each once, restricted to `candidates` (exact paths). */
 export function parseFileList(answer: string, candidates: readonly string[]): { files: string[]; dropped: string[] } {
   const known = new Set(candidates);
+  // a line is a path attempt when it ends like a candidate does (`.py`, or `.go` in a Go repository)
+  const extensionOf = (p: string) => /\.[^./]+$/.exec(p)?.[0] ?? '';
+  const extensions = new Set(candidates.map(extensionOf).filter(Boolean));
   const files: string[] = [];
   const dropped: string[] = [];
   for (const raw of answer.split('\n')) {
     const line = cleanAnswerLine(raw);
-    if (!line || line.startsWith('```') || !/\.py$/.test(line)) continue;
+    if (!line || line.startsWith('```') || !extensions.has(extensionOf(line))) continue;
     if (known.has(line)) {
       if (!files.includes(line)) files.push(line);
     } else {
@@ -30,13 +33,13 @@ export function parseFileList(answer: string, candidates: readonly string[]): { 
   return { files, dropped };
 }
 
-/** Folders (ending with `/`) and files (ending with `.py`) the model called irrelevant, in its order. */
-export function parseIrrelevantFolders(answer: string): string[] {
+/** Folders (ending with `/`) and source files (ending with one of `extensions`) the model called irrelevant, in its order. */
+export function parseIrrelevantFolders(answer: string, extensions: readonly string[] = ['.py']): string[] {
   const out: string[] = [];
   for (const raw of answer.split('\n')) {
     const line = cleanAnswerLine(raw);
     if (!line || line.startsWith('```')) continue;
-    if ((line.endsWith('/') || line.endsWith('.py')) && !out.includes(line)) out.push(line);
+    if ((line.endsWith('/') || extensions.some((e) => line.endsWith(e))) && !out.includes(line)) out.push(line);
   }
   return out;
 }

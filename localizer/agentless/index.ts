@@ -137,7 +137,7 @@ export class AgentlessLocalizer implements FileLocalizer {
     if (this.options.retrieval !== false) {
       t = performance.now();
       const folderAnswer = await chat(ctx.llm, trace, 'irrelevant', irrelevantPrompt(problem, tree.text), this.options.irrelevantMaxTokens, ctx.signal);
-      const folders = parseIrrelevantFolders(folderAnswer);
+      const folders = parseIrrelevantFolders(folderAnswer, tree.extensions);
       const { kept, filtered } = splitByIrrelevant(tree.files, folders);
       trace.push({
         type: 'note',

@@ -8,11 +8,10 @@
  * Here the chunks come from a FileParser (so they live in locfix's vector store and embedding cache like any
  * index), and the restriction to candidate files is applied to the ranked hits.
  */
-import type { Parser } from 'web-tree-sitter';
 import type { FileParser } from '../../src/index/file-parser.ts';
 import type { RepoIndex } from '../../src/index/types.ts';
 import { extractDefinitions } from '../../src/parsing/definitions.ts';
-import { parserFor } from '../../src/parsing/parsers.ts';
+import { parserForPath } from '../../src/parsing/parsers.ts';
 import type { CodeChunk, Definition } from '../../src/parsing/types.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 
@@ -71,11 +70,12 @@ export function agentlessChunks(path: string, content: string, definitions: read
 
 /** The FileParser that makes a RepoIndex hold Agentless' chunks (its id keys caches and the collection). */
 export async function createAgentlessFileParser(chunkTokens = AGENTLESS_CHUNK_TOKENS): Promise<FileParser> {
-  const parser: Parser = parserFor('python');
   return {
-    id: `agentless-simple:v1:${chunkTokens}`,
+    id: `agentless-simple:v2:${chunkTokens}`,
     parse(path, content) {
-      const definitions = extractDefinitions(path, content, parser);
+      // each file through its own language's grammar; a file no grammar parses has no definitions
+      const parser = parserForPath(path);
+      const definitions = parser ? extractDefinitions(path, content, parser) : [];
       return { chunks: agentlessChunks(path, content, definitions, chunkTokens), definitions };
     },
   };

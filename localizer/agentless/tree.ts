@@ -12,7 +12,13 @@
  *   is the file system's; we sort names so the prompt is reproducible).
  * Agentless also files root-level files under a folder named after the repository (a quirk of its
  * checkout layout); `rootFolder` reproduces that for prompt-size comparisons, locfix itself keeps real paths.
+ *
+ * Agentless knows only Python. In a repository whose main language is another (src/index/file-filter.ts
+ * decides it, as for the retrieval index), the same tree holds that language family's source files
+ * instead, without the vendored, generated and build-output files, and test files are those the
+ * ecosystem names as tests (`x_test.go`, `__tests__/`) rather than every name starting with `test`.
  */
+import { isTestPath, mainLanguageExtensions, skipReason } from '../../src/index/file-filter.ts';
 
 export interface StructureFolder {
   kind: 'folder';
@@ -27,6 +33,8 @@ export type StructureNode = StructureFolder | StructureFile;
 export interface TreeOptions {
   /** Agentless' quirk: root-level files are listed inside a folder with this name */
   rootFolder?: string;
+  /** source extensions shown; default: the commit's main language family (`.py` for a Python repository) */
+  extensions?: readonly string[];
 }
 
 const folder = (): StructureFolder => ({ kind: 'folder', children: new Map() });
@@ -77,17 +85,21 @@ export function buildStructure(paths: readonly string[], options: TreeOptions = 
   return root;
 }
 
-/** filter_none_python: non-Python files go, then folders that became empty. */
-export function filterNonPython(node: StructureFolder): void {
+/** filter_none_python: files without a source extension go (and skipped ones), then folders that became empty. */
+export function filterNonSource(node: StructureFolder, extensions: readonly string[] = ['.py']): void {
+  const python = isPythonOnly(extensions);
   for (const [name, child] of [...node.children]) {
     if (child.kind === 'file') {
-      if (!name.endsWith('.py')) node.children.delete(name);
+      const source = extensions.some((e) => name.toLowerCase().endsWith(e)) && (python || !skipReason(child.path));
+      if (!source) node.children.delete(name);
     } else {
-      filterNonPython(child);
+      filterNonSource(child, extensions);
       if (child.children.size === 0) node.children.delete(name);
     }
   }
 }
+
+const isPythonOnly = (extensions: readonly string[]) => extensions.length === 1 && extensions[0] === '.py';
 
 /** filter_out_test_files: any entry whose name starts with `test`, at any depth. */
 export function filterOutTests(node: StructureFolder): void {
@@ -97,13 +109,25 @@ export function filterOutTests(node: StructureFolder): void {
   }
 }
 
-/** show_project_structure */
-export function renderStructure(node: StructureFolder, spacing = 0): string {
+/** The test filter of other ecosystems: files their conventions name as tests, then emptied folders. */
+function filterOutEcosystemTests(node: StructureFolder): void {
+  for (const [name, child] of [...node.children]) {
+    if (child.kind === 'file') {
+      if (isTestPath(child.path)) node.children.delete(name);
+    } else {
+      filterOutEcosystemTests(child);
+      if (child.children.size === 0) node.children.delete(name);
+    }
+  }
+}
+
+/** show_project_structure: a dotted name is shown only when it names a source file */
+export function renderStructure(node: StructureFolder, spacing = 0, extensions: readonly string[] = ['.py']): string {
   let out = '';
   for (const [name, child] of node.children) {
-    if (name.includes('.') && !name.includes('.py')) continue;
+    if (name.includes('.') && !extensions.some((e) => name.includes(e))) continue;
     out += ' '.repeat(spacing) + name + (name.includes('.') ? '' : '/') + '\n';
-    if (child.kind === 'folder') out += renderStructure(child, spacing + 4);
+    if (child.kind === 'folder') out += renderStructure(child, spacing + 4, extensions);
   }
   return out;
 }
@@ -122,14 +146,19 @@ export function structureFiles(node: StructureFolder, prefix = ''): string[] {
 export interface AgentlessTree {
   /** the rendered tree, trimmed as Agentless puts it in the prompt */
   text: string;
-  /** candidate files (Python, no tests), as the model must spell them */
+  /** candidate files (source of the main language, no tests), as the model must spell them */
   files: string[];
+  /** the source extensions shown */
+  extensions: string[];
 }
 
 /** The tree Agentless shows for a commit whose files are `paths`. */
 export function agentlessTree(paths: readonly string[], options: TreeOptions = {}): AgentlessTree {
+  const main = mainLanguageExtensions(paths);
+  const extensions = [...(options.extensions ?? (main.length > 0 ? main : ['.py']))];
   const structure = buildStructure(paths, options);
-  filterNonPython(structure);
-  filterOutTests(structure);
-  return { text: renderStructure(structure).trim(), files: structureFiles(structure) };
+  filterNonSource(structure, extensions);
+  if (isPythonOnly(extensions)) filterOutTests(structure);
+  else filterOutEcosystemTests(structure);
+  return { text: renderStructure(structure, 0, extensions).trim(), files: structureFiles(structure), extensions };
 }

@@ -7,6 +7,8 @@
  * A token budget guards the prompt: over budget, the largest view expands one anchor fewer, again and
  * again (down to signatures only), then views are cut to equal shares; what was shrunk is reported.
  */
+import { languageForPath } from '../../src/parsing/languages/index.ts';
+import { parserForPath } from '../../src/parsing/parsers.ts';
 import { prunedViews, type LineRange, type PrunedViewOptions } from '../../src/parsing/pruned-view.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import { renderPrompt } from '../../src/prompts.ts';
@@ -23,8 +25,7 @@ export interface EarFile {
   anchors: LineRange[];
 }
 
-const PYTHON = /\.pyi?$/;
-/** lines shown of a file the Python parser cannot prune */
+/** lines shown of a file no grammar can prune */
 const PLAIN_HEAD_LINES = 80;
 
 /** The pruned view of one file with its first `anchorCount` anchors expanded. */
@@ -35,7 +36,8 @@ export function earView(file: EarFile, anchorCount: number, options: PrunedViewO
 /** The views of one file for several anchor counts, from one parse. */
 export function earViewsByAnchorCount(file: EarFile, anchorCounts: readonly number[], options: PrunedViewOptions = {}): string[] {
   if (file.source === undefined) return anchorCounts.map(() => '(file could not be read)\n');
-  if (!PYTHON.test(file.path)) {
+  const parser = parserForPath(file.path);
+  if (!parser) {
     const lines = file.source.split('\n');
     const head = lines.slice(0, PLAIN_HEAD_LINES).join('\n');
     return anchorCounts.map(() => (lines.length > PLAIN_HEAD_LINES ? `${head}\n...\n` : `${head}\n`));
@@ -43,14 +45,14 @@ export function earViewsByAnchorCount(file: EarFile, anchorCounts: readonly numb
   return prunedViews(
     file.source,
     anchorCounts.map((k) => file.anchors.slice(0, k)),
-    undefined,
+    parser,
     options,
   ).map((v) => v.text);
 }
 
 export function fileBlock(path: string, view: string): string {
   const fence = view.includes('```') ? '````' : '```';
-  return `### ${path}\n${fence}${PYTHON.test(path) ? 'python' : ''}\n${view.endsWith('\n') ? view : `${view}\n`}${fence}`;
+  return `### ${path}\n${fence}${languageForPath(path)?.fence ?? ''}\n${view.endsWith('\n') ? view : `${view}\n`}${fence}`;
 }
 
 export interface EarPrompt {

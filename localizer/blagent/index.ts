@@ -8,7 +8,9 @@
  *
  * Every LLM call, tool call and fall back is in the trace; timings are per phase with model time apart.
  */
+import type { Parser } from 'web-tree-sitter';
 import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
+import { parserForPath } from '../../src/parsing/parsers.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import { retrieveFiles, type RankedFileWithEvidence } from '../retrieval/retriever.ts';
 import type { FileLocalizer, LocalizerContext } from '../types.ts';
@@ -144,23 +146,27 @@ export class BlagentLocalizer implements FileLocalizer {
     const source = await ctx.snapshot.readFile(path);
     let output: string;
     if (source === undefined) output = `(${path} could not be read)`;
-    else if (!/\.pyi?$/.test(path)) output = `(not a Python file; first lines)\n${source.split('\n').slice(0, 40).join('\n')}`;
-    else output = fittedSkeleton(source, this.options.skeletonMaxTokens);
+    else {
+      const parser = parserForPath(path);
+      output = parser
+        ? fittedSkeleton(source, this.options.skeletonMaxTokens, parser)
+        : `(not a source file locfix parses; first lines)\n${source.split('\n').slice(0, 40).join('\n')}`;
+    }
     trace.push({ type: 'tool', step: 'phase1', tool: TOOL_NAME, input: { path }, output, durationMs: round(performance.now() - t0) });
     return output;
   }
 }
 
 /**
- * The skeleton of a Python file within `maxTokens`, losing the least useful detail first: docstring
+ * The skeleton of a source file (parsed by `parser`, default Python) within `maxTokens`, losing the least useful detail first: docstring
  * summaries, then parameter lists (names of classes and functions stay), and only then the tail of the file.
  * Each step says what it left out, so the agent knows the view is partial.
  */
-export function fittedSkeleton(source: string, maxTokens: number): string {
-  const full = blagentSkeleton(source);
+export function fittedSkeleton(source: string, maxTokens: number, parser?: Parser): string {
+  const full = blagentSkeleton(source, parser);
   if (!full.trim()) return `(no classes or functions; ${source.split('\n').length} lines of module-level code)`;
   if (countTokens(full) <= maxTokens) return full;
-  const noDocs = blagentSkeleton(source, undefined, { docstrings: false });
+  const noDocs = blagentSkeleton(source, parser, { docstrings: false });
   if (countTokens(noDocs) + 20 <= maxTokens) return `${noDocs}(docstrings left out: the full skeleton is over ${maxTokens} tokens)\n`;
   const names = outlineOfSkeleton(noDocs);
   const outline = `${names}\n(names only, signatures and docstrings left out: the skeleton is over ${maxTokens} tokens)\n`;

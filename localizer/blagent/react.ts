@@ -66,17 +66,33 @@ export interface SkeletonAgentSettings {
   history?: Phase1History;
 }
 
-/** Names-only outline of a ReadFileSkeleton observation: class headers and def names, indentation kept. */
+/**
+ * Names-only outline of a ReadFileSkeleton observation, indentation kept: for Python (and Ruby) skeletons
+ * class headers and def names; for the brace languages each signature with its parameter lists emptied
+ * (`func (s *Server) Run()`, `pub fn route()`). Doc comment lines are left out.
+ */
 export function outlineOfSkeleton(skeleton: string): string {
+  const lines = skeleton.split('\n');
+  const pythonLike = lines.some((l) => /^\s*(?:async\s+)?def\s/.test(l) || /^\s*class\s+[A-Za-z_]\w*(\(|:)/.test(l));
   const out: string[] = [];
-  for (const line of skeleton.split('\n')) {
-    const def = /^(\s*)(?:async\s+)?def\s+([A-Za-z_]\w*)/.exec(line);
-    if (def) {
-      out.push(`${def[1]}def ${def[2]}`);
+  for (const line of lines) {
+    if (pythonLike) {
+      const def = /^(\s*)(?:async\s+)?def\s+((?:self\.)?[A-Za-z_]\w*[?!]?)/.exec(line);
+      if (def) {
+        out.push(`${def[1]}def ${def[2]}`);
+        continue;
+      }
+      const cls = /^(\s*)(class|module)\s+([A-Za-z_][\w:]*)(\([^)]*\))?/.exec(line);
+      if (cls) out.push(`${cls[1]}${cls[2]} ${cls[3]}${cls[4] ?? ''}`);
       continue;
     }
-    const cls = /^(\s*)class\s+([A-Za-z_]\w*)(\([^)]*\))?/.exec(line);
-    if (cls) out.push(`${cls[1]}class ${cls[2]}${cls[3] ?? ''}`);
+    const signature = /^(\s*)(?!\/\/|#|\/\*|\*)(\S.*)$/.exec(line);
+    if (!signature) continue;
+    const shortened = signature[2]!
+      .replace(/^(?:@\w+(?:\([^)]*\))?\s+)+/, '')
+      .replace(/\s*(?:\{ \.\.\. \}|\.\.\.)$/, '')
+      .replace(/(\w)\((?:[^()]|\([^()]*\))*\)/g, '$1()');
+    out.push(`${signature[1]}${shortened.length > 100 ? `${shortened.slice(0, 97)}...` : shortened}`);
   }
   return out.join('\n');
 }
@@ -87,7 +103,7 @@ export function condensedObservation(older: { path: string; skeleton: string }, 
   const outline = outlineOfSkeleton(older.skeleton)
     .split('\n')
     .filter((l) => l.trim());
-  const classes = outline.filter((l) => /^\s*class /.test(l)).length;
+  const classes = outline.filter((l) => /(?:^|\s)(?:class|struct|interface|trait|impl|enum|module|namespace|type)\s/.test(l)).length;
   return `Observation: (skeleton of ${older.path} shown earlier: ${classes} classes, ${outline.length - classes} functions/methods; your Thought after it holds what you concluded)`;
 }
 

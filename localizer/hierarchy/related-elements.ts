@@ -8,6 +8,8 @@ import type { SweInstance } from '../../src/dataset/schema.ts';
 import { countTokens } from '../../src/llm/tokens.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import { compressedSkeleton, type CompressedSkeletonOptions } from '../../src/parsing/compressed-skeleton.ts';
+import { languageForPath } from '../../src/parsing/languages/index.ts';
+import { parserForPath } from '../../src/parsing/parsers.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
 import type { CodeElement } from '../../src/artifacts/localization.ts';
@@ -65,9 +67,14 @@ export interface HierarchyContext {
   signal?: AbortSignal;
 }
 
-/** `### File: path ###` sections with each skeleton in a python block (Agentless' layout). */
+/** `### File: path ###` sections with each skeleton in a block fenced for its language (Agentless' layout). */
 export function skeletonSections(sources: readonly ShownSource[], options: CompressedSkeletonOptions = {}): string[] {
-  return sources.map((s) => `\n### File: ${s.path} ###\n\`\`\`python\n${compressedSkeleton(s.content, undefined, options)}\n\`\`\`\n`);
+  return sources.map((s) => {
+    const parser = parserForPath(s.path);
+    // a file no grammar parses is shown as it is (Agentless would show it uncompressed too)
+    const view = parser ? compressedSkeleton(s.content, parser, options) : s.content;
+    return `\n### File: ${s.path} ###\n\`\`\`${languageForPath(s.path)?.fence ?? ''}\n${view}\n\`\`\`\n`;
+  });
 }
 
 export function relatedElementsPrompt(problem: string, sections: readonly string[]): string {

@@ -98,20 +98,64 @@ export function skipReason(path: string): 'vendored' | 'build-output' | 'minifie
   return undefined;
 }
 
-export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
+/** What the filter decided for one file: indexed, or why not. */
+export type FileVerdict =
+  | 'indexed'
+  /** no language locfix indexes (docs, data, build files, lock files) */
+  | 'not-source'
+  /** source in an indexed language outside the commit's main family (a Python project's C or JavaScript) */
+  | 'other-language'
+  | 'test'
+  | 'vendored'
+  | 'build-output'
+  | 'minified'
+  | 'generated'
+  /** left out by the include/exclude globs */
+  | 'excluded';
+
+export function createFileVerdict(options: FileFilterOptions = {}): (path: string) => FileVerdict {
   const extensions = (options.extensions ?? sourceExtensions()).map((e) => e.toLowerCase());
   const excludeTests = options.excludeTests ?? true;
   const include = (options.include ?? []).map(globToRegExp);
   const exclude = (options.exclude ?? []).map(globToRegExp);
-  return (path: string): boolean => {
+  return (path: string): FileVerdict => {
     const lower = path.toLowerCase();
-    if (!extensions.some((e) => lower.endsWith(e))) return false;
-    if (skipReason(path)) return false;
-    if (excludeTests && isTestPath(path)) return false;
-    if (include.length > 0 && !include.some((r) => r.test(path))) return false;
-    if (exclude.some((r) => r.test(path))) return false;
-    return true;
+    if (!extensions.some((e) => lower.endsWith(e))) {
+      const spec = languageForPath(path);
+      return spec?.indexed && spec.extensions.some((e) => lower.endsWith(e)) ? 'other-language' : 'not-source';
+    }
+    const skipped = skipReason(path);
+    if (skipped) return skipped;
+    if (excludeTests && isTestPath(path)) return 'test';
+    if (include.length > 0 && !include.some((r) => r.test(path))) return 'excluded';
+    if (exclude.some((r) => r.test(path))) return 'excluded';
+    return 'indexed';
   };
+}
+
+export function createFileFilter(options: FileFilterOptions = {}): FileFilter {
+  const verdict = createFileVerdict(options);
+  return (path: string): boolean => verdict(path) === 'indexed';
+}
+
+/** How many of a commit's files got each verdict, with a few example paths of each left-out kind. */
+export interface FileSelection {
+  counts: Partial<Record<FileVerdict, number>>;
+  examples: Partial<Record<Exclude<FileVerdict, 'indexed'>, string[]>>;
+}
+
+const SELECTION_EXAMPLES = 3;
+
+export function summarizeFileSelection(paths: readonly string[], verdict: (path: string) => FileVerdict): FileSelection {
+  const selection: FileSelection = { counts: {}, examples: {} };
+  for (const p of paths) {
+    const v = verdict(p);
+    selection.counts[v] = (selection.counts[v] ?? 0) + 1;
+    if (v === 'indexed' || v === 'not-source') continue;
+    const list = (selection.examples[v] ??= []);
+    if (list.length < SELECTION_EXAMPLES) list.push(p);
+  }
+  return selection;
 }
 
 /**

@@ -14,7 +14,7 @@ import { definitionsChannel } from './channels/definitions.ts';
 import { denseChannel } from './channels/dense.ts';
 import { historyChannel } from './channels/history.ts';
 import type { ChannelBuild, ChannelContext } from './channels/types.ts';
-import { createFileFilter, resolveFileFilter } from './file-filter.ts';
+import { createFileVerdict, resolveFileFilter, summarizeFileSelection } from './file-filter.ts';
 import type { FileParser, ParsedFile } from './file-parser.ts';
 import { buildFileRecord, recordStoreFor } from './file-records.ts';
 import { defaultIndexMemo } from './index-memo.ts';
@@ -68,13 +68,10 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   // 1. files of this commit
   let t = now();
   const listed = await snapshot.listFiles();
-  const accept = createFileFilter(
-    resolveFileFilter(
-      deps.fileFilter ?? {},
-      listed.map((e) => e.path),
-    ),
-  );
-  const entries = listed.filter((e) => accept(e.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const listedPaths = listed.map((e) => e.path);
+  const verdict = createFileVerdict(resolveFileFilter(deps.fileFilter ?? {}, listedPaths));
+  const fileSelection = summarizeFileSelection(listedPaths, verdict);
+  const entries = listed.filter((e) => verdict(e.path) === 'indexed').sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   timings.listMs = now() - t;
 
   // 2. the channels; the dense one finishes last, so the vector store's last batches overlap the others' builds
@@ -179,6 +176,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     filePaths,
     chunks,
     timings,
+    fileSelection,
     searchDense: densePart.searchDense,
     ...bm25Part,
     ...historyPart,

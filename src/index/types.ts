@@ -2,6 +2,7 @@
  * The searchable index of one repository at one commit, as the localizers see it, and the per-file records
  * it is built from. src/index/repo-index.ts builds it from the index channels in src/index/channels/.
  */
+import type { FileSelection } from './file-filter.ts';
 import type { CodeChunk, Definition } from '../parsing/types.ts';
 import type { TermVector } from './bm25.ts';
 
@@ -73,6 +74,8 @@ export interface RepoIndex {
   readonly filePaths: readonly string[];
   readonly chunks: readonly IndexedChunk[];
   readonly timings: IndexTimings;
+  /** what the file filter decided for the commit's files (counts per verdict, a few examples of each) */
+  readonly fileSelection?: FileSelection;
   /** chunks nearest to the query embedding, best first (cosine similarity) */
   searchDense(queryText: string, k: number): Promise<ChunkHit[]>;
   /** BM25 over chunks, best first */

@@ -1,12 +1,15 @@
 /**
  * BLAgent's ReadFileSkeleton (§2.4 Phase 1) of a Python file: classes with bases, decorators,
  * function/method signatures joined onto one line, first sentence of docstrings; bodies omitted. Takes the
- * parser of the file's language (`parserForPath`); without one, the default language's.
+ * parser of the file's language (`parserForPath`); without one, the default language's. A tag-described
+ * language gets the same view from its tags query (tagged-skeleton.ts).
  */
 import type { Node, Parser } from 'web-tree-sitter';
 import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
+import { languageOfParser } from './parsers.ts';
 import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionOf } from './python-ast.ts';
 import { headerColon, docstringOf, stringContent, docSummary, joinedText, signatureNoise } from './skeleton-parts.ts';
+import { taggedSkeleton } from './tagged-skeleton.ts';
 
 export interface BlagentSkeletonOptions {
   /** include the first sentence of docstrings (default true) */
@@ -32,6 +35,8 @@ export interface BlagentSkeletonOptions {
 export function blagentSkeleton(source: string, parser?: Parser, options: BlagentSkeletonOptions = {}): string {
   const withDocs = options.docstrings ?? true;
   const chosen = parserOrDefault(parser);
+  const spec = languageOfParser(chosen);
+  if (spec.tags) return withParsed(chosen, source, (tree) => taggedSkeleton(tree, spec, source, options));
   return withParsed(chosen, source, (tree) => {
     if (!tree) return '';
     const out: string[] = [];

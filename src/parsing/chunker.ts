@@ -1,5 +1,8 @@
 /**
- * AST-aware, line-aligned, path-augmented chunking of Python files (BLAgent §2.1).
+ * AST-aware, line-aligned, path-augmented chunking of source files (BLAgent §2.1). What it knows of a
+ * language's tree comes through a ChunkSyntax (chunk-syntax.ts): Python's walked by hand, every other
+ * language's from its tags query, so the rules below hold for all of them (`block` and `decorated_definition`
+ * are Python's words; a brace language's header ends with its `{` line).
  *
  * Rules, in the order they apply:
  * - A chunk is a run of whole lines; lines are never split.
@@ -28,9 +31,11 @@
  * included), not the path line.
  */
 import type { Node, Parser, Tree } from 'web-tree-sitter';
+import { type ChunkSyntax, pythonChunkSyntax, taggedChunkSyntax } from './chunk-syntax.ts';
+import { languageForPath } from './languages/index.ts';
 import { childrenOf, parseSource, parserOrDefault } from './parse.ts';
 import { parserForPath } from './parsers.ts';
-import { definitionOf, endRow, qualify, startRow } from './python-ast.ts';
+import { startRow } from './python-ast.ts';
 import { SourceLines } from './source-lines.ts';
 import type { CodeChunk } from './types.ts';
 
@@ -40,7 +45,7 @@ export const DEFAULT_MAX_CHUNK_CHARS = 1500;
  * Changes whenever the same input can produce different chunks; caches of chunks (src/index) should
  * include it in their key.
  */
-export const CHUNKER_VERSION = 2;
+export const CHUNKER_VERSION = 3;
 
 export interface ChunkOptions {
   /** upper bound on a chunk's code size in characters; default 1500 */
@@ -95,6 +100,7 @@ class ChunkBuilder {
     private readonly lines: SourceLines,
     private readonly path: string,
     private readonly maxChars: number,
+    private readonly syntax: ChunkSyntax = pythonChunkSyntax,
   ) {
     this.pathLine = chunkPathLine(path);
   }
@@ -107,9 +113,9 @@ class ChunkBuilder {
     for (const child of children) {
       if (child.startIndex === child.endIndex) continue; // MISSING tokens
       const start = row(child);
-      const end = endRow(child);
+      const end = this.syntax.endRow(child);
       const last = units[units.length - 1];
-      if (child.type === 'comment') {
+      if (this.syntax.isComment(child)) {
         if (last && start <= last.end) continue; // trailing comment on a statement's line
         if (commentStart < 0) commentStart = start;
         commentEnd = end;
@@ -124,10 +130,10 @@ class ChunkBuilder {
         continue;
       }
       const unit: Unit = { start: commentStart >= 0 ? commentStart : start, end, nodes: [child], kind: scope.containerKind };
-      const definition = definitionOf(child);
+      const definition = this.syntax.definitionAt(child, scope.qualifiedName);
       if (definition) {
-        unit.kind = definition.type;
-        unit.symbol = qualify(scope.qualifiedName, definition.childForFieldName('name')?.text ?? '?');
+        unit.kind = definition.kind;
+        unit.symbol = definition.symbol;
       } else if (child.type === 'ERROR') {
         unit.kind = 'ERROR';
       }
@@ -214,31 +220,16 @@ class ChunkBuilder {
   /** Header + body statements (+ further clauses) of a definition or compound statement. */
   private splitCompound(unit: Unit, scope: Scope): { headerStart: number; headerEnd: number; headerKind: string; units: Unit[]; scope: Scope } | null {
     const node = unit.nodes[0];
-    const definition = definitionOf(node);
-    const owner = definition ?? node;
-    const children = childrenOf(owner);
-    const blockIndex = children.findIndex((c) => c.type === 'block');
-    if (blockIndex <= 0) return null;
-    const block = children[blockIndex];
-    let headerEnd = row(node);
-    for (let i = 0; i < blockIndex; i++) {
-      if (children[i].type !== 'comment') headerEnd = Math.max(headerEnd, endRow(children[i]));
-    }
-    if (row(block) <= headerEnd) return null; // body on the header's line
-    const innerScope: Scope = definition
-      ? {
-          qualifiedName: qualify(scope.qualifiedName, definition.childForFieldName('name')?.text ?? '?'),
-          containerKind: definition.type,
-        }
+    const parts = this.syntax.parts(node, scope.qualifiedName);
+    if (!parts) return null;
+    const innerScope: Scope = parts.definition
+      ? { qualifiedName: parts.definition.symbol, containerKind: parts.definition.kind }
       : { qualifiedName: scope.qualifiedName, containerKind: node.type };
-    // comments between the header and the body are children of the definition, not of the block
-    const bodyChildren = children.slice(0, blockIndex).filter((c) => c.type === 'comment' && row(c) > headerEnd);
-    bodyChildren.push(...childrenOf(block));
-    const units = this.statementUnits(bodyChildren, innerScope);
-    units.push(...this.statementUnits(children.slice(blockIndex + 1), innerScope));
+    const units = this.statementUnits(parts.body, innerScope);
+    units.push(...this.statementUnits(parts.after, innerScope));
     if (units.length === 0) return null;
     extendLast(units, unit.end);
-    return { headerStart: unit.start, headerEnd, headerKind: owner.type, units, scope: innerScope };
+    return { headerStart: unit.start, headerEnd: parts.headerEnd, headerKind: parts.headerKind, units, scope: innerScope };
   }
 
   /**
@@ -254,18 +245,18 @@ class ChunkBuilder {
         if (element.startIndex === element.endIndex) continue;
         if (groups.length > 0 && row(element) <= groupEnd) groups[groups.length - 1].push(element);
         else groups.push([element]);
-        groupEnd = Math.max(groupEnd, endRow(element));
+        groupEnd = Math.max(groupEnd, this.syntax.endRow(element));
       }
       if (groups.length >= 2) {
         const units = groups.map((group): Unit => {
           const first = group[0];
-          const definition = group.length === 1 ? definitionOf(first) : null;
+          const definition = group.length === 1 ? this.syntax.definitionAt(first, scope.qualifiedName) : undefined;
           return {
             start: row(first),
-            end: Math.max(...group.map(endRow)),
+            end: Math.max(...group.map((n) => this.syntax.endRow(n))),
             nodes: group,
-            kind: definition ? definition.type : first.type === 'ERROR' && group.length === 1 ? 'ERROR' : scope.containerKind,
-            symbol: definition ? qualify(scope.qualifiedName, definition.childForFieldName('name')?.text ?? '?') : undefined,
+            kind: definition ? definition.kind : first.type === 'ERROR' && group.length === 1 ? 'ERROR' : scope.containerKind,
+            symbol: definition?.symbol,
           };
         });
         units[0].start = Math.min(units[0].start, unit.start); // leading comments of the unit
@@ -277,7 +268,7 @@ class ChunkBuilder {
       let expanded = false;
       for (const element of groups[0]) {
         // a string's children are its quotes, escapes and interpolations, not line boundaries
-        if (endRow(element) > row(element) && element.childCount > 0 && element.type !== 'ERROR' && element.type !== 'string') {
+        if (this.syntax.endRow(element) > row(element) && element.childCount > 0 && element.type !== 'ERROR' && !this.syntax.isString(element)) {
           next.push(...childrenOf(element));
           expanded = true;
         } else {
@@ -354,7 +345,9 @@ export function chunkTree(tree: Tree | null, path: string, source: string, maxCh
   if (lines.count === 0) return [];
   if (!tree) return lineChunks(lines, path, maxChars);
   try {
-    const builder = new ChunkBuilder(lines, path, maxChars);
+    const spec = languageForPath(path);
+    const syntax = spec?.tags ? taggedChunkSyntax(tree, spec, source) : pythonChunkSyntax;
+    const builder = new ChunkBuilder(lines, path, maxChars, syntax);
     const scope: Scope = { containerKind: 'module' };
     builder.pack(builder.statementUnits(childrenOf(tree.rootNode), scope), null, scope);
     return builder.chunks;

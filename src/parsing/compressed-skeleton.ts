@@ -5,9 +5,11 @@
  */
 import type { Node, Parser } from 'web-tree-sitter';
 import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
+import { languageOfParser } from './parsers.ts';
 import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionOf, endRow, startRow } from './python-ast.ts';
 import { headerColon, effectiveEndRow } from './skeleton-parts.ts';
 import { SourceLines } from './source-lines.ts';
+import { taggedCompressed } from './tagged-skeleton.ts';
 
 export interface CompressedSkeletonOptions {
   /** keep module-level `name = value` statements (Agentless `keep_constant`, default true) */
@@ -49,6 +51,9 @@ export function compressedSkeleton(fileContent: string, parser?: Parser, options
   const prefixLines = options.prefixLines ?? 10;
   const suffixLines = options.suffixLines ?? 10;
   const chosen = parserOrDefault(parser);
+  const spec = languageOfParser(chosen);
+  // Agentless compresses Python only; other languages keep their text with function bodies elided
+  if (spec.tags) return withParsed(chosen, source, (tree) => taggedCompressed(tree, spec, source));
   return withParsed(chosen, source, (tree) => {
     if (!tree || tree.rootNode.hasError || hasPython2Statements(tree.rootNode)) return source;
     const lines = new SourceLines(source);

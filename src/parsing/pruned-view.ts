@@ -1,27 +1,19 @@
 /**
  * BLAgent's Phase 2 (EAR) context of a Python file: imports, module/class-level assignments, class
  * headers, every signature, and full bodies only for the functions containing an anchor range. Takes the
- * parser of the file's language (`parserForPath`); without one, the default language's.
+ * parser of the file's language (`parserForPath`); without one, the default language's. A tag-described
+ * language gets the compressed file with the anchored functions in full (tagged-skeleton.ts).
  */
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
+import { languageOfParser } from './parsers.ts';
 import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionOf, startRow } from './python-ast.ts';
 import { headerColon, effectiveEndRow } from './skeleton-parts.ts';
 import { SourceLines } from './source-lines.ts';
+import { taggedPruned } from './tagged-skeleton.ts';
+import type { LineRange, PrunedView } from './types.ts';
 
-export interface LineRange {
-  startLine: number;
-  endLine: number;
-}
-
-export interface PrunedView {
-  /** the view; elided code is a `...` line at the elided code's indentation */
-  text: string;
-  /** original 1-based line number of each line of `text`, null for elision markers */
-  lineNumbers: Array<number | null>;
-  /** original line ranges shown, merged */
-  keptRanges: LineRange[];
-}
+export type { LineRange, PrunedView } from './types.ts';
 
 export interface PrunedViewOptions {
   /**
@@ -47,6 +39,8 @@ export function prunedView(source: string, anchorRanges: LineRange[], parser?: P
 /** `prunedView` for several anchor sets from one parse (the EAR budget guard tries fewer anchors). */
 export function prunedViews(source: string, anchorSets: LineRange[][], parser?: Parser, options: PrunedViewOptions = {}): PrunedView[] {
   const chosen = parserOrDefault(parser);
+  const spec = languageOfParser(chosen);
+  if (spec.tags) return withParsed(chosen, source, (tree) => anchorSets.map((anchorRanges) => taggedPruned(tree, spec, source, anchorRanges)));
   return withParsed(chosen, source, (tree) => anchorSets.map((anchorRanges) => prunedViewOfTree(source, tree, anchorRanges, options)));
 }
 

@@ -78,36 +78,60 @@ function taggedNodes(tree: Tree, query: Query, source: string): Tagged[] {
   return [...byNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
 }
 
-/** The definitions of a parsed file, in source order. */
-export function tagDefinitions(tree: Tree | null, spec: LanguageSpec, path: string, source: string): Definition[] {
+/** One tagged definition of a file with its syntax node, as the structural views (chunks, skeletons) need it. */
+export interface OutlineEntry {
+  /** the node the query tagged (`@definition.*`) */
+  node: Node;
+  kind: 'class' | 'function' | 'method' | 'module';
+  /** dotted name through the enclosing scopes and receiver (`Router.route`) */
+  qualifiedName: string;
+  /** enclosing listed scopes (types, impl blocks, namespaces) */
+  depth: number;
+  /** false for definitions inside a function body, which no view lists */
+  listed: boolean;
+}
+
+/** Every tagged definition of a parsed file in source order, including namespaces and unlisted local ones. */
+export function taggedOutline(tree: Tree | null, spec: LanguageSpec, source: string): OutlineEntry[] {
   const query = tree && tagsQuery(spec);
   if (!tree || !query) return [];
-  const out: Definition[] = [];
-  const scopes: Array<{ end: number; qualifiedName: string; kind: string }> = [];
+  const out: OutlineEntry[] = [];
+  const scopes: Array<{ end: number; qualifiedName: string; kind: string; depth: number }> = [];
   for (const t of taggedNodes(tree, query, source)) {
     while (scopes.length && scopes[scopes.length - 1]!.end <= t.node.startIndex) scopes.pop();
     const enclosing = scopes[scopes.length - 1];
-    const scope = { end: t.node.endIndex, kind: t.kind, qualifiedName: '' };
+    const depth = enclosing ? enclosing.depth + 1 : 0;
     if (enclosing && FUNCTION_KINDS.has(enclosing.kind)) {
-      scope.kind = 'function'; // inside a function body: not listed, and neither is anything inside it
-      scopes.push(scope);
+      // inside a function body: not listed, and neither is anything inside it
+      scopes.push({ end: t.node.endIndex, kind: 'function', qualifiedName: enclosing.qualifiedName, depth });
+      out.push({ node: t.node, kind: 'function', qualifiedName: `${enclosing.qualifiedName}.${t.name}`, depth, listed: false });
       continue;
     }
     const prefix = t.receiver ? cleanName(t.receiver) : enclosing?.qualifiedName;
-    scope.qualifiedName = prefix ? `${prefix}.${t.name}` : t.name;
-    scopes.push(scope);
-    if (t.kind === 'module') continue;
+    const qualifiedName = prefix ? `${prefix}.${t.name}` : t.name;
+    scopes.push({ end: t.node.endIndex, kind: t.kind, qualifiedName, depth });
+    if (t.kind === 'module') {
+      out.push({ node: t.node, kind: 'module', qualifiedName, depth, listed: true });
+      continue;
+    }
     const inType = t.receiver !== undefined || (enclosing !== undefined && SCOPE_KINDS.has(enclosing.kind) && enclosing.kind !== 'module');
     // a tagged method outside any type (a Ruby `def` at top level) is a function
     const kind = SCOPE_KINDS.has(t.kind) ? 'class' : inType ? 'method' : 'function';
-    out.push({
-      path,
-      name: scope.qualifiedName.slice(scope.qualifiedName.lastIndexOf('.') + 1),
-      qualifiedName: scope.qualifiedName,
-      kind,
-      startLine: t.node.startPosition.row + 1,
-      endLine: t.node.endPosition.row + 1,
-    });
+    out.push({ node: t.node, kind, qualifiedName, depth, listed: true });
   }
   return out;
+}
+
+/** The definitions of a parsed file, in source order. */
+export function tagDefinitions(tree: Tree | null, spec: LanguageSpec, path: string, source: string): Definition[] {
+  return taggedOutline(tree, spec, source)
+    .filter((e) => e.listed && e.kind !== 'module')
+    .map((e) => ({
+      path,
+      name: e.qualifiedName.slice(e.qualifiedName.lastIndexOf('.') + 1),
+      qualifiedName: e.qualifiedName,
+      kind: e.kind as Definition['kind'],
+      startLine: e.node.startPosition.row + 1,
+      endLine: e.node.endPosition.row + 1,
+    }));
 }

@@ -35,3 +35,17 @@ export interface ModuleAssignment {
   startLine: number;
   endLine: number;
 }
+
+export interface LineRange {
+  startLine: number;
+  endLine: number;
+}
+
+export interface PrunedView {
+  /** the view; elided code is a `...` line at the elided code's indentation */
+  text: string;
+  /** original 1-based line number of each line of `text`, null for elision markers */
+  lineNumbers: Array<number | null>;
+  /** original line ranges shown, merged */
+  keptRanges: LineRange[];
+}
