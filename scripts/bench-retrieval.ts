@@ -1,5 +1,7 @@
 /**
- * Retrieval benchmark on SWE-bench Lite (all 300 instances), offline: lexical embedder + BM25, no LLM.
+ * Retrieval benchmark on SWE-bench Lite (all 300 instances) or any dataset (`--dataset`, e.g. the Multilingual
+ * rows), offline: lexical embedder + BM25, no LLM. Reports the default per language family and the parse
+ * speed per language (scripts/retrieval-languages.ts).
  *
  *   npm run bench:retrieval -- [--dataset FILE] [--mirrors DIR] [--limit N] [--pattern P]
  *                              [--vector-store chroma|memory] [--record DIR] [--replay DIR] [--out FILE]
@@ -20,7 +22,8 @@ import { loadDataset } from '../src/dataset/load.ts';
 import { selectInstances } from '../src/dataset/select.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { createEmbedder } from '../src/embedding/factory.ts';
-import { buildRepoIndex } from '../src/index/repo-index.ts';
+import { buildRepoIndex, defaultFileParser } from '../src/index/repo-index.ts';
+import { formatSpeeds, indexLanguage, speedsRecord, timedParser, type LanguageSpeed } from './retrieval-languages.ts';
 import { defaultIndexMemo } from '../src/index/index-memo.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { openChromaStore } from '../src/vectorstore/supervised.ts';
@@ -71,6 +74,8 @@ interface InstanceRun {
   /** per config label: ranked paths (undefined = failed) */
   rankings: Record<string, string[] | undefined>;
   error?: string;
+  /** the language family of the instance's index (scripts/retrieval-languages.ts) */
+  language?: string;
   indexMs?: number;
   retrieveMs?: number;
   indexTimings?: Record<string, unknown>;
@@ -142,6 +147,8 @@ async function main(): Promise<void> {
   const perRepo = new Map<string, { coldMs?: number; warmMs: number[]; instances: number; files?: number; chunks?: number }>();
 
   let chromaState: string | undefined;
+  /** parse time per language, over every file parsed (cold and changed files; restored and reused ones are not parsed) */
+  const speeds = new Map<string, LanguageSpeed>();
   const notRecorded: string[] = [];
   if (values.replay) {
     // recordings made before the history channel existed get it from the mirrors, as a live run would
@@ -162,7 +169,12 @@ async function main(): Promise<void> {
         continue;
       }
       const history = rec.history ? undefined : lazyHistorySearch(await historyStore.snapshot(inst.repo, inst.base_commit), rec.filePaths);
-      runs.push({ id: inst.instance_id, gold, rankings: await runConfigs(new ReplayIndex(rec, history), inst, configs) });
+      runs.push({
+        id: inst.instance_id,
+        gold,
+        language: indexLanguage(rec.filePaths),
+        rankings: await runConfigs(new ReplayIndex(rec, history), inst, configs),
+      });
     }
     await historyStore.close();
   } else {
@@ -177,6 +189,7 @@ async function main(): Promise<void> {
         : await openChromaStore({ cacheDir, ...(values['hnsw-ef'] ? { hnsw: { efConstruction: Number(values['hnsw-ef']) } } : {}) });
     chromaState = path.join(cacheDir, 'chroma-server.json');
     const embedder = createEmbedder(values.embedder!);
+    const parser = timedParser(await defaultFileParser(), speeds);
     try {
       for (const [n, inst] of ordered.entries()) {
         // instances come grouped by repository: a finished repository's parsed files only grow the heap
@@ -193,7 +206,7 @@ async function main(): Promise<void> {
         const ti = performance.now();
         try {
           const snapshot = await store.snapshot(inst.repo, inst.base_commit);
-          const index = await buildRepoIndex(snapshot, { embedder, vectorStore: chroma.store, cacheDir });
+          const index = await buildRepoIndex(snapshot, { embedder, vectorStore: chroma.store, cacheDir, parser });
           const indexMs = performance.now() - ti;
           if (repoStats.coldMs === undefined) repoStats.coldMs = indexMs;
           else repoStats.warmMs.push(indexMs);
@@ -203,7 +216,15 @@ async function main(): Promise<void> {
           const tr = performance.now();
           const rankings = await runConfigs(recording, inst, configs);
           const retrieveMs = performance.now() - tr;
-          runs.push({ id: inst.instance_id, gold, rankings, indexMs, retrieveMs, indexTimings: { ...index.timings } });
+          runs.push({
+            id: inst.instance_id,
+            gold,
+            rankings,
+            language: indexLanguage(index.filePaths),
+            indexMs,
+            retrieveMs,
+            indexTimings: { ...index.timings },
+          });
           if (values.record) await writeFile(path.join(values.record, `${safeFileName(inst.instance_id)}.json`), JSON.stringify(recording.recording()));
           const best = rankings[DEFAULT_LABEL];
           const rank = best ? best.findIndex((p) => gold.includes(p)) + 1 : 0;
@@ -234,6 +255,11 @@ async function main(): Promise<void> {
     { label: `${c.label} [even]`, metrics: metricsFor(runs, c.label, even) },
     { label: `${c.label} [odd]`, metrics: metricsFor(runs, c.label, odd) },
   ]);
+  const languages = [...new Set(runs.map((r) => r.language ?? 'failed'))].sort();
+  const byLanguage = languages.map((language) => ({
+    label: `${DEFAULT_LABEL} [${language}]`,
+    metrics: metricsFor(runs, DEFAULT_LABEL, (i) => (runs[i].language ?? 'failed') === language),
+  }));
   const peakRssKb = process.resourceUsage().maxRSS;
   const repoRows = [...perRepo.entries()].map(([repo, s]) => ({
     repo,
@@ -249,6 +275,14 @@ async function main(): Promise<void> {
   console.log(formatLocMetricsTable(table));
   console.log('\nheld-out check (tuned on even dataset positions):');
   console.log(formatLocMetricsTable(split.filter((r) => r.label.startsWith(`${DEFAULT_LABEL} [`))));
+  if (languages.length > 1) {
+    console.log("\nper language (the family of the instance's index):");
+    console.log(formatLocMetricsTable(byLanguage));
+  }
+  if (speeds.size > 0) {
+    console.log('\nparsing (tree-sitter chunks + definitions, one parse per file) per language:');
+    for (const line of formatSpeeds(speeds)) console.log(line);
+  }
   if (!values.replay) {
     console.log('\nindex time per repository (cold = first commit, fresh caches; warm = each further commit):');
     for (const r of repoRows)
@@ -271,6 +305,9 @@ async function main(): Promise<void> {
     peakRssMbNode: +(peakRssKb / 1024).toFixed(0),
     metrics: Object.fromEntries(table.map((r) => [r.label, r.metrics])),
     heldOut: Object.fromEntries(split.map((r) => [r.label, r.metrics])),
+    byLanguage: Object.fromEntries(byLanguage.map((r) => [r.label, r.metrics])),
+    parseSpeed: speedsRecord(speeds),
+    languages: Object.fromEntries(runs.map((r) => [r.id, r.language ?? null])),
     repos: repoRows,
     perInstanceSeconds: perInstanceS.length
       ? { mean: +(perInstanceS.reduce((a, b) => a + b, 0) / perInstanceS.length).toFixed(2), max: +Math.max(...perInstanceS).toFixed(2) }

@@ -6,7 +6,7 @@
  * `spec/`, `x_spec.rb`). Never indexed, whatever the extensions: vendored code, build output, minified
  * and generated files (`skipReason` says which). Include/exclude globs refine that.
  */
-import { familyOf, languageForPath, sourceExtensions } from '../parsing/languages/index.ts';
+import { familyOf, INDEXED_LANGUAGES, languageForPath, sourceExtensions } from '../parsing/languages/index.ts';
 export interface FileFilterOptions {
   /** file extensions to index (lowercase, with dot); default: the source files of the languages chosen by `languages` */
   extensions?: readonly string[];
@@ -86,13 +86,25 @@ export function isTestPath(path: string): boolean {
 const VENDORED = new Set(['node_modules', 'vendor', 'third_party', 'third-party', 'bower_components', '.git']);
 const BUILD_OUTPUT = new Set(['dist', 'build', 'target', 'out', '.next', 'coverage']);
 
-/** Why a file is never indexed, or undefined when it may be: vendored, build output, minified or generated. */
-export function skipReason(path: string): 'vendored' | 'build-output' | 'minified' | 'generated' | undefined {
+// code that exercises the project rather than being it, like its tests: benchmarks and demo apps (examples
+// stay: they are the project's documentation in code, shipped for users to copy, and issues are filed on them)
+const EXERCISES = new Set(['bench', 'benches', 'benchmark', 'benchmarks', 'asv_bench', 'asv_benchmarks', 'demo', 'demos']);
+
+/**
+ * Why a file is never indexed, or undefined when it may be: vendored, build output, benchmark or demo
+ * code, minified, generated, or tooling — what lives in hidden folders and files (`.yarn/releases/yarn-3.1.1.cjs`, `.github/`,
+ * `.eslintrc.js`) and the build tools' configuration (`babel.config.js`, `Gulpfile.mjs`): the state and
+ * settings of tools, not the project's code.
+ */
+export function skipReason(path: string): 'vendored' | 'build-output' | 'minified' | 'generated' | 'tooling' | 'benchmark-or-demo' | undefined {
   const segments = path.toLowerCase().split('/');
   const folders = segments.slice(0, -1);
   if (folders.some((f) => VENDORED.has(f))) return 'vendored';
   if (folders.some((f) => BUILD_OUTPUT.has(f))) return 'build-output';
+  if (folders.some((f) => EXERCISES.has(f))) return 'benchmark-or-demo';
   const file = segments[segments.length - 1]!;
+  if (segments.some((s) => s.startsWith('.') && s !== '.' && s !== '..')) return 'tooling';
+  if (/\.conf(ig)?\.[cm]?[jt]s$|^(gulpfile|gruntfile)\.[cm]?[jt]s$/.test(file)) return 'tooling';
   if (/[.-]min\.[cm]?js$|\.bundle\.[cm]?js$/.test(file)) return 'minified';
   if (/\.pb\.go$|_pb2(_grpc)?\.py$|\.pb\.(cc|h)$|[._]generated\.\w+$|\.g\.dart$/.test(file)) return 'generated';
   return undefined;
@@ -105,13 +117,20 @@ export type FileVerdict =
   | 'not-source'
   /** source in an indexed language outside the commit's main family (a Python project's C or JavaScript) */
   | 'other-language'
+  /** a declaration file (`.d.ts`): an API described, not implemented; indexed only when `extensions` names it */
+  | 'declaration'
   | 'test'
   | 'vendored'
   | 'build-output'
   | 'minified'
   | 'generated'
+  | 'tooling'
+  | 'benchmark-or-demo'
   /** left out by the include/exclude globs */
   | 'excluded';
+
+const DECLARATION_SUFFIXES = INDEXED_LANGUAGES.flatMap((l) => l.declarationSuffixes ?? []);
+const isDeclaration = (lowerPath: string) => DECLARATION_SUFFIXES.some((s) => lowerPath.endsWith(s));
 
 export function createFileVerdict(options: FileFilterOptions = {}): (path: string) => FileVerdict {
   const extensions = (options.extensions ?? sourceExtensions()).map((e) => e.toLowerCase());
@@ -120,12 +139,14 @@ export function createFileVerdict(options: FileFilterOptions = {}): (path: strin
   const exclude = (options.exclude ?? []).map(globToRegExp);
   return (path: string): FileVerdict => {
     const lower = path.toLowerCase();
-    if (!extensions.some((e) => lower.endsWith(e))) {
-      const spec = languageForPath(path);
-      return spec?.indexed && spec.extensions.some((e) => lower.endsWith(e)) ? 'other-language' : 'not-source';
-    }
+    const listed = extensions.some((e) => lower.endsWith(e));
+    const spec = listed ? undefined : languageForPath(path);
+    if (!listed && !(spec?.indexed && spec.extensions.some((e) => lower.endsWith(e)))) return 'not-source';
+    // from here on the file is source code: the most telling reason first
     const skipped = skipReason(path);
     if (skipped) return skipped;
+    if (isDeclaration(lower) && !extensions.some((e) => DECLARATION_SUFFIXES.includes(e) && lower.endsWith(e))) return 'declaration';
+    if (!listed) return 'other-language';
     if (excludeTests && isTestPath(path)) return 'test';
     if (include.length > 0 && !include.some((r) => r.test(path))) return 'excluded';
     if (exclude.some((r) => r.test(path))) return 'excluded';
@@ -166,7 +187,7 @@ export function mainLanguageExtensions(paths: readonly string[]): string[] {
   const files = new Map<string, number>();
   for (const p of paths) {
     const spec = languageForPath(p);
-    if (!spec?.indexed || skipReason(p) || isTestPath(p) || bundlesOthersCode(p)) continue;
+    if (!spec?.indexed || skipReason(p) || isTestPath(p) || bundlesOthersCode(p) || isDeclaration(p.toLowerCase())) continue;
     if (!spec.extensions.some((e) => p.toLowerCase().endsWith(e))) continue; // parsed on request only (.pyi)
     files.set(familyOf(spec), (files.get(familyOf(spec)) ?? 0) + 1);
   }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createFileFilter, globToRegExp, isTestPath, mainLanguageExtensions, resolveFileFilter, skipReason } from '../../src/index/file-filter.ts';
+import {
+  createFileFilter,
+  createFileVerdict,
+  globToRegExp,
+  isTestPath,
+  mainLanguageExtensions,
+  resolveFileFilter,
+  skipReason,
+  summarizeFileSelection,
+} from '../../src/index/file-filter.ts';
 
 describe('file filter', () => {
   it('keeps Python sources and drops tests by default', () => {
@@ -67,5 +76,36 @@ describe('file filter', () => {
     expect(resolveFileFilter({ languages: 'all' }, matplotlib).extensions).toBeUndefined();
     expect(resolveFileFilter({ extensions: ['.c'] }, matplotlib).extensions).toEqual(['.c']);
     expect(resolveFileFilter({}, ['a.go', 'b.go', 'c.py']).extensions).toEqual(['.go']);
+  });
+
+  it('gives every left-out file its reason: tooling, benchmarks and demos, declaration files, other languages', () => {
+    const verdict = createFileVerdict({ extensions: ['.js', '.ts', '.tsx'] });
+    const cases: Record<string, string> = {
+      'src/diff/children.js': 'indexed',
+      'examples/todo/app.js': 'indexed', // examples are the project's documentation in code
+      '.yarn/releases/yarn-3.1.1.cjs': 'tooling',
+      '.github/workflows/notes.md': 'not-source',
+      '.eslintrc.js': 'tooling',
+      'babel.config.js': 'tooling',
+      'packages/x/jest.config.ts': 'tooling',
+      'Gulpfile.js': 'tooling',
+      'benches/src/keyed-children/index.js': 'benchmark-or-demo',
+      'demo/list.js': 'benchmark-or-demo',
+      'src/jsx.d.ts': 'declaration',
+      'hooks/src/index.d.ts': 'declaration',
+      'src/x.test.ts': 'test',
+      'lib/server.go': 'other-language',
+      'README.md': 'not-source',
+      'node_modules/a/index.js': 'vendored',
+    };
+    for (const [file, expected] of Object.entries(cases)) expect(verdict(file), file).toBe(expected);
+    // a declaration file is indexed when asked for by name
+    expect(createFileVerdict({ extensions: ['.d.ts'] })('src/jsx.d.ts')).toBe('indexed');
+    // the main-language vote ignores declaration files too
+    expect(mainLanguageExtensions(['a.d.ts', 'b.d.ts', 'c.d.ts', 'x.go'])).toEqual(['.go']);
+    const selection = summarizeFileSelection(Object.keys(cases), verdict);
+    expect(selection.counts).toMatchObject({ indexed: 2, tooling: 5, 'benchmark-or-demo': 2, declaration: 2, test: 1 });
+    expect(selection.examples.declaration).toEqual(['src/jsx.d.ts', 'hooks/src/index.d.ts']);
+    expect(selection.examples).not.toHaveProperty('not-source');
   });
 });

@@ -15,6 +15,8 @@ export interface TaggedLanguage {
   fence: string;
   /** languages sharing one repository index (see LanguageSpec.family) */
   family?: string;
+  /** see LanguageSpec.declarationSuffixes */
+  declarationSuffixes?: readonly string[];
   frames: readonly FramePattern[];
 }
 
@@ -32,6 +34,7 @@ export function taggedLanguage(l: TaggedLanguage): LanguageSpec {
     grammar: { packageName: l.packageName, wasmFile: l.wasmFile },
     tags: l.tags,
     ...(l.family ? { family: l.family } : {}),
+    ...(l.declarationSuffixes ? { declarationSuffixes: l.declarationSuffixes } : {}),
     indexed: true,
     extensions: l.extensions,
     // No stopword list: the lists are global to every search, so a word that is a keyword here (`type`,

@@ -53,6 +53,11 @@ export interface LanguageSpec {
   extensions: readonly string[];
   /** further extensions the grammar parses that are not indexed by default (e.g. type stubs) */
   alsoParses?: readonly string[];
+  /**
+   * endings of declaration files among its extensions (`.d.ts`): they describe an API without
+   * implementing it, so like type stubs they are parsed on request but not indexed by default
+   */
+  declarationSuffixes?: readonly string[];
   /** keywords and names so common in its source that they carry no location signal (left out of lexical search) */
   stopwords: readonly string[];
   /** the info string of a markdown code fence holding this language (prompts show code in fences) */

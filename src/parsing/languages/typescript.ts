@@ -7,6 +7,7 @@ export const typescript = taggedLanguage({
   wasmFile: 'tree-sitter-typescript.wasm',
   tags: 'typescript.scm',
   extensions: ['.ts', '.mts', '.cts'],
+  declarationSuffixes: ['.d.ts', '.d.mts', '.d.cts'],
   family: 'javascript',
   fence: 'typescript',
   frames: [fileLineFrame('typescript', ['.ts', '.mts', '.cts'])],
