@@ -61,8 +61,9 @@ export interface AgentlessFileEvidence {
 }
 
 /** The file-level prompt (Agentless strips it). */
-export function filesPrompt(problem: string, treeText: string): string {
-  return renderPrompt('agentless-files', { problem_statement: problem, structure: treeText }).trim();
+/** `ext`: the extension the answer format's example paths show (the repository's main language) */
+export function filesPrompt(problem: string, treeText: string, ext = '.py'): string {
+  return renderPrompt('agentless-files', { problem_statement: problem, structure: treeText, ext }).trim();
 }
 
 export function irrelevantPrompt(problem: string, treeText: string): string {
@@ -128,7 +129,7 @@ export class AgentlessLocalizer implements FileLocalizer {
     const problem = ctx.instance.problem_statement;
 
     t = performance.now();
-    const filesAnswer = await chat(ctx.llm, trace, 'files', filesPrompt(problem, tree.text), this.options.maxTokens, ctx.signal);
+    const filesAnswer = await chat(ctx.llm, trace, 'files', filesPrompt(problem, tree.text, tree.extensions[0]), this.options.maxTokens, ctx.signal);
     const llmList = parseFileList(filesAnswer, tree.files);
     trace.push({ type: 'note', step: 'files', message: `model listed ${llmList.files.length} files`, data: llmList });
     timings.llmFiles = performance.now() - t;

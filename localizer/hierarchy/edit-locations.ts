@@ -10,7 +10,7 @@ import type { EditLocationSet, LineRange } from '../../repair/types.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { loadSources, type ShownSource } from './files.ts';
 import { mergeRanges, parseLocations, resolveLocations } from './locations.ts';
-import { AGENTLESS_SYSTEM_MESSAGE, fitSections, type HierarchyContext, type HierarchyInput } from './related-elements.ts';
+import { AGENTLESS_SYSTEM_MESSAGE, exampleExtension, fitSections, type HierarchyContext, type HierarchyInput } from './related-elements.ts';
 
 export interface EditLocationsOptions {
   topFiles?: number;
@@ -65,8 +65,9 @@ export function numberedContext(content: string, ranges: readonly LineRange[], w
   return { text: out.join('\n'), intervals: merged.map((iv) => ({ start: Math.max(iv.start, 1), end: iv.end })) };
 }
 
-export function editLocationsPrompt(problem: string, sections: readonly string[]): string {
-  return renderPrompt('agentless-edit-locations', { problem_statement: problem, file_contents: sections.join('') });
+/** `ext`: the extension the answer format's example paths show (the shown files' language) */
+export function editLocationsPrompt(problem: string, sections: readonly string[], ext = '.py'): string {
+  return renderPrompt('agentless-edit-locations', { problem_statement: problem, file_contents: sections.join(''), ext });
 }
 
 /** Turns one sample's answer into its location set over the shown files. */
@@ -130,7 +131,7 @@ export async function localizeEditLocations(
     return out;
   }
   const { prompt, kept } = fitSections(
-    (s) => editLocationsPrompt(input.instance.problem_statement, s),
+    (s) => editLocationsPrompt(input.instance.problem_statement, s, exampleExtension(loaded)),
     shown.map((s) => s.section),
     options.maxContextTokens ?? 128_000,
   );

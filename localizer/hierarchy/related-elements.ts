@@ -67,6 +67,15 @@ export interface HierarchyContext {
   signal?: AbortSignal;
 }
 
+/** The source extension of the first shown file that has one (`.py` when none): what the answer format's example paths show. */
+export function exampleExtension(sources: readonly { path: string }[]): string {
+  for (const s of sources) {
+    const spec = languageForPath(s.path);
+    if (spec) return spec.extensions[0] ?? '.py';
+  }
+  return '.py';
+}
+
 /** `### File: path ###` sections with each skeleton in a block fenced for its language (Agentless' layout). */
 export function skeletonSections(sources: readonly ShownSource[], options: CompressedSkeletonOptions = {}): string[] {
   return sources.map((s) => {
@@ -77,8 +86,9 @@ export function skeletonSections(sources: readonly ShownSource[], options: Compr
   });
 }
 
-export function relatedElementsPrompt(problem: string, sections: readonly string[]): string {
-  return renderPrompt('agentless-related-elements', { problem_statement: problem, file_contents: sections.join('') });
+/** `ext`: the extension the answer format's example paths show (the shown files' language) */
+export function relatedElementsPrompt(problem: string, sections: readonly string[], ext = '.py'): string {
+  return renderPrompt('agentless-related-elements', { problem_statement: problem, file_contents: sections.join(''), ext });
 }
 
 /** Drops sections from the end while the prompt is too long; throws when even one file does not fit. */
@@ -113,7 +123,11 @@ export async function localizeRelatedElements(
   const { sources: allSources, missing } = await loadSources(input.snapshot, input.files.slice(0, topFiles));
   const tLoad = performance.now();
   const sections = skeletonSections(allSources, options.skeleton ?? {});
-  const { prompt, kept } = fitSections((s) => relatedElementsPrompt(input.instance.problem_statement, s), sections, options.maxContextTokens ?? 128_000);
+  const { prompt, kept } = fitSections(
+    (s) => relatedElementsPrompt(input.instance.problem_statement, s, exampleExtension(allSources)),
+    sections,
+    options.maxContextTokens ?? 128_000,
+  );
   const sources = allSources.slice(0, kept);
   const shown = sources.map((s) => s.path);
   const trace: TraceEvent[] = [];

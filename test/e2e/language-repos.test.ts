@@ -26,6 +26,7 @@ import { LexicalEmbedder } from '../../src/embedding/lexical.ts';
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
 import type { ChatModel, ChatRequest } from '../../src/llm/types.ts';
 import { extractDefinitions } from '../../src/parsing/definitions.ts';
+import { languageForPath } from '../../src/parsing/languages/index.ts';
 import { parserForPath } from '../../src/parsing/parsers.ts';
 import { MemoryVectorStore } from '../../src/vectorstore/memory.ts';
 import { MemorySnapshot } from '../support/memory-snapshot.ts';
@@ -113,6 +114,9 @@ describe.each(REPOS)('a $fence repository', (lang) => {
     const related = answering(`\`\`\`\n${lang.source}\nclass: ${lang.type}\nfunction: ${lang.method}\n\`\`\``);
     const out = await localizeRelatedElements({ instance: instance(snapshot.repo), snapshot, files: [lang.source] }, { llm: related });
     expect(related.prompts[0]).toContain(`\`\`\`${lang.fence}\n`);
+    // the answer format's example paths are in the file's language
+    expect(related.prompts[0]).toContain(`path/to/first${languageForPath(lang.source)!.extensions[0]}\n`);
+    expect(related.prompts[0]).not.toContain('path/to/first.py');
     const away = lang.compressedAway ?? (lang.fence === 'cpp' ? undefined : lang.bodyLine);
     if (away) expect(related.prompts[0]).not.toContain(away); // multi-line bodies are compressed away
     expect(out.unresolved).toEqual([]);
