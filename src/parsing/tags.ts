@@ -23,20 +23,25 @@ import type { Definition } from './types.ts';
 
 const queries = new Map<string, Query>();
 
-/** The compiled tags query of a language (one per process), or undefined when it has none. */
-export function tagsQuery(spec: LanguageSpec): Query | undefined {
-  if (!spec.tags) return undefined;
-  let query = queries.get(spec.id);
+/** A compiled query file of ./languages/queries for a language (one per process and file). */
+export function languageQuery(spec: LanguageSpec, queryFile: string): Query {
+  const key = `${spec.id}\0${queryFile}`;
+  let query = queries.get(key);
   if (!query) {
-    const file = fileURLToPath(new URL(`./languages/queries/${spec.tags}`, import.meta.url));
+    const file = fileURLToPath(new URL(`./languages/queries/${queryFile}`, import.meta.url));
     try {
       query = new Query(grammarOf(spec.id), readFileSync(file, 'utf8'));
     } catch (err) {
-      throw new Error(`the tags query of ${spec.id} (${file}) does not compile: ${(err as Error).message}`);
+      throw new Error(`the query ${queryFile} of ${spec.id} (${file}) does not compile: ${(err as Error).message}`);
     }
-    queries.set(spec.id, query);
+    queries.set(key, query);
   }
   return query;
+}
+
+/** The compiled tags query of a language (one per process), or undefined when it has none. */
+export function tagsQuery(spec: LanguageSpec): Query | undefined {
+  return spec.tags ? languageQuery(spec, spec.tags) : undefined;
 }
 
 const SCOPE_KINDS = new Set(['class', 'interface', 'impl', 'module']);

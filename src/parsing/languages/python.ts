@@ -7,6 +7,8 @@ export const python: LanguageSpec & { syntax: LanguageSyntax } = {
   id: 'python',
   indexed: true,
   grammar: { packageName: 'tree-sitter-python', wasmFile: 'tree-sitter-python.wasm' },
+  // definitions come from the walker (syntax below); calls, bases and imports from this query
+  references: 'python.scm',
   extensions: ['.py'],
   // type stubs repeat the signatures of the implementation; they are parsed on request, not indexed
   alsoParses: ['.pyi'],

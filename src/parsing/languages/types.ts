@@ -44,6 +44,8 @@ export interface LanguageSpec {
   family?: string;
   /** the tags query (queries/<file>.scm) that finds its definitions; languages without one are walked (`syntax`) */
   tags?: string;
+  /** the query with its `@reference.call` / `.inherits` / `.import` captures (the code graph); default: `tags` */
+  references?: string;
   /**
    * whether the retrieval index takes its files and its rules (stopwords, paths, frames) feed the lexical
    * channels; a language parsed only for definitions and syntax checks is not indexed

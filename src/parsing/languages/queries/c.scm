@@ -15,3 +15,6 @@
   declarator: (type_identifier) @name) @definition.class
 
 (preproc_include path: (_) @name) @reference.import
+
+; references (the code graph): calls by the called name
+(call_expression function: [(identifier) @name (field_expression field: (field_identifier) @name)]) @reference.call

@@ -18,3 +18,7 @@
     declarator: [(identifier) (field_identifier) (qualified_identifier) (destructor_name) (operator_name)] @name))]) @definition.function
 
 (preproc_include path: (_) @name) @reference.import
+
+; references (the code graph): calls by the called name, base classes
+(call_expression function: [(identifier) @name (field_expression field: (field_identifier) @name) (qualified_identifier name: (identifier) @name)]) @reference.call
+(base_class_clause [(type_identifier) @name (qualified_identifier name: (type_identifier) @name)]) @reference.inherits

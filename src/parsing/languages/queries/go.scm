@@ -17,3 +17,6 @@
 (type_declaration (type_spec name: (type_identifier) @name type: [(struct_type) (interface_type)]) @definition.class)
 
 (import_spec path: (_) @name) @reference.import
+
+; references (the code graph): calls by the called name
+(call_expression function: [(identifier) @name (selector_expression field: (field_identifier) @name)]) @reference.call

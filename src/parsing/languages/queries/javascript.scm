@@ -18,3 +18,8 @@
     right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 
 (import_statement source: (string) @name) @reference.import
+
+; references (the code graph): calls and `new` by the called name, the class a class extends
+(call_expression function: [(identifier) @name (member_expression property: (property_identifier) @name)]) @reference.call
+(new_expression constructor: [(identifier) @name (member_expression property: (property_identifier) @name)]) @reference.call
+(class_heritage [(identifier) @name (member_expression property: (property_identifier) @name)]) @reference.inherits

@@ -10,3 +10,9 @@
 
 (call method: (identifier) @_require arguments: (argument_list (string) @name)
   (#match? @_require "^require(_relative)?$")) @reference.import
+
+; references (the code graph): method calls by name, the superclass
+(call method: (identifier) @name) @reference.call
+(superclass [(constant) @name (scope_resolution name: (constant) @name)]) @reference.inherits
+; a bare identifier standing as a statement is a call of a method without arguments (`flush`)
+(body_statement (identifier) @name @reference.call)

@@ -21,3 +21,7 @@
 (macro_definition name: (identifier) @name) @definition.function
 
 (use_declaration argument: (_) @name) @reference.import
+
+; references (the code graph): calls by the called name; a trait an impl block implements
+(call_expression function: [(identifier) @name (scoped_identifier name: (identifier) @name) (field_expression field: (field_identifier) @name)]) @reference.call
+(impl_item trait: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name) (generic_type type: (type_identifier) @name)]) @reference.inherits

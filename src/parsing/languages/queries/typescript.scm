@@ -27,3 +27,10 @@
     right: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 
 (import_statement source: (string) @name) @reference.import
+
+; references (the code graph): calls and `new` by the called name, extended and implemented types
+(call_expression function: [(identifier) @name (member_expression property: (property_identifier) @name)]) @reference.call
+(new_expression constructor: [(identifier) @name (member_expression property: (property_identifier) @name)]) @reference.call
+(extends_clause value: [(identifier) @name (member_expression property: (property_identifier) @name)]) @reference.inherits
+(implements_clause [(type_identifier) @name (generic_type name: (type_identifier) @name)]) @reference.inherits
+(extends_type_clause type: [(type_identifier) @name (generic_type name: (type_identifier) @name)]) @reference.inherits
