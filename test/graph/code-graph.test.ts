@@ -113,3 +113,49 @@ describe('the code graph', () => {
     expect(r.resolve('a.rs', 'std::collections::HashMap')).toEqual([]);
   });
 });
+
+describe('the code graph of a repository commit', () => {
+  const commitA = {
+    'pkg/a.py': 'from pkg.b import g\n\ndef f():\n    return g()\n',
+    'pkg/b.py': 'def g():\n    return 1\n',
+    'pkg/c.py': 'def h():\n    pass\n',
+  };
+  const commitB = { ...commitA, 'pkg/c.py': 'from pkg.a import f\n\ndef h():\n    return f()\n' };
+
+  it('parses only the changed files of the next commit, restores facts in a new process, and survives a corrupt cache', async () => {
+    const { mkdtemp, readdir, appendFile } = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { MemorySnapshot } = await import('../support/memory-snapshot.ts');
+    const { buildRepoGraph } = await import('../../src/graph/repo-graph.ts');
+    const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'locfix-graph-'));
+    const memo = new Map();
+    const a = await buildRepoGraph(new MemorySnapshot('acme/pkg', 'a'.repeat(40), commitA), { cacheDir, memo });
+    expect(a.timings).toMatchObject({ files: 3, filesParsed: 3, filesReused: 0 });
+    const b = await buildRepoGraph(new MemorySnapshot('acme/pkg', 'b'.repeat(40), commitB), { cacheDir, memo });
+    expect(b.timings).toMatchObject({ files: 3, filesParsed: 1, filesReused: 2 });
+    expect(edges(b.graph, 'pkg/c.py:h', 'invokes')).toEqual(['pkg/a.py:f']);
+    // the same graph as a cold build of commit B
+    const cold = await buildRepoGraph(new MemorySnapshot('acme/pkg', 'b'.repeat(40), commitB));
+    expect(b.graph.counts()).toEqual(cold.graph.counts());
+    expect(b.resolution).toEqual(cold.resolution);
+    // a new process: everything from disk
+    const restored = await buildRepoGraph(new MemorySnapshot('acme/pkg', 'b'.repeat(40), commitB), { cacheDir, memo: new Map() });
+    expect(restored.timings).toMatchObject({ filesRestored: 3, filesParsed: 0 });
+    expect(edges(restored.graph, 'pkg/c.py:h', 'invokes')).toEqual(['pkg/a.py:f']);
+    // a torn line and garbage in the cache file: those files are parsed again, nothing crashes
+    const dir = path.join(cacheDir, 'graph', 'acme%2fpkg');
+    const [file] = (await readdir(dir)).filter((f) => f.endsWith('.jsonl'));
+    await appendFile(path.join(dir, file!), 'not json\n{"key":"x"');
+    const again = await buildRepoGraph(new MemorySnapshot('acme/pkg', 'b'.repeat(40), { ...commitB, 'pkg/d.py': 'def k():\n    return h()\n' }), {
+      cacheDir,
+      memo: new Map(),
+    });
+    expect(again.timings).toMatchObject({ filesRestored: 3, filesParsed: 1 });
+    const fresh = await buildRepoGraph(new MemorySnapshot('acme/pkg', 'b'.repeat(40), { ...commitB, 'pkg/d.py': 'def k():\n    return h()\n' }), {
+      cacheDir,
+      memo: new Map(),
+    });
+    expect(fresh.timings).toMatchObject({ filesRestored: 4, filesParsed: 0 });
+  });
+});
