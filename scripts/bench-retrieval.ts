@@ -37,6 +37,9 @@ import { defaultQueries, type QueryPreset } from '../localizer/retrieval/query.t
 import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../localizer/retrieval/options.ts';
 import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
 import { lazyHistorySearch } from '../src/index/commit-history-index.ts';
+import type { FileFacts } from '../src/graph/file-facts.ts';
+import { entityNeighbors } from '../src/graph/neighbors.ts';
+import { buildRepoGraph } from '../src/graph/repo-graph.ts';
 
 interface BenchConfig {
   label: string;
@@ -64,6 +67,12 @@ export const CONFIGS: BenchConfig[] = [
   { label: 'default, no paths', queries: 'raw+structural', options: { weights: { paths: 0 } } },
   { label: 'default, environment reports kept', queries: 'raw+structural', options: {}, environmentReports: 'keep' },
   { label: 'history alone (similar past commits)', queries: 'raw', options: { weights: { ...OFF, history: 1 } } },
+];
+
+/** with --graph: the graph channel at half the definition boost's weight (one step away counts half), and at its full weight */
+const GRAPH_CONFIGS: BenchConfig[] = [
+  { label: 'default + graph 0.5', queries: 'raw+structural', options: { weights: { graph: 0.5 } } },
+  { label: 'default + graph 1', queries: 'raw+structural', options: { weights: { graph: 1 } } },
 ];
 
 const DEPTH = { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth };
@@ -129,6 +138,8 @@ async function main(): Promise<void> {
       options: { type: 'string' },
       // HNSW ef_construction of the collections this run creates (default: src/vectorstore/chroma.ts)
       'hnsw-ef': { type: 'string' },
+      // also build each commit's code graph (src/graph) and evaluate the graph channel
+      graph: { type: 'boolean', default: false },
     },
   });
   const t0 = performance.now();
@@ -141,12 +152,14 @@ async function main(): Promise<void> {
   // the even/odd split follows dataset order, independent of processing order
   const positionInDataset = new Map(dataset.instances.map((inst, i) => [inst.instance_id, i]));
   const extra: BenchConfig[] = values.options ? [{ label: 'custom', queries: 'raw+structural', options: JSON.parse(values.options) }] : [];
-  const configs = [...CONFIGS, ...extra];
+  const configs = [...CONFIGS, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
   const ordered = groupByRepo(selected);
   const runs: InstanceRun[] = [];
   const perRepo = new Map<string, { coldMs?: number; warmMs: number[]; instances: number; files?: number; chunks?: number }>();
 
   let chromaState: string | undefined;
+  /** graph build time per instance (with --graph) */
+  const graphMs: number[] = [];
   /** parse time per language, over every file parsed (cold and changed files; restored and reused ones are not parsed) */
   const speeds = new Map<string, LanguageSpeed>();
   const notRecorded: string[] = [];
@@ -190,6 +203,7 @@ async function main(): Promise<void> {
     chromaState = path.join(cacheDir, 'chroma-server.json');
     const embedder = createEmbedder(values.embedder!);
     const parser = timedParser(await defaultFileParser(), speeds);
+    const graphMemo = new Map<string, FileFacts>();
     try {
       for (const [n, inst] of ordered.entries()) {
         // instances come grouped by repository: a finished repository's parsed files only grow the heap
@@ -197,6 +211,7 @@ async function main(): Promise<void> {
         const previous = ordered[n - 1]?.repo;
         if (previous !== undefined && previous !== inst.repo) {
           defaultIndexMemo().forgetRepo(previous);
+          graphMemo.clear();
           store.releaseRepo(previous);
         }
         const gold = goldPaths(inst.patch);
@@ -212,7 +227,14 @@ async function main(): Promise<void> {
           else repoStats.warmMs.push(indexMs);
           repoStats.files = index.files.length;
           repoStats.chunks = index.chunks.length;
-          const recording = new RecordingIndex(index, DEPTH);
+          let searchable: RetrievalIndex = index;
+          if (values.graph) {
+            const tg = performance.now();
+            const { graph } = await buildRepoGraph(snapshot, { cacheDir, memo: graphMemo });
+            graphMs.push(performance.now() - tg);
+            searchable = { ...index, neighborsOf: (id: string) => entityNeighbors(graph, id) };
+          }
+          const recording = new RecordingIndex(searchable, DEPTH);
           const tr = performance.now();
           const rankings = await runConfigs(recording, inst, configs);
           const retrieveMs = performance.now() - tr;
@@ -278,6 +300,12 @@ async function main(): Promise<void> {
   if (languages.length > 1) {
     console.log("\nper language (the family of the instance's index):");
     console.log(formatLocMetricsTable(byLanguage));
+  }
+  if (graphMs.length > 0) {
+    const sorted = [...graphMs].sort((a, b) => a - b);
+    console.log(
+      `\ncode graph per instance: median ${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(2)} s, max ${(sorted[sorted.length - 1]! / 1000).toFixed(2)} s`,
+    );
   }
   if (speeds.size > 0) {
     console.log('\nparsing (tree-sitter chunks + definitions, one parse per file) per language:');

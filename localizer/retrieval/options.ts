@@ -18,6 +18,8 @@ export interface ChannelWeights {
   paths: number;
   /** files changed by earlier commits whose messages resemble the query (similar past fixes) */
   history: number;
+  /** files one code-graph step (calls, inheritance) from the definitions the query names; needs an index with a graph */
+  graph: number;
 }
 
 export interface RetrievalOptions {
@@ -63,7 +65,7 @@ export const DEFAULT_RETRIEVAL_OPTIONS: RetrievalOptions = {
   fusion: 'weighted',
   normalization: 'max',
   rrfK: 60,
-  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1.5, history: 1 },
+  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1.5, history: 1, graph: 0 },
   queryWeights: {},
   historyQueries: ['raw', 'T1'],
   chunkAggregation: { topN: 2, decay: 0.5 },

@@ -6,6 +6,7 @@
  * retrieval is exactly the live one as long as it asks no deeper than was recorded.
  */
 import type { Definition } from '../../src/parsing/types.ts';
+import type { GraphNeighbor } from './graph-expansion.ts';
 import type { ChunkHit, FileHit, RetrievalIndex } from './retriever.ts';
 
 /** A chunk hit without the chunk text (evidence needs only where it is). */
@@ -28,6 +29,8 @@ export interface IndexRecording {
   history?: Record<string, FileHit[]>;
   depth: { chunk: number; file: number };
   definitions: Record<string, Definition[]>;
+  /** code-graph neighbours asked for (absent in recordings of an index without a graph) */
+  neighbors?: Record<string, GraphNeighbor[]>;
 }
 
 function lite(hits: readonly ChunkHit[]): RecordedChunkHit[] {
@@ -101,6 +104,12 @@ export class RecordingIndex implements RetrievalIndex {
     return defs;
   }
 
+  neighborsOf(entityId: string): readonly GraphNeighbor[] {
+    const found = this.inner.neighborsOf ? this.inner.neighborsOf(entityId) : [];
+    (this.rec.neighbors ??= {})[entityId] ??= found.map((n) => ({ ...n }));
+    return found;
+  }
+
   recording(): IndexRecording {
     return this.rec;
   }
@@ -143,6 +152,12 @@ export class ReplayIndex implements RetrievalIndex {
   async searchHistory(text: string, k: number): Promise<FileHit[]> {
     if (this.rec.history?.[text] === undefined && this.history) return this.history(text, k);
     return this.hits(this.rec.history ?? {}, 'history', text, k, this.rec.depth.file);
+  }
+  neighborsOf(entityId: string): readonly GraphNeighbor[] {
+    if (!this.rec.neighbors) return []; // recorded without a graph
+    const found = this.rec.neighbors[entityId];
+    if (!found) throw new Error(`replay index: graph neighbours of "${entityId}" were not recorded`);
+    return found;
   }
   definitionsOf(name: string): readonly Definition[] {
     const defs = this.rec.definitions[name];

@@ -10,6 +10,7 @@
 import type { CodeChunk, Definition } from '../../src/parsing/types.ts';
 import { candidatePool, rankFiles, reciprocalRankFusion, weightedScoreFusion, type Channel, type RankedFile } from './fusion.ts';
 import { definitionScores, type DefinitionEvidence } from './definition-boost.ts';
+import { type GraphLookup, type GraphNeighbor, graphScores } from './graph-expansion.ts';
 import { pathSignalScores, RepoPathMatcher, type PathEvidence } from './path-match.ts';
 import { resolveRetrievalOptions, type ChannelWeights, type DeepPartial, type RetrievalOptions } from './options.ts';
 import { assertQueries, type RetrievalQuery } from './query.ts';
@@ -34,6 +35,8 @@ export interface RetrievalIndex {
   /** files changed by earlier commits similar to the text (absent: no history channel) */
   searchHistory?(text: string, k: number): Promise<FileHit[]>;
   definitionsOf(name: string): readonly Definition[];
+  /** code-graph neighbours of an entity (absent: no graph channel) */
+  neighborsOf?(entityId: string): readonly GraphNeighbor[];
 }
 
 export type ChannelKind = keyof ChannelWeights;
@@ -168,12 +171,20 @@ export async function retrieveFiles(
     }
     if (query.signals) {
       const signals = query.signals;
-      if (w.definitions > 0) {
+      if (w.definitions > 0 || (w.graph > 0 && index.neighborsOf)) {
         const t0 = performance.now();
         const { scores, evidence } = definitionScores(signals, index, options);
         timings.definitions = Math.round((performance.now() - t0) * 10) / 10;
-        channels.push({ label: `${query.label}/definitions`, scores, weight: w.definitions * qw });
-        for (const e of evidence) pushTo(defEvidence, e.path, e);
+        if (w.definitions > 0) {
+          channels.push({ label: `${query.label}/definitions`, scores, weight: w.definitions * qw });
+          for (const e of evidence) pushTo(defEvidence, e.path, e);
+        }
+        if (w.graph > 0 && index.neighborsOf) {
+          const t1 = performance.now();
+          const graph = graphScores(evidence, index as GraphLookup, options);
+          timings.graph = Math.round((performance.now() - t1) * 10) / 10;
+          channels.push({ label: `${query.label}/graph`, scores: graph.scores, weight: w.graph * qw });
+        }
       }
       if (w.paths > 0) {
         matcher ??= new RepoPathMatcher(index.filePaths);
