@@ -29,6 +29,7 @@ import { RepoStore } from '../src/repo/store.ts';
 import { openChromaStore } from '../src/vectorstore/supervised.ts';
 import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
 import { safeFileName, writeJsonAtomic } from '../src/util/fsx.ts';
+import LOCAGENT_EXCLUDED from './data/locagent-excluded-ids.json' with { type: 'json' };
 import { goldPaths } from '../src/dataset/gold.ts';
 import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetrics } from '../results/loc-metrics.ts';
 import { groupByRepo } from '../src/run/repo-release.ts';
@@ -282,6 +283,17 @@ async function main(): Promise<void> {
     label: `${DEFAULT_LABEL} [${language}]`,
     metrics: metricsFor(runs, DEFAULT_LABEL, (i) => (runs[i].language ?? 'failed') === language),
   }));
+  // Lite-274 (LocAgent's and SweRank's subset): the runs without the 26 Lite ids LocAgent filters out
+  const excluded = new Set(LOCAGENT_EXCLUDED.ids);
+  const subsetApplies = runs.some((r) => excluded.has(r.id));
+  const lite274 = subsetApplies
+    ? configs.map((c) => ({ label: `${c.label} [Lite-274]`, metrics: metricsFor(runs, c.label, (i) => !excluded.has(runs[i].id)) }))
+    : [];
+  const repoOf = (id: string) => id.slice(0, id.lastIndexOf('-'));
+  const repoNames = [...new Set(runs.map((r) => repoOf(r.id)))].sort();
+  const byRepo = Object.fromEntries(
+    configs.map((c) => [c.label, Object.fromEntries(repoNames.map((repo) => [repo, metricsFor(runs, c.label, (i) => repoOf(runs[i].id) === repo)]))]),
+  );
   const peakRssKb = process.resourceUsage().maxRSS;
   const repoRows = [...perRepo.entries()].map(([repo, s]) => ({
     repo,
@@ -300,6 +312,15 @@ async function main(): Promise<void> {
   if (languages.length > 1) {
     console.log("\nper language (the family of the instance's index):");
     console.log(formatLocMetricsTable(byLanguage));
+  }
+  if (lite274.length > 0) {
+    console.log(`\nLite-274 (without the ${excluded.size} ids LocAgent's eval_metric.py filters; scripts/data/locagent-excluded-ids.json):`);
+    console.log(formatLocMetricsTable(lite274));
+  }
+  const repoLabels = [DEFAULT_LABEL, ...(values.graph ? GRAPH_CONFIGS.map((c) => c.label) : [])];
+  for (const label of repoLabels) {
+    console.log(`\nper repository, ${label}:`);
+    console.log(formatLocMetricsTable(repoNames.map((repo) => ({ label: repo, metrics: byRepo[label]![repo]! }))));
   }
   if (graphMs.length > 0) {
     const sorted = [...graphMs].sort((a, b) => a - b);
@@ -334,6 +355,8 @@ async function main(): Promise<void> {
     metrics: Object.fromEntries(table.map((r) => [r.label, r.metrics])),
     heldOut: Object.fromEntries(split.map((r) => [r.label, r.metrics])),
     byLanguage: Object.fromEntries(byLanguage.map((r) => [r.label, r.metrics])),
+    lite274: Object.fromEntries(lite274.map((r) => [r.label, r.metrics])),
+    byRepo,
     parseSpeed: speedsRecord(speeds),
     languages: Object.fromEntries(runs.map((r) => [r.id, r.language ?? null])),
     repos: repoRows,

@@ -73,18 +73,19 @@ export function buildCodeGraph(files: readonly FileFacts[]): BuiltGraph {
     importsOf.set(f.path, targets);
   }
 
+  const candidatesByName = indexByName(byName);
   for (const f of files) {
     const imported = importsOf.get(f.path) ?? new Set<string>();
+    const ownerOf = innermostByLine(f.definitions);
     for (const r of f.references) {
       if (r.kind === 'import') continue;
       resolution[r.kind].total++;
-      const candidates = (byName.get(r.name) ?? []).filter((d) => (r.kind === 'inherits' ? d.kind === 'class' : true));
-      const target =
-        pick(candidates.filter((d) => d.path === f.path)) ??
-        pick(candidates.filter((d) => imported.has(d.path))) ??
-        (candidates.length === 1 ? candidates[0] : undefined);
+      const named = candidatesByName.get(r.name);
+      if (!named) continue;
+      const scope = r.kind === 'inherits' ? named.classes : named.all;
+      const target = pick(scope.byPath.get(f.path) ?? []) ?? pick(inFiles(scope, imported)) ?? (scope.list.length === 1 ? scope.list[0] : undefined);
       if (!target) continue;
-      const source = innermost(f.definitions, r.line);
+      const source = ownerOf(r.line);
       const sourceId = source ? entityId(source) : f.path;
       if (sourceId === entityId(target)) continue; // recursion says nothing about where else to look
       resolution[r.kind].resolved++;
@@ -101,9 +102,45 @@ function pick(candidates: readonly Definition[]): Definition | undefined {
   return classes.length === 1 ? classes[0] : undefined;
 }
 
-/** the innermost definition whose lines hold `line` (the latest-starting one of those that do) */
-function innermost(definitions: readonly Definition[], line: number): Definition | undefined {
-  let best: Definition | undefined;
-  for (const d of definitions) if (d.startLine <= line && line <= d.endLine && (!best || d.startLine >= best.startLine)) best = d;
-  return best;
+interface Candidates {
+  list: Definition[];
+  byPath: Map<string, Definition[]>;
+}
+
+/** definitions of each name, all of them and classes only, each also by file (a common name has hundreds) */
+function indexByName(byName: ReadonlyMap<string, Definition[]>): Map<string, { all: Candidates; classes: Candidates }> {
+  const group = (list: Definition[]): Candidates => {
+    const byPath = new Map<string, Definition[]>();
+    for (const d of list) {
+      const same = byPath.get(d.path);
+      if (same) same.push(d);
+      else byPath.set(d.path, [d]);
+    }
+    return { list, byPath };
+  };
+  const out = new Map<string, { all: Candidates; classes: Candidates }>();
+  for (const [name, list] of byName) out.set(name, { all: group(list), classes: group(list.filter((d) => d.kind === 'class')) });
+  return out;
+}
+
+/** the candidates defined in one of `files` (walking whichever side is smaller) */
+function inFiles(candidates: Candidates, files: ReadonlySet<string>): Definition[] {
+  const out: Definition[] = [];
+  if (files.size < candidates.byPath.size) {
+    for (const path of files) out.push(...(candidates.byPath.get(path) ?? []));
+  } else {
+    for (const [path, list] of candidates.byPath) if (files.has(path)) out.push(...list);
+  }
+  return out;
+}
+
+/**
+ * line → the innermost definition whose lines hold it (the latest-starting one, the later listed on a tie),
+ * as a table filled once per file instead of a scan of every definition per reference
+ */
+function innermostByLine(definitions: readonly Definition[]): (line: number) => Definition | undefined {
+  const owner: Array<Definition | undefined> = [];
+  const ordered = definitions.map((d, i) => ({ d, i })).sort((a, b) => a.d.startLine - b.d.startLine || a.i - b.i);
+  for (const { d } of ordered) for (let line = d.startLine; line <= d.endLine; line++) owner[line] = d;
+  return (line) => owner[line];
 }
