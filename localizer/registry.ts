@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { parseLocalizerOptions } from './options.ts';
 import type { FileLocalizer } from './types.ts';
+import type { LocagentOptions } from './locagent/options.ts';
 
 export interface LocalizerEntry {
   /** the schema of the options a config file or `--options` may give */
@@ -28,6 +29,12 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
     // the options' own seed wins; otherwise the run's
     create: async (options, run) =>
       new (await import('./blagent/index.ts')).BlagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options }),
+  },
+  locagent: {
+    options: async () => (await import('./locagent/options.ts')).LocagentOptionsSchema,
+    // the options' own seed wins; otherwise the run's
+    create: async (options, run) =>
+      new (await import('./locagent/index.ts')).LocagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options } as LocagentOptions),
   },
   agentless: {
     options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,

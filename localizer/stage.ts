@@ -11,6 +11,7 @@ import type { FileParser } from '../src/index/file-parser.ts';
 import type { RepoIndex } from '../src/index/types.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
+import type { RepoGraph } from '../src/graph/repo-graph.ts';
 import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.ts';
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
 import { STAGE, runStageOver, type PipelineStage } from '../src/run/stage.ts';
@@ -24,6 +25,7 @@ import type { FileLocalizer } from './types.ts';
 export interface LocalizationServices {
   snapshot(repo: string, commit: string): Promise<RepoSnapshot>;
   index(snapshot: RepoSnapshot, parser?: FileParser): Promise<RepoIndex>;
+  graph?(snapshot: RepoSnapshot): Promise<RepoGraph>;
   releaseRepo(repo: string): void;
   readonly llm: ChatModel | undefined;
 }
@@ -46,7 +48,14 @@ export function fileLocalizationStage(
     run: async ({ instance }) => {
       const loaded = await localizer;
       const snapshot = await services.snapshot(instance.repo, instance.base_commit);
-      return loaded.localize({ instance, snapshot, index: (parser) => limit(() => services.index(snapshot, parser)), llm: services.llm });
+      const graph = services.graph?.bind(services);
+      return loaded.localize({
+        instance,
+        snapshot,
+        index: (parser) => limit(() => services.index(snapshot, parser)),
+        ...(graph ? { graph: () => limit(() => graph(snapshot)) } : {}),
+        llm: services.llm,
+      });
     },
   };
 }

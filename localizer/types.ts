@@ -9,6 +9,7 @@ import type { FileParser } from '../src/index/file-parser.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
+import type { RepoGraph } from '../src/graph/repo-graph.ts';
 
 export interface LocalizerContext {
   instance: SweInstance;
@@ -18,6 +19,8 @@ export interface LocalizerContext {
    * of the same snapshot chunked differently, through the same embedder, vector store and caches
    */
   index(parser?: FileParser): Promise<RepoIndex>;
+  /** the code graph of the snapshot (facts cached next to the index); absent: the localizer builds one uncached */
+  graph?(): Promise<RepoGraph>;
   /** undefined when no model is configured; LLM localizers then fail with a clear message or degrade */
   llm?: ChatModel;
   signal?: AbortSignal;

@@ -19,6 +19,8 @@ import { UsageMeter } from './llm/usage.ts';
 import { RepoStore } from './repo/store.ts';
 import type { RepoSnapshot } from './repo/types.ts';
 import { openChromaStore } from './vectorstore/supervised.ts';
+import type { FileFacts } from './graph/file-facts.ts';
+import { buildRepoGraph, type RepoGraph } from './graph/repo-graph.ts';
 import type { VectorStore } from './vectorstore/types.ts';
 
 export interface ServiceSettings {
@@ -44,6 +46,9 @@ export class Services {
   private llmInstance?: ChatModel;
   /** the last few indexes, so consecutive stages on one snapshot do not rebuild BM25 and definitions */
   private readonly indexes = new Map<string, Promise<RepoIndex>>();
+  private readonly graphs = new Map<string, Promise<RepoGraph>>();
+  /** file facts of the repositories in use (dropped with releaseRepo), so the next commit's graph parses only changed files */
+  private readonly graphFacts = new Map<string, FileFacts>();
 
   constructor(readonly settings: ServiceSettings) {
     this.store = new RepoStore({
@@ -117,9 +122,31 @@ export class Services {
     return index;
   }
 
-  /** Forgets a repository's indexes, parse results and commit history (a run that has moved on to another one). */
+  /**
+   * The code graph of a snapshot (src/graph): built once per commit in this process, incrementally from the
+   * facts of earlier commits; facts persist under `<cacheDir>/graph/`, keyed by blob and the queries' hash.
+   */
+  graph(snapshot: RepoSnapshot): Promise<RepoGraph> {
+    const key = `${snapshot.repo}@${snapshot.commit}`;
+    let graph = this.graphs.get(key);
+    if (!graph) {
+      graph = buildRepoGraph(snapshot, {
+        cacheDir: this.settings.cacheDir,
+        memo: this.graphFacts,
+        ...(this.settings.fileFilter ? { fileFilter: { ...this.settings.fileFilter, excludeTests: false } } : {}),
+      });
+      graph.catch(() => this.graphs.delete(key));
+      this.graphs.set(key, graph);
+      while (this.graphs.size > 2) this.graphs.delete(this.graphs.keys().next().value!);
+    }
+    return graph;
+  }
+
+  /** Forgets a repository's indexes, graphs, parse results and commit history (a run that has moved on to another one). */
   releaseRepo(repo: string): void {
     for (const key of [...this.indexes.keys()]) if (key.startsWith(`${repo}@`)) this.indexes.delete(key);
+    for (const key of [...this.graphs.keys()]) if (key.startsWith(`${repo}@`)) this.graphs.delete(key);
+    for (const key of [...this.graphFacts.keys()]) if (key.startsWith(`${repo}\0`)) this.graphFacts.delete(key);
     defaultIndexMemo().forgetRepo(repo);
     this.store.releaseRepo(repo);
   }

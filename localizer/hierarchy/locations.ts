@@ -71,6 +71,8 @@ export interface ParsedLocations {
   byFile: Map<string, string[]>;
   /** lines naming files that were not shown, or location lines before any file header */
   ignored: string[];
+  /** the shown files the answer names, in order of first mention */
+  mentioned: string[];
 }
 
 /**
@@ -81,6 +83,7 @@ export interface ParsedLocations {
 export function parseLocations(answer: string, shownFiles: readonly string[]): ParsedLocations {
   const byFile = new Map<string, string[]>();
   const ignored: string[] = [];
+  const mentioned: string[] = [];
   let current: string | undefined;
   let currentKnown = false;
   const match = (name: string): string | undefined => {
@@ -102,13 +105,16 @@ export function parseLocations(answer: string, shownFiles: readonly string[]): P
         const known = match(header);
         current = known ?? header;
         currentKnown = known !== undefined;
-        if (known && !byFile.has(known)) byFile.set(known, []);
+        if (known && !byFile.has(known)) {
+          byFile.set(known, []);
+          mentioned.push(known);
+        }
         if (!known) ignored.push(line.trim());
       }
     }
   }
   for (const f of shownFiles) if (!byFile.has(f)) byFile.set(f, []);
-  return { byFile, ignored };
+  return { byFile, ignored, mentioned };
 }
 
 export interface FileSymbolsView {
