@@ -1,0 +1,114 @@
+/**
+ * End to end: `locfix localize --localizer locagent` on the mini-benchmark, the CLI in a child process
+ * talking to the scripted model server over loopback, then `eval-loc`. The scripted agent knows no answer:
+ * it searches the identifiers of the issue and answers with the files of the entities the search showed,
+ * so what it names comes from the real tools on the real git snapshot. The graph's file facts persist in the
+ * cache; a second run asks the model nothing.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FileLocalization } from '../../src/artifacts/localization.ts';
+import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import type { StageArtifact } from '../../src/run/stage-runner.ts';
+import { useScriptedModelServer } from '../support/scenario-helpers.ts';
+import type { ScriptedChatRequest, ScriptedReply } from '../support/scripted-model-server.ts';
+import { toolCall } from './fixture.ts';
+
+const exec = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
+const scripted = useScriptedModelServer();
+let dir: string;
+let bench: MiniBenchBuild;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-locagent-e2e-'));
+  bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function locfix(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  return exec(process.execPath, [BIN, ...args], { env: { ...process.env, LOCFIX_CACHE_DIR: path.join(dir, 'cache') }, maxBuffer: 1 << 24 })
+    .then((r) => ({ ...r, code: 0 }))
+    .catch((e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }));
+}
+
+/** identifiers of the issue text: snake_case, CamelCase and dotted names */
+function identifiers(issue: string): string[] {
+  const words = issue.match(/[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*/g) ?? [];
+  return [...new Set(words.filter((w) => w.includes('_') || /[a-z][A-Z]/.test(w) || w.includes('.')))].slice(0, 6);
+}
+
+function searchingAgent(request: ScriptedChatRequest): ScriptedReply {
+  const turn = request.messages.filter((m) => m.role === 'assistant').length;
+  if (turn === 0) {
+    const issue = /### Issue ###\n([\s\S]*?)\n###/.exec(request.messages[1]!.content)?.[1] ?? '';
+    return toolCall('search_code_snippets', { search_terms: identifiers(issue) });
+  }
+  const found = [...request.lastUser.matchAll(/Found (?:function|class|file) `([^`:]+)/g)].map((m) => m[1]!);
+  const files = [...new Set(found)].slice(0, 3);
+  return `\`\`\`\n${files.join('\n')}\n\`\`\`\n${toolCall('finish')}`;
+}
+
+describe('locfix localize --localizer locagent', () => {
+  it('localizes every instance through the real tools, persists graph facts, eval-loc scores it, resume asks nothing', { timeout: 300_000 }, async () => {
+    const chosen = bench.instances.filter((i) => i.instance_id.startsWith('minibench__urlkit-'));
+    expect(chosen.length).toBeGreaterThan(1);
+    scripted.server.setScenario({ policy: searchingAgent });
+    const run = path.join(dir, 'runs', 'l1');
+    const args = [
+      'localize',
+      '--localizer',
+      'locagent',
+      '--options',
+      JSON.stringify({ samples: 1, temperature: 0 }),
+      '--llm',
+      `openai:scripted@${scripted.server.openaiURL}`,
+      '--dataset',
+      bench.datasetPath,
+      '--mirrors',
+      bench.mirrorsDir,
+      '--cache-dir',
+      path.join(dir, 'cache'),
+      '--instances',
+      chosen.map((i) => i.instance_id).join(','),
+      '--out',
+      run,
+    ];
+    const res = await locfix(args);
+    expect(res.code, res.stderr).toBe(0);
+    const layout = new RunLayout(run);
+    for (const inst of chosen) {
+      const artifact = JSON.parse(await readFile(layout.artifactPath('localize-files', inst.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
+      expect(artifact.status, JSON.stringify(artifact.error)).toBe('ok');
+      const out = artifact.output!;
+      expect(out.localizer).toBe('locagent');
+      expect(out.usage.calls).toBe(2);
+      const search = out.trace.find((e) => e.type === 'tool') as { output: string };
+      expect(search.output).toContain('##Searching for term');
+      // what the agent named is what the tools showed it
+      const named = out.files.filter((f) => f.evidence?.source === 'agent').map((f) => f.path);
+      expect(named.length).toBeGreaterThan(0);
+      for (const f of named) expect(search.output).toContain(f);
+    }
+    const graphDir = path.join(dir, 'cache', 'graph');
+    const repos = await readdir(graphDir);
+    expect((await readdir(path.join(graphDir, repos[0]!))).some((f) => /^facts-[0-9a-f]{16}\.jsonl$/.test(f))).toBe(true);
+
+    const evalRes = await locfix(['eval-loc', run, '--stage', 'localize-files', '--json']);
+    expect(evalRes.code, evalRes.stderr).toBe(0);
+    expect((JSON.parse(evalRes.stdout.trim()) as { n: number }).n).toBe(chosen.length);
+
+    const before = scripted.server.chatRequests().length;
+    const again = await locfix(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(scripted.server.chatRequests().length).toBe(before);
+  });
+});
