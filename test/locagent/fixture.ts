@@ -50,10 +50,4 @@ export function shopInstance(): SweInstance {
   return { instance_id: 'acme__shop-1', repo: 'acme/shop', base_commit: 'c0ffee', problem_statement: SHOP_ISSUE, patch: '' } as SweInstance;
 }
 
-/** A tool call in the text format the agent reads. */
-export function toolCall(name: string, params: Record<string, unknown> = {}, thought = ''): string {
-  const body = Object.entries(params)
-    .map(([k, v]) => `<parameter=${k}>${typeof v === 'string' ? v : JSON.stringify(v)}</parameter>\n`)
-    .join('');
-  return `${thought ? `${thought}\n` : ''}<function=${name}>\n${body}</function>`;
-}
+export { toolCall } from './scripted-agent.ts';

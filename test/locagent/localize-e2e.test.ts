@@ -1,8 +1,8 @@
 /**
  * End to end: `locfix localize --localizer locagent` on the mini-benchmark, the CLI in a child process
- * talking to the scripted model server over loopback, then `eval-loc`. The scripted agent knows no answer:
- * it searches the identifiers of the issue and answers with the files of the entities the search showed,
- * so what it names comes from the real tools on the real git snapshot. The graph's file facts persist in the
+ * talking to the scripted model server over loopback, then `eval-loc`. The scripted agent
+ * (scripted-agent.ts) knows no answer: it searches the issue's identifiers, follows the graph and answers
+ * with the files of the entities it saw, so what it names comes from the real tools on the real git snapshot. The graph's file facts persist in the
  * cache; a second run asks the model nothing.
  */
 import { execFile } from 'node:child_process';
@@ -16,8 +16,7 @@ import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/bui
 import { RunLayout } from '../../src/run/run-layout.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import type { ScriptedChatRequest, ScriptedReply } from '../support/scripted-model-server.ts';
-import { toolCall } from './fixture.ts';
+import { searchingAgent } from './scripted-agent.ts';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
@@ -38,23 +37,6 @@ function locfix(args: string[]): Promise<{ stdout: string; stderr: string; code:
   return exec(process.execPath, [BIN, ...args], { env: { ...process.env, LOCFIX_CACHE_DIR: path.join(dir, 'cache') }, maxBuffer: 1 << 24 })
     .then((r) => ({ ...r, code: 0 }))
     .catch((e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }));
-}
-
-/** identifiers of the issue text: snake_case, CamelCase and dotted names */
-function identifiers(issue: string): string[] {
-  const words = issue.match(/[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*/g) ?? [];
-  return [...new Set(words.filter((w) => w.includes('_') || /[a-z][A-Z]/.test(w) || w.includes('.')))].slice(0, 6);
-}
-
-function searchingAgent(request: ScriptedChatRequest): ScriptedReply {
-  const turn = request.messages.filter((m) => m.role === 'assistant').length;
-  if (turn === 0) {
-    const issue = /### Issue ###\n([\s\S]*?)\n###/.exec(request.messages[1]!.content)?.[1] ?? '';
-    return toolCall('search_code_snippets', { search_terms: identifiers(issue) });
-  }
-  const found = [...request.lastUser.matchAll(/Found (?:function|class|file) `([^`:]+)/g)].map((m) => m[1]!);
-  const files = [...new Set(found)].slice(0, 3);
-  return `\`\`\`\n${files.join('\n')}\n\`\`\`\n${toolCall('finish')}`;
 }
 
 describe('locfix localize --localizer locagent', () => {
@@ -90,13 +72,13 @@ describe('locfix localize --localizer locagent', () => {
       expect(artifact.status, JSON.stringify(artifact.error)).toBe('ok');
       const out = artifact.output!;
       expect(out.localizer).toBe('locagent');
-      expect(out.usage.calls).toBe(2);
-      const search = out.trace.find((e) => e.type === 'tool') as { output: string };
-      expect(search.output).toContain('##Searching for term');
+      expect(out.usage.calls).toBeGreaterThanOrEqual(2);
+      const outputs = out.trace.flatMap((e) => (e.type === 'tool' ? [e.output] : []));
+      expect(outputs[0]).toContain('##Searching for term');
       // what the agent named is what the tools showed it
       const named = out.files.filter((f) => f.evidence?.source === 'agent').map((f) => f.path);
       expect(named.length).toBeGreaterThan(0);
-      for (const f of named) expect(search.output).toContain(f);
+      for (const f of named) expect(outputs.join('\n')).toContain(f);
     }
     const graphDir = path.join(dir, 'cache', 'graph');
     const repos = await readdir(graphDir);
