@@ -9,7 +9,8 @@ import { z } from 'zod';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { defaultQueries, type QueryPreset, type RetrievalQuery } from './retrieval/query.ts';
-import { retrieveFiles } from './retrieval/retriever.ts';
+import { type RetrievalIndex, retrieveFiles } from './retrieval/retriever.ts';
+import { entityNeighbors } from '../src/graph/neighbors.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
 
@@ -50,12 +51,21 @@ export class RetrievalLocalizer implements FileLocalizer {
     const queries =
       this.settings.queriesFor?.(ctx.instance) ??
       defaultQueries(ctx.instance.problem_statement, this.settings.queries, { environmentReports: this.settings.environmentReports });
-    const result = await retrieveFiles(index, queries, this.options);
+    // the graph channel needs the commit's code graph; without one it is off, and the answer says so
+    let searchable: RetrievalIndex = index;
+    const graphWarnings: string[] = [];
+    if (this.options.weights.graph > 0) {
+      if (ctx.graph) {
+        const { graph } = await ctx.graph();
+        searchable = { ...index, neighborsOf: (id: string) => entityNeighbors(graph, id) };
+      } else graphWarnings.push('weights.graph is set but this run has no code graph: the graph channel was off');
+    }
+    const result = await retrieveFiles(searchable, queries, this.options);
     const listing = await ctx.snapshot.listFiles().then(
       (entries) => entries.map((e) => e.path),
       () => undefined, // the index was built from this listing; a second read failing leaves only the check out
     );
-    const warnings = listing ? coverageWarnings(index.filePaths.length, listing) : [];
+    const warnings = [...(listing ? coverageWarnings(index.filePaths.length, listing) : []), ...graphWarnings];
     return {
       localizer: this.name,
       files: result.ranking.map((f) => ({
@@ -66,6 +76,7 @@ export class RetrievalLocalizer implements FileLocalizer {
           chunks: f.chunks.slice(0, EVIDENCE_ITEMS),
           definitions: f.definitions.slice(0, EVIDENCE_ITEMS),
           pathSignals: f.pathSignals.slice(0, EVIDENCE_ITEMS),
+          ...(f.graph ? { graph: f.graph.slice(0, EVIDENCE_ITEMS) } : {}),
         },
       })),
       trace: [{ type: 'note', step: 'retrieval', message: `pool of ${result.pool.length} candidates`, data: { pool: result.pool } }],

@@ -10,7 +10,7 @@
 import type { CodeChunk, Definition } from '../../src/parsing/types.ts';
 import { candidatePool, rankFiles, reciprocalRankFusion, weightedScoreFusion, type Channel, type RankedFile } from './fusion.ts';
 import { definitionScores, type DefinitionEvidence } from './definition-boost.ts';
-import { type GraphLookup, type GraphNeighbor, graphScores } from './graph-expansion.ts';
+import { type GraphEvidence, type GraphLookup, type GraphNeighbor, graphScores } from './graph-expansion.ts';
 import { pathSignalScores, RepoPathMatcher, type PathEvidence } from './path-match.ts';
 import { resolveRetrievalOptions, type ChannelWeights, type DeepPartial, type RetrievalOptions } from './options.ts';
 import { assertQueries, type RetrievalQuery } from './query.ts';
@@ -57,6 +57,8 @@ export interface RankedFileWithEvidence extends RankedFile {
   chunks: EvidenceChunk[];
   definitions: DefinitionEvidence[];
   pathSignals: PathEvidence[];
+  /** graph channel: which named entity led here, through which neighbour and edge (absent when the channel is off) */
+  graph?: GraphEvidence[];
 }
 
 export interface QueryRanking {
@@ -129,6 +131,7 @@ export async function retrieveFiles(
   const chunkEvidence = new Map<string, EvidenceChunk[]>();
   const defEvidence = new Map<string, DefinitionEvidence[]>();
   const pathEvidence = new Map<string, PathEvidence[]>();
+  const graphEvidence = new Map<string, GraphEvidence[]>();
   const pushTo = <T>(map: Map<string, T[]>, key: string, value: T): void => {
     const list = map.get(key);
     if (list) list.push(value);
@@ -184,6 +187,7 @@ export async function retrieveFiles(
           const graph = graphScores(evidence, index as GraphLookup, options);
           timings.graph = Math.round((performance.now() - t1) * 10) / 10;
           channels.push({ label: `${query.label}/graph`, scores: graph.scores, weight: w.graph * qw });
+          for (const e of graph.evidence) pushTo(graphEvidence, e.path, e);
         }
       }
       if (w.paths > 0) {
@@ -212,6 +216,7 @@ export async function retrieveFiles(
       chunks: bestChunks(chunkEvidence.get(f.path) ?? [], options.evidencePerFile),
       definitions: dedupeDefinitions(defEvidence.get(f.path) ?? []).slice(0, options.evidencePerFile),
       pathSignals: (pathEvidence.get(f.path) ?? []).slice(0, options.evidencePerFile),
+      ...(graphEvidence.has(f.path) ? { graph: dedupeGraphEvidence(graphEvidence.get(f.path)!).slice(0, options.evidencePerFile) } : {}),
     };
   });
   const pool = candidatePool(
@@ -259,6 +264,18 @@ function dedupeDefinitions(list: readonly DefinitionEvidence[]): DefinitionEvide
     const prev = seen.get(key);
     if (prev) prev.weight += d.weight;
     else seen.set(key, { ...d });
+  }
+  return [...seen.values()].sort((a, b) => b.weight - a.weight);
+}
+
+/** one line per (seed, neighbour, relation), weights of the queries that found it summed */
+function dedupeGraphEvidence(list: readonly GraphEvidence[]): GraphEvidence[] {
+  const seen = new Map<string, GraphEvidence>();
+  for (const e of list) {
+    const key = `${e.from}\0${e.to}\0${e.relation}`;
+    const prev = seen.get(key);
+    if (prev) prev.weight += e.weight;
+    else seen.set(key, { ...e });
   }
   return [...seen.values()].sort((a, b) => b.weight - a.weight);
 }

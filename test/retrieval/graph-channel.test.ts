@@ -60,6 +60,11 @@ describe('the graph channel', () => {
         .sort(),
     ).toEqual(['app/cli.py', 'app/util.py']);
     expect(on.ranking.some((f) => f.path === 'app/other.py' || f.path.startsWith('tests/'))).toBe(false);
+    // each file the graph brought in says which named entity led there and how
+    expect(on.ranking.find((f) => f.path === 'app/util.py')!.graph).toEqual([
+      expect.objectContaining({ from: 'app/core.py:Engine.run', to: expect.stringMatching(/^app\/util\.py:/), relation: 'invokes' }),
+    ]);
+    expect(on.ranking[0]!.graph).toBeUndefined();
     const off = await retrieveFiles(index(true), queries);
     const noGraph = await retrieveFiles(index(false), queries, { weights: { graph: 1 } });
     expect(off.ranking.map((f) => f.path)).toEqual(['app/core.py']);
