@@ -141,7 +141,10 @@ export function createFileVerdict(options: FileFilterOptions = {}): (path: strin
     const lower = path.toLowerCase();
     const listed = extensions.some((e) => lower.endsWith(e));
     const spec = listed ? undefined : languageForPath(path);
-    if (!listed && !(spec?.indexed && spec.extensions.some((e) => lower.endsWith(e)))) return 'not-source';
+    if (!listed && !(spec?.indexed && spec.extensions.some((e) => lower.endsWith(e)))) {
+      // a declaration a language parses on request only (`.pyi` stubs) says why it is left out
+      return spec?.indexed && isDeclaration(lower) && !skipReason(path) ? 'declaration' : 'not-source';
+    }
     // from here on the file is source code: the most telling reason first
     const skipped = skipReason(path);
     if (skipped) return skipped;

@@ -101,6 +101,10 @@ describe('file filter', () => {
     for (const [file, expected] of Object.entries(cases)) expect(verdict(file), file).toBe(expected);
     // a declaration file is indexed when asked for by name
     expect(createFileVerdict({ extensions: ['.d.ts'] })('src/jsx.d.ts')).toBe('indexed');
+    // Python type stubs are declarations too, in a Python repository and elsewhere
+    expect(createFileVerdict({ extensions: ['.py'] })('pkg/stubs.pyi')).toBe('declaration');
+    expect(verdict('pkg/stubs.pyi')).toBe('declaration');
+    expect(createFileVerdict({ extensions: ['.py', '.pyi'] })('pkg/stubs.pyi')).toBe('indexed');
     // the main-language vote ignores declaration files too
     expect(mainLanguageExtensions(['a.d.ts', 'b.d.ts', 'c.d.ts', 'x.go'])).toEqual(['.go']);
     const selection = summarizeFileSelection(Object.keys(cases), verdict);

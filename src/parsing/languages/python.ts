@@ -12,6 +12,7 @@ export const python: LanguageSpec & { syntax: LanguageSyntax } = {
   extensions: ['.py'],
   // type stubs repeat the signatures of the implementation; they are parsed on request, not indexed
   alsoParses: ['.pyi'],
+  declarationSuffixes: ['.pyi'],
   // biome-ignore format: a word list reads better wrapped than one word a line
   stopwords: [
     'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else',
