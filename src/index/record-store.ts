@@ -6,15 +6,13 @@
  * chunker produces); they are rebuilt from the blob, which the index reads anyway. Other texts are stored
  * verbatim. Term vectors are not stored: tokenizing is cheap next to parsing and their ids are per process.
  *
- * Shared by concurrent processes: reading at open (and cutting a line torn by a crash) and appending hold
- * `<file>.lock`, so no process reads another's half-written line or appends after a torn one.
+ * Shared by concurrent processes through KeyedJsonlFile (reads and appends under a lock, torn lines cut).
  */
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CodeChunk, Definition } from '../parsing/types.ts';
 import { safeFileName } from '../util/fsx.ts';
-import { withFileLock } from '../util/file-lock.ts';
+import { KeyedJsonlFile } from '../util/keyed-jsonl.ts';
 
 interface StoredChunk {
   s: number;
@@ -53,10 +51,11 @@ function splitLines(content: string): string[] {
 }
 
 export class FileRecordStore {
-  private readonly lines = new Map<string, string>();
-  private pending: string[] = [];
+  private constructor(private readonly lines: KeyedJsonlFile) {}
 
-  private constructor(readonly file: string) {}
+  get file(): string {
+    return this.lines.file;
+  }
 
   static fileFor(cacheDir: string, repo: string, parserId: string): string {
     const parserKey = createHash('sha256').update(parserId).digest('hex').slice(0, 16);
@@ -64,18 +63,7 @@ export class FileRecordStore {
   }
 
   static async open(file: string): Promise<FileRecordStore> {
-    const store = new FileRecordStore(file);
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    const text = await withFileLock(`${file}.lock`, () => readWhole(file), { what: `parsed-file cache ${file}` });
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      try {
-        store.lines.set((JSON.parse(line) as StoredRecord).key, line);
-      } catch {
-        // a line torn by a crash: that file is parsed again
-      }
-    }
-    return store;
+    return new FileRecordStore(await KeyedJsonlFile.open(file, 'parsed-file cache'));
   }
 
   get size(): number {
@@ -91,7 +79,7 @@ export class FileRecordStore {
     try {
       rec = JSON.parse(line) as StoredRecord;
     } catch {
-      this.lines.delete(key);
+      this.lines.forget(key);
       return undefined;
     }
     const lines = rec.c.some((c) => c.t === undefined) ? splitLines(content) : [];
@@ -141,33 +129,10 @@ export class FileRecordStore {
       d: file.definitions.map((d) => [d.name, d.qualifiedName, d.kind, d.startLine, d.endLine]),
       ...(file.parseError ? { err: file.parseError } : {}),
     };
-    const line = JSON.stringify(rec);
-    this.lines.set(key, line);
-    this.pending.push(line);
+    this.lines.add(key, JSON.stringify(rec));
   }
 
-  async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
-    const out = this.pending.join('\n') + '\n';
-    this.pending = [];
-    await fs.mkdir(path.dirname(this.file), { recursive: true });
-    await withFileLock(`${this.file}.lock`, () => fs.appendFile(this.file, out), { what: `parsed-file cache ${this.file}` });
+  flush(): Promise<void> {
+    return this.lines.flush();
   }
-}
-
-/** The file's complete lines; a last line without its newline (a crash mid-append) is cut off the file. */
-async function readWhole(file: string): Promise<string> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw err;
-  }
-  if (text && !text.endsWith('\n')) {
-    const complete = text.slice(0, text.lastIndexOf('\n') + 1);
-    await fs.truncate(file, Buffer.byteLength(complete));
-    return complete;
-  }
-  return text;
 }
