@@ -13,6 +13,7 @@ import { createLocalizer } from '../../localizer/registry.ts';
 import type { LocalizerContext } from '../../localizer/types.ts';
 import type { TraceEvent } from '../../src/artifacts/localization.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
+import { BudgetExhaustedError, SpendBudget, SpendScope } from '../../src/llm/spend.ts';
 import { scriptedChatModel, useScriptedModelServer } from '../support/scenario-helpers.ts';
 import type { ScriptedChatRequest, ScriptedReply } from '../support/scripted-model-server.ts';
 import { shopInstance, shopSnapshot, toolCall } from './fixture.ts';
@@ -110,6 +111,20 @@ describe('LocagentLocalizer with a scripted agent', () => {
     expect(Date.now() - t0).toBeLessThan(4_000);
     expect((loc.details!.samples as Array<{ stopReason: string }>).map((s) => s.stopReason)).toEqual(['time']);
     expect(loc.warnings?.[0]).toMatch(/named no file \(time\)/);
+  });
+
+  it("stops at the run's spend cap: the call that would overspend is refused and the instance fails", async () => {
+    scripted.server.setScenario({ policy: graphWalker });
+    const budget = new SpendBudget('instance', 'acme__shop-1', { tokens: 1_500 });
+    const err = await new SpendScope([budget])
+      .run(() => new LocagentLocalizer(options()).localize(context(scriptedChatModel(scripted.server))))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BudgetExhaustedError);
+    // some steps ran, and no call started once the budget could not pay for it
+    const calls = scripted.server.chatRequests().length;
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThan(4);
+    expect(budget.spent.calls).toBe(calls);
   });
 
   it('fails the instance when the model server fails (no answer is made up); the registry builds it', async () => {
