@@ -370,7 +370,10 @@ async function main(): Promise<void> {
     ),
     // every configuration's rank of the first gold file per instance, for paired comparisons
     ranksByConfig: Object.fromEntries(
-      configs.map((c) => [c.label, Object.fromEntries(runs.map((r) => [r.id, r.rankings[c.label] ? r.rankings[c.label]!.findIndex((p) => r.gold.includes(p)) + 1 || null : null]))]),
+      configs.map((c) => [
+        c.label,
+        Object.fromEntries(runs.map((r) => [r.id, r.rankings[c.label] ? r.rankings[c.label]!.findIndex((p) => r.gold.includes(p)) + 1 || null : null])),
+      ]),
     ),
   });
 }

@@ -219,7 +219,7 @@ export class GraphTools {
 
   private async linesAround(path: string, lineNums: readonly number[]): Promise<string> {
     const node = this.graph.node(path);
-    if (!node || node.type !== 'file') return `No file \`${path}\` in the repository: line numbers need one file's path.\n`;
+    if (node?.type !== 'file') return `No file \`${path}\` in the repository: line numbers need one file's path.\n`;
     const content = await this.content(path);
     if (content === undefined) return `\`${path}\` could not be read.\n`;
     const lines = content.split('\n');
