@@ -44,12 +44,22 @@ export interface TraverseArgs {
 
 const isTestNode = (node: GraphNode) => isTestPath(node.path);
 
+interface EntityBm25 {
+  index: Bm25Index;
+  dict: TermDictionary;
+  docs: GraphNode[];
+}
+
+/** one BM25 index per graph object: the samples of one instance share their graph, and building the
+ * index reads every source file (seconds on sympy), so it is built once and only read afterwards */
+const bm25ByGraph = new WeakMap<CodeGraph, Promise<EntityBm25>>();
+
 export class GraphTools {
   readonly entities: EntityIndex;
   /** node id → how many answers showed it */
   readonly shown = new Map<string, number>();
   private readonly contents = new Map<string, string | undefined>();
-  private bm25?: { index: Bm25Index; dict: TermDictionary; docs: GraphNode[] };
+  private bm25?: EntityBm25;
   private readonly previewMaxLines: number;
   private readonly contextLines: number;
   private readonly previewMatches: number;
@@ -173,19 +183,17 @@ export class GraphTools {
     return (inside.length > 0 ? inside : hits).slice(0, 5);
   }
 
-  /** builds the BM25 index over every non-test class and function (once; reads their files) */
+  /** the BM25 index over every non-test class and function (built once per graph; reads their files) */
   async prepareKeywordSearch(): Promise<void> {
     if (this.bm25) return;
-    const docs = this.graph.nodes().filter((n) => (n.type === 'class' || n.type === 'function') && !isTestNode(n));
-    const paths = [...new Set(docs.map((d) => d.path))];
-    const read = await this.snapshot.readFiles(paths);
-    for (const p of paths) this.contents.set(p, read.get(p));
-    const dict = new TermDictionary();
-    const vectors = docs.map((d) => {
-      const lines = (read.get(d.path) ?? '').split('\n').slice((d.startLine ?? 1) - 1, d.endLine);
-      return termVectorOf(`${d.id}\n${lines.join('\n')}`, dict);
-    });
-    this.bm25 = { index: new Bm25Index(vectors), dict, docs };
+    let pending = bm25ByGraph.get(this.graph);
+    if (!pending) {
+      pending = buildEntityBm25(this.graph, this.snapshot);
+      bm25ByGraph.set(this.graph, pending);
+      // a failed read must not poison the graph's cache for the next caller
+      pending.catch(() => bm25ByGraph.delete(this.graph));
+    }
+    this.bm25 = await pending;
   }
 
   private async content(path: string): Promise<string | undefined> {
@@ -282,3 +290,14 @@ export function globToRegExp(pattern: string): RegExp {
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.+^${}()|[\]\\*?]/g, '\\$&');
+
+async function buildEntityBm25(graph: CodeGraph, snapshot: RepoSnapshot): Promise<EntityBm25> {
+  const docs = graph.nodes().filter((n) => (n.type === 'class' || n.type === 'function') && !isTestNode(n));
+  const read = await snapshot.readFiles([...new Set(docs.map((d) => d.path))]);
+  const dict = new TermDictionary();
+  const vectors = docs.map((d) => {
+    const lines = (read.get(d.path) ?? '').split('\n').slice((d.startLine ?? 1) - 1, d.endLine);
+    return termVectorOf(`${d.id}\n${lines.join('\n')}`, dict);
+  });
+  return { index: new Bm25Index(vectors), dict, docs };
+}

@@ -116,6 +116,21 @@ describe('graph tools', async () => {
     );
   });
 
+  it('builds the keyword index once per graph: a second sample on the same graph reads no files for it', async () => {
+    const counting = shopSnapshot();
+    const { graph: shared } = await buildRepoGraph(counting);
+    let reads = 0;
+    const readFiles = counting.readFiles.bind(counting);
+    counting.readFiles = (paths) => {
+      reads++;
+      return readFiles(paths);
+    };
+    const first = await new GraphTools(shared, counting).searchCodeSnippets({ searchTerms: ['DISCOUNTS rate'] });
+    const second = await new GraphTools(shared, counting).searchCodeSnippets({ searchTerms: ['DISCOUNTS rate'] });
+    expect(second).toBe(first);
+    expect(reads).toBe(1);
+  });
+
   it('shows lines around a line number with their entity', async () => {
     const out = await tools.searchCodeSnippets({ lineNums: [11], filePattern: 'shop/cart.py' });
     expect(out).toContain('Found code snippet in `shop/cart.py:Cart.total` (lines 1-12)');
