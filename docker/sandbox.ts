@@ -83,6 +83,12 @@ function installSignalCleanup(): void {
   process.once('SIGTERM', onSignal);
 }
 
+/** Registers a container made outside `DockerRuntime.create` for removal on SIGINT/SIGTERM. */
+export function trackForCleanup(sandbox: DockerSandbox): void {
+  installSignalCleanup();
+  liveSandboxes.add(sandbox);
+}
+
 /** One running container. Obtain through `DockerRuntime.withSandbox` (or `create` + `dispose`). */
 export class DockerSandbox implements Sandbox {
   private dead?: string;

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { parseLocalizerOptions } from './options.ts';
 import type { FileLocalizer } from './types.ts';
 import type { LocagentOptions } from './locagent/options.ts';
+import type { ExplorerOptions } from './explorer/options.ts';
 
 export interface LocalizerEntry {
   /** the schema of the options a config file or `--options` may give */
@@ -35,6 +36,12 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
     // the options' own seed wins; otherwise the run's
     create: async (options, run) =>
       new (await import('./locagent/index.ts')).LocagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options } as LocagentOptions),
+  },
+  explorer: {
+    options: async () => (await import('./explorer/options.ts')).ExplorerOptionsSchema,
+    // the options' own seed wins; otherwise the run's
+    create: async (options, run) =>
+      new (await import('./explorer/index.ts')).ExplorerLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options } as ExplorerOptions),
   },
   agentless: {
     options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,

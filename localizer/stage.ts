@@ -12,6 +12,7 @@ import type { RepoIndex } from '../src/index/types.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import type { RepoGraph } from '../src/graph/repo-graph.ts';
+import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions } from '../src/sandbox/types.ts';
 import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.ts';
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
 import { STAGE, runStageOver, type PipelineStage } from '../src/run/stage.ts';
@@ -26,6 +27,7 @@ export interface LocalizationServices {
   snapshot(repo: string, commit: string): Promise<RepoSnapshot>;
   index(snapshot: RepoSnapshot, parser?: FileParser): Promise<RepoIndex>;
   graph?(snapshot: RepoSnapshot): Promise<RepoGraph>;
+  workspace?(snapshot: RepoSnapshot, options: Omit<ReadOnlyWorkspaceOptions, 'runId'>): Promise<ReadOnlyWorkspace>;
   releaseRepo(repo: string): void;
   readonly llm: ChatModel | undefined;
 }
@@ -49,11 +51,13 @@ export function fileLocalizationStage(
       const loaded = await localizer;
       const snapshot = await services.snapshot(instance.repo, instance.base_commit);
       const graph = services.graph?.bind(services);
+      const workspace = services.workspace?.bind(services);
       return loaded.localize({
         instance,
         snapshot,
         index: (parser) => limit(() => services.index(snapshot, parser)),
         ...(graph ? { graph: () => limit(() => graph(snapshot)) } : {}),
+        ...(workspace ? { workspace: (o: Omit<ReadOnlyWorkspaceOptions, 'runId'>) => workspace(snapshot, o) } : {}),
         llm: services.llm,
       });
     },

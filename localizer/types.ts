@@ -10,6 +10,7 @@ import type { ChatModel } from '../src/llm/types.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import type { RepoGraph } from '../src/graph/repo-graph.ts';
+import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions } from '../src/sandbox/types.ts';
 
 export interface LocalizerContext {
   instance: SweInstance;
@@ -21,6 +22,8 @@ export interface LocalizerContext {
   index(parser?: FileParser): Promise<RepoIndex>;
   /** the code graph of the snapshot (facts cached next to the index); absent: the localizer builds one uncached */
   graph?(): Promise<RepoGraph>;
+  /** a read-only sandbox holding the snapshot (the caller disposes it); absent: no sandbox backend configured */
+  workspace?(options: Omit<ReadOnlyWorkspaceOptions, 'runId'>): Promise<ReadOnlyWorkspace>;
   /** undefined when no model is configured; LLM localizers then fail with a clear message or degrade */
   llm?: ChatModel;
   signal?: AbortSignal;

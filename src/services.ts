@@ -22,6 +22,7 @@ import { openChromaStore } from './vectorstore/supervised.ts';
 import type { FileFacts } from './graph/file-facts.ts';
 import { buildRepoGraph, type RepoGraph } from './graph/repo-graph.ts';
 import type { VectorStore } from './vectorstore/types.ts';
+import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, ReadOnlyWorkspaces } from './sandbox/types.ts';
 
 export interface ServiceSettings {
   /** mirrors, embeddings, LLM cache, the local Chroma database */
@@ -34,6 +35,8 @@ export interface ServiceSettings {
   /** a running Chroma server; default: start a local one under cacheDir */
   chromaUrl?: string;
   fileFilter?: FileFilterOptions;
+  /** labels the sandboxes this process creates (the run's id) */
+  runId?: string;
   /** model spec or full LLM config; no LLM when absent */
   llm?: string | LlmConfigInput;
 }
@@ -49,6 +52,7 @@ export class Services {
   private readonly graphs = new Map<string, Promise<RepoGraph>>();
   /** file facts of the repositories in use (dropped with releaseRepo), so the next commit's graph parses only changed files */
   private readonly graphFacts = new Map<string, FileFacts>();
+  private workspaces?: ReadOnlyWorkspaces;
 
   constructor(readonly settings: ServiceSettings) {
     this.store = new RepoStore({
@@ -140,6 +144,15 @@ export class Services {
       while (this.graphs.size > 2) this.graphs.delete(this.graphs.keys().next().value!);
     }
     return graph;
+  }
+
+  /**
+   * A read-only sandbox holding the snapshot (the explorer's commands run there), on the Docker engine of
+   * DOCKER_HOST or the local socket. `settings.runId` labels it, so a crashed run's leftovers can be swept.
+   */
+  async workspace(snapshot: RepoSnapshot, options: Omit<ReadOnlyWorkspaceOptions, 'runId'>): Promise<ReadOnlyWorkspace> {
+    this.workspaces ??= new (await import('../docker/read-only-workspace.ts')).DockerReadOnlyWorkspaces();
+    return this.workspaces.open(snapshot, { ...options, ...(this.settings.runId ? { runId: this.settings.runId } : {}) });
   }
 
   /** Forgets a repository's indexes, graphs, parse results and commit history (a run that has moved on to another one). */

@@ -34,8 +34,31 @@ export interface FileLocalization {
   functions?: Array<{ path: string; name: string; score?: number }>;
   /** localizer-specific facts about the run of this instance (retrieval: commit, options, per-query rankings, index stats) */
   details?: Record<string, unknown>;
+  /**
+   * the localizer's own final file set, when it emits one (the explorer's answer): the explorer study's F1
+   * and exact match score it, and a hard-gate handoff passes exactly it downstream. Absent: the first
+   * files of `files` stand for it.
+   */
+  predicted?: string[];
+  /** an agent localizer's run: steps, commands, reads, how it stopped (the runner metrics read it) */
+  agent?: AgentRunStats;
   /** why this answer deserves less trust than its status says (nothing indexable, a language locfix does not parse) */
   warnings?: string[];
+}
+
+export interface AgentRunStats {
+  stop: string;
+  steps: number;
+  /** shell commands or tool calls run */
+  commands: number;
+  /** of those, the ones that read file content */
+  reads: number;
+  /** attempted writes that ran (0 for read-only localizers; refused attempts are in `refused`) */
+  writes: number;
+  refused?: number;
+  formatErrors?: number;
+  elapsedMs: number;
+  [key: string]: unknown;
 }
 
 /**

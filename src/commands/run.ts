@@ -217,6 +217,7 @@ async function runExperimentLocked(
     embedder: config.embedder,
     chromaUrl: config.chromaUrl,
     llm: config.llm,
+    runId: layout.id,
   });
   const modelName = services.llm?.id ?? 'locfix';
   // a resume must not reuse artifacts made under other settings: refuse, saying what changed
@@ -251,6 +252,16 @@ async function runExperimentLocked(
       if (removed) log(`removed ${removed} container(s) left behind by an interrupted invocation of run ${layout.id}`);
     } catch {
       // Docker not reachable now: the Docker stages record that themselves
+    }
+  }
+  if (config.localizer.name === 'explorer') {
+    // the explorer's read-only workspaces (a container and a snapshot volume each) of a killed invocation
+    try {
+      const { sweepWorkspaceVolumes } = await import('../../docker/read-only-workspace.ts');
+      const removed = (await docker.runtime.sweepContainers(layout.id)) + (await sweepWorkspaceVolumes(layout.id));
+      if (removed) log(`removed ${removed} sandbox container(s) and volume(s) left behind by an interrupted invocation of run ${layout.id}`);
+    } catch {
+      // Docker not reachable now: each instance records that itself
     }
   }
   log(

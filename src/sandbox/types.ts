@@ -120,3 +120,38 @@ export interface InstanceImages {
   /** the run is over: the cache policy may remove the environment images it built */
   releaseAll?(): Promise<void>;
 }
+
+/**
+ * A repository snapshot copied into a sandbox where nothing can be written: the snapshot is mounted
+ * read-only at `root`, the root filesystem is read-only, the network is off, commands run unprivileged.
+ * The explorer localizer runs its inspection commands here.
+ */
+export interface ReadOnlyWorkspace {
+  /** absolute path of the snapshot inside the sandbox (the working folder of every command) */
+  readonly root: string;
+  /** how long copying the snapshot in took */
+  readonly setupMs: number;
+  /** runs one argv (no shell unless the argv names one); a timeout ends the command, not the workspace */
+  run(argv: readonly string[], options: { timeoutMs: number; maxOutputBytes: number; workdir?: string }): Promise<ExecResult>;
+  /** removes the sandbox and the snapshot copy; safe to call more than once */
+  dispose(): Promise<void>;
+}
+
+export interface ReadOnlyWorkspaceOptions {
+  image: string;
+  runId?: string;
+  limits?: Partial<SandboxLimits>;
+}
+
+/** Opens read-only workspaces of snapshots (listFiles + readBlob is all it reads). */
+export interface ReadOnlyWorkspaces {
+  open(
+    snapshot: {
+      readonly repo: string;
+      readonly commit: string;
+      listFiles(): Promise<Array<{ path: string; blob: string }>>;
+      readBlob(blob: string): Promise<Buffer>;
+    },
+    options: ReadOnlyWorkspaceOptions,
+  ): Promise<ReadOnlyWorkspace>;
+}
