@@ -36,6 +36,10 @@ export interface RunOutcome {
   goldFiles: Record<string, string[]>;
   /** file ranking handed downstream, per instance (undefined: localization failed) */
   rankings: Record<string, string[] | undefined>;
+  /** the localizer's own final file set per instance, when it emits one (the explorer) */
+  predicted?: Record<string, string[] | undefined>;
+  /** localization cost per instance: agent wall clock, and tokens when usage was recorded */
+  operations?: Record<string, { agentSeconds?: number; inputTokens?: number; outputTokens?: number }>;
   resolved: string[];
   emptyPatch: string[];
 }
@@ -95,6 +99,19 @@ export interface Comparison {
   uniqueFixes: UniqueFix[];
   wilcoxon: Array<{ reference: string; alternative: string; referenceMean: number; alternativeMean: number } & WilcoxonResult>;
   metrics: MetricComparison[];
+  /** agent time and tokens, alternative minus reference (first runs), on pairwise-complete instances */
+  operational: OperationalComparison[];
+}
+
+export interface OperationalComparison {
+  metric: 'agentSeconds' | 'inputTokens' | 'outputTokens' | 'totalTokens';
+  reference: string;
+  alternative: string;
+  /** instances where both runs recorded the value */
+  n: number;
+  referenceMean: number;
+  alternativeMean: number;
+  bootstrap: ConfidenceInterval;
 }
 
 function meanOf(values: readonly number[]): number {
@@ -118,7 +135,7 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
 
   const perRunMetrics = new Map<string, InstanceMetrics[]>();
   const runs: RunSummary[] = outcomes.map((o) => {
-    const rows = common.map((id) => instanceMetrics(o.rankings[id], goldOf(id)));
+    const rows = common.map((id) => instanceMetrics(o.rankings[id], goldOf(id), 3, o.predicted?.[id]));
     perRunMetrics.set(o.runId, rows);
     const resolved = o.resolved.filter((id) => common.includes(id)).length;
     return {
@@ -219,5 +236,32 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
   }
   holmAdjust(pValues).forEach((p, i) => (metrics[binaryIndices[i]].mcnemar!.holmPValue = p));
 
-  return { alignedInstances: common.length, runs, localizers, resolvedUnion, resolvedByAll, uniqueFixes, wilcoxon, metrics };
+  const operational: OperationalComparison[] = [];
+  const valueOf = (o: RunOutcome, id: string, metric: OperationalComparison['metric']): number | undefined => {
+    const op = o.operations?.[id];
+    if (!op) return undefined;
+    if (metric === 'totalTokens') return op.inputTokens !== undefined && op.outputTokens !== undefined ? op.inputTokens + op.outputTokens : undefined;
+    return op[metric];
+  };
+  for (const alt of alternatives) {
+    const ref = runsOf(reference)[0];
+    const other = runsOf(alt)[0];
+    for (const metric of ['agentSeconds', 'inputTokens', 'outputTokens', 'totalTokens'] as const) {
+      const pairs = common.map((id) => [valueOf(ref, id, metric), valueOf(other, id, metric)] as const).filter(([a, b]) => a !== undefined && b !== undefined);
+      if (pairs.length === 0) continue;
+      const refValues = pairs.map(([a]) => a!);
+      const altValues = pairs.map(([, b]) => b!);
+      operational.push({
+        metric,
+        reference,
+        alternative: alt,
+        n: pairs.length,
+        referenceMean: meanOf(refValues),
+        alternativeMean: meanOf(altValues),
+        bootstrap: pairedBootstrap(refValues, altValues, options),
+      });
+    }
+  }
+
+  return { alignedInstances: common.length, runs, localizers, resolvedUnion, resolvedByAll, uniqueFixes, wilcoxon, metrics, operational };
 }

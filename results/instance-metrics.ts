@@ -106,13 +106,19 @@ export function ndcgAt(ranking: readonly string[], gold: ReadonlySet<string>, k:
 }
 
 /**
- * All metrics of one instance. `setSize` is how many top files form the predicted set for F1/exact match
- * (3: what the repair stage receives).
+ * All metrics of one instance. F1/exact match score `predicted` when the localizer gave its own final set,
+ * else the first `setSize` files (3: what the repair stage receives).
  */
-export function instanceMetrics(ranking: readonly string[] | undefined, goldFiles: readonly string[], setSize = 3): InstanceMetrics {
+export function instanceMetrics(
+  ranking: readonly string[] | undefined,
+  goldFiles: readonly string[],
+  setSize = 3,
+  predicted?: readonly string[],
+): InstanceMetrics {
   const r = ranking ?? [];
   const gold = new Set(goldFiles);
-  const predictedSet = dedupe(r).slice(0, setSize);
+  // a localizer that emits its own final set (the explorer) is scored on all of it, with no cap
+  const predictedSet = ranking === undefined ? [] : predicted ? dedupe(predicted) : dedupe(r).slice(0, setSize);
   return {
     hit1: hitAt(r, gold, 1),
     hit3: hitAt(r, gold, 3),

@@ -241,6 +241,16 @@ export function renderMarkdown(report: Report): string {
       out.push('### Localization metrics: alternative − reference (95% percentile bootstrap, 10,000 resamples, seed 1729; * = interval excludes 0)', '');
       out.push(mdTable(METRIC_TABLE_HEADER, metricTableRows(c)), '');
     }
+    if (c.operational?.length) {
+      out.push('### Localization cost: alternative − reference (first runs, pairwise-complete instances; same bootstrap)', '');
+      out.push(
+        mdTable(
+          ['metric', 'reference', 'alternative', 'n', 'ref', 'alt', 'Δ instance bootstrap'],
+          c.operational.map((o) => [o.metric, o.reference, o.alternative, String(o.n), num(o.referenceMean, 1), num(o.alternativeMean, 1), ci(o.bootstrap)]),
+        ),
+        '',
+      );
+    }
   }
   return out.join('\n');
 }

@@ -169,6 +169,8 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     repoOf: Object.fromEntries(instances.map((i) => [i.instance_id, i.repo])),
     goldFiles: Object.fromEntries(instances.map((i) => [i.instance_id, modifiedExistingFiles(i.patch)])),
     rankings: {},
+    predicted: {},
+    operations: {},
     resolved: [],
     emptyPatch: [],
   };
@@ -201,7 +203,10 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     const ranking = files?.files.map((f) => f.path);
     for (const w of files?.warnings ?? []) warnings.push(`${id}: file localization: ${w}`);
     outcome.rankings[id] = ranking;
-    metricRows.push(instanceMetrics(ranking, outcome.goldFiles[id]));
+    if (files?.predicted) outcome.predicted![id] = files.predicted;
+    const operation = localizationCost(a.files);
+    if (operation) outcome.operations![id] = operation;
+    metricRows.push(instanceMetrics(ranking, outcome.goldFiles[id], topFiles, files?.predicted));
     const functions = ok(a.functions);
     const repair = ok(a.repair);
     const selection = ok(a.select);
@@ -313,4 +318,15 @@ export async function writeRunAnalysis(runDir: string, options: AnalyzeOptions =
     instances: analysis.instances,
   });
   return analysis;
+}
+
+/** What localizing one instance cost (agent wall clock; tokens when the localizer recorded usage), error rows included. */
+function localizationCost(artifact: StageArtifact<FileLocalization> | undefined): NonNullable<RunOutcome['operations']>[string] | undefined {
+  if (!artifact) return undefined;
+  const details = (artifact.error?.details ?? {}) as { agent?: { elapsedMs?: number }; usage?: FileLocalization['usage'] };
+  const agent = artifact.output?.agent ?? details.agent;
+  const usage = artifact.output?.usage ?? details.usage;
+  const seconds = (agent?.elapsedMs ?? artifact.durationMs) / 1000;
+  const recorded = usage && (usage.calls > 0 || usage.promptTokens > 0);
+  return { agentSeconds: seconds, ...(recorded ? { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens } : {}) };
 }

@@ -18,8 +18,11 @@ import { extractDefinitions } from '../parsing/definitions.ts';
 import { goldElements } from '../../results/failure-analysis.ts';
 import { functionOutcome, predictedElementsOf } from '../../results/function-metrics.ts';
 import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetricsDetail } from '../../results/loc-metrics.ts';
+import { computeRunnerMetrics, formatRunnerMetrics, type RunnerMetrics, type RunnerRow } from '../../results/runner-metrics.ts';
+import type { FileLocalization } from '../artifacts/localization.ts';
+import type { StageArtifact } from '../run/stage-runner.ts';
 
-export async function evaluateRun(runDir: string, stage = 'retrieve'): Promise<LocMetricsDetail & { missingGold: string[] }> {
+export async function evaluateRun(runDir: string, stage = 'retrieve'): Promise<LocMetricsDetail & { missingGold: string[]; runner: RunnerMetrics }> {
   const where = new RunLayout(runDir).selectionPath(stage);
   const manifest = await readJsonIfExists<StageSelection>(where);
   if (!manifest) throw new Error(`${where} not found: is ${runDir} a run with a "${stage}" stage?`);
@@ -27,17 +30,46 @@ export async function evaluateRun(runDir: string, stage = 'retrieve'): Promise<L
   const layout = new RunLayout(runDir);
   const missingGold = manifest.instances.filter((id) => !manifest.gold?.[id]?.length);
   const outcomes = [];
+  const rows: RunnerRow[] = [];
   for (const id of manifest.instances) {
-    if (!manifest.gold?.[id]?.length) continue; // nothing to score against
     let artifact: unknown;
     try {
       artifact = await readJsonIfExists(layout.artifactPath(stage, id));
     } catch (err) {
       throw new Error(`${layout.artifactPath(stage, id)}: unreadable artifact (${(err as Error).message})`);
     }
+    rows.push(runnerRow(id, manifest.gold?.[id] ?? [], artifact));
+    if (!manifest.gold?.[id]?.length) continue; // nothing to score against
     outcomes.push({ instanceId: id, gold: manifest.gold[id], ranking: rankedPathsOf(artifact) });
   }
-  return { ...computeLocMetrics(outcomes), missingGold };
+  const handoff = (manifest.settings as { topFiles?: unknown } | undefined)?.topFiles;
+  return { ...computeLocMetrics(outcomes), missingGold, runner: computeRunnerMetrics(rows, typeof handoff === 'number' ? handoff : 3) };
+}
+
+/** One artifact as the runner metrics see it (ok: output; error: what the error's details recorded). */
+export function runnerRow(instanceId: string, gold: readonly string[], artifact: unknown): RunnerRow {
+  const a = artifact as Partial<StageArtifact<FileLocalization>> | undefined;
+  if (!a || (a.status !== 'ok' && a.status !== 'error')) return { instanceId, gold, status: 'missing' };
+  const base = { instanceId, gold, ...(typeof a.durationMs === 'number' ? { durationMs: a.durationMs } : {}) };
+  if (a.status === 'error') {
+    const d = (a.error?.details ?? {}) as { agent?: RunnerRow['agent']; usage?: RunnerRow['usage'] };
+    return {
+      ...base,
+      status: 'error',
+      ...(a.error?.kind ? { errorKind: a.error.kind } : {}),
+      ...(d.agent ? { agent: d.agent } : {}),
+      ...(d.usage ? { usage: d.usage } : {}),
+    };
+  }
+  const ranking = rankedPathsOf(a);
+  return {
+    ...base,
+    status: ranking ? 'ok' : 'error',
+    ...(ranking ? { ranking } : { errorKind: 'unreadable-output' }),
+    ...(Array.isArray(a.output?.predicted) ? { predicted: a.output.predicted } : {}),
+    ...(a.output?.agent ? { agent: a.output.agent } : {}),
+    ...(a.output?.usage ? { usage: a.output.usage } : {}),
+  };
 }
 
 /**
@@ -80,7 +112,7 @@ export function register(program: Command): void {
     .option('--mirrors <dir>', 'bare mirrors laid out as owner+name/repo (function level)')
     .option('--cache-dir <dir>', 'repository and dataset cache', defaultCacheDir())
     .action(async (run: string, opts: { stage: string; json?: boolean; level: string; dataset?: string; mirrors?: string; cacheDir: string }) => {
-      let m: LocMetricsDetail & { missingGold: string[] };
+      let m: LocMetricsDetail & { missingGold: string[]; runner?: RunnerMetrics };
       if (opts.level === 'function') {
         if (!opts.dataset) throw new Error('--level function needs --dataset (the gold patches) and usually --mirrors');
         const { instances } = await loadDataset(opts.dataset, { cacheDir: opts.cacheDir });
@@ -93,7 +125,7 @@ export function register(program: Command): void {
       } else if (opts.level === 'file') m = await evaluateRun(run, opts.stage);
       else throw new Error(`--level must be file or function, got "${opts.level}"`);
       if (opts.json) {
-        process.stdout.write(JSON.stringify(metricsSummary(m)) + '\n');
+        process.stdout.write(JSON.stringify({ ...metricsSummary(m), ...('runner' in m ? { runner: m.runner } : {}) }) + '\n');
         return;
       }
       process.stdout.write(formatLocMetricsTable([{ label: `${run} (${opts.stage})`, metrics: m }]) + '\n');
@@ -103,5 +135,6 @@ export function register(program: Command): void {
           `${m.missingGold.length} selected instances have no ${opts.level === 'function' ? 'function-level gold edit' : 'gold patch'} and are left out`,
         );
       process.stdout.write(notes.join('\n') + '\n');
+      if (m.runner) process.stdout.write(`\n${formatRunnerMetrics(`${run} (${opts.stage})`, m.runner)}\n`);
     });
 }

@@ -60,8 +60,25 @@ describe('eval-loc', () => {
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const obj = JSON.parse(lines[0]);
-    expect(Object.keys(obj)).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr', 'acc1', 'acc3', 'acc5', 'acc10', 'acc15']);
+    expect(Object.keys(obj)).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr', 'acc1', 'acc3', 'acc5', 'acc10', 'acc15', 'runner']);
     expect(obj).toMatchObject({ n: 4, top1: 0.25, top3: 0.5, top5: 0.5, top10: 0.5, top15: 0.5 });
+  });
+
+  it("also gives the explorer study's runner metrics, with the study's denominators", async () => {
+    const { runner } = await evaluateRun(dir);
+    // o__r-4 has no artifact: not attempted, so not scored (the study scores recorded rows)
+    expect(runner).toMatchObject({ selected: 4, attempted: 3, notAttempted: 1, missingLabel: 0, scored: 3, errors: 1, errorKinds: { error: 1 } });
+    expect(runner.errorRate).toBeCloseTo(1 / 3, 12);
+    expect(runner.nonEmptyRate).toBeCloseTo(2 / 3, 12);
+    expect(runner.hit1).toBeCloseTo(1 / 3, 12);
+    expect(runner.hit3).toBeCloseTo(2 / 3, 12);
+    expect(runner.mrr).toBeCloseTo((1 + 1 / 3) / 3, 12);
+    // no localizer answer: the predicted set is the 3 files handed downstream; F1 .667 and .5, the error row 0
+    expect(runner.f1).toBeCloseTo((2 / 3 + 0.5) / 3, 12);
+    expect(runner.exactMatch).toBe(0);
+    const { stdout } = await run(process.execPath, [BIN, 'eval-loc', dir]);
+    expect(stdout).toMatch(/ErrorRate 0\.333 {2}NonEmptyRate 0\.667/);
+    expect(stdout).toMatch(/NOT attempted 1/);
   });
 
   it('prints a table, and a clear error for a folder that is not a run', async () => {
