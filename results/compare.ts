@@ -237,7 +237,7 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
   holmAdjust(pValues).forEach((p, i) => (metrics[binaryIndices[i]].mcnemar!.holmPValue = p));
 
   const operational: OperationalComparison[] = [];
-  const valueOf = (o: RunOutcome, id: string, metric: OperationalComparison['metric']): number | undefined => {
+  const costOf = (o: RunOutcome, id: string, metric: OperationalComparison['metric']): number | undefined => {
     const op = o.operations?.[id];
     if (!op) return undefined;
     if (metric === 'totalTokens') return op.inputTokens !== undefined && op.outputTokens !== undefined ? op.inputTokens + op.outputTokens : undefined;
@@ -247,7 +247,7 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
     const ref = runsOf(reference)[0];
     const other = runsOf(alt)[0];
     for (const metric of ['agentSeconds', 'inputTokens', 'outputTokens', 'totalTokens'] as const) {
-      const pairs = common.map((id) => [valueOf(ref, id, metric), valueOf(other, id, metric)] as const).filter(([a, b]) => a !== undefined && b !== undefined);
+      const pairs = common.map((id) => [costOf(ref, id, metric), costOf(other, id, metric)] as const).filter(([a, b]) => a !== undefined && b !== undefined);
       if (pairs.length === 0) continue;
       const refValues = pairs.map(([a]) => a!);
       const altValues = pairs.map(([, b]) => b!);
