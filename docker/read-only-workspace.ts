@@ -11,15 +11,21 @@
  * Nothing a command does can change a byte of the snapshot or leave a file behind. The volume works on any
  * engine, local or remote: no host folder is shared.
  *
+ * Commands go to one long-lived `sh` in the container, written to its stdin. A fresh `docker exec` per
+ * command costs several Docker API round trips, about 50 ms, which is as long as a typical grep; the
+ * session avoids that. Each command's end is marked by a line with a random nonce and the exit code.
+ * Its stdin is /dev/null, so it cannot read the commands that follow.
+ *
  * Each command runs under coreutils `timeout`, so a slow `grep -r` ends that command and leaves the
- * container usable. The sandbox's own exec timeout (a few seconds longer) is the backstop. When that kills
- * the container, the next command recreates it on the same volume.
+ * session usable. A backstop a few seconds longer kills the container when the session stops answering.
+ * The next command then recreates the container on the same volume.
  */
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Duplex, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { pack as tarPack } from 'tar-stream';
 import { DEFAULT_LIMITS, type ExecResult, type ReadOnlyWorkspace, type ReadOnlyWorkspaceOptions, type ReadOnlyWorkspaces } from '../src/sandbox/types.ts';
+import { OutputCollector } from './output-collector.ts';
 import { DockerSandbox, RUN_LABEL, SANDBOX_LABEL, createDockerClient, trackForCleanup } from './sandbox.ts';
 
 export const WORKSPACE_ROOT = '/repo';
@@ -95,6 +101,7 @@ async function fillVolume(
 class DockerReadOnlyWorkspace implements ReadOnlyWorkspace {
   readonly root = WORKSPACE_ROOT;
   private sandbox?: DockerSandbox;
+  private session?: ShellSession;
   private disposed = false;
 
   constructor(
@@ -138,18 +145,26 @@ class DockerReadOnlyWorkspace implements ReadOnlyWorkspace {
       throw err;
     }
     this.sandbox = sandbox;
+    this.session = await ShellSession.open(this.docker, container);
   }
 
   async run(argv: readonly string[], options: { timeoutMs: number; maxOutputBytes: number; workdir?: string }): Promise<ExecResult> {
     if (this.disposed) throw new Error('the read-only workspace was disposed');
-    if (!this.sandbox?.alive) await this.start();
+    if (!this.sandbox?.alive || !this.session?.alive) {
+      await this.sandbox?.dispose().catch(() => undefined);
+      await this.start();
+    }
     const seconds = Math.max(1, Math.ceil(options.timeoutMs / 1000));
-    const result = await this.sandbox!.exec(['timeout', '-k', '2', String(seconds), ...argv], {
-      timeoutMs: seconds * 1000 + BACKSTOP_MS,
-      maxOutputBytes: options.maxOutputBytes,
-      user: NOBODY,
-      workdir: options.workdir ?? WORKSPACE_ROOT,
-    });
+    const result = await this.session!.run(
+      ['timeout', '-k', '2', String(seconds), ...argv],
+      options.workdir ?? WORKSPACE_ROOT,
+      seconds * 1000 + BACKSTOP_MS,
+      options.maxOutputBytes,
+    );
+    if (result.exitCode === null) {
+      // the session stopped answering: end the container; the next command starts a new one
+      await this.sandbox!.dispose().catch(() => undefined);
+    }
     // coreutils timeout exits 124 (137 after its KILL) when the command ran out of time
     const timedOut = result.timedOut || result.exitCode === 124 || result.exitCode === 137;
     return { ...result, timedOut };
@@ -165,6 +180,73 @@ class DockerReadOnlyWorkspace implements ReadOnlyWorkspace {
       .catch((err: { statusCode?: number }) => {
         if (err?.statusCode !== 404) throw err;
       });
+  }
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+
+/** One `sh` reading commands from its stdin; each command's output ends with a nonce line and its exit code. */
+class ShellSession {
+  alive = true;
+  private pending?: { nonce: string; collector: OutputCollector; tail: string; done: (code: number) => void };
+
+  private constructor(private readonly stream: Duplex) {}
+
+  static async open(docker: Docker, container: Docker.Container): Promise<ShellSession> {
+    const exec = await container.exec({
+      Cmd: ['/bin/sh'],
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      User: NOBODY,
+      WorkingDir: WORKSPACE_ROOT,
+    });
+    const stream = (await exec.start({ hijack: true, stdin: true })) as unknown as Duplex;
+    const session = new ShellSession(stream);
+    const sink = new PassThrough();
+    sink.on('data', (chunk: Buffer) => session.onData(chunk));
+    docker.modem.demuxStream(stream, sink, sink);
+    const end = () => {
+      session.alive = false;
+      session.pending?.done(-1);
+    };
+    stream.on('end', end);
+    stream.on('close', end);
+    stream.on('error', end);
+    return session;
+  }
+
+  private onData(chunk: Buffer): void {
+    const p = this.pending;
+    if (!p) return;
+    p.collector.push(chunk);
+    p.tail = (p.tail + chunk.toString('utf8')).slice(-200);
+    const m = new RegExp(`\\n${p.nonce} (\\d+)\\n$`).exec(p.tail);
+    if (m) p.done(Number(m[1]));
+  }
+
+  run(argv: readonly string[], workdir: string, backstopMs: number, maxOutputBytes: number): Promise<ExecResult> {
+    if (this.pending) throw new Error('the workspace runs one command at a time');
+    const started = Date.now();
+    const nonce = `__locfix_${randomBytes(8).toString('hex')}`;
+    const collector = new OutputCollector(maxOutputBytes + 200);
+    return new Promise<ExecResult>((resolve) => {
+      const timer = setTimeout(() => finish(null), backstopMs);
+      const finish = (code: number | null) => {
+        clearTimeout(timer);
+        this.pending = undefined;
+        if (code === null || code === -1) this.alive = false;
+        // the marker line and the newline printed before it are not the command's output
+        const output = collector.text().replace(new RegExp(`\\n?${nonce} \\d+\\n$`), '');
+        const exitCode = code === null || code === -1 ? null : code;
+        resolve({ exitCode, output, timedOut: code === null, durationMs: Date.now() - started });
+      };
+      this.pending = { nonce, collector, tail: '', done: finish };
+      if (!this.alive) return finish(-1);
+      const line = `cd ${shellQuote(workdir)} && ${argv.map(shellQuote).join(' ')} </dev/null 2>&1; printf '\\n%s %s\\n' ${nonce} "$?"\n`;
+      this.stream.write(line);
+    });
   }
 }
 

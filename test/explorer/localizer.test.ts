@@ -101,6 +101,12 @@ describe.skipIf(!hasDocker)('ExplorerLocalizer in the read-only Docker workspace
         .sort()
         .map((f) => `./${f}`);
       expect(after.output).toBe(`${SHOP_FILES['shop/cart.py']}${files.join('\n')}\n`);
+      // commands go to one shell session: a command reading stdin gets /dev/null, not the next command
+      expect(await ws.run(['cat'], { timeoutMs: 5000, maxOutputBytes: 1000 })).toMatchObject({ exitCode: 0, output: '', timedOut: false });
+      expect(await ws.run(['/bin/sh', '-c', 'printf "no newline"; exit 3'], { timeoutMs: 5000, maxOutputBytes: 1000 })).toMatchObject({
+        exitCode: 3,
+        output: 'no newline',
+      });
     } finally {
       await ws.dispose();
     }
