@@ -30,8 +30,20 @@ export interface RunReport {
   costs: StageCost[];
   /** spend caps and what the run spent under them (`<run>/spend.json`); absent for runs without a ledger */
   spend?: RunSpend;
+  /** how file localization was handed to the hierarchy, and what that contract let through */
+  handoff?: HandoffSummary;
   startedAt?: string;
   finishedAt?: string;
+}
+
+export interface HandoffSummary {
+  contract: 'soft' | 'hard';
+  /** instances whose function level followed files beyond the handed ones (soft) */
+  beyond: number;
+  /** of those, instances where a gold file was reached only beyond the handoff */
+  goldReachedBeyond: string[];
+  /** instances whose localizer ranked a gold file that the contract kept from the later stages */
+  goldRankedButNotHanded: string[];
 }
 
 export interface RunSpend {
@@ -195,6 +207,12 @@ export function renderMarkdown(report: Report): string {
     }
     const reasons = Object.entries(r.failures.emptyReasons);
     if (reasons.length) out.push(`- empty-patch reasons: ${reasons.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (r.handoff) {
+      const h = r.handoff;
+      out.push(
+        `- handoff **${h.contract}**: ${h.beyond} instances looked beyond the handed files; a gold file reached only beyond them: ${h.goldReachedBeyond.length}${h.goldReachedBeyond.length ? ` (${h.goldReachedBeyond.join(', ')})` : ''}; a ranked gold file not handed on: ${h.goldRankedButNotHanded.length}${h.goldRankedButNotHanded.length ? ` (${h.goldRankedButNotHanded.join(', ')})` : ''}`,
+      );
+    }
     out.push('');
   }
 

@@ -23,7 +23,7 @@ import type { EvaluateStageOutput, ValidateStageOutput } from '../validation/sta
 import { analyzeInstance, goldElements, summarizeFailures, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
 import type { RunOutcome } from './compare.ts';
 import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
-import type { RunReport, RunSpend, StageCost } from './report.ts';
+import type { HandoffSummary, RunReport, RunSpend, StageCost } from './report.ts';
 import { readSpendLedger } from '../src/run/spend-ledger.ts';
 
 export const INSTANCES_FILE = 'instances.jsonl';
@@ -192,6 +192,8 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     costs.set(stage, c);
   };
   const metricRows: InstanceMetrics[] = [];
+  const contract = ((manifest?.config as { handoff?: string } | undefined)?.handoff === 'hard' ? 'hard' : 'soft') as HandoffSummary['contract'];
+  const handoffFacts: HandoffSummary = { contract, beyond: 0, goldReachedBeyond: [], goldRankedButNotHanded: [] };
   const warnings: string[] = [];
   let upperBound = false;
 
@@ -238,6 +240,14 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     } else if (instance.patch) {
       warnings.push(`${instance.instance_id}: no repository access; function level judged at file level`);
     }
+    // what the later stages could see: the handed files (by the run's contract) and, soft, those followed beyond
+    const handed = (functions as { handed?: string[] } | undefined)?.handed ?? (ranking ?? []).slice(0, topFiles);
+    const beyond = (functions as { beyond?: string[] } | undefined)?.beyond ?? [];
+    const reached = [...new Set([...handed, ...beyond])];
+    const gold = new Set(outcome.goldFiles[id]);
+    if (beyond.length) handoffFacts.beyond++;
+    if (beyond.some((p) => gold.has(p)) && !handed.some((p) => gold.has(p))) handoffFacts.goldReachedBeyond.push(id);
+    if ((ranking ?? []).some((p) => gold.has(p)) && !reached.some((p) => gold.has(p))) handoffFacts.goldRankedButNotHanded.push(id);
     const modelPatch = selection?.patch ?? '';
     const evaluationError =
       a.evaluate?.status === 'error'
@@ -249,7 +259,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
       instanceId: id,
       repo: instance.repo,
       goldPatch: instance.patch,
-      handedFiles: (ranking ?? []).slice(0, topFiles),
+      handedFiles: reached,
       selectedElements: functions?.codeElements,
       goldElements: goldElements(instance.patch, definitionsOf),
       modelPatch,
@@ -281,6 +291,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     localization,
     costs: [...costs.values()].sort((x, y) => PIPELINE_STAGES.indexOf(x.stage as StageName) - PIPELINE_STAGES.indexOf(y.stage as StageName)),
     ...(await runSpend(layout, failures.categories['budget-exhausted'].count, warnings)),
+    handoff: handoffFacts,
     startedAt: manifest?.createdAt,
     finishedAt: manifest?.invocations.at(-1)?.finishedAt,
   };

@@ -73,6 +73,8 @@ export interface ParsedLocations {
   ignored: string[];
   /** the shown files the answer names, in order of first mention */
   mentioned: string[];
+  /** files the answer names that were not shown → their location lines (a soft handoff follows them) */
+  unshown: Map<string, string[]>;
 }
 
 /**
@@ -84,6 +86,7 @@ export function parseLocations(answer: string, shownFiles: readonly string[]): P
   const byFile = new Map<string, string[]>();
   const ignored: string[] = [];
   const mentioned: string[] = [];
+  const unshown = new Map<string, string[]>();
   let current: string | undefined;
   let currentKnown = false;
   const match = (name: string): string | undefined => {
@@ -97,7 +100,10 @@ export function parseLocations(answer: string, shownFiles: readonly string[]): P
       const loc = parseLocationLine(line);
       if (loc) {
         if (current && currentKnown) byFile.get(current)!.push(`${loc.kind}: ${loc.value}`);
-        else ignored.push(line.trim());
+        else {
+          ignored.push(line.trim());
+          if (current) unshown.get(current)?.push(`${loc.kind}: ${loc.value}`);
+        }
         continue;
       }
       const header = fileHeader(line);
@@ -109,12 +115,15 @@ export function parseLocations(answer: string, shownFiles: readonly string[]): P
           byFile.set(known, []);
           mentioned.push(known);
         }
-        if (!known) ignored.push(line.trim());
+        if (!known) {
+          ignored.push(line.trim());
+          if (!unshown.has(header)) unshown.set(header, []);
+        }
       }
     }
   }
   for (const f of shownFiles) if (!byFile.has(f)) byFile.set(f, []);
-  return { byFile, ignored, mentioned };
+  return { byFile, ignored, mentioned, unshown };
 }
 
 export interface FileSymbolsView {

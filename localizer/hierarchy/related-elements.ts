@@ -31,6 +31,8 @@ export interface RelatedElementsOptions {
   maxContextTokens?: number;
   /** Agentless runs with --compress_assign (30/10/10) */
   skeleton?: CompressedSkeletonOptions;
+  /** soft (default): places named in files that were not shown are followed when the file exists; hard: ignored */
+  handoff?: 'soft' | 'hard';
 }
 
 export interface ResolvedElement extends ResolvedLocation {}
@@ -50,6 +52,8 @@ export interface RelatedElementsOutput {
   rawOutputs: string[];
   /** files of the ranking that do not exist at the base commit */
   missingFiles: string[];
+  /** files outside the handed-over ones whose places the model named and the stage followed (soft handoff) */
+  beyond?: string[];
   trace: TraceEvent[];
   usage: FileLocalization['usage'];
   timingsMs: Record<string, number>;
@@ -137,6 +141,7 @@ export async function localizeRelatedElements(
   const rawOutputs: string[] = [];
   let result: Pick<RelatedElementsOutput, 'locations' | 'elements' | 'unresolved' | 'ignored'> = { locations: {}, elements: [], unresolved: [], ignored: [] };
   let attempts = 0;
+  let beyond: string[] = [];
   if (sources.length > 0) {
     for (attempts = 1; attempts <= maxAttempts; attempts++) {
       const temperature = attempts === 1 ? (options.temperature ?? 0) : (options.retryTemperature ?? 1.0);
@@ -167,7 +172,24 @@ export async function localizeRelatedElements(
         elements.push(...r.resolved);
         unresolved.push(...r.unresolved);
       }
-      result = { locations, elements, unresolved, ignored: parsed.ignored };
+      const ignored = [...parsed.ignored];
+      if ((options.handoff ?? 'soft') === 'soft') {
+        // a soft handoff keeps the repository open: a named file that exists at the base commit is followed
+        const named = [...parsed.unshown].filter(([, lines]) => lines.length > 0);
+        const { sources: extra } = await loadSources(
+          input.snapshot,
+          named.map(([p]) => p),
+        );
+        for (const source of extra) {
+          const lines = parsed.unshown.get(source.path)!;
+          locations[source.path] = lines;
+          const r = resolveLocations(source, lines);
+          elements.push(...r.resolved);
+          unresolved.push(...r.unresolved);
+        }
+        beyond = extra.map((s) => s.path);
+      }
+      result = { locations, elements, unresolved, ignored };
       if (elements.length > 0) break;
       trace.push({ type: 'note', step, message: 'no location resolved', data: { unresolved, ignored: parsed.ignored } });
       if (attempts === maxAttempts) break;
@@ -182,6 +204,7 @@ export async function localizeRelatedElements(
     attempts,
     rawOutputs,
     missingFiles: missing,
+    ...(beyond.length ? { beyond } : {}),
     trace,
     usage: usageOfTrace(trace),
     timingsMs: { load: tLoad - t0, total: performance.now() - t0 },

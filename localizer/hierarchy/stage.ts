@@ -17,10 +17,27 @@ export const DEFAULT_TOP_FILES = 3;
 export interface FunctionStageOutput extends RelatedElementsOutput {
   /** the file localizer whose ranking was used (absent in artifacts written before it was recorded) */
   fileLocalizer?: string;
+  /** the handoff contract the stage ran under (absent in older artifacts: soft) */
+  handoff?: Handoff;
+  /** the files the file localizer handed over */
+  handed?: string[];
+}
+
+export type Handoff = 'soft' | 'hard';
+
+/**
+ * The files a file localization hands to the hierarchy. A soft handoff takes the first `topFiles` as ranked
+ * candidates; later stages may look beyond them. A hard gate takes the localizer's predicted set (the
+ * explorer's answer), or its first `topFiles` when it emits no set, and nothing else is visible.
+ */
+export function handedFiles(files: FileLocalization, handoff: Handoff, topFiles: number): string[] {
+  if (handoff === 'hard' && files.predicted) return [...new Set(files.predicted)];
+  return files.files.slice(0, topFiles).map((f) => f.path);
 }
 
 export interface LineStageOutput extends EditLocationsOutput {
   fileLocalizer?: string;
+  handoff?: Handoff;
   /** the files the stage was given (top N of the ranking) */
   files: string[];
 }
@@ -35,21 +52,23 @@ const snapshotOf = (services: HierarchyServices, instance: SweInstance) => servi
 
 export function functionLocalizationStage(services: HierarchyServices, options: RelatedElementsOptions = {}): PipelineStage<FunctionStageOutput> {
   const topFiles = options.topFiles ?? DEFAULT_TOP_FILES;
+  const handoff = options.handoff ?? 'soft';
   return {
     name: STAGE.functions,
     run: async (input) => {
       const files = await input.output<FileLocalization>(STAGE.files);
       const llm = services.requireLlm(STAGE.functions);
       const snapshot = await snapshotOf(services, input.instance);
-      const top = files.files.slice(0, topFiles).map((f) => f.path);
-      const out = await localizeRelatedElements({ instance: input.instance, snapshot, files: top }, { llm }, { ...options, topFiles });
-      return { fileLocalizer: files.localizer, ...out };
+      const top = handedFiles(files, handoff, topFiles);
+      const out = await localizeRelatedElements({ instance: input.instance, snapshot, files: top }, { llm }, { ...options, topFiles: top.length, handoff });
+      return { fileLocalizer: files.localizer, handoff, handed: top, ...out };
     },
   };
 }
 
-export function lineLocalizationStage(services: HierarchyServices, options: EditLocationsOptions = {}): PipelineStage<LineStageOutput> {
+export function lineLocalizationStage(services: HierarchyServices, options: EditLocationsOptions & { handoff?: Handoff } = {}): PipelineStage<LineStageOutput> {
   const topFiles = options.topFiles ?? DEFAULT_TOP_FILES;
+  const handoff = options.handoff ?? 'soft';
   return {
     name: STAGE.lines,
     run: async (input) => {
@@ -57,13 +76,15 @@ export function lineLocalizationStage(services: HierarchyServices, options: Edit
       const related = await input.output<FunctionStageOutput>(STAGE.functions);
       const llm = services.requireLlm(STAGE.lines);
       const snapshot = await snapshotOf(services, input.instance);
-      const top = files.files.slice(0, topFiles).map((f) => f.path);
+      // a soft handoff adds the files the function level followed beyond the handed ones
+      const top = [...new Set([...handedFiles(files, handoff, topFiles), ...(handoff === 'soft' ? (related.beyond ?? []) : [])])];
+      const { handoff: _, ...lineOptions } = options;
       const out = await localizeEditLocations(
         { instance: input.instance, snapshot, files: top, related: related.locations },
         { llm },
-        { ...options, topFiles },
+        { ...lineOptions, topFiles: top.length },
       );
-      return { fileLocalizer: files.localizer, files: top, ...out };
+      return { fileLocalizer: files.localizer, handoff, files: top, ...out };
     },
   };
 }
