@@ -49,7 +49,9 @@ describe.skipIf(!hasDocker)('locfix localize --localizer explorer', () => {
     const broken = chosen[2]!;
     scripted.server.setScenario({
       policy: (request) =>
-        request.messages[1]?.content.includes(broken.problem_statement.slice(0, 80)) ? 'THOUGHT: done\n```json\n{"files": [1, 2]}\n```' : scriptedExplorer(request),
+        request.messages[1]?.content.includes(broken.problem_statement.slice(0, 80))
+          ? 'THOUGHT: done\n```json\n{"files": [1, 2]}\n```'
+          : scriptedExplorer(request),
     });
     const run = path.join(dir, 'runs', 'e1');
     const args = [
