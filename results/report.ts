@@ -18,6 +18,8 @@ export interface StageCost {
   wallMs: number;
 }
 
+import { formatRunnerMetrics, type RunnerMetrics } from './runner-metrics.ts';
+
 export interface RunReport {
   runId: string;
   localizer: string;
@@ -32,6 +34,8 @@ export interface RunReport {
   spend?: RunSpend;
   /** how file localization was handed to the hierarchy, and what that contract let through */
   handoff?: HandoffSummary;
+  /** the explorer study's runner metrics of the file-localization stage */
+  runner?: RunnerMetrics;
   startedAt?: string;
   finishedAt?: string;
 }
@@ -207,6 +211,7 @@ export function renderMarkdown(report: Report): string {
     }
     const reasons = Object.entries(r.failures.emptyReasons);
     if (reasons.length) out.push(`- empty-patch reasons: ${reasons.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (r.runner) out.push(`- ${formatRunnerMetrics('file localization', r.runner).replace(/\n\s*/g, ' · ')}`);
     if (r.handoff) {
       const h = r.handoff;
       out.push(

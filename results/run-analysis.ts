@@ -24,6 +24,7 @@ import { analyzeInstance, goldElements, summarizeFailures, type InstanceAnalysis
 import type { RunOutcome } from './compare.ts';
 import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
 import type { HandoffSummary, RunReport, RunSpend, StageCost } from './report.ts';
+import { computeRunnerMetrics, runnerRow, type RunnerRow } from './runner-metrics.ts';
 import { readSpendLedger } from '../src/run/spend-ledger.ts';
 
 export const INSTANCES_FILE = 'instances.jsonl';
@@ -192,6 +193,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     costs.set(stage, c);
   };
   const metricRows: InstanceMetrics[] = [];
+  const runnerRows: RunnerRow[] = [];
   const contract = ((manifest?.config as { handoff?: string } | undefined)?.handoff === 'hard' ? 'hard' : 'soft') as HandoffSummary['contract'];
   const handoffFacts: HandoffSummary = { contract, beyond: 0, goldReachedBeyond: [], goldRankedButNotHanded: [] };
   const warnings: string[] = [];
@@ -205,6 +207,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     const ranking = files?.files.map((f) => f.path);
     for (const w of files?.warnings ?? []) warnings.push(`${id}: file localization: ${w}`);
     outcome.rankings[id] = ranking;
+    runnerRows.push(runnerRow(id, outcome.goldFiles[id] ?? [], a.files));
     if (files?.predicted) outcome.predicted![id] = files.predicted;
     const operation = localizationCost(a.files);
     if (operation) outcome.operations![id] = operation;
@@ -292,6 +295,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     costs: [...costs.values()].sort((x, y) => PIPELINE_STAGES.indexOf(x.stage as StageName) - PIPELINE_STAGES.indexOf(y.stage as StageName)),
     ...(await runSpend(layout, failures.categories['budget-exhausted'].count, warnings)),
     handoff: handoffFacts,
+    runner: computeRunnerMetrics(runnerRows, topFiles),
     startedAt: manifest?.createdAt,
     finishedAt: manifest?.invocations.at(-1)?.finishedAt,
   };

@@ -23,7 +23,8 @@
  * Selected instances that were never attempted (an unfinished run) are counted in `notAttempted`. They are
  * not scored, as in the study, so a caller should say that the run is incomplete.
  */
-import type { AgentRunStats } from '../src/artifacts/localization.ts';
+import { rankedPathsOf, type AgentRunStats, type FileLocalization } from '../src/artifacts/localization.ts';
+import type { StageArtifact } from '../src/run/stage-runner.ts';
 import { exactMatch, hitAt, recallAt, reciprocalRank, setF1 } from './instance-metrics.ts';
 
 export interface RunnerRow {
@@ -139,4 +140,30 @@ export function formatRunnerMetrics(label: string, m: RunnerMetrics): string {
     `  mean steps ${m.steps.mean.toFixed(1)} (n ${m.steps.n})  reads ${m.reads.mean.toFixed(1)} (n ${m.reads.n})  commands ${m.commands.mean.toFixed(1)} (n ${m.commands.n})  agent time ${m.agentSeconds.mean.toFixed(1)} s`,
     `  tokens per instance (n ${m.tokens.n} with usage): input ${Math.round(m.tokens.input)}  output ${Math.round(m.tokens.output)}  total ${Math.round(m.tokens.total)}`,
   ].join('\n');
+}
+
+/** One artifact as the runner metrics see it (ok: output; error: what the error's details recorded). */
+export function runnerRow(instanceId: string, gold: readonly string[], artifact: unknown): RunnerRow {
+  const a = artifact as Partial<StageArtifact<FileLocalization>> | undefined;
+  if (!a || (a.status !== 'ok' && a.status !== 'error')) return { instanceId, gold, status: 'missing' };
+  const base = { instanceId, gold, ...(typeof a.durationMs === 'number' ? { durationMs: a.durationMs } : {}) };
+  if (a.status === 'error') {
+    const d = (a.error?.details ?? {}) as { agent?: RunnerRow['agent']; usage?: RunnerRow['usage'] };
+    return {
+      ...base,
+      status: 'error',
+      ...(a.error?.kind ? { errorKind: a.error.kind } : {}),
+      ...(d.agent ? { agent: d.agent } : {}),
+      ...(d.usage ? { usage: d.usage } : {}),
+    };
+  }
+  const ranking = rankedPathsOf(a);
+  return {
+    ...base,
+    status: ranking ? 'ok' : 'error',
+    ...(ranking ? { ranking } : { errorKind: 'unreadable-output' }),
+    ...(Array.isArray(a.output?.predicted) ? { predicted: a.output.predicted } : {}),
+    ...(a.output?.agent ? { agent: a.output.agent } : {}),
+    ...(a.output?.usage ? { usage: a.output.usage } : {}),
+  };
 }

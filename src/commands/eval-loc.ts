@@ -18,9 +18,7 @@ import { extractDefinitions } from '../parsing/definitions.ts';
 import { goldElements } from '../../results/failure-analysis.ts';
 import { functionOutcome, predictedElementsOf } from '../../results/function-metrics.ts';
 import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetricsDetail } from '../../results/loc-metrics.ts';
-import { computeRunnerMetrics, formatRunnerMetrics, type RunnerMetrics, type RunnerRow } from '../../results/runner-metrics.ts';
-import type { FileLocalization } from '../artifacts/localization.ts';
-import type { StageArtifact } from '../run/stage-runner.ts';
+import { computeRunnerMetrics, formatRunnerMetrics, runnerRow, type RunnerMetrics, type RunnerRow } from '../../results/runner-metrics.ts';
 
 export async function evaluateRun(runDir: string, stage = 'retrieve'): Promise<LocMetricsDetail & { missingGold: string[]; runner: RunnerMetrics }> {
   const where = new RunLayout(runDir).selectionPath(stage);
@@ -44,32 +42,6 @@ export async function evaluateRun(runDir: string, stage = 'retrieve'): Promise<L
   }
   const handoff = (manifest.settings as { topFiles?: unknown } | undefined)?.topFiles;
   return { ...computeLocMetrics(outcomes), missingGold, runner: computeRunnerMetrics(rows, typeof handoff === 'number' ? handoff : 3) };
-}
-
-/** One artifact as the runner metrics see it (ok: output; error: what the error's details recorded). */
-export function runnerRow(instanceId: string, gold: readonly string[], artifact: unknown): RunnerRow {
-  const a = artifact as Partial<StageArtifact<FileLocalization>> | undefined;
-  if (!a || (a.status !== 'ok' && a.status !== 'error')) return { instanceId, gold, status: 'missing' };
-  const base = { instanceId, gold, ...(typeof a.durationMs === 'number' ? { durationMs: a.durationMs } : {}) };
-  if (a.status === 'error') {
-    const d = (a.error?.details ?? {}) as { agent?: RunnerRow['agent']; usage?: RunnerRow['usage'] };
-    return {
-      ...base,
-      status: 'error',
-      ...(a.error?.kind ? { errorKind: a.error.kind } : {}),
-      ...(d.agent ? { agent: d.agent } : {}),
-      ...(d.usage ? { usage: d.usage } : {}),
-    };
-  }
-  const ranking = rankedPathsOf(a);
-  return {
-    ...base,
-    status: ranking ? 'ok' : 'error',
-    ...(ranking ? { ranking } : { errorKind: 'unreadable-output' }),
-    ...(Array.isArray(a.output?.predicted) ? { predicted: a.output.predicted } : {}),
-    ...(a.output?.agent ? { agent: a.output.agent } : {}),
-    ...(a.output?.usage ? { usage: a.output.usage } : {}),
-  };
 }
 
 /**
