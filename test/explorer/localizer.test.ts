@@ -15,6 +15,7 @@ import { createLocalizer } from '../../localizer/registry.ts';
 import type { LocalizerContext } from '../../localizer/types.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import { toStageError } from '../../src/run/stage-runner.ts';
+import { BudgetExhaustedError, SpendBudget, SpendScope } from '../../src/llm/spend.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { scriptedChatModel, useScriptedModelServer } from '../support/scenario-helpers.ts';
 import type { ScriptedChatRequest, ScriptedReply } from '../support/scripted-model-server.ts';
@@ -154,6 +155,20 @@ describe.skipIf(!hasDocker)('ExplorerLocalizer in the read-only Docker workspace
       .localize(context(scriptedChatModel(scripted.server)))
       .then(() => undefined, toStageError);
     expect(slow).toMatchObject({ kind: 'explorer-timeout', details: { agent: { stop: 'time' } } });
+  });
+
+  it("the run's spend cap stops the explorer mid-search, and its workspace is removed", async () => {
+    scripted.server.setScenario({ policy: explorer });
+    const budget = new SpendBudget('instance', 'acme__shop-1', { tokens: 1_500 });
+    const err = await new SpendScope([budget])
+      .run(() => new ExplorerLocalizer(options()).localize(context(scriptedChatModel(scripted.server))))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BudgetExhaustedError);
+    const calls = scripted.server.chatRequests().length;
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThan(5);
+    expect(budget.spent.calls).toBe(calls);
+    expect(await sweepWorkspaceVolumes(RUN_ID)).toBe(0);
   });
 
   it('needs a model and a sandbox, and is in the registry with checked options', async () => {
