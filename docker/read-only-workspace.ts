@@ -74,6 +74,20 @@ async function fillVolume(
   try {
     const files = await snapshot.listFiles();
     const pack = tarPack();
+    // blobs are read ahead in a window: one git round trip per file, in sequence, is seconds on django
+    const AHEAD = 64;
+    const reads: Array<Promise<Buffer> | undefined> = [];
+    let cursor = 0;
+    const next = (): Promise<Buffer> => {
+      while (reads.length - cursor < AHEAD && reads.length < files.length) {
+        const read = snapshot.readBlob(files[reads.length]!.blob);
+        read.catch(() => undefined); // awaited in order below; a failure surfaces there
+        reads.push(read);
+      }
+      const read = reads[cursor]!;
+      reads[cursor++] = undefined;
+      return read;
+    };
     const producing = (async () => {
       const dirs = new Set<string>();
       for (const file of files) {
@@ -84,7 +98,7 @@ async function fillVolume(
           dirs.add(dir);
           pack.entry({ name: `${dir}/`, type: 'directory', mode: 0o755 });
         }
-        const body = await snapshot.readBlob(file.blob);
+        const body = await next();
         await new Promise<void>((resolve, reject) =>
           pack.entry({ name: file.path, mode: 0o644, size: body.length }, body, (err) => (err ? reject(err) : resolve())),
         );
