@@ -172,6 +172,52 @@ export function renderHtml(report: Report): string {
     );
   }
 
+  const runnerRuns = runs.filter((r) => r.runner);
+  if (runnerRuns.length) {
+    const f = (x: number) => x.toFixed(3);
+    sections.push(
+      `<section><h2>File localization as a stage (runner metrics, handoff)</h2>${htmlTable(
+        [
+          'run',
+          'attempted',
+          'errors',
+          'ErrorRate',
+          'NonEmptyRate',
+          'Hit@3',
+          'R@3',
+          'F1',
+          'EM',
+          'steps',
+          'agent s',
+          'tokens',
+          'handoff',
+          'gold beyond',
+          'ranked gold not handed',
+        ],
+        runnerRuns.map((r) => {
+          const m = r.runner!;
+          return [
+            runLabel(r),
+            String(m.attempted),
+            String(m.errors),
+            f(m.errorRate),
+            f(m.nonEmptyRate),
+            f(m.hit3),
+            f(m.r3),
+            f(m.f1),
+            f(m.exactMatch),
+            m.steps.mean.toFixed(1),
+            m.agentSeconds.mean.toFixed(1),
+            m.tokens.n ? Math.round(m.tokens.total).toLocaleString('en-US') : '–',
+            r.handoff?.contract ?? 'soft',
+            String(r.handoff?.goldReachedBeyond.length ?? 0),
+            String(r.handoff?.goldRankedButNotHanded.length ?? 0),
+          ];
+        }),
+      )}</section>`,
+    );
+  }
+
   const c = report.comparison;
   if (c) {
     const overlapRows = [
