@@ -209,7 +209,7 @@ export function renderHtml(report: Report): string {
             m.steps.mean.toFixed(1),
             m.agentSeconds.mean.toFixed(1),
             m.tokens.n ? Math.round(m.tokens.total).toLocaleString('en-US') : '–',
-            r.handoff?.contract ?? 'soft',
+            r.handoff?.contract ?? 'top',
             String(r.handoff?.goldReachedBeyond.length ?? 0),
             String(r.handoff?.goldRankedButNotHanded.length ?? 0),
           ];

@@ -41,7 +41,7 @@ export interface RunReport {
 }
 
 export interface HandoffSummary {
-  contract: 'soft' | 'hard';
+  contract: 'top' | 'soft' | 'hard';
   /** instances whose function level followed files beyond the handed ones (soft) */
   beyond: number;
   /** of those, instances where a gold file was reached only beyond the handoff */

@@ -194,7 +194,8 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
   };
   const metricRows: InstanceMetrics[] = [];
   const runnerRows: RunnerRow[] = [];
-  const contract = ((manifest?.config as { handoff?: string } | undefined)?.handoff === 'hard' ? 'hard' : 'soft') as HandoffSummary['contract'];
+  const recorded = (manifest?.config as { handoff?: string } | undefined)?.handoff;
+  const contract: HandoffSummary['contract'] = recorded === 'hard' || recorded === 'soft' ? recorded : 'top';
   const handoffFacts: HandoffSummary = { contract, beyond: 0, goldReachedBeyond: [], goldRankedButNotHanded: [] };
   const warnings: string[] = [];
   let upperBound = false;

@@ -43,11 +43,12 @@ export const RunConfigSchema = z
     /** files handed from file localization to the function level (Agentless: 3) */
     topFiles: positiveInt.default(3),
     /**
-     * how function/line localization take the file localizer's list. "soft": the first topFiles as ranked
-     * candidates, and places the model names in other files at the base commit are followed. "hard": only
-     * the localizer's predicted set (the explorer's answer, else the first topFiles) is visible.
+     * how function/line localization take the file localizer's list. "top" (default): the first topFiles,
+     * as Agentless does. "soft": those as ranked candidates, and places the model names in other files at
+     * the base commit are followed. "hard": only the localizer's predicted set (the explorer's answer,
+     * else the first topFiles) is visible.
      */
-    handoff: z.enum(['soft', 'hard']).default('soft'),
+    handoff: z.enum(['top', 'soft', 'hard']).default('top'),
     functionLevel: z.record(z.string(), z.unknown()).default({}),
     lineLevel: z.record(z.string(), z.unknown()).default({}),
     repair: z
@@ -197,7 +198,7 @@ export function artifactSettings(config: RunConfig): Record<string, unknown> {
     seed: config.seed,
     topFiles: config.topFiles,
     // recorded only when not the default, so run folders made before handoffs existed still resume
-    ...(config.handoff !== 'soft' ? { handoff: config.handoff } : {}),
+    ...(config.handoff !== 'top' ? { handoff: config.handoff } : {}),
     functionLevel: config.functionLevel,
     lineLevel: config.lineLevel,
     repair: config.repair,

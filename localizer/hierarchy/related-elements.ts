@@ -31,8 +31,8 @@ export interface RelatedElementsOptions {
   maxContextTokens?: number;
   /** Agentless runs with --compress_assign (30/10/10) */
   skeleton?: CompressedSkeletonOptions;
-  /** soft (default): places named in files that were not shown are followed when the file exists; hard: ignored */
-  handoff?: 'soft' | 'hard';
+  /** soft: places named in files that were not shown are followed when the file exists; otherwise ignored */
+  handoff?: 'top' | 'soft' | 'hard';
 }
 
 export interface ResolvedElement extends ResolvedLocation {}
@@ -173,7 +173,7 @@ export async function localizeRelatedElements(
         unresolved.push(...r.unresolved);
       }
       const ignored = [...parsed.ignored];
-      if ((options.handoff ?? 'soft') === 'soft') {
+      if (options.handoff === 'soft') {
         // a soft handoff keeps the repository open: a named file that exists at the base commit is followed
         const named = [...parsed.unshown].filter(([, lines]) => lines.length > 0);
         const { sources: extra } = await loadSources(

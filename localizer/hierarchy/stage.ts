@@ -17,13 +17,18 @@ export const DEFAULT_TOP_FILES = 3;
 export interface FunctionStageOutput extends RelatedElementsOutput {
   /** the file localizer whose ranking was used (absent in artifacts written before it was recorded) */
   fileLocalizer?: string;
-  /** the handoff contract the stage ran under (absent in older artifacts: soft) */
+  /** the handoff contract the stage ran under (absent in older artifacts: top) */
   handoff?: Handoff;
   /** the files the file localizer handed over */
   handed?: string[];
 }
 
-export type Handoff = 'soft' | 'hard';
+/**
+ * top: the first topFiles, nothing else (the Agentless hierarchy; the default). soft: the same as ranked
+ * candidates, and places the model names in other existing files are followed. hard: only the localizer's
+ * predicted set (the explorer's answer), whole.
+ */
+export type Handoff = 'top' | 'soft' | 'hard';
 
 /**
  * The files a file localization hands to the hierarchy. A soft handoff takes the first `topFiles` as ranked
@@ -52,7 +57,7 @@ const snapshotOf = (services: HierarchyServices, instance: SweInstance) => servi
 
 export function functionLocalizationStage(services: HierarchyServices, options: RelatedElementsOptions = {}): PipelineStage<FunctionStageOutput> {
   const topFiles = options.topFiles ?? DEFAULT_TOP_FILES;
-  const handoff = options.handoff ?? 'soft';
+  const handoff = options.handoff ?? 'top';
   return {
     name: STAGE.functions,
     run: async (input) => {
@@ -68,7 +73,7 @@ export function functionLocalizationStage(services: HierarchyServices, options: 
 
 export function lineLocalizationStage(services: HierarchyServices, options: EditLocationsOptions & { handoff?: Handoff } = {}): PipelineStage<LineStageOutput> {
   const topFiles = options.topFiles ?? DEFAULT_TOP_FILES;
-  const handoff = options.handoff ?? 'soft';
+  const handoff = options.handoff ?? 'top';
   return {
     name: STAGE.lines,
     run: async (input) => {

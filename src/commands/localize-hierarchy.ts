@@ -31,9 +31,9 @@ async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags)
   const instances = await loadSelection(flags, `localize-${level}`);
   const services = servicesFrom(flags);
   const concurrency = positiveInt('--concurrency', flags.concurrency) ?? 1;
-  if (flags.handoff !== undefined && flags.handoff !== 'soft' && flags.handoff !== 'hard')
-    throw new Error(`--handoff must be soft or hard, got "${flags.handoff}"`);
-  const merged = { ...options, ...(topFiles ? { topFiles } : {}), ...(flags.handoff ? { handoff: flags.handoff as 'soft' | 'hard' } : {}) };
+  if (flags.handoff !== undefined && !['top', 'soft', 'hard'].includes(flags.handoff))
+    throw new Error(`--handoff must be top, soft or hard, got "${flags.handoff}"`);
+  const merged = { ...options, ...(topFiles ? { topFiles } : {}), ...(flags.handoff ? { handoff: flags.handoff as 'top' | 'soft' | 'hard' } : {}) };
   const stage = level === 'functions' ? functionLocalizationStage(services, merged) : lineLocalizationStage(services, merged);
   // every instance would fail alike without a model: say so once instead of recording it per instance
   services.requireLlm(`localize-${level}`);
@@ -62,7 +62,7 @@ function hierarchyCommand(program: Command, level: 'functions' | 'lines', descri
     .requiredOption('--out <dir>', 'run directory holding the localize-files artifacts')
     .option('--file-stage <name>', 'stage whose file ranking is used', STAGE.files)
     .option('--top-files <n>', 'files taken from the ranking', '3')
-    .option('--handoff <contract>', 'soft: ranked candidates, places in other files are followed; hard: only the predicted set', 'soft')
+    .option('--handoff <contract>', 'top: the first --top-files; soft: those, and places in other files are followed; hard: only the predicted set', 'top')
     .option('--options <json>', level === 'functions' ? 'e.g. {"maxAttempts":5,"temperature":0}' : 'e.g. {"samples":4,"temperature":0.8,"contextWindow":10}')
     .option('--concurrency <n>', 'instances at once', '1')
     .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')

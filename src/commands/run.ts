@@ -87,7 +87,10 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   }),
   flag('llm', { field: 'maxRetries', flag: '--llm-retries <n>', description: 'retries of a failed model request (default 4)', parse: nonNegativeInt }),
   flag('localizer', { field: 'name', flag: '--localizer <name>', description: `file localizer: ${localizerNames().join(' | ')}` }),
-  flag('handoff', { flag: '--handoff <contract>', description: 'soft (ranked candidates, later stages may look beyond) | hard (only the predicted set)' }),
+  flag('handoff', {
+    flag: '--handoff <contract>',
+    description: 'top (default: the first topFiles) | soft (those, and later stages may look beyond) | hard (only the predicted set)',
+  }),
   flag('embedder', { flag: '--embedder <spec>', description: 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]' }),
   flag('mirrorsDir', { flag: '--mirrors <dir>', description: 'folder with bare mirrors laid out as owner+name/repo' }),
   flag('cacheDir', { flag: '--cache-dir <dir>', description: 'mirrors, embeddings, LLM responses, local Chroma' }),

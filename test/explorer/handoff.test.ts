@@ -1,5 +1,6 @@
 /**
- * Handoff contracts between file localization and the hierarchy, through the real stages:
+ * Handoff contracts between file localization and the hierarchy, through the real stages (top, the
+ * default, is the Agentless hierarchy: the first topFiles and nothing else):
  *
  * - soft: the first topFiles go over as ranked candidates. A place the model names in another file at the
  *   base commit is followed, and that file goes on to line localization.
@@ -43,7 +44,7 @@ const explorerAnswer: FileLocalization = {
 const RELATED = '```\nshop/cart.py\nfunction: Cart.total\n\nshop/pricing.py\nfunction: apply_discount\n```';
 const LINES = '```\nshop/pricing.py\nline: 6\n```';
 
-async function runHierarchy(handoff: 'soft' | 'hard', topFiles: number) {
+async function runHierarchy(handoff: 'top' | 'soft' | 'hard', topFiles: number) {
   const llm = answering(RELATED, LINES);
   const services = { snapshot: async () => shopSnapshot(), requireLlm: () => llm };
   const outputs = new Map<string, unknown>([[STAGE.files, explorerAnswer]]);
@@ -68,6 +69,14 @@ describe('handoff contracts', () => {
     expect(prompts[0]).not.toContain('def apply_discount');
     expect(lines.files).toEqual(['shop/cart.py', 'shop/pricing.py']);
     expect(lines.locationSets[0]?.files.map((f) => f.path)).toContain('shop/pricing.py');
+  });
+
+  it('top (the default): the first topFiles; a place named elsewhere is ignored, as in Agentless', async () => {
+    const { related, lines } = await runHierarchy('top', 1);
+    expect(related).toMatchObject({ handoff: 'top', handed: ['shop/cart.py'] });
+    expect(related.beyond).toBeUndefined();
+    expect(related.ignored).toContain('shop/pricing.py');
+    expect(lines.files).toEqual(['shop/cart.py']);
   });
 
   it('hard: only the predicted set is visible; a place outside it is ignored and never reaches repair', async () => {
