@@ -9,10 +9,11 @@ import { z } from 'zod';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { defaultQueries, type QueryPreset, type RetrievalQuery } from './retrieval/query.ts';
-import { type RetrievalIndex, retrieveFiles } from './retrieval/retriever.ts';
+import { type RetrievalIndex, type RetrievalResult, retrieveFiles } from './retrieval/retriever.ts';
 import { entityNeighbors } from '../src/graph/neighbors.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
+import { agreementWith, scoreSignals, signals, type ConfidenceSignals } from '../src/artifacts/confidence.ts';
 
 /** What a config file or `--options` may set (the queries of other stages are given in code, `queriesFor`). */
 export const RetrievalOptionsSchema = z
@@ -90,9 +91,30 @@ export class RetrievalLocalizer implements FileLocalizer {
         indexStats: { ...index.timings },
         ...(index.fileSelection ? { fileSelection: index.fileSelection } : {}),
       },
+      confidence: retrievalConfidence(result),
       ...(warnings.length ? { warnings } : {}),
     };
   }
+}
+
+/** The retrieval signals: score ratio and margin of the first two files, channel and query agreement. */
+export function retrievalConfidence(result: Pick<RetrievalResult, 'ranking' | 'perQuery' | 'channelTops'>): ConfidenceSignals {
+  const top = result.ranking[0]?.path;
+  return signals({
+    ...scoreSignals(result.ranking.slice(0, 2).map((f) => f.score)),
+    'channel-agreement': agreementWith(
+      top,
+      result.channelTops.map((c) => [c.top]),
+      result.channelTops.map((c) => c.weight),
+    ),
+    'query-agreement':
+      result.perQuery.length > 1
+        ? agreementWith(
+            top,
+            result.perQuery.map((q) => q.files.map((f) => f.path)),
+          )
+        : undefined,
+  });
 }
 
 /** Extensions of source files in languages locfix does not parse (what a warning names). */

@@ -20,6 +20,8 @@ const COMMANDS: Array<() => Promise<{ register: Registrar }>> = [
   () => import('./commands/report.ts'),
   () => import('./commands/repair.ts'),
   () => import('./commands/images.ts'),
+  () => import('./commands/import-run.ts'),
+  () => import('./commands/calibrate.ts'),
 ];
 
 export async function buildProgram(): Promise<Command> {
@@ -34,6 +36,11 @@ export async function buildProgram(): Promise<Command> {
 
 export async function main(argv: string[] = process.argv): Promise<void> {
   const program = await buildProgram();
+  // `locfix eval-loc … | head` closes the pipe early: that is the reader being done, not an error
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   try {
     await program.parseAsync(argv);
   } catch (err) {

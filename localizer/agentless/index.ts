@@ -8,6 +8,7 @@
  * is indexed through buildRepoIndex with its own FileParser; without them the context indexes the snapshot
  * with the same parser through the run's own embedder, vector store and caches (`ctx.index(parser)`).
  */
+import { agreementWith, signals } from '../../src/artifacts/confidence.ts';
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
 import type { RepoIndex } from '../../src/index/types.ts';
 import type { Embedder } from '../../src/embedding/types.ts';
@@ -178,6 +179,8 @@ export class AgentlessLocalizer implements FileLocalizer {
       trace,
       usage: usageOfTrace(trace),
       timingsMs: timings,
+      // the model's list and the embedding list are two independent answers to the same question
+      confidence: signals({ 'stage-agreement': retrieved.length ? agreementWith(combined[0]?.path, [llmList.files, retrieved]) : undefined }),
     };
   }
 }

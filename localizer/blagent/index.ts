@@ -13,6 +13,7 @@ import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
 import { parserForPath } from '../../src/parsing/parsers.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import { retrieveFiles, type RankedFileWithEvidence } from '../retrieval/retriever.ts';
+import { agreementWith, scoreSignals, signals } from '../../src/artifacts/confidence.ts';
 import type { FileLocalizer, LocalizerContext } from '../types.ts';
 import { usageOfTrace, type FileLocalization, type LocalizedFile, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { modelTimeMs, type CallContext } from './llm-call.ts';
@@ -130,6 +131,9 @@ export class BlagentLocalizer implements FileLocalizer {
     timings.model = round(modelTimeMs(trace));
     for (const step of ['T0', 'T1', 'phase1', 'phase2']) timings[`model.${step}`] = round(modelTimeMs(trace, [step]));
     timings.overhead = round(timings.total - timings.model);
+    const top = files[0]?.path;
+    const phase1Ranked = [...phase1Scores.values()].sort((a, b) => b - a);
+    const stages = [retrieval.ranking.map((f) => f.path), ...(phase1Scores.size ? [phase1Order] : []), ...(earOrder.length ? [earOrder] : [])];
     return {
       localizer: this.name,
       files,
@@ -137,6 +141,18 @@ export class BlagentLocalizer implements FileLocalizer {
       usage: usageOfTrace(trace),
       timingsMs: timings,
       ...(functions ? { functions } : {}),
+      confidence: signals({
+        // Phase 1's 0–10 scores are the model's own judgement of each file
+        ...scoreSignals(phase1Ranked.slice(0, 2)),
+        'stage-agreement': stages.length > 1 ? agreementWith(top, stages) : undefined,
+        'query-agreement':
+          retrieval.perQuery.length > 1
+            ? agreementWith(
+                top,
+                retrieval.perQuery.map((q) => q.files.map((f) => f.path)),
+              )
+            : undefined,
+      }),
     };
   }
 

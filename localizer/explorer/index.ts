@@ -14,6 +14,7 @@
  * The error keeps the trajectory, steps and usage in its details, so nothing the run paid for is lost and
  * the runner metrics can count it.
  */
+import { earlyStop, signals } from '../../src/artifacts/confidence.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import type { FileLocalizer, LocalizerContext } from '../types.ts';
@@ -100,6 +101,7 @@ export class ExplorerLocalizer implements FileLocalizer {
       usage,
       timingsMs: { sandbox: setupMs, agent: agentMs },
       details: { ...details, thought: run.thought },
+      confidence: signals({ 'early-stop': earlyStop(run.steps, o.maxSteps), 'answer-focus': run.files.length ? 1 / run.files.length : undefined }),
       ...(run.files.length === 0 ? { warnings: ['the explorer answered with an empty list'] } : {}),
     };
   }

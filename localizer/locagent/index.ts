@@ -8,6 +8,7 @@
  * files its searches showed most often fill the list, marked `source: "trajectory"` in their evidence, so
  * function/line localization still has candidates; an answer without any named file carries a warning.
  */
+import { agreementWith, earlyStop, signals } from '../../src/artifacts/confidence.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { isTestPath, mainLanguageExtensions } from '../../src/index/file-filter.ts';
@@ -136,6 +137,16 @@ export class LocagentLocalizer implements FileLocalizer {
           trajectory: s.run.messages,
         })),
       },
+      confidence: signals({
+        'sample-agreement':
+          samples.length > 1
+            ? agreementWith(
+                files[0]?.path,
+                samples.map((x) => x.answer.files),
+              )
+            : undefined,
+        'early-stop': samples.length ? Math.min(...samples.map((x) => earlyStop(x.run.steps, o.maxSteps) ?? 0)) : undefined,
+      }),
       ...(warnings.length ? { warnings } : {}),
     };
   }

@@ -74,6 +74,8 @@ export interface RetrievalResult {
   /** unique(top-m of each query's ranking), capped */
   pool: string[];
   perQuery: QueryRanking[];
+  /** each weighted channel's own best file (what `channel-agreement` compares with the fused first file) */
+  channelTops: Array<{ label: string; weight: number; top: string }>;
   timingsMs: { total: number };
 }
 
@@ -224,7 +226,11 @@ export async function retrieveFiles(
     options.poolPerQuery,
     options.poolCap,
   );
-  return { ranking, pool, perQuery, timingsMs: { total: Math.round(performance.now() - started) } };
+  const channelTops = allChannels.flatMap((c) => {
+    const top = c.weight > 0 ? rankFiles(c.scores)[0] : undefined;
+    return top && top.score > 0 ? [{ label: c.label, weight: c.weight, top: top.path }] : [];
+  });
+  return { ranking, pool, perQuery, channelTops, timingsMs: { total: Math.round(performance.now() - started) } };
 }
 
 function chunkToEvidence(hit: ChunkHit, query: string, signal: EvidenceChunk['signal']): EvidenceChunk {

@@ -5,6 +5,7 @@
  * without importing each other.
  */
 import type { ChatTrace, Usage } from '../llm/types.ts';
+import type { ConfidenceSignals } from './confidence.ts';
 
 export interface LocalizedFile {
   /** repository-relative path at the base commit */
@@ -42,6 +43,8 @@ export interface FileLocalization {
   predicted?: string[];
   /** an agent localizer's run: steps, commands, reads, how it stopped (the runner metrics read it) */
   agent?: AgentRunStats;
+  /** how sure the localizer is of its first file (src/artifacts/confidence.ts names the signals); a cascade escalates on them */
+  confidence?: ConfidenceSignals;
   /** why this answer deserves less trust than its status says (nothing indexable, a language locfix does not parse) */
   warnings?: string[];
 }

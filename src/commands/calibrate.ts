@@ -1,0 +1,66 @@
+/**
+ * `locfix calibrate RUN [--escalate-to RUN2]`: how well each confidence signal of a labelled run predicts a
+ * right first file (Top-1 precision by confidence bucket, AUROC), and, with an upper tier's run of the same
+ * instances, the Top-1 / cost curve of escalating the least confident share from 0 to 100 %.
+ */
+import type { Command } from 'commander';
+import path from 'node:path';
+import { calibrateRun, formatCalibration } from '../../results/calibration.ts';
+import { escalationCurve, type CurvePoint } from '../../results/cascade-replay.ts';
+import { loadTierRun } from '../../results/tier-run.ts';
+
+interface CalibrateFlags {
+  escalateTo?: string;
+  signal?: string;
+  merge: string;
+  steps: string;
+  json?: boolean;
+}
+
+export function formatCurve(signal: string, points: readonly CurvePoint[]): string {
+  const lines = [`escalation curve by ${signal} (least confident first)`, '  share  threshold   Top-1    MRR  LLM runs      tokens'];
+  for (const p of points) {
+    const s = p.summary;
+    const t = Number.isFinite(p.threshold) ? p.threshold.toFixed(3) : p.threshold > 0 ? 'all' : 'none';
+    lines.push(
+      `  ${(p.share * 100).toFixed(0).padStart(4)}%  ${t.padStart(9)}  ${s.top1.toFixed(3)}  ${s.mrr.toFixed(3)}  ${String(s.llmRuns).padStart(8)}  ${String(s.tokens).padStart(10)}${s.tokensComplete ? '' : '*'}`,
+    );
+  }
+  if (points.some((p) => !p.summary.tokensComplete)) lines.push('  * some answers did not record their tokens');
+  return lines.join('\n');
+}
+
+export function register(program: Command): void {
+  program
+    .command('calibrate')
+    .description('confidence signals of a labelled localization run: Top-1 by confidence bucket, AUROC, and the escalation curve to an upper tier')
+    .argument('<run>', 'the lower (cheap) tier: a run folder with localize-files or retrieve artifacts')
+    .option('--escalate-to <run>', 'the upper tier: a run of the same instances (e.g. an imported BLAgent run)')
+    .option('--signal <name>', 'the signal the curve escalates on (default: the one with the highest AUROC)')
+    .option('--merge <how>', 'replace | fuse: how the upper answer merges with the lower', 'replace')
+    .option('--steps <n>', 'points of the curve beyond 0 %', '20')
+    .option('--json', 'print one JSON object')
+    .action(async (run: string, flags: CalibrateFlags) => {
+      if (flags.merge !== 'replace' && flags.merge !== 'fuse') throw new Error(`--merge must be replace or fuse, got "${flags.merge}"`);
+      const steps = Number(flags.steps);
+      if (!Number.isInteger(steps) || steps < 1) throw new Error(`--steps expects a positive integer, got "${flags.steps}"`);
+      const lower = await loadTierRun(path.resolve(run));
+      const signals = calibrateRun(lower);
+      let curve: { signal: string; points: CurvePoint[] } | undefined;
+      if (flags.escalateTo) {
+        const upper = await loadTierRun(path.resolve(flags.escalateTo));
+        const best = [...signals].sort((a, b) => (b.auroc ?? 0) - (a.auroc ?? 0))[0]?.signal;
+        const signal = flags.signal ?? best;
+        if (!signal) throw new Error(`${run}: no answer carries a confidence signal to escalate on`);
+        if (!signals.some((s) => s.signal === signal))
+          throw new Error(`--signal: ${run} has no "${signal}" signal; it has ${signals.map((s) => s.signal).join(', ')}`);
+        curve = { signal, points: escalationCurve(lower.instances, lower.gold, { run: lower }, { run: upper, merge: flags.merge }, signal, steps) };
+      }
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify({ run, signals, ...(curve ? { curve } : {}) })}\n`);
+        return;
+      }
+      process.stdout.write(`${formatCalibration(`${run} (${lower.localizer}, ${lower.answers.size} answers)`, signals)}\n`);
+      if (curve) process.stdout.write(`\n${formatCurve(curve.signal, curve.points)}\n`);
+    });
+}
