@@ -8,6 +8,7 @@ import { parseLocalizerOptions } from './options.ts';
 import type { FileLocalizer } from './types.ts';
 import type { LocagentOptions } from './locagent/options.ts';
 import type { ExplorerOptions } from './explorer/options.ts';
+import type { CascadeOptions } from './cascade/options.ts';
 
 export interface LocalizerEntry {
   /** the schema of the options a config file or `--options` may give */
@@ -42,6 +43,12 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
     // the options' own seed wins; otherwise the run's
     create: async (options, run) =>
       new (await import('./explorer/index.ts')).ExplorerLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options } as ExplorerOptions),
+  },
+  cascade: {
+    options: async () => (await import('./cascade/options.ts')).CascadeOptionsSchema,
+    // tiers are built through this registry, with the run's seed
+    create: async (options, run) =>
+      new (await import('./cascade/index.ts')).CascadeLocalizer(options as CascadeOptions, (name, tierOptions) => createLocalizer(name, tierOptions, run)),
   },
   agentless: {
     options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,

@@ -15,12 +15,13 @@ import type { RepoGraph } from '../src/graph/repo-graph.ts';
 import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions } from '../src/sandbox/types.ts';
 import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.ts';
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
+import { partStoreOf } from '../src/run/part-store.ts';
 import { STAGE, runStageOver, type PipelineStage } from '../src/run/stage.ts';
 import type { StageArtifact, StageEvent } from '../src/run/stage-runner.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
 import { settingsChanges } from '../src/util/settings-diff.ts';
 import path from 'node:path';
-import type { FileLocalizer } from './types.ts';
+import type { FileLocalizer, LocalizerContext } from './types.ts';
 
 /** What file localization needs from the run's services (src/services.ts provides it). */
 export interface LocalizationServices {
@@ -35,6 +36,8 @@ export interface LocalizationServices {
 export interface FileStageOptions {
   /** artifact folder (default localize-files; `locfix retrieve` writes retrieve/) */
   name?: string;
+  /** the run folder: localizers keep parts of their work under <run>/<stage>.parts/ (a cascade's tiers) */
+  runDir?: string;
   /** limits index builds (CPU- and memory-heavy) when instances run concurrently */
   limitIndexing?: <T>(build: () => Promise<T>) => Promise<T>;
 }
@@ -45,20 +48,34 @@ export function fileLocalizationStage(
   options: FileStageOptions = {},
 ): PipelineStage<FileLocalization> {
   const limit = options.limitIndexing ?? ((build) => build());
+  const name = options.name ?? STAGE.files;
+  const graph = services.graph?.bind(services);
+  const workspace = services.workspace?.bind(services);
+  const contextOf = async (instance: SweInstance, layout: RunLayout | undefined): Promise<LocalizerContext> => {
+    const snapshot = await services.snapshot(instance.repo, instance.base_commit);
+    return {
+      instance,
+      snapshot,
+      index: (parser) => limit(() => services.index(snapshot, parser)),
+      ...(graph ? { graph: () => limit(() => graph(snapshot)) } : {}),
+      ...(workspace ? { workspace: (o: Omit<ReadOnlyWorkspaceOptions, 'runId'>) => workspace(snapshot, o) } : {}),
+      llm: services.llm,
+      ...(layout ? { parts: partStoreOf(layout, name, instance.instance_id) } : {}),
+    };
+  };
+  const runLayout = options.runDir ? new RunLayout(options.runDir) : undefined;
   return {
-    name: options.name ?? STAGE.files,
-    run: async ({ instance }) => {
+    name,
+    run: async ({ instance }) => (await localizer).localize(await contextOf(instance, runLayout)),
+    prepare: async (instances, hooks) => {
       const loaded = await localizer;
-      const snapshot = await services.snapshot(instance.repo, instance.base_commit);
-      const graph = services.graph?.bind(services);
-      const workspace = services.workspace?.bind(services);
-      return loaded.localize({
-        instance,
-        snapshot,
-        index: (parser) => limit(() => services.index(snapshot, parser)),
-        ...(graph ? { graph: () => limit(() => graph(snapshot)) } : {}),
-        ...(workspace ? { workspace: (o: Omit<ReadOnlyWorkspaceOptions, 'runId'>) => workspace(snapshot, o) } : {}),
-        llm: services.llm,
+      if (!loaded.prepareRun) return;
+      await loaded.prepareRun({
+        instances,
+        context: (instance) => contextOf(instance, hooks.layout),
+        within: hooks.within,
+        shouldStop: hooks.shouldStop,
+        parts: partStoreOf(hooks.layout, name),
       });
     },
   };
@@ -119,7 +136,7 @@ export async function runFileLocalization(
   services: LocalizationServices & { readonly embedder: { readonly id: string } },
   settings: LocalizationStageSettings,
 ): Promise<Array<StageArtifact<FileLocalization>>> {
-  const stage = fileLocalizationStage(localizer, services, { name: settings.stage });
+  const stage = fileLocalizationStage(localizer, services, { name: settings.stage, runDir: settings.runDir });
   // Consecutive instances of one repository reuse its index caches.
   const ordered = groupByRepo(instances);
   await writeSelection(settings.runDir, stage.name, settings.dataset, ordered, {

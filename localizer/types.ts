@@ -11,6 +11,7 @@ import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import type { RepoGraph } from '../src/graph/repo-graph.ts';
 import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions } from '../src/sandbox/types.ts';
+import type { PartStore } from '../src/run/part-store.ts';
 
 export interface LocalizerContext {
   instance: SweInstance;
@@ -27,9 +28,29 @@ export interface LocalizerContext {
   /** undefined when no model is configured; LLM localizers then fail with a clear message or degrade */
   llm?: ChatModel;
   signal?: AbortSignal;
+  /** this instance's parts of the stage (kept across resumes): a cascade keeps each tier's answer here */
+  parts?: PartStore;
+}
+
+/** What a localizer sees of the whole run before any instance is localized (`prepareRun`). */
+export interface LocalizerRun {
+  instances: readonly SweInstance[];
+  context(instance: SweInstance): Promise<LocalizerContext>;
+  /** runs work for one instance under that instance's and the run's spend caps */
+  within<T>(instance: SweInstance, work: () => Promise<T>): Promise<T>;
+  /** true once the run should stop (Ctrl-C, run spend cap): start nothing more */
+  shouldStop(): boolean;
+  /** run-level parts (a cascade's plan) */
+  parts?: PartStore;
 }
 
 export interface FileLocalizer {
   readonly name: string;
   localize(ctx: LocalizerContext): Promise<FileLocalization>;
+  /**
+   * Run-level work before any instance, for a localizer whose answer for one instance depends on the others
+   * (a cascade that escalates the least confident share of the run). Its per-instance results must go to
+   * parts, so `localize` and a resume find them.
+   */
+  prepareRun?(run: LocalizerRun): Promise<void>;
 }

@@ -66,19 +66,23 @@ export function buckets(points: ReadonlyArray<{ value: number; hit: number }>, c
   return out;
 }
 
-/** Every signal that some answer of the run carries, calibrated against the run's gold files. */
-export function calibrateRun(run: TierRun, bucketCount = 10): SignalCalibration[] {
-  const labelled = run.instances.filter((id) => run.gold[id]?.length);
+/** One labelled answer: its signals (undefined: the run failed) and whether its first file is a gold file. */
+export interface LabelledAnswer {
+  confidence: Readonly<Record<string, number>> | undefined;
+  hit: number;
+}
+
+/** Every signal that some answer carries, calibrated; answers without a signal count as missing for it. */
+export function calibrateAnswers(answers: readonly LabelledAnswer[], bucketCount = 10): SignalCalibration[] {
   const names = new Set<string>();
-  for (const answer of run.answers.values()) for (const name of Object.keys(answer.confidence)) names.add(name);
+  for (const a of answers) for (const name of Object.keys(a.confidence ?? {})) names.add(name);
   return [...names].sort().map((signal) => {
     const points: Array<{ value: number; hit: number }> = [];
     let missing = 0;
-    for (const id of labelled) {
-      const answer = run.answers.get(id);
-      const value = answer?.confidence[signal];
+    for (const a of answers) {
+      const value = a.confidence?.[signal];
       if (value === undefined) missing += 1;
-      else points.push({ value, hit: top1Hit(answer!.files, run.gold[id]) ?? 0 });
+      else points.push({ value, hit: a.hit });
     }
     return {
       signal,
@@ -89,6 +93,18 @@ export function calibrateRun(run: TierRun, bucketCount = 10): SignalCalibration[
       buckets: buckets(points, bucketCount),
     };
   });
+}
+
+/** Every signal of a run's answers, calibrated against the run's gold files. */
+export function calibrateRun(run: TierRun, bucketCount = 10): SignalCalibration[] {
+  const labelled = run.instances.filter((id) => run.gold[id]?.length);
+  return calibrateAnswers(
+    labelled.map((id) => {
+      const answer = run.answers.get(id);
+      return { confidence: answer?.confidence, hit: top1Hit(answer?.files, run.gold[id]) ?? 0 };
+    }),
+    bucketCount,
+  );
 }
 
 const f3 = (x: number | undefined): string => (x === undefined ? '–' : x.toFixed(3));

@@ -74,6 +74,8 @@ export interface InstanceAnalysis {
   emptyReason?: string;
   evaluationError?: string;
   budgetExhausted?: string;
+  /** the cascade tier whose answer went downstream (cascade runs only) */
+  cascadeTier?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
  * Figure 18, resolved-set overlaps, costs), no scripts, no network. The Markdown and the shared labels are
  * in report.ts.
  */
+import { reliabilityDiagram } from './calibration-chart.ts';
 import { type FailureCategory, FAILURE_CATEGORIES } from './failure-analysis.ts';
 import {
   CATEGORY_LABEL,
@@ -215,6 +216,34 @@ export function renderHtml(report: Report): string {
           ];
         }),
       )}</section>`,
+    );
+  }
+
+  for (const r of runs.filter((x) => x.cascade)) {
+    const tiers = r.cascade!.tiers.filter(Boolean);
+    sections.push(
+      `<section><h2>Cascade tiers of ${escapeHtml(runLabel(r))}</h2>${htmlTable(
+        ['tier', 'localizer', 'reached', 'answered', 'Top-1 of its answers', 'gold handed on', 'failed', 'calls', 'tokens', 'cost'],
+        tiers.map((t) => [
+          t.name,
+          t.localizer,
+          String(t.reached),
+          String(t.answered),
+          t.answered ? (t.top1 / t.answered).toFixed(3) : '–',
+          t.answered ? (t.handedCorrect / t.answered).toFixed(3) : '–',
+          String(t.failed),
+          String(t.calls),
+          (t.promptTokens + t.completionTokens).toLocaleString('en-US'),
+          t.cost.toFixed(4),
+        ]),
+      )}</section>`,
+    );
+  }
+  for (const r of runs.filter((x) => x.calibration?.length)) {
+    sections.push(
+      `<section><h2>Confidence of ${escapeHtml(runLabel(r))}'s file localization (reliability diagrams)</h2><p>Top-1 of the instances in each confidence bucket; the dashed line is the signal's overall Top-1. <code>locfix calibrate</code> adds the escalation curve to an upper tier.</p>${r
+        .calibration!.map(reliabilityDiagram)
+        .join('')}</section>`,
     );
   }
 

@@ -4,6 +4,8 @@
  * for — per-stage failure bars like the BLAgent paper's Figure 18, the overlap of resolved sets, metric
  * tables with confidence intervals, and cost per stage.
  */
+import type { SignalCalibration } from './calibration.ts';
+import { formatCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import type { Comparison, MetricComparison } from './compare.ts';
 import { FAILURE_CATEGORIES, type FailureCategory, type FailureSummary } from './failure-analysis.ts';
 import type { InstanceMetrics } from './instance-metrics.ts';
@@ -36,6 +38,10 @@ export interface RunReport {
   handoff?: HandoffSummary;
   /** the explorer study's runner metrics of the file-localization stage */
   runner?: RunnerMetrics;
+  /** per tier of a cascade localizer: reached, answered, their Top-1, cost */
+  cascade?: CascadeSummary;
+  /** Top-1 by confidence bucket and AUROC of each confidence signal of the file localization */
+  calibration?: SignalCalibration[];
   startedAt?: string;
   finishedAt?: string;
 }
@@ -218,6 +224,7 @@ export function renderMarkdown(report: Report): string {
         `- handoff **${h.contract}**: ${h.beyond} instances looked beyond the handed files; a gold file reached only beyond them: ${h.goldReachedBeyond.length}${h.goldReachedBeyond.length ? ` (${h.goldReachedBeyond.join(', ')})` : ''}; a ranked gold file not handed on: ${h.goldRankedButNotHanded.length}${h.goldRankedButNotHanded.length ? ` (${h.goldRankedButNotHanded.join(', ')})` : ''}`,
       );
     }
+    if (r.cascade) out.push('', '**Cascade tiers**', '', ...formatCascadeSummary(r.cascade));
     out.push('');
   }
 

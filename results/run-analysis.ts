@@ -3,6 +3,8 @@
  * inputs: per-instance failure evidence, the RunOutcome used by comparisons, and the RunReport rendered by
  * `locfix report`. Only reads files, so it can be rerun at any time, on any run, without models or Docker.
  */
+import { calibrateAnswers, type LabelledAnswer } from './calibration.ts';
+import { addToCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
@@ -198,6 +200,8 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
   const contract: HandoffSummary['contract'] = recorded === 'hard' || recorded === 'soft' ? recorded : 'top';
   const handoffFacts: HandoffSummary = { contract, beyond: 0, goldReachedBeyond: [], goldRankedButNotHanded: [] };
   const warnings: string[] = [];
+  const cascade: CascadeSummary = { tiers: [] };
+  const labelled: LabelledAnswer[] = [];
   let upperBound = false;
 
   for (const instance of instances) {
@@ -274,6 +278,9 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
       baseSource,
     };
     const analysis = analyzeInstance(evidence);
+    const tier = files ? addToCascadeSummary(cascade, files, outcome.goldFiles[id] ?? [], topFiles) : undefined;
+    if (tier) analysis.cascadeTier = tier;
+    if (gold.size) labelled.push({ confidence: files?.confidence, hit: ranking?.[0] !== undefined && gold.has(ranking[0]) ? 1 : 0 });
     analyses.push(analysis);
     if (analysis.category === 'resolved') outcome.resolved.push(id);
     if (analysis.category === 'empty-patch') outcome.emptyPatch.push(id);
@@ -296,6 +303,8 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     costs: [...costs.values()].sort((x, y) => PIPELINE_STAGES.indexOf(x.stage as StageName) - PIPELINE_STAGES.indexOf(y.stage as StageName)),
     ...(await runSpend(layout, failures.categories['budget-exhausted'].count, warnings)),
     handoff: handoffFacts,
+    ...(cascade.tiers.length ? { cascade } : {}),
+    ...(labelled.some((l) => l.confidence && Object.keys(l.confidence).length) ? { calibration: calibrateAnswers(labelled) } : {}),
     runner: computeRunnerMetrics(runnerRows, topFiles),
     startedAt: manifest?.createdAt,
     finishedAt: manifest?.invocations.at(-1)?.finishedAt,
@@ -330,6 +339,8 @@ export async function writeRunAnalysis(runDir: string, options: AnalyzeOptions =
     summary: analysis.report.failures,
     localization: analysis.report.localization,
     costs: analysis.report.costs,
+    ...(analysis.report.cascade ? { cascade: analysis.report.cascade } : {}),
+    ...(analysis.report.calibration ? { calibration: analysis.report.calibration } : {}),
     warnings: analysis.warnings,
     instances: analysis.instances,
   });

@@ -69,13 +69,30 @@ async function underBudget<T>(ledger: SpendLedger, budget: SpendBudget, work: ()
 
 export async function runPipeline(options: PipelineOptions): Promise<InstancePipelineResult[]> {
   const queue = new PQueue({ concurrency: Math.max(1, options.concurrency ?? 1) });
+  const spend = options.spend;
+  let runCapHit = false;
+  for (const stage of options.stages) {
+    if (!stage.prepare) continue;
+    await stage.prepare(options.instances, {
+      layout: options.layout,
+      within: async (instance, work) => {
+        if (!spend) return work();
+        try {
+          return await underBudget(spend, spend.instance(instance.instance_id), work);
+        } catch (err) {
+          if (err instanceof StageNotRecorded) runCapHit = true;
+          throw err;
+        }
+      },
+      shouldStop: () => runCapHit || (options.shouldStop?.() ?? false),
+    });
+  }
   const results = new Array<InstancePipelineResult>(options.instances.length);
   await Promise.all(
     options.instances.map((instance, index) =>
       queue.add(async () => {
         const outputs = new Map<string, unknown>();
         const result: InstancePipelineResult = { instanceId: instance.instance_id, artifacts: {} };
-        const spend = options.spend;
         const budget = spend?.instance(instance.instance_id);
         try {
           for (const stage of options.stages) {

@@ -71,7 +71,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
   localizer.catch(() => undefined);
 
   const stages: PipelineStage[] = [
-    fileLocalizationStage(localizer, services, { limitIndexing: <T>(build: () => Promise<T>) => indexQueue.add(build) as Promise<T> }),
+    fileLocalizationStage(localizer, services, { runDir: layout.root, limitIndexing: <T>(build: () => Promise<T>) => indexQueue.add(build) as Promise<T> }),
     functionLocalizationStage(services, { ...config.functionLevel, topFiles, handoff: config.handoff }),
     lineLocalizationStage(services, { ...config.lineLevel, topFiles, handoff: config.handoff }),
     repairStage({ model: () => services.requireLlm('repair'), snapshot: (i) => services.snapshot(i.repo, i.base_commit), config: config.repair }),

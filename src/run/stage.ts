@@ -34,10 +34,24 @@ export interface StageInput {
   optionalOutput<T>(stage: StageName): Promise<T | undefined>;
 }
 
+/** What a stage's run-level pass may use (`PipelineStage.prepare`). */
+export interface StagePrepareHooks {
+  layout: RunLayout;
+  /** runs work for one instance under its spend caps, as the instance stage itself would be */
+  within<T>(instance: SweInstance, work: () => Promise<T>): Promise<T>;
+  shouldStop(): boolean;
+}
+
 export interface PipelineStage<T = unknown> {
   /** the artifact folder, runs/<id>/<name>/ */
   readonly name: string;
   run(input: StageInput): Promise<T>;
+  /**
+   * Optional run-level pass over every selected instance before any instance runs this stage (a cascade's
+   * share rule ranks the whole run). It records nothing itself: what it computes goes to the stage's parts,
+   * and each instance's artifact is still written by `run`.
+   */
+  prepare?(instances: readonly SweInstance[], hooks: StagePrepareHooks): Promise<void>;
 }
 
 function inputError(message: string, kind: 'missing-input' | 'input-failed'): Error {
@@ -96,6 +110,7 @@ export async function runStageOver<T>(
   // one process per run folder: a second one refuses instead of interleaving its artifacts
   const lock = acquireRunLock(options.layout.root);
   try {
+    await stage.prepare?.(instances, { layout: options.layout, within: (_instance, work) => work(), shouldStop: () => false });
     return await runStage<T>({ ...options, stage: stage.name, instances, work: (instance) => stage.run(inputOf(instance)) });
   } finally {
     lock.release();
