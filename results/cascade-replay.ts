@@ -150,7 +150,11 @@ export interface PolicyChoice {
   devShare: number;
   threshold: number;
   dev: { policy: ReplaySummary; always: ReplaySummary; never: ReplaySummary };
-  test: { policy: ReplaySummary; always: ReplaySummary; never: ReplaySummary };
+  /**
+   * `policy`: the dev threshold applied unchanged (the `below` rule); `byShare`: the dev share applied to the
+   * test half's own (unlabelled) confidences, which is what the `share` rule does in a live run
+   */
+  test: { policy: ReplaySummary; byShare: ReplaySummary; always: ReplaySummary; never: ReplaySummary };
 }
 
 /** Chooses the threshold on `dev` and applies it, unchanged, to `test`. */
@@ -182,7 +186,12 @@ export function choosePolicy(
     devShare,
     threshold,
     dev: { policy: run(dev, threshold), always, never: run(dev, -Infinity) },
-    test: { policy: run(test, threshold), always: run(test, Infinity), never: run(test, -Infinity) },
+    test: {
+      policy: run(test, threshold),
+      byShare: run(test, thresholdForShare(signalValues(test.filter((id) => gold[id]?.length), cheap.run, signal), devShare)),
+      always: run(test, Infinity),
+      never: run(test, -Infinity),
+    },
   };
 }
 

@@ -16,7 +16,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { calibrateRun } from '../results/calibration.ts';
-import { choosePolicy, escalationCurve, splitIds, type PolicyChoice, type ReplaySummary } from '../results/cascade-replay.ts';
+import { choosePolicy, escalationCurve, replayCascade, splitIds, type PolicyChoice, type ReplaySummary } from '../results/cascade-replay.ts';
 import { loadTierRun, type TierRun } from '../results/tier-run.ts';
 import { formatCurve } from '../src/commands/calibrate.ts';
 import type { TokenPrice } from '../src/llm/usage.ts';
@@ -29,7 +29,9 @@ const { values } = parseArgs({
     signal: { type: 'string', multiple: true, default: [] },
     price: { type: 'string', multiple: true, default: [] },
     tolerance: { type: 'string', default: '0.01' },
-    seed: { type: 'string', default: 'locfix-cascade-1' },
+    seed: { type: 'string', default: 'locfix-cascade' },
+    repeats: { type: 'string', default: '10' },
+    verbose: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
 });
@@ -42,6 +44,10 @@ function namedPairs(list: readonly string[], flag: string): Array<[string, strin
   });
 }
 
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : 0;
+};
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const f3 = (x: number): string => x.toFixed(3);
 
@@ -82,26 +88,44 @@ async function main(): Promise<void> {
   const signals = values.signal.length ? values.signal : calibration.map((c) => c.signal);
   const gold = cheap.gold;
   const ids = cheap.instances.filter((id) => gold[id]?.length);
-  const { a, b } = splitIds(ids, values.seed);
   process.stdout.write(
-    `cheap tier ${values.cheap} (${cheap.localizer}): ${cheap.answers.size} answers of ${cheap.instances.length}; split ${a.length} / ${b.length} (seed ${values.seed})\n`,
+    `cheap tier ${values.cheap} (${cheap.localizer}): ${cheap.answers.size} answers of ${cheap.instances.length}; ${values.repeats} seeded half splits (${values.seed}-1 …), each chosen on one half and reported on the other\n`,
   );
   for (const c of calibration) process.stdout.write(`  ${c.signal}: AUROC ${c.auroc?.toFixed(3) ?? '–'} (Top-1 ${f3(c.top1)}, n ${c.n})\n`);
 
+  const repeats = Number(values.repeats);
+  if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`--repeats expects a positive integer, got "${values.repeats}"`);
   const results: unknown[] = [];
   for (const upperRun of uppers) {
     const upper = { run: upperRun, merge: 'replace' as const, ...(prices.has(upperRun.name) ? { price: prices.get(upperRun.name)! } : {}) };
     const covered = ids.filter((id) => upperRun.answers.has(id)).length;
-    process.stdout.write(`\nupper tier ${upperRun.name} (${upperRun.localizer}): answers for ${covered} of ${ids.length} instances\n`);
+    const all = replayCascade(ids, gold, [{ run: cheap, rule: { signal: 'none', below: Infinity } }, upper]).summary;
+    process.stdout.write(`\nupper tier ${upperRun.name} (${upperRun.localizer}): answers for ${covered} of ${ids.length}; always escalating: Top-1 ${f3(all.top1)}\n`);
+    process.stdout.write('  signal             rule        folds within 0.01   median gap   median LLM runs saved   median escalated\n');
     for (const signal of signals) {
-      for (const [fold, dev, test] of [
-        ['A→B', a, b],
-        ['B→A', b, a],
-      ] as const) {
-        const choice = choosePolicy(dev, test, gold, { run: cheap }, upper, signal, tolerance);
-        process.stdout.write(`${report(upperRun.name, choice, fold)}\n`);
-        results.push({ upper: upperRun.name, signal, fold, choice });
+      const folds: Array<{ seed: string; fold: string; choice: PolicyChoice }> = [];
+      for (let r = 1; r <= repeats; r++) {
+        const seed = `${values.seed}-${r}`;
+        const { a, b } = splitIds(ids, seed);
+        for (const [fold, dev, test] of [
+          ['A→B', a, b],
+          ['B→A', b, a],
+        ] as const) {
+          const choice = choosePolicy(dev, test, gold, { run: cheap }, upper, signal, tolerance);
+          folds.push({ seed, fold, choice });
+          if (values.verbose) process.stdout.write(`${report(upperRun.name, choice, `${seed} ${fold}`)}\n`);
+        }
       }
+      for (const rule of ['policy', 'byShare'] as const) {
+        const gaps = folds.map((f) => f.choice.test.always.top1 - f.choice.test[rule].top1);
+        const saved = folds.map((f) => 1 - f.choice.test[rule].llmRuns / Math.max(1, f.choice.test.always.llmRuns));
+        const escalatedShare = folds.map((f) => f.choice.test[rule].reached[1] ?? 0);
+        const within = gaps.filter((g) => g <= tolerance + 1e-9).length;
+        process.stdout.write(
+          `  ${signal.padEnd(18)} ${(rule === 'policy' ? 'threshold' : 'share').padEnd(11)} ${`${within}/${folds.length}`.padStart(17)}   ${f3(median(gaps)).padStart(10)}   ${pct(median(saved)).padStart(21)}   ${pct(median(escalatedShare)).padStart(16)}\n`,
+        );
+      }
+      results.push({ upper: upperRun.name, signal, folds });
     }
     const best = [...calibration].filter((c) => signals.includes(c.signal)).sort((x, y) => (y.auroc ?? 0) - (x.auroc ?? 0))[0];
     if (best) {
