@@ -188,7 +188,17 @@ export function choosePolicy(
     dev: { policy: run(dev, threshold), always, never: run(dev, -Infinity) },
     test: {
       policy: run(test, threshold),
-      byShare: run(test, thresholdForShare(signalValues(test.filter((id) => gold[id]?.length), cheap.run, signal), devShare)),
+      byShare: run(
+        test,
+        thresholdForShare(
+          signalValues(
+            test.filter((id) => gold[id]?.length),
+            cheap.run,
+            signal,
+          ),
+          devShare,
+        ),
+      ),
       always: run(test, Infinity),
       never: run(test, -Infinity),
     },

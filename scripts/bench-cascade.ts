@@ -100,7 +100,9 @@ async function main(): Promise<void> {
     const upper = { run: upperRun, merge: 'replace' as const, ...(prices.has(upperRun.name) ? { price: prices.get(upperRun.name)! } : {}) };
     const covered = ids.filter((id) => upperRun.answers.has(id)).length;
     const all = replayCascade(ids, gold, [{ run: cheap, rule: { signal: 'none', below: Infinity } }, upper]).summary;
-    process.stdout.write(`\nupper tier ${upperRun.name} (${upperRun.localizer}): answers for ${covered} of ${ids.length}; always escalating: Top-1 ${f3(all.top1)}\n`);
+    process.stdout.write(
+      `\nupper tier ${upperRun.name} (${upperRun.localizer}): answers for ${covered} of ${ids.length}; always escalating: Top-1 ${f3(all.top1)}\n`,
+    );
     process.stdout.write('  signal             rule        folds within 0.01   median gap   median LLM runs saved   median escalated\n');
     for (const signal of signals) {
       const folds: Array<{ seed: string; fold: string; choice: PolicyChoice }> = [];

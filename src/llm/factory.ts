@@ -3,6 +3,7 @@ import { ManagedChatModel, type ChatModelOptions } from './chat-model.ts';
 import { DEFAULT_PRICES, parseLlmConfig, type LlmConfig, type LlmConfigInput } from './config.ts';
 import { OllamaTransport } from './ollama.ts';
 import { OpenAITransport } from './openai.ts';
+import { openRecording, REPLAY_PREFIX, ReplayTransport } from './replay.ts';
 
 export type Provider = 'openai' | 'ollama';
 
@@ -44,6 +45,20 @@ export function createChatModel(specOrConfig: string | LlmConfigInput, options: 
   const { meter, trace, ...overrides } = options;
   const base: LlmConfigInput = typeof specOrConfig === 'string' ? { model: specOrConfig } : specOrConfig;
   const config: LlmConfig = parseLlmConfig({ ...base, ...dropUndefined(overrides) });
+  if (config.model.startsWith(REPLAY_PREFIX)) {
+    // recorded answers only: the recording's own cache, and a transport that refuses anything else
+    const recording = openRecording(config.model.slice(REPLAY_PREFIX.length));
+    return new ManagedChatModel(new ReplayTransport(recording), {
+      concurrency: config.concurrency,
+      timeoutMs: config.timeoutMs,
+      maxAttempts: 1,
+      prices: { ...DEFAULT_PRICES, ...config.prices },
+      cacheDir: recording.cacheDir,
+      ...(meter ? { meter } : {}),
+      ...(trace ? { trace } : {}),
+      maxPromptTokens: config.maxPromptTokens,
+    });
+  }
   const spec = parseModelSpec(config.model);
   const baseURL = config.baseURL ?? spec.baseURL;
   const transport =

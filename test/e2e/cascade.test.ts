@@ -33,7 +33,7 @@ const TIERS = [
   { localizer: 'agentless', merge: 'replace' },
 ];
 
-function configFor(runId: string, budget: RunConfigInput['budget'] = {}): RunConfigInput {
+function configFor(runId: string, budget: RunConfigInput['budget'] = {}, llm?: string, tiers: unknown[] = TIERS): RunConfigInput {
   return {
     runId,
     runsDir: path.join(dir, 'runs'),
@@ -43,8 +43,8 @@ function configFor(runId: string, budget: RunConfigInput['budget'] = {}): RunCon
     cacheDir: path.join(dir, 'cache', runId),
     embedder: 'lexical',
     chromaUrl: chroma.url,
-    llm: `openai:scripted@${scripted.server.openaiURL}`,
-    localizer: { name: 'cascade', options: { tiers: TIERS } },
+    llm: llm ?? `openai:scripted@${scripted.server.openaiURL}`,
+    localizer: { name: 'cascade', options: { tiers } },
     concurrency: { instances: 2, docker: 1, index: 1 },
     stopAfter: 'localize-lines',
     budget,
@@ -53,8 +53,8 @@ function configFor(runId: string, budget: RunConfigInput['budget'] = {}): RunCon
 
 const runDir = (runId: string) => path.join(dir, 'runs', runId);
 const chats = () => scripted.server.requests.filter((r) => r.kind === 'chat').length;
-const run = (runId: string, budget?: RunConfigInput['budget'], retryErrors = false) =>
-  runExperiment(parseRunConfig(configFor(runId, budget)), { retryErrors, log: () => {} });
+const run = (runId: string, budget?: RunConfigInput['budget'], retryErrors = false, llm?: string, tiers?: unknown[]) =>
+  runExperiment(parseRunConfig(configFor(runId, budget, llm, tiers)), { retryErrors, log: () => {} });
 
 async function files(runId: string, id: string): Promise<StageArtifact<FileLocalization>> {
   return JSON.parse(await readFile(path.join(runDir(runId), 'localize-files', `${id}.json`), 'utf8'));
@@ -124,6 +124,26 @@ describe('cascade through locfix run (scripted model, Chroma)', () => {
     const c = cascadeOf(await files('share', id));
     expect(c.tiers.map((t) => t.reused)).toEqual([true, true]);
     expect(c.answeredBy).toBe(1);
+  });
+
+  it('--llm replay:<run> reproduces the run from its recorded answers; an unrecorded request fails loudly', { timeout: 300_000 }, async () => {
+    const before = chats();
+    await run('replayed', undefined, false, `replay:${runDir('share')}`);
+    expect(chats()).toBe(before);
+    for (const id of IDS) {
+      const [a, b] = await Promise.all([files('share', id), files('replayed', id)]);
+      expect(b.output!.files, id).toEqual(a.output!.files);
+      expect(cascadeOf(b).answeredBy).toBe(cascadeOf(a).answeredBy);
+    }
+    // a changed prompt (Agentless' top-N of the model's list) is a request the recording never answered
+    const changed = [TIERS[0], { localizer: 'agentless', options: { maxTokens: 77 } }];
+    await run('replay-changed', undefined, false, `replay:${runDir('share')}`, changed);
+    expect(chats()).toBe(before);
+    for (const id of escalated) {
+      const c = cascadeOf(await files('replay-changed', id));
+      expect(c.answeredBy, id).toBe(0);
+      expect((await files('replay-changed', id)).output!.warnings!.join('\n')).toMatch(/replay: this request was not recorded/);
+    }
   });
 
   it('an instance cap stops the escalated instances only; a raised cap reuses their kept retrieval tier', { timeout: 300_000 }, async () => {
