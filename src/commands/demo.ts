@@ -1,56 +1,108 @@
 /**
  * `locfix demo`: the main job on embedded defaults, needing nothing but Node — builds the bundled
- * mini-benchmark (real git repositories written from fixture files), runs model-free file retrieval on all
- * its instances (local Chroma server, offline lexical embedder + BM25 + structural signals) and prints the
- * localization metrics. Rerunning resumes; `--fresh` starts a new run directory.
+ * mini-benchmark (real git repositories written from fixture files) and runs the whole pipeline on it with
+ * `locfix run`: a cascade localizer (model-free retrieval; the least confident 40 % escalated to Agentless),
+ * function and line localization, repair, and — when Docker and the base image are there — regression and
+ * reproduction validation and SWE-bench-style evaluation, then the failure analysis and the HTML report.
+ *
+ * No model is called: the model's answers are REPLAYED from the bundled recording (minibench/recording/,
+ * made by scripts/record-demo.ts against the scripted model of the end-to-end tests), and a request the
+ * recording does not hold fails loudly. With Docker, the demo checks that each instance ends in the category
+ * the recorded run ended in. Rerunning resumes; `--fresh` starts over.
  */
 import type { Command } from 'commander';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
+import { DockerRuntime } from '../../docker/sandbox.ts';
 import { defaultCacheDir } from '../dataset/load.ts';
 import { buildMiniBenchmark, DEFAULT_MINIBENCH_DIR } from '../minibench/build.ts';
-import { retrieveCommand } from './retrieve.ts';
-import { evaluateRun } from './eval-loc.ts';
-import { formatLocMetricsTable } from '../../results/loc-metrics.ts';
+import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../minibench/demo-run.ts';
+import { parseRunConfig } from '../config.ts';
+import { runExperiment } from './run.ts';
 
 interface DemoFlags {
   out: string;
   minibench: string;
   cacheDir: string;
-  embedder: string;
+  recording: string;
+  docker: boolean;
   fresh?: boolean;
+}
+
+/** Why Docker cannot run the validation and evaluation stages here; undefined when it can. */
+async function dockerMissing(): Promise<string | undefined> {
+  const runtime = new DockerRuntime();
+  try {
+    await runtime.ping();
+  } catch (err) {
+    return `no Docker daemon (${(err instanceof Error ? err.message : String(err)).split('\n')[0]})`;
+  }
+  if (!(await runtime.imageExists(DEFAULT_BASE_IMAGE))) return `the base image ${DEFAULT_BASE_IMAGE} is missing (bash scripts/setup-docker.sh builds it)`;
+  return undefined;
 }
 
 export async function demoCommand(flags: DemoFlags): Promise<void> {
   const log = (line: string) => process.stderr.write(line + '\n');
+  const recordingDir = path.resolve(flags.recording);
+  const recording = JSON.parse(await readFile(path.join(recordingDir, 'recording.json'), 'utf8')) as DemoRecordingFile;
   log(`demo: building the mini-benchmark in ${flags.minibench} …`);
   const bench = await buildMiniBenchmark(flags.minibench);
-  log(`demo: ${bench.instances.length} instances in ${bench.catalog.map((c) => c.repo).filter((r, i, a) => a.indexOf(r) === i).length} repositories`);
+  const missing = flags.docker ? await dockerMissing() : 'Docker stages turned off (--no-docker)';
+  if (missing) log(`demo: ${missing}: validation and evaluation are left out; the run stops after patch selection`);
   if (flags.fresh) await rm(flags.out, { recursive: true, force: true });
-  const result = await retrieveCommand({
-    dataset: bench.datasetPath,
-    mirrors: bench.mirrorsDir,
-    mirror: [],
-    embedder: flags.embedder,
-    cacheDir: flags.cacheDir,
-    queries: 'raw+structural',
-    out: flags.out,
-  });
-  log(`demo: retrieval ${result.ok}/${result.total} instances ok -> ${path.join(flags.out, 'retrieve')}`);
-  const metrics = await evaluateRun(path.resolve(flags.out), 'retrieve');
-  process.stdout.write(formatLocMetricsTable([{ label: `mini-benchmark (${flags.embedder} + BM25 + structural)`, metrics }]) + '\n');
-  process.stdout.write(`\nPer-instance artifacts: ${path.join(flags.out, 'retrieve')}/<instance>.json\n`);
-  process.stdout.write(`Metrics as JSON:       npx locfix eval-loc ${flags.out} --json\n`);
+  log(`demo: REPLAY of the model answers recorded ${recording.recordedAt} in ${recordingDir} — no model is called`);
+  const out = path.resolve(flags.out);
+  const result = await runExperiment(
+    parseRunConfig(
+      demoRunConfig({
+        runId: path.basename(out),
+        runsDir: path.dirname(out),
+        datasetPath: bench.datasetPath,
+        mirrorsDir: bench.mirrorsDir,
+        cacheDir: path.resolve(flags.cacheDir),
+        llm: `replay:${recordingDir}`,
+        instances: recording.instances,
+        docker: !missing,
+      }),
+    ),
+    { log },
+  );
+  if (result.interrupted) return;
+
+  const analysis = JSON.parse(await readFile(path.join(out, 'analysis.json'), 'utf8')) as {
+    instances: Array<{ instanceId: string; category: string; cascadeTier?: string }>;
+    localization: { hit1: number; hit3: number; hit10: number; mrr: number };
+  };
+  const l = analysis.localization;
+  process.stdout.write(
+    `file localization (cascade: retrieval → agentless): Hit@1 ${l.hit1.toFixed(3)}  Hit@3 ${l.hit3.toFixed(3)}  Hit@10 ${l.hit10.toFixed(3)}  MRR ${l.mrr.toFixed(3)}\n\n`,
+  );
+  let differ = 0;
+  process.stdout.write('instance                 answered by   category\n');
+  for (const a of analysis.instances) {
+    const recorded = recording.categories[a.instanceId];
+    const same = !missing && recorded !== undefined && recorded !== a.category ? `   (recorded run: ${recorded})` : '';
+    if (same) differ += 1;
+    process.stdout.write(`${a.instanceId.padEnd(24)} ${(a.cascadeTier ?? '').padEnd(13)} ${a.category}${same}\n`);
+  }
+  process.stdout.write(`\nReport: ${path.join(out, 'report', 'report.html')}\nArtifacts: ${out}/<stage>/<instance>.json\n`);
+  if (missing) process.stdout.write(`Validation and evaluation need Docker: ${missing}.\n`);
+  else if (differ) {
+    process.stdout.write(`${differ} instance(s) ended in another category than in the recorded run\n`);
+    process.exitCode = 1;
+  } else process.stdout.write('Every instance ended in the category of the recorded run.\n');
 }
 
 export function register(program: Command): void {
   program
     .command('demo')
-    .description('build the bundled mini-benchmark, retrieve files for every instance, print Top-k/MRR (no model, no network)')
+    .description('build the bundled mini-benchmark and run the whole pipeline on it, replaying recorded model answers (no model, no network)')
     .option('--out <dir>', 'run directory', path.join('runs', 'demo'))
     .option('--minibench <dir>', 'where to build the mini-benchmark', DEFAULT_MINIBENCH_DIR)
     .option('--cache-dir <dir>', 'mirrors, embeddings and the local Chroma database', defaultCacheDir())
-    .option('--embedder <spec>', 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]', 'lexical')
+    .option('--recording <dir>', 'the recorded model answers to replay', DEMO_RECORDING_DIR)
+    .option('--no-docker', 'leave out validation and evaluation even when Docker is there')
     .option('--fresh', 'discard an earlier demo run instead of resuming it')
     .action(demoCommand);
 }

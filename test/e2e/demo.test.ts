@@ -1,0 +1,67 @@
+/**
+ * The README's main job, `locfix demo`: the whole pipeline on the bundled mini-benchmark, replaying the
+ * bundled recording. With Docker every instance must end in the category of the recorded run; without it
+ * (and with --no-docker) the run stops after patch selection and says why. A prompt changed since the
+ * recording makes the replay refuse it, and this test fails: rerun `node --import tsx scripts/record-demo.ts`.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoCommand } from '../../src/commands/demo.ts';
+import { DEMO_RECORDING_DIR, type DemoRecordingFile } from '../../src/minibench/demo-run.ts';
+import { ensureDocker } from '../support/docker.ts';
+
+const hasDocker = await ensureDocker('demo with validation and evaluation');
+let dir: string;
+let output = '';
+const write = process.stdout.write.bind(process.stdout);
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-e2e-demo-'));
+});
+afterAll(async () => {
+  if (!process.env.LOCFIX_KEEP_TEST_DIRS) await rm(dir, { recursive: true, force: true });
+});
+
+async function demo(out: string, docker: boolean): Promise<string> {
+  output = '';
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    output += String(chunk);
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    await demoCommand({
+      out: path.join(dir, out),
+      minibench: path.join(dir, 'minibench'),
+      cacheDir: path.join(dir, 'cache'),
+      recording: DEMO_RECORDING_DIR,
+      docker,
+      fresh: true,
+    });
+  } finally {
+    process.stdout.write = write;
+  }
+  return output;
+}
+
+describe('locfix demo (bundled recording replayed, no model)', () => {
+  it.skipIf(!hasDocker)('with Docker: the whole pipeline ends every instance in the recorded category', { timeout: 300_000 }, async () => {
+    const text = await demo('with-docker', true);
+    expect(text).toContain('Every instance ended in the category of the recorded run.');
+    expect(process.exitCode ?? 0).toBe(0);
+    const recording = JSON.parse(await readFile(path.join(DEMO_RECORDING_DIR, 'recording.json'), 'utf8')) as DemoRecordingFile;
+    const analysis = JSON.parse(await readFile(path.join(dir, 'with-docker', 'analysis.json'), 'utf8')) as {
+      instances: Array<{ instanceId: string; category: string }>;
+    };
+    expect(Object.fromEntries(analysis.instances.map((a) => [a.instanceId, a.category]))).toEqual(recording.categories);
+    const html = await readFile(path.join(dir, 'with-docker', 'report', 'report.html'), 'utf8');
+    expect(html).toContain('<h2>Cascade tiers of');
+  });
+
+  it('without Docker: localization, repair and selection, then the analysis, saying what was left out', { timeout: 300_000 }, async () => {
+    const text = await demo('no-docker', false);
+    expect(text).toMatch(/Validation and evaluation need Docker: Docker stages turned off/);
+    expect(text).toMatch(/minibench__qty-7\s+agentless/);
+  });
+});
