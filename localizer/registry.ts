@@ -13,6 +13,8 @@ import type { CascadeOptions } from './cascade/options.ts';
 export interface LocalizerEntry {
   /** the schema of the options a config file or `--options` may give */
   options(): Promise<z.ZodType<Record<string, unknown>>>;
+  /** localizers nested in these options (a cascade's tiers), validated with them before any instance runs */
+  nested?(options: Record<string, unknown>): Array<{ name: string; options: Record<string, unknown>; set(parsed: Record<string, unknown>): void }>;
   /** `options` already validated; `run.seed` is the run's seed (localizers that sample may use it) */
   create(options: Record<string, unknown>, run: { seed?: number }): Promise<FileLocalizer>;
 }
@@ -46,6 +48,14 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
   },
   cascade: {
     options: async () => (await import('./cascade/options.ts')).CascadeOptionsSchema,
+    nested: (options) =>
+      (options as CascadeOptions).tiers.map((tier) => ({
+        name: tier.localizer,
+        options: tier.options,
+        set: (parsed) => {
+          tier.options = parsed;
+        },
+      })),
     // tiers are built through this registry, with the run's seed
     create: async (options, run) =>
       new (await import('./cascade/index.ts')).CascadeLocalizer(options as CascadeOptions, (name, tierOptions) => createLocalizer(name, tierOptions, run)),
@@ -70,7 +80,9 @@ function entryOf(name: string, where: string): LocalizerEntry {
 /** Checks a localizer name and its options (config key `where` in messages); returns the options as parsed. */
 export async function validateLocalizer(name: string, options: Record<string, unknown> = {}, where = 'localizer.name'): Promise<Record<string, unknown>> {
   const entry = entryOf(name, where);
-  return parseLocalizerOptions(name, await entry.options(), options) as Record<string, unknown>;
+  const parsed = parseLocalizerOptions(name, await entry.options(), options) as Record<string, unknown>;
+  for (const [i, child] of (entry.nested?.(parsed) ?? []).entries()) child.set(await validateLocalizer(child.name, child.options, `${where} (tier ${i + 1})`));
+  return parsed;
 }
 
 export async function createLocalizer(name: string, options: Record<string, unknown> = {}, run: { seed?: number } = {}): Promise<FileLocalizer> {

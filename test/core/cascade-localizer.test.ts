@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CascadeLocalizer } from '../../localizer/cascade/index.ts';
 import { CascadeOptionsSchema } from '../../localizer/cascade/options.ts';
+import { validateLocalizer } from '../../localizer/registry.ts';
 import type { FileLocalizer, LocalizerContext } from '../../localizer/types.ts';
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
@@ -54,6 +55,18 @@ describe('cascade localizer', () => {
       false,
     );
     expect(CascadeOptionsSchema.safeParse(below(0.5)).success).toBe(true);
+  });
+
+  it('the tiers and their options are checked with the cascade, before any instance runs', async () => {
+    const first = { localizer: 'retrieval', escalate: { signal: 'top-margin', below: 0.5 } };
+    await expect(validateLocalizer('cascade', { tiers: [first, { localizer: 'nope' }] })).rejects.toThrow(/\(tier 2\): unknown localizer "nope"/);
+    await expect(validateLocalizer('cascade', { tiers: [first, { localizer: 'blagent', options: { earFilez: 3 } }] })).rejects.toThrow(
+      /blagent: unknown option\(s\) earFilez/,
+    );
+    const parsed = (await validateLocalizer('cascade', { tiers: [first, { localizer: 'blagent', options: { earFiles: 3 } }] })) as {
+      tiers: Array<{ options: Record<string, unknown> }>;
+    };
+    expect(parsed.tiers[1]!.options.earFiles).toBe(3);
   });
 
   it('answers from the cheap tier when sure, escalates when not, and records each decision and cost', async () => {
