@@ -22,6 +22,7 @@ const COMMANDS: Array<() => Promise<{ register: Registrar }>> = [
   () => import('./commands/images.ts'),
   () => import('./commands/import-run.ts'),
   () => import('./commands/calibrate.ts'),
+  () => import('./commands/merge.ts'),
 ];
 
 export async function buildProgram(): Promise<Command> {

@@ -21,6 +21,11 @@ export const RunConfigSchema = z
     pattern: z.string().optional(),
     repos: z.array(z.string()).optional(),
     limit: positiveInt.optional(),
+    /** "i/n": run only part i of n of the selection (a node of a split run; `locfix merge` joins the parts) */
+    shard: z
+      .string()
+      .regex(/^\d+\/\d+$/, { message: 'must look like i/n, e.g. 2/8' })
+      .optional(),
     /** mirrors, embeddings, LLM responses, the local Chroma database */
     cacheDir: z.string().optional(),
     mirrors: z.record(z.string(), z.string()).default({}),

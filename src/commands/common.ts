@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { defaultCacheDir, loadDataset } from '../dataset/load.ts';
 import type { SweInstance } from '../dataset/schema.ts';
-import { selectInstances } from '../dataset/select.ts';
+import { parseShard, selectInstances } from '../dataset/select.ts';
 import { parseMirrorSpecs } from '../repo/mirrors.ts';
 import { Services } from '../services.ts';
 
@@ -17,6 +17,8 @@ export interface SelectionFlags {
   pattern?: string;
   repo?: string[];
   limit?: string;
+  /** "i/n": this process's part of the selection (src/dataset/select.ts shardOf) */
+  shard?: string;
 }
 
 export interface ServiceFlags {
@@ -38,7 +40,8 @@ export function addSelectionOptions(command: Command): Command {
     .option('--instances <ids>', 'comma-separated instance ids')
     .option('--pattern <pattern>', 'instance ids matching this glob or /regex/')
     .option('--repo <owner/name>', 'instances of this repository (repeatable)', collect, [] as string[])
-    .option('--limit <n>', 'at most this many instances');
+    .option('--limit <n>', 'at most this many instances')
+    .option('--shard <i/n>', 'only part i of n of the selection (contiguous, near-equal parts); `locfix merge` joins the parts');
 }
 
 /** `llm: false` for commands that never call a model (an `--llm` they ignored would mislead). */
@@ -77,6 +80,7 @@ export async function loadSelection(flags: SelectionFlags & { cacheDir: string }
     pattern: flags.pattern,
     repos: flags.repo?.length ? flags.repo : undefined,
     limit: positiveInt('--limit', flags.limit),
+    ...(flags.shard ? { shard: parseShard(flags.shard) } : {}),
   });
   if (unknownIds.length) process.stderr.write(`${commandName}: not in ${flags.dataset}: ${unknownIds.join(', ')}\n`);
   if (unknownRepos.length) process.stderr.write(`${commandName}: no instance of ${unknownRepos.join(', ')} in ${flags.dataset}\n`);

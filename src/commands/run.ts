@@ -78,6 +78,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('pattern', { flag: '--pattern <pattern>', description: 'instance ids matching this glob or /regex/' }),
   flag('repos', { flag: '--repo <owner/name>', description: 'instances of this repository (repeatable)', repeat: true }),
   flag('limit', { flag: '--limit <n>', description: 'at most this many instances', parse: (t, f) => positiveInt(f, t) }),
+  flag('shard', { flag: '--shard <i/n>', description: 'only part i of n of the selection; `locfix merge` joins the parts' }),
   flag('llm', { flag: '--llm <spec>', description: 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1' }),
   flag('llm', {
     field: 'timeoutMs',
@@ -139,7 +140,7 @@ export function overridesFrom(flags: Record<string, unknown>): Record<string, un
   return overrides;
 }
 
-async function writePredictions(
+export async function writePredictions(
   layout: RunLayout,
   instances: readonly SweInstance[],
   modelName: string,
@@ -211,7 +212,15 @@ async function runExperimentLocked(
   log: (line: string) => void,
 ): Promise<ExperimentResult> {
   const instances = await loadSelection(
-    { dataset: config.dataset, instances: config.instances?.join(','), pattern: config.pattern, repo: config.repos, limit: config.limit?.toString(), cacheDir },
+    {
+      dataset: config.dataset,
+      instances: config.instances?.join(','),
+      pattern: config.pattern,
+      repo: config.repos,
+      limit: config.limit?.toString(),
+      shard: config.shard,
+      cacheDir,
+    },
     'run',
   );
   const services = new Services({

@@ -11,6 +11,33 @@ export interface InstanceSelection {
   repos?: readonly string[];
   /** keep at most this many (after the other filters) */
   limit?: number;
+  /** then keep shard `index` (1-based) of `count` contiguous, near-equal parts: what one node of a split run does */
+  shard?: Shard;
+}
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** "i/n" → {index: i, count: n}, 1 ≤ i ≤ n. */
+export function parseShard(text: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count) throw new SelectionError(`invalid shard "${text}": expected i/n with 1 ≤ i ≤ n, e.g. 2/8`);
+  return { index, count };
+}
+
+/**
+ * Shard `index` of `count` of a list: contiguous parts whose sizes differ by at most one, so the shards of a
+ * run cover every instance exactly once, and a shard keeps neighbouring instances (often one repository's)
+ * together for the caches.
+ */
+export function shardOf<T>(items: readonly T[], shard: Shard): T[] {
+  const from = Math.floor(((shard.index - 1) * items.length) / shard.count);
+  const to = Math.floor((shard.index * items.length) / shard.count);
+  return items.slice(from, to);
 }
 
 export interface SelectionResult<T> {
@@ -85,5 +112,6 @@ export function selectInstances<T extends { instance_id: string; repo: string }>
     selected = selected.filter((i) => selection.repos!.some((wanted) => matches(i.repo, wanted)));
   }
   if (selection.limit !== undefined) selected = selected.slice(0, selection.limit);
+  if (selection.shard) selected = shardOf(selected, selection.shard);
   return { instances: selected, unknownIds, unknownRepos };
 }

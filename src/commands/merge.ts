@@ -1,0 +1,45 @@
+/**
+ * `locfix merge --out DIR RUN…`: one run folder from the shards of a split run (`--shard i/n`) or from runs of
+ * disjoint instances. Artifacts are joined (src/run/merge-runs.ts); predictions, the harness summary, the
+ * analysis and the reports are computed again over the merged folder, exactly as `locfix run` computes them.
+ */
+import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { mergeRunFolders } from '../run/merge-runs.ts';
+import { RunLayout } from '../run/run-layout.ts';
+import { STAGE } from '../run/stage.ts';
+import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
+import { readRunInstances, writeRunAnalysis } from '../../results/run-analysis.ts';
+import { makeRunSummary } from '../../validation/evaluate.ts';
+import { writeReports } from './report.ts';
+import { writePredictions } from './run.ts';
+
+export async function mergeCommand(inputs: readonly string[], flags: { out: string }): Promise<void> {
+  const out = path.resolve(flags.out);
+  const merged = await mergeRunFolders(out, inputs);
+  for (const c of merged.conflicts) process.stderr.write(`merge: ${c.stage}/${c.instanceId}: finished differently in ${c.dropped}; ${c.kept} kept\n`);
+  const layout = new RunLayout(out);
+  const instances = await readRunInstances(layout);
+  const manifest = await readJsonIfExists<{ models?: { llm?: string }; config?: { topFiles?: number } }>(layout.file('manifest.json'));
+  const modelName = manifest?.models?.llm ?? 'locfix';
+  const predictions = await writePredictions(layout, instances, modelName);
+  if (existsSync(path.join(out, STAGE.evaluate))) {
+    const summary = await makeRunSummary(path.dirname(out), layout.id, instances, predictions);
+    await writeJsonAtomic(layout.file(`${modelName.replace(/[^\w.-]+/g, '_')}.${layout.id}.json`), summary);
+  }
+  const analysis = await writeRunAnalysis(out, manifest?.config?.topFiles ? { topFiles: manifest.config.topFiles } : {});
+  await writeReports([analysis], layout.file('report'));
+  process.stderr.write(
+    `merge: ${merged.inputs.length} runs, ${merged.instances} instances, ${merged.artifacts} artifacts, ${merged.conflicts.length} conflicts -> ${out} (report: ${layout.file('report', 'report.html')})\n`,
+  );
+}
+
+export function register(program: Command): void {
+  program
+    .command('merge')
+    .description('join run folders (the shards of a split run) into one, with its analysis and report')
+    .argument('<runs...>', 'run folders to join')
+    .requiredOption('--out <dir>', 'the merged run folder')
+    .action(mergeCommand);
+}
