@@ -176,14 +176,21 @@ function foundFiles(value: Json): { files: string[]; samples: string[][] } | und
   return undefined;
 }
 
-export function parseLocOutputs(text: string, format: 'locagent' | 'agentless'): ParsedRun {
+/** The rows of a file of per-instance records (`instance_id` on each); rows without one are problems. */
+function recordsWithId(text: string): { records: Array<{ row: number; value: Json & { instance_id: string } }>; problems: ImportProblem[] } {
   const { rows, problems } = readRows(text);
-  const out: PublishedRow[] = [];
+  const records: Array<{ row: number; value: Json & { instance_id: string } }> = [];
   for (const { row, value } of rows) {
-    if (!isObject(value) || typeof value.instance_id !== 'string' || !value.instance_id) {
-      problems.push({ row, reason: 'no instance_id' });
-      continue;
-    }
+    if (isObject(value) && typeof value.instance_id === 'string' && value.instance_id) records.push({ row, value: value as Json & { instance_id: string } });
+    else problems.push({ row, reason: 'no instance_id' });
+  }
+  return { records, problems };
+}
+
+export function parseLocOutputs(text: string, format: 'locagent' | 'agentless'): ParsedRun {
+  const { records, problems } = recordsWithId(text);
+  const out: PublishedRow[] = [];
+  for (const { row, value } of records) {
     const found = foundFiles(value);
     if (!found) {
       problems.push({ row, instanceId: value.instance_id, reason: 'found_files is neither a list of paths nor one list per sample' });
@@ -206,13 +213,9 @@ export function parseLocOutputs(text: string, format: 'locagent' | 'agentless'):
 }
 
 export function parsePredictions(text: string): ParsedRun {
-  const { rows, problems } = readRows(text);
+  const { records, problems } = recordsWithId(text);
   const out: PublishedRow[] = [];
-  for (const { row, value } of rows) {
-    if (!isObject(value) || typeof value.instance_id !== 'string' || !value.instance_id) {
-      problems.push({ row, reason: 'no instance_id' });
-      continue;
-    }
+  for (const { row, value } of records) {
     const patch = value.model_patch;
     if (patch !== null && patch !== undefined && typeof patch !== 'string') {
       problems.push({ row, instanceId: value.instance_id, reason: 'model_patch is not a string' });

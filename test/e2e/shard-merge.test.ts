@@ -29,21 +29,23 @@ afterAll(async () => {
   if (!process.env.LOCFIX_KEEP_TEST_DIRS) await rm(dir, { recursive: true, force: true });
 });
 
-/** The demo run in one piece (its kept retrieval answers give the margins). */
-async function wholeRun(): Promise<string> {
-  const runsDir = path.join(dir, 'runs');
-  const config = demoRunConfig({
-    runId: 'whole',
-    runsDir,
+/** The demo's run config, replaying the bundled recording. */
+const demoConfig = (runId: string, docker: boolean) =>
+  demoRunConfig({
+    runId,
+    runsDir: path.join(dir, 'runs'),
     datasetPath: bench.datasetPath,
     mirrorsDir: bench.mirrorsDir,
     cacheDir: path.join(dir, 'cache'),
     llm: `replay:${DEMO_RECORDING_DIR}`,
     instances: recording.instances,
-    docker: false,
+    docker,
   });
-  await runExperiment(parseRunConfig(config), { log: () => {} });
-  return path.join(runsDir, 'whole');
+
+/** The demo run in one piece (its kept retrieval answers give the margins). */
+async function wholeRun(): Promise<string> {
+  await runExperiment(parseRunConfig(demoConfig('whole', false)), { log: () => {} });
+  return path.join(dir, 'runs', 'whole');
 }
 
 describe('--shard and locfix merge', () => {
@@ -71,16 +73,7 @@ describe('--shard and locfix merge', () => {
     const k = Math.round(0.4 * sorted.length);
     const below = (sorted[k - 1]! + sorted[k]!) / 2;
     for (const shard of ['1/2', '2/2']) {
-      const config = demoRunConfig({
-        runId: `part-${shard[0]}`,
-        runsDir,
-        datasetPath: bench.datasetPath,
-        mirrorsDir: bench.mirrorsDir,
-        cacheDir: path.join(dir, 'cache'),
-        llm: `replay:${DEMO_RECORDING_DIR}`,
-        instances: recording.instances,
-        docker: true,
-      });
+      const config = demoConfig(`part-${shard[0]}`, true);
       const tiers = [
         { localizer: 'retrieval', escalate: { signal: 'top-margin', below } },
         { localizer: 'agentless', merge: 'replace' },
