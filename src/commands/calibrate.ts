@@ -8,6 +8,9 @@ import path from 'node:path';
 import { calibrateRun, formatCalibration } from '../../results/calibration.ts';
 import { escalationCurve, type CurvePoint } from '../../results/cascade-replay.ts';
 import { loadTierRun } from '../../results/tier-run.ts';
+import { escalationCurveChart, reliabilityDiagram } from '../../results/calibration-chart.ts';
+import { escapeHtml } from '../../results/report.ts';
+import { writeFileAtomic } from '../util/fsx.ts';
 
 interface CalibrateFlags {
   escalateTo?: string;
@@ -15,6 +18,7 @@ interface CalibrateFlags {
   merge: string;
   steps: string;
   json?: boolean;
+  html?: string;
 }
 
 export function formatCurve(signal: string, points: readonly CurvePoint[]): string {
@@ -40,6 +44,7 @@ export function register(program: Command): void {
     .option('--merge <how>', 'replace | fuse: how the upper answer merges with the lower', 'replace')
     .option('--steps <n>', 'points of the curve beyond 0 %', '20')
     .option('--json', 'print one JSON object')
+    .option('--html <file>', 'also write the reliability diagrams and the curve as a self-contained HTML page')
     .action(async (run: string, flags: CalibrateFlags) => {
       if (flags.merge !== 'replace' && flags.merge !== 'fuse') throw new Error(`--merge must be replace or fuse, got "${flags.merge}"`);
       const steps = Number(flags.steps);
@@ -55,6 +60,26 @@ export function register(program: Command): void {
         if (!signals.some((s) => s.signal === signal))
           throw new Error(`--signal: ${run} has no "${signal}" signal; it has ${signals.map((s) => s.signal).join(', ')}`);
         curve = { signal, points: escalationCurve(lower.instances, lower.gold, { run: lower }, { run: upper, merge: flags.merge }, signal, steps) };
+      }
+      if (flags.html) {
+        const body = [
+          `<h1>Calibration of ${escapeHtml(run)}</h1>`,
+          `<p>${escapeHtml(lower.localizer)}, ${lower.answers.size} answers. Each bar: the Top-1 of one confidence bucket (width: its share of the instances); dashed: the overall Top-1.</p>`,
+          ...signals.map(reliabilityDiagram),
+          ...(curve
+            ? [
+                `<h2>Escalation to ${escapeHtml(flags.escalateTo!)}</h2>`,
+                escalationCurveChart(
+                  curve.signal,
+                  curve.points.map((p) => ({ share: p.share, top1: p.summary.top1, llmRuns: p.summary.llmRuns })),
+                ),
+              ]
+            : []),
+        ];
+        await writeFileAtomic(
+          path.resolve(flags.html),
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>locfix calibration</title><style>body{font:14px system-ui,sans-serif;margin:24px}svg{margin:8px}svg text{font:12px system-ui,sans-serif}svg text.title{font-weight:600}</style></head><body>${body.join('\n')}</body></html>\n`,
+        );
       }
       if (flags.json) {
         process.stdout.write(`${JSON.stringify({ run, signals, ...(curve ? { curve } : {}) })}\n`);

@@ -212,3 +212,27 @@ describe('import of published runs', () => {
     expect(run.instances).toHaveLength(3);
   });
 });
+
+describe('calibration charts', () => {
+  it('one bar per bucket, one point per share of the curve', async () => {
+    const { reliabilityDiagram, escalationCurveChart } = await import('../../results/calibration-chart.ts');
+    const svg = reliabilityDiagram({
+      signal: 'm',
+      n: 4,
+      missing: 0,
+      top1: 0.5,
+      auroc: 0.75,
+      buckets: buckets(
+        [0, 1, 2, 3].map((value) => ({ value, hit: value > 1 ? 1 : 0 })),
+        2,
+      ),
+    });
+    expect(svg.match(/<rect /g)).toHaveLength(2);
+    expect(svg).toContain('AUROC 0.750');
+    const curve = escalationCurveChart(
+      'm',
+      [0, 0.5, 1].map((share) => ({ share, top1: 0.5 + share / 4, llmRuns: share * 10 })),
+    );
+    expect(curve.match(/<circle /g)).toHaveLength(3);
+  });
+});
