@@ -201,6 +201,8 @@ export class CascadeLocalizer implements FileLocalizer {
       ...(last?.predicted && (answeredBy === 0 || this.options.tiers[answeredBy]!.merge === 'replace') ? { predicted: last.predicted } : {}),
       ...(last?.agent ? { agent: last.agent } : {}),
       ...(last?.confidence ? { confidence: last.confidence } : {}),
+      // an answer that read the gold patch (the oracle as a tier) is an upper bound, whatever asked for it
+      ...(last?.upperBound ? { upperBound: true } : {}),
       details: { cascade: { answeredBy, answeredByName: this.tierName(answeredBy), tiers: records } },
       ...(warnings.length ? { warnings } : {}),
     };
