@@ -62,7 +62,9 @@ export async function loadTierRun(dir: string, name = path.basename(dir)): Promi
     if (!files || !artifact?.output) continue;
     const out = artifact.output;
     const imported = (out.details as { imported?: { tokensRecorded?: boolean } } | undefined)?.imported;
-    const usesLlm = !MODEL_FREE.has(out.localizer) && !(localizer === 'retrieval');
+    // a locfix answer used a model when it recorded calls (cached ones count: they are what it cost); an
+    // imported one, unless a model-free localizer made it
+    const usesLlm = imported ? !MODEL_FREE.has(localizer) : (out.usage?.calls ?? 0) > 0;
     answers.set(id, {
       files,
       confidence: out.confidence ?? {},
