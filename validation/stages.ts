@@ -1,28 +1,19 @@
 /**
  * The validate stage (regression and reproduction tests of the distinct candidate patches in the instance's
  * testbed) and the evaluate stage (the selected patch graded as the SWE-bench harness grades it), as
- * `locfix run` runs them. Both run in sandboxes from `resources`, whose queue bounds the containers a run
- * keeps at once.
+ * `locfix run` runs them. Both run their sandboxes through the run's execution backend
+ * (src/sandbox/types.ts), which picks the engine and bounds the containers a run keeps at once.
  */
-import type PQueue from 'p-queue';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import { STAGE, type PipelineStage } from '../src/run/stage.ts';
 import { combineValidation, distinctCandidates } from '../repair/select.ts';
 import type { CandidateValidation, RepairInstanceRecord, Selection } from '../repair/types.ts';
-import type { InstanceImages } from '../src/sandbox/types.ts';
-import type { NetworkMode, SandboxRuntime } from '../src/sandbox/types.ts';
+import type { ExecutionBackend, NetworkMode } from '../src/sandbox/types.ts';
 import { evaluateInstance, type InstanceOutcome } from './evaluate.ts';
 import { runRegressionTests, selectRegressionTests, type RegressionSelection } from './regression.ts';
 import { generateReproductionScripts, runReproductionTest, selectReproductionScript, type ReproductionSelection } from './reproduction.ts';
 import { withTestbed } from './testbed.ts';
-
-export interface SandboxResources {
-  readonly runtime: SandboxRuntime;
-  readonly images: InstanceImages;
-  /** bounds the sandboxes in use at once across instances */
-  readonly queue: PQueue;
-}
 
 export interface ValidateStageOutput {
   /** per normalized candidate patch */
@@ -65,7 +56,7 @@ export interface ValidateSettings {
   llm?: ChatModel;
 }
 
-export function validateStage(resources: SandboxResources, settings: ValidateSettings): PipelineStage<ValidateStageOutput> {
+export function validateStage(backend: ExecutionBackend, settings: ValidateSettings): PipelineStage<ValidateStageOutput> {
   const { timeoutMs } = settings;
   return {
     name: STAGE.validate,
@@ -85,8 +76,8 @@ export function validateStage(resources: SandboxResources, settings: ValidateSet
       }
       if (!wanted.regression && !wanted.reproduction) return out;
       const llm = settings.llm ? meteredModel(settings.llm, out.usage) : undefined;
-      await resources.queue.add(() =>
-        withTestbed(resources.runtime, resources.images, input.instance, { runId: settings.runId, timeoutMs }, async (testbed) => {
+      await backend.run(input.instance.instance_id, (engine) =>
+        withTestbed(engine.runtime, engine.images, input.instance, { runId: settings.runId, timeoutMs }, async (testbed) => {
           let regression: Map<string, { regressionFailures: number }> | undefined;
           let reproduction: Map<string, { reproductionPassed: boolean }> | undefined;
           if (wanted.regression) {
@@ -127,7 +118,7 @@ export interface EvaluateSettings {
   network?: NetworkMode;
 }
 
-export function evaluateStage(resources: SandboxResources, settings: EvaluateSettings): PipelineStage<EvaluateStageOutput> {
+export function evaluateStage(backend: ExecutionBackend, settings: EvaluateSettings): PipelineStage<EvaluateStageOutput> {
   return {
     name: STAGE.evaluate,
     run: async (input) => {
@@ -146,16 +137,16 @@ export function evaluateStage(resources: SandboxResources, settings: EvaluateSet
         return { instanceId: instance.instance_id, completed: false, resolved: false, reused: false, durationMs: 0, patchEmpty: true };
       }
       const prediction = { instance_id: instance.instance_id, model_name_or_path: settings.modelName, model_patch: selection.patch };
-      const outcome = (await resources.queue.add(() =>
+      const outcome = await backend.run(instance.instance_id, (engine) =>
         evaluateInstance(instance, prediction, {
           runId: settings.runId,
           runsDir: settings.runsDir,
-          runtime: resources.runtime,
-          images: resources.images,
+          runtime: engine.runtime,
+          images: engine.images,
           timeoutMs: settings.timeoutMs,
           network: settings.network,
         }),
-      )) as InstanceOutcome;
+      );
       // recorded as the stage's error (kind and reason), so the analysis counts it as an evaluation error
       // and --retry-errors evaluates it again
       if (!outcome.completed) throw Object.assign(new Error(outcome.error ?? 'evaluation did not complete'), { kind: outcome.errorKind ?? 'evaluation-error' });

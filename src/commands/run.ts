@@ -261,7 +261,7 @@ async function runExperimentLocked(
   if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate)) {
     // An invocation killed with -9 leaves its sandboxes (`sleep infinity`) running; they carry this run's id.
     try {
-      const removed = await docker.runtime.sweepContainers(layout.id);
+      const removed = await docker.sweep(layout.id);
       if (removed) log(`removed ${removed} container(s) left behind by an interrupted invocation of run ${layout.id}`);
     } catch {
       // Docker not reachable now: the Docker stages record that themselves
@@ -271,7 +271,7 @@ async function runExperimentLocked(
     // the explorer's read-only workspaces (a container and a snapshot volume each) of a killed invocation
     try {
       const { sweepWorkspaceVolumes } = await import('../../docker/read-only-workspace.ts');
-      const removed = (await docker.runtime.sweepContainers(layout.id)) + (await sweepWorkspaceVolumes(layout.id));
+      const removed = (await docker.sweep(layout.id)) + (await sweepWorkspaceVolumes(layout.id));
       if (removed) log(`removed ${removed} sandbox container(s) and volume(s) left behind by an interrupted invocation of run ${layout.id}`);
     } catch {
       // Docker not reachable now: each instance records that itself

@@ -17,50 +17,27 @@ import { createLocalizer } from '../../localizer/registry.ts';
 import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
-import { ImageProvider } from '../../docker/images.ts';
-import { DockerRuntime } from '../../docker/sandbox.ts';
-import { evaluateStage, validateStage, type SandboxResources } from '../../validation/stages.ts';
-
-/** Docker resources shared by the validate and evaluate stages; created on first use. */
-export class DockerResources implements SandboxResources {
-  private runtimeInstance?: DockerRuntime;
-  private imagesInstance?: ImageProvider;
-  readonly queue: PQueue;
-
-  constructor(
-    private readonly services: Services,
-    private readonly config: RunConfig['docker'],
-    concurrency: number,
-  ) {
-    this.queue = new PQueue({ concurrency });
-  }
-
-  get runtime(): DockerRuntime {
-    this.runtimeInstance ??= new DockerRuntime({
-      concurrency: this.queue.concurrency,
-      defaultLimits: { memoryBytes: Math.round(this.config.memoryGiB * 1024 ** 3), nanoCpus: Math.round(this.config.cpus * 1e9) },
-    });
-    return this.runtimeInstance;
-  }
-
-  get images(): ImageProvider {
-    this.imagesInstance ??= new ImageProvider(this.runtime, this.services.store, {
-      ...(this.config.baseImage ? { baseImage: this.config.baseImage } : {}),
-      envImages: this.config.envImages,
-      instanceSetup: this.config.instanceSetup,
-      useOfficialImages: this.config.useOfficialImages,
-    });
-    return this.imagesInstance;
-  }
-}
+import { LocalDockerBackend } from '../../docker/local-backend.ts';
+import { evaluateStage, validateStage } from '../../validation/stages.ts';
 
 export interface StageAssembly {
   stages: PipelineStage[];
-  docker: DockerResources;
+  /** runs the Docker work of validation and evaluation (and sweeps what a killed invocation left) */
+  docker: LocalDockerBackend;
 }
 
 export function assembleStages(config: RunConfig, services: Services, layout: { root: string }): StageAssembly {
-  const docker = new DockerResources(services, config.docker, config.concurrency.docker);
+  const docker = new LocalDockerBackend(services.store, {
+    concurrency: config.concurrency.docker,
+    memoryGiB: config.docker.memoryGiB,
+    cpus: config.docker.cpus,
+    images: {
+      ...(config.docker.baseImage ? { baseImage: config.docker.baseImage } : {}),
+      envImages: config.docker.envImages,
+      instanceSetup: config.docker.instanceSetup,
+      useOfficialImages: config.docker.useOfficialImages,
+    },
+  });
   // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
   const indexQueue = new PQueue({ concurrency: config.concurrency.index });
   const runsDir = path.dirname(layout.root);

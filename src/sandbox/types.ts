@@ -155,3 +155,24 @@ export interface ReadOnlyWorkspaces {
     options: ReadOnlyWorkspaceOptions,
   ): Promise<ReadOnlyWorkspace>;
 }
+
+/** One place that runs sandboxes: a runtime and the instance images built or found on it. */
+export interface ExecutionEngine {
+  /** e.g. "local", or the engine's URL in a pool */
+  readonly id: string;
+  readonly runtime: SandboxRuntime;
+  readonly images: InstanceImages;
+}
+
+/**
+ * Where the per-instance sandbox work of validation and evaluation runs. The local backend is one engine
+ * with a bound on sandboxes in use; another backend (several engines, a cluster) is one more implementation
+ * of this interface. `run` may retry `work` on another engine when the one it ran on fails, so `work` must
+ * start from nothing (a fresh testbed) and leave nothing behind.
+ */
+export interface ExecutionBackend {
+  readonly name: string;
+  run<T>(label: string, work: (engine: ExecutionEngine) => Promise<T>): Promise<T>;
+  /** removes the sandboxes a run left behind (a killed invocation's), on every engine; returns how many */
+  sweep(runId: string): Promise<number>;
+}

@@ -1,0 +1,53 @@
+/**
+ * The local execution backend: today's behaviour, one Docker engine (DOCKER_HOST or the local socket) with
+ * a bound on the sandboxes in use at once across instances. The runtime and the image provider are made on
+ * first use, so a run without Docker stages never talks to the daemon.
+ */
+import PQueue from 'p-queue';
+import type { ExecutionBackend, ExecutionEngine } from '../src/sandbox/types.ts';
+import type { MirrorLocator } from './images.ts';
+import { ImageProvider, type ImageConfig } from './images.ts';
+import { DockerRuntime } from './sandbox.ts';
+
+export interface LocalBackendConfig {
+  /** sandboxes in use at once */
+  concurrency: number;
+  memoryGiB: number;
+  cpus: number;
+  images: ImageConfig;
+}
+
+export class LocalDockerBackend implements ExecutionBackend {
+  readonly name = 'local';
+  private readonly queue: PQueue;
+  private runtimeInstance?: DockerRuntime;
+  private imagesInstance?: ImageProvider;
+
+  constructor(
+    private readonly mirrors: MirrorLocator,
+    private readonly config: LocalBackendConfig,
+  ) {
+    this.queue = new PQueue({ concurrency: config.concurrency });
+  }
+
+  get runtime(): DockerRuntime {
+    this.runtimeInstance ??= new DockerRuntime({
+      concurrency: this.config.concurrency,
+      defaultLimits: { memoryBytes: Math.round(this.config.memoryGiB * 1024 ** 3), nanoCpus: Math.round(this.config.cpus * 1e9) },
+    });
+    return this.runtimeInstance;
+  }
+
+  private get engine(): ExecutionEngine {
+    this.imagesInstance ??= new ImageProvider(this.runtime, this.mirrors, this.config.images);
+    return { id: 'local', runtime: this.runtime, images: this.imagesInstance };
+  }
+
+  run<T>(_label: string, work: (engine: ExecutionEngine) => Promise<T>): Promise<T> {
+    return this.queue.add(() => work(this.engine)) as Promise<T>;
+  }
+
+  sweep(runId: string): Promise<number> {
+    return this.runtime.sweepContainers(runId);
+  }
+}
