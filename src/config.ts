@@ -96,9 +96,14 @@ export const RunConfigSchema = z
         useOfficialImages: z.boolean().default(true),
         memoryGiB: z.number().positive().default(4),
         cpus: z.number().positive().default(1),
+        /** where validation and evaluation run: one engine (DOCKER_HOST or the local socket), or a pool of engines */
+        backend: z.enum(['local', 'docker-pool'], { message: 'must be "local" or "docker-pool"' }).default('local'),
+        /** the pool's engines, "URL" or "URL=N" (N sandboxes at once): unix://…, tcp://host:port, ssh://user@host */
+        engines: z.array(z.string().min(1)).default([]),
       })
       .strict()
-      .default({ envImages: {}, instanceSetup: {}, useOfficialImages: true, memoryGiB: 4, cpus: 1 }),
+      .refine((d) => d.backend === 'local' || d.engines.length > 0, { message: 'backend "docker-pool" needs at least one engine (docker.engines, --engine)' })
+      .default({ envImages: {}, instanceSetup: {}, useOfficialImages: true, memoryGiB: 4, cpus: 1, backend: 'local', engines: [] }),
     concurrency: z
       .object({
         /** instances in flight through the pipeline */

@@ -97,6 +97,13 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('cacheDir', { flag: '--cache-dir <dir>', description: 'mirrors, embeddings, LLM responses, local Chroma' }),
   flag('chromaUrl', { flag: '--chroma-url <url>', description: 'a running Chroma server' }),
   flag('runsDir', { flag: '--runs-dir <dir>', description: 'where run directories go (default runs)' }),
+  flag('docker', { field: 'backend', flag: '--backend <name>', description: 'where validation and evaluation run: local (default) | docker-pool' }),
+  flag('docker', {
+    field: 'engines',
+    flag: '--engine <url[=n]>',
+    description: 'an engine of the docker-pool backend, e.g. unix:///run/docker2.sock=2 (repeatable)',
+    repeat: true,
+  }),
   flag('stopAfter', { flag: '--stop-after <stage>', description: 'stop after this stage, e.g. localize-files' }),
   flag('seed', { flag: '--seed <n>', description: 'seed recorded in the manifest and used for sampling', parse: integer }),
   flag('budget', {

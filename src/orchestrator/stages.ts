@@ -18,27 +18,28 @@ import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
 import { LocalDockerBackend } from '../../docker/local-backend.ts';
+import { DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';
+import type { ExecutionBackend } from '../sandbox/types.ts';
 import { evaluateStage, validateStage } from '../../validation/stages.ts';
 
 export interface StageAssembly {
   stages: PipelineStage[];
   /** runs the Docker work of validation and evaluation (and sweeps what a killed invocation left) */
-  docker: LocalDockerBackend;
+  docker: ExecutionBackend;
 }
 
 export function assembleStages(config: RunConfig, services: Services, layout: { root: string }): StageAssembly {
-  const docker = new LocalDockerBackend(services.store, {
-    concurrency: config.concurrency.docker,
-    memoryGiB: config.docker.memoryGiB,
-    cpus: config.docker.cpus,
-    images: {
-      ...(config.docker.baseImage ? { baseImage: config.docker.baseImage } : {}),
-      envImages: config.docker.envImages,
-      instanceSetup: config.docker.instanceSetup,
-      useOfficialImages: config.docker.useOfficialImages,
-    },
-  });
-  // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
+  const images = {
+    ...(config.docker.baseImage ? { baseImage: config.docker.baseImage } : {}),
+    envImages: config.docker.envImages,
+    instanceSetup: config.docker.instanceSetup,
+    useOfficialImages: config.docker.useOfficialImages,
+  };
+  const limits = { memoryGiB: config.docker.memoryGiB, cpus: config.docker.cpus };
+  const docker: ExecutionBackend =
+    config.docker.backend === 'docker-pool'
+      ? new DockerPoolBackend(services.store, { ...limits, images, engines: config.docker.engines.map((e) => parseEngineSpec(e, config.concurrency.docker)) })
+      : new LocalDockerBackend(services.store, { ...limits, images, concurrency: config.concurrency.docker }); // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
   const indexQueue = new PQueue({ concurrency: config.concurrency.index });
   const runsDir = path.dirname(layout.root);
   const runId = path.basename(layout.root);

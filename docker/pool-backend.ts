@@ -1,0 +1,163 @@
+/**
+ * The `docker-pool` execution backend: several Docker engines given as DOCKER_HOST-style URLs
+ * (`unix:///run/docker.sock`, `tcp://host:2375`, `ssh://user@host`), each with a maximum of sandboxes in use.
+ * An instance goes to the healthy engine with the most free capacity. Images are made where they are
+ * needed: the base image, when an engine lacks it, is streamed over from an engine that has it (`docker save`
+ * into `docker load`); instance images are built on the engine that runs the instance.
+ *
+ * An engine that fails — its work throws and it no longer answers a ping — is drained: nothing more goes to
+ * it, and the work it was running is run again on another engine (the work starts from a fresh testbed, so a
+ * second attempt does it once). When no engine is left, the work fails with the reasons. `sweep` removes a
+ * run's containers from every engine that still answers.
+ */
+import Docker from 'dockerode';
+import type { ExecutionBackend, ExecutionEngine } from '../src/sandbox/types.ts';
+import { DEFAULT_BASE_IMAGE, ImageProvider, type ImageConfig, type MirrorLocator } from './images.ts';
+import { DockerRuntime } from './sandbox.ts';
+
+export interface EngineSpec {
+  url: string;
+  /** sandboxes in use at once on this engine */
+  maxWorkers: number;
+}
+
+/** dockerode options for a DOCKER_HOST-style URL. */
+export function dockerOptionsOf(url: string): Docker.DockerOptions {
+  const u = new URL(url);
+  if (u.protocol === 'unix:') return { socketPath: u.pathname };
+  if (u.protocol === 'tcp:' || u.protocol === 'http:') return { protocol: 'http', host: u.hostname, port: Number(u.port || 2375) };
+  if (u.protocol === 'https:') return { protocol: 'https', host: u.hostname, port: Number(u.port || 2376) };
+  if (u.protocol === 'ssh:') return { protocol: 'ssh', host: u.hostname, port: Number(u.port || 22), ...(u.username ? { username: u.username } : {}) };
+  throw new Error(`engine URL ${url}: expected unix://, tcp://, https:// or ssh://`);
+}
+
+/** "URL" or "URL=N" (N sandboxes at once; default `defaultWorkers`). */
+export function parseEngineSpec(text: string, defaultWorkers = 2): EngineSpec {
+  const at = text.lastIndexOf('=');
+  const url = at > 0 ? text.slice(0, at) : text;
+  const maxWorkers = at > 0 ? Number(text.slice(at + 1)) : defaultWorkers;
+  if (!Number.isInteger(maxWorkers) || maxWorkers < 1) throw new Error(`engine ${text}: the worker count must be a positive integer`);
+  dockerOptionsOf(url);
+  return { url, maxWorkers };
+}
+
+interface PoolEngine extends ExecutionEngine {
+  spec: EngineSpec;
+  runtime: DockerRuntime;
+  images: ImageProvider;
+  active: number;
+  drained?: string;
+  baseReady?: Promise<void>;
+}
+
+export interface PoolBackendConfig {
+  engines: readonly EngineSpec[];
+  memoryGiB: number;
+  cpus: number;
+  images: ImageConfig;
+}
+
+export class DockerPoolBackend implements ExecutionBackend {
+  readonly name = 'docker-pool';
+  readonly engines: PoolEngine[];
+  private waiters: Array<() => void> = [];
+  /** what ran where, for the run's record and the tests */
+  readonly placements: Array<{ label: string; engine: string; attempt: number; ok: boolean }> = [];
+
+  constructor(
+    mirrors: MirrorLocator,
+    private readonly config: PoolBackendConfig,
+  ) {
+    if (!config.engines.length) throw new Error('docker-pool: no engines given');
+    this.engines = config.engines.map((spec) => {
+      const runtime = new DockerRuntime({
+        docker: new Docker(dockerOptionsOf(spec.url)),
+        concurrency: spec.maxWorkers,
+        defaultLimits: { memoryBytes: Math.round(config.memoryGiB * 1024 ** 3), nanoCpus: Math.round(config.cpus * 1e9) },
+      });
+      return { id: spec.url, spec, runtime, images: new ImageProvider(runtime, mirrors, config.images), active: 0 };
+    });
+  }
+
+  private get baseImage(): string {
+    return this.config.images.baseImage ?? DEFAULT_BASE_IMAGE;
+  }
+
+  /** The healthy engine with the most free capacity, waiting while all are busy. */
+  private async acquire(): Promise<PoolEngine> {
+    for (;;) {
+      const healthy = this.engines.filter((e) => !e.drained);
+      if (!healthy.length) throw new Error(`docker-pool: every engine is drained (${this.engines.map((e) => `${e.id}: ${e.drained}`).join('; ')})`);
+      const free = healthy.filter((e) => e.active < e.spec.maxWorkers).sort((a, b) => b.spec.maxWorkers - b.active - (a.spec.maxWorkers - a.active));
+      if (free[0]) {
+        free[0].active += 1;
+        return free[0];
+      }
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  private release(engine: PoolEngine): void {
+    engine.active -= 1;
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  private async answers(engine: PoolEngine): Promise<boolean> {
+    try {
+      await engine.runtime.ping();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private drain(engine: PoolEngine, reason: string): void {
+    engine.drained ??= reason;
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** The base image on `engine`: there already, or streamed from an engine that has it. */
+  private ensureBase(engine: PoolEngine): Promise<void> {
+    engine.baseReady ??= (async () => {
+      if (await engine.runtime.imageExists(this.baseImage)) return;
+      for (const source of this.engines) {
+        if (source === engine || source.drained || !(await source.runtime.imageExists(this.baseImage).catch(() => false))) continue;
+        const stream = await source.runtime.docker.getImage(this.baseImage).get();
+        const loaded = await engine.runtime.docker.loadImage(stream);
+        await new Promise<void>((resolve, reject) =>
+          engine.runtime.docker.modem.followProgress(loaded, (err: Error | null) => (err ? reject(err) : resolve())),
+        );
+        return;
+      }
+      // no engine has it: the image provider's own message says how to build it
+    })();
+    engine.baseReady.catch(() => {
+      engine.baseReady = undefined; // a failed transfer is tried again by the next instance
+    });
+    return engine.baseReady;
+  }
+
+  async run<T>(label: string, work: (engine: ExecutionEngine) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const engine = await this.acquire();
+      try {
+        await this.ensureBase(engine);
+        const value = await work(engine);
+        this.placements.push({ label, engine: engine.id, attempt, ok: true });
+        return value;
+      } catch (err) {
+        this.placements.push({ label, engine: engine.id, attempt, ok: false });
+        if (await this.answers(engine)) throw err; // the instance's own failure, not the engine's
+        this.drain(engine, `stopped answering while running ${label}: ${(err as Error).message.split('\n')[0]}`);
+      } finally {
+        this.release(engine);
+      }
+    }
+  }
+
+  async sweep(runId: string): Promise<number> {
+    let removed = 0;
+    for (const engine of this.engines) removed += await engine.runtime.sweepContainers(runId).catch(() => 0);
+    return removed;
+  }
+}
