@@ -137,16 +137,20 @@ export function evaluateStage(backend: ExecutionBackend, settings: EvaluateSetti
         return { instanceId: instance.instance_id, completed: false, resolved: false, reused: false, durationMs: 0, patchEmpty: true };
       }
       const prediction = { instance_id: instance.instance_id, model_name_or_path: settings.modelName, model_patch: selection.patch };
-      const outcome = await backend.run(instance.instance_id, (engine) =>
-        evaluateInstance(instance, prediction, {
+      const outcome = await backend.run(instance.instance_id, async (engine) => {
+        const o = await evaluateInstance(instance, prediction, {
           runId: settings.runId,
           runsDir: settings.runsDir,
           runtime: engine.runtime,
           images: engine.images,
           timeoutMs: settings.timeoutMs,
           network: settings.network,
-        }),
-      );
+        });
+        // an unclassified failure may be the engine's own: thrown, so a backend of several engines can check
+        // the engine and evaluate the instance on another one
+        if (!o.completed && !o.errorKind) throw Object.assign(new Error(o.error ?? 'evaluation did not complete'), { kind: 'evaluation-error' });
+        return o;
+      });
       // recorded as the stage's error (kind and reason), so the analysis counts it as an evaluation error
       // and --retry-errors evaluates it again
       if (!outcome.completed) throw Object.assign(new Error(outcome.error ?? 'evaluation did not complete'), { kind: outcome.errorKind ?? 'evaluation-error' });
