@@ -4,18 +4,15 @@
  * calibrate` on the retrieval run and `locfix import-run` of a predictions file. The CLI runs in a child
  * process.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { runLocfix } from '../support/cli.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 
-const exec = promisify(execFile);
-const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
 let dir: string;
 let bench: MiniBenchBuild;
 
@@ -27,11 +24,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function locfix(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  return exec(process.execPath, [BIN, ...args], { env: { ...process.env, LOCFIX_CACHE_DIR: path.join(dir, 'cache') }, maxBuffer: 1 << 24 })
-    .then((r) => ({ ...r, code: 0 }))
-    .catch((e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }));
-}
+const locfix = (args: string[]) => runLocfix(args, path.join(dir, 'cache'));
 
 const common = () => ['--dataset', bench.datasetPath, '--mirrors', bench.mirrorsDir, '--cache-dir', path.join(dir, 'cache')];
 

@@ -6,11 +6,10 @@
  * becomes an error row. `eval-loc` then shows the runner metrics with the study's denominators, and a
  * second run asks the model nothing: ok rows and recorded errors are both kept.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { runLocfix } from '../support/cli.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
@@ -21,8 +20,6 @@ import { useScriptedModelServer } from '../support/scenario-helpers.ts';
 import { scriptedExplorer } from './scripted-explorer.ts';
 
 const hasDocker = await ensureDocker('explorer end to end');
-const exec = promisify(execFile);
-const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
 const scripted = useScriptedModelServer();
 let dir: string;
 let bench: MiniBenchBuild;
@@ -36,11 +33,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function locfix(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  return exec(process.execPath, [BIN, ...args], { env: { ...process.env, LOCFIX_CACHE_DIR: path.join(dir, 'cache') }, maxBuffer: 1 << 24 })
-    .then((r) => ({ ...r, code: 0 }))
-    .catch((e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }));
-}
+const locfix = (args: string[]) => runLocfix(args, path.join(dir, 'cache'));
 
 describe.skipIf(!hasDocker)('locfix localize --localizer explorer', () => {
   it('explores every instance in the sandbox, records an error row, eval-loc gives the runner metrics, resume asks nothing', { timeout: 300_000 }, async () => {

@@ -5,11 +5,10 @@
  * with the files of the entities it saw, so what it names comes from the real tools on the real git snapshot. The graph's file facts persist in the
  * cache; a second run asks the model nothing.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { runLocfix } from '../support/cli.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
@@ -18,8 +17,6 @@ import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
 import { searchingAgent } from './scripted-agent.ts';
 
-const exec = promisify(execFile);
-const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
 const scripted = useScriptedModelServer();
 let dir: string;
 let bench: MiniBenchBuild;
@@ -33,11 +30,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function locfix(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  return exec(process.execPath, [BIN, ...args], { env: { ...process.env, LOCFIX_CACHE_DIR: path.join(dir, 'cache') }, maxBuffer: 1 << 24 })
-    .then((r) => ({ ...r, code: 0 }))
-    .catch((e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }));
-}
+const locfix = (args: string[]) => runLocfix(args, path.join(dir, 'cache'));
 
 describe('locfix localize --localizer locagent', () => {
   it('localizes every instance through the real tools, persists graph facts, eval-loc scores it, resume asks nothing', { timeout: 300_000 }, async () => {
