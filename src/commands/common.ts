@@ -68,6 +68,14 @@ export function positiveInt(flag: string, value: string | undefined): number | u
 
 /** Loads and selects instances; bad rows and unknown ids are reported on stderr, not fatal. */
 export async function loadSelection(flags: SelectionFlags & { cacheDir: string }, commandName: string): Promise<SweInstance[]> {
+  return (await loadSelectionWithDataset(flags, commandName)).selection;
+}
+
+/** The same, also returning the whole dataset (for formats that point into its order). */
+export async function loadSelectionWithDataset(
+  flags: SelectionFlags & { cacheDir: string },
+  commandName: string,
+): Promise<{ dataset: SweInstance[]; selection: SweInstance[] }> {
   const dataset = await loadDataset(flags.dataset, { cacheDir: path.resolve(flags.cacheDir) });
   for (const e of dataset.errors) process.stderr.write(`${commandName}: skipping ${e.message}\n`);
   const { instances, unknownIds, unknownRepos } = selectInstances(dataset.instances, {
@@ -85,7 +93,7 @@ export async function loadSelection(flags: SelectionFlags & { cacheDir: string }
   if (unknownIds.length) process.stderr.write(`${commandName}: not in ${flags.dataset}: ${unknownIds.join(', ')}\n`);
   if (unknownRepos.length) process.stderr.write(`${commandName}: no instance of ${unknownRepos.join(', ')} in ${flags.dataset}\n`);
   if (instances.length === 0) throw new Error(`no instance of ${flags.dataset} matches the selection`);
-  return instances;
+  return { dataset: dataset.instances, selection: instances };
 }
 
 export function servicesFrom(flags: ServiceFlags): Services {

@@ -6,9 +6,9 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { defaultCacheDir, loadDataset } from '../dataset/load.ts';
+import { defaultCacheDir } from '../dataset/load.ts';
 import { parsePublishedRun, PUBLISHED_FORMATS, writeImportedRun, type PublishedFormat } from '../../localizer/interchange/published-runs.ts';
-import { addSelectionOptions, loadSelection, type SelectionFlags } from './common.ts';
+import { addSelectionOptions, loadSelectionWithDataset, type SelectionFlags } from './common.ts';
 
 interface ImportFlags extends SelectionFlags {
   format: string;
@@ -34,8 +34,7 @@ export function register(program: Command): void {
       const format = flags.format as PublishedFormat;
       const text = await readFile(path.resolve(file), 'utf8');
       // BLAgent rows point into the whole dataset's order, whatever the selection
-      const whole = (await loadDataset(flags.dataset, { cacheDir: path.resolve(flags.cacheDir) })).instances;
-      const selection = await loadSelection(flags, 'import-run');
+      const { dataset: whole, selection } = await loadSelectionWithDataset(flags, 'import-run');
       const parsed = parsePublishedRun(format, text, whole);
       const wanted = new Set(selection.map((i) => i.instance_id));
       const inWhole = new Set(whole.map((i) => i.instance_id));

@@ -46,8 +46,9 @@ export function createChatModel(specOrConfig: string | LlmConfigInput, options: 
   const base: LlmConfigInput = typeof specOrConfig === 'string' ? { model: specOrConfig } : specOrConfig;
   const config: LlmConfig = parseLlmConfig({ ...base, ...dropUndefined(overrides) });
   if (config.model.startsWith(REPLAY_PREFIX)) {
-    // recorded answers only: the recording's own cache, and a transport that refuses anything else
-    const recording = openRecording(config.model.slice(REPLAY_PREFIX.length));
+    // recorded answers only: the recording's own cache, and a transport that refuses anything else. A run
+    // folder's recording is keyed by the transport that run built, so build the same one for its identity.
+    const recording = openRecording(config.model.slice(REPLAY_PREFIX.length), (llm) => transportFor(parseLlmConfig(llm)));
     return new ManagedChatModel(new ReplayTransport(recording), {
       concurrency: config.concurrency,
       timeoutMs: config.timeoutMs,
@@ -59,26 +60,7 @@ export function createChatModel(specOrConfig: string | LlmConfigInput, options: 
       maxPromptTokens: config.maxPromptTokens,
     });
   }
-  const spec = parseModelSpec(config.model);
-  const baseURL = config.baseURL ?? spec.baseURL;
-  const transport =
-    spec.provider === 'openai'
-      ? new OpenAITransport({
-          model: spec.model,
-          ...(baseURL ? { baseURL } : {}),
-          ...(config.apiKeyEnv ? { apiKeyEnv: config.apiKeyEnv } : {}),
-          ...(config.supportsN !== undefined ? { supportsN: config.supportsN } : {}),
-          ...(config.maxTokensField ? { maxTokensField: config.maxTokensField } : {}),
-          ...(config.extra ? { extraBody: config.extra } : {}),
-        })
-      : new OllamaTransport({
-          model: spec.model,
-          ...(baseURL ? { baseURL } : {}),
-          ...(config.numCtx !== undefined ? { numCtx: config.numCtx } : {}),
-          ...(config.think !== undefined ? { think: config.think } : {}),
-          ...(config.keepAlive !== undefined ? { keepAlive: config.keepAlive } : {}),
-          ...(config.extra ? { extraOptions: config.extra } : {}),
-        });
+  const transport = transportFor(config);
   return new ManagedChatModel(transport, {
     concurrency: config.concurrency,
     timeoutMs: config.timeoutMs,
@@ -92,6 +74,29 @@ export function createChatModel(specOrConfig: string | LlmConfigInput, options: 
     breaker: config.circuitBreaker,
     maxPromptTokens: config.maxPromptTokens,
   });
+}
+
+/** The provider transport a config names (no connection is made). */
+function transportFor(config: LlmConfig): OpenAITransport | OllamaTransport {
+  const spec = parseModelSpec(config.model);
+  const baseURL = config.baseURL ?? spec.baseURL;
+  return spec.provider === 'openai'
+    ? new OpenAITransport({
+        model: spec.model,
+        ...(baseURL ? { baseURL } : {}),
+        ...(config.apiKeyEnv ? { apiKeyEnv: config.apiKeyEnv } : {}),
+        ...(config.supportsN !== undefined ? { supportsN: config.supportsN } : {}),
+        ...(config.maxTokensField ? { maxTokensField: config.maxTokensField } : {}),
+        ...(config.extra ? { extraBody: config.extra } : {}),
+      })
+    : new OllamaTransport({
+        model: spec.model,
+        ...(baseURL ? { baseURL } : {}),
+        ...(config.numCtx !== undefined ? { numCtx: config.numCtx } : {}),
+        ...(config.think !== undefined ? { think: config.think } : {}),
+        ...(config.keepAlive !== undefined ? { keepAlive: config.keepAlive } : {}),
+        ...(config.extra ? { extraOptions: config.extra } : {}),
+      });
 }
 
 function dropUndefined<T extends object>(value: T): Partial<T> {

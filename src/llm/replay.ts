@@ -54,13 +54,12 @@ const readText = (file: string): string | undefined => {
   }
 };
 
-/** The recorded model identities among the first `limit` requests of a cache's llm/ folder. */
-function identitiesInCache(llmDir: string, limit = 200): RecordingFile[] {
+/** The recorded model identities in a cache's llm/ folder; the scan ends at the second one (ambiguous already). */
+function identitiesInCache(llmDir: string): RecordingFile[] {
   const seen = new Map<string, RecordingFile>();
-  let read = 0;
   for (const shard of list(llmDir)) {
     for (const key of list(path.join(llmDir, shard))) {
-      if (read++ >= limit) break;
+      if (seen.size > 1) break;
       const text = readText(path.join(llmDir, shard, key, 'request.json'));
       if (!text) continue;
       let r: StoredRequest;
@@ -77,30 +76,26 @@ function identitiesInCache(llmDir: string, limit = 200): RecordingFile[] {
   return [...seen.values()];
 }
 
-/** "provider:model[@url]" → provider and model (the URL is taken from the recorded requests). */
-function specParts(spec: string): { provider: string; model: string } {
-  const colon = spec.indexOf(':');
-  const rest = spec.slice(colon + 1);
-  const at = rest.search(/@https?:\/\/(?!.*@https?:\/\/)/);
-  return { provider: spec.slice(0, colon), model: at >= 0 ? rest.slice(0, at) : rest };
-}
-
-/** Finds the cache and the recorded model's identity of `target` (a run folder, a cache dir, or its llm/). */
-export function openRecording(target: string): Recording {
+/**
+ * Finds the cache and the recorded model's identity of `target`: a run folder (its manifest names the model
+ * config; `transportOf` builds the transport that run built, whose identity keyed the cache), a cache folder
+ * with `recording.json`, or a cache of one model's answers.
+ */
+export function openRecording(
+  target: string,
+  transportOf: (llm: unknown) => Pick<ChatTransport, 'provider' | 'baseURL' | 'model' | 'answerOptions'>,
+): Recording {
   const dir = path.resolve(target);
   if (!existsSync(dir)) throw new Error(`replay: ${dir} does not exist`);
   const manifestFile = path.join(dir, 'manifest.json');
   if (existsSync(manifestFile)) {
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { config?: { llm?: unknown; cacheDir?: unknown } };
     const llm = manifest.config?.llm;
-    const spec = typeof llm === 'string' ? llm : (llm as { model?: unknown } | undefined)?.model;
-    if (typeof spec !== 'string') throw new Error(`replay: the run ${dir} used no model, so it has no answers to replay`);
+    if (llm === undefined || llm === null) throw new Error(`replay: the run ${dir} used no model, so it has no answers to replay`);
     const cacheDir = typeof manifest.config?.cacheDir === 'string' ? manifest.config.cacheDir : undefined;
     if (!cacheDir) throw new Error(`replay: the manifest of ${dir} names no cacheDir; give the cache folder instead (replay:<cache dir>)`);
-    const parsed = specParts(spec);
-    const found = identitiesInCache(path.join(cacheDir, 'llm')).find((i) => i.provider === parsed.provider && i.model === parsed.model);
-    if (!found) throw new Error(`replay: no recorded answer of ${spec} in ${path.join(cacheDir, 'llm')}`);
-    return { cacheDir, provider: found.provider, baseURL: found.baseURL, model: found.model, answerOptions: found.answerOptions ?? {} };
+    const t = transportOf(typeof llm === 'string' ? { model: llm } : llm);
+    return { cacheDir, provider: t.provider, baseURL: t.baseURL, model: t.model, answerOptions: t.answerOptions };
   }
   const cacheDir = path.basename(dir) === 'llm' && !existsSync(path.join(dir, 'llm')) ? path.dirname(dir) : dir;
   const bundled = path.join(cacheDir, 'recording.json');
@@ -112,7 +107,7 @@ export function openRecording(target: string): Recording {
   if (ids.length === 0) throw new Error(`replay: ${cacheDir} holds no recorded answers (no llm/<key>/request.json)`);
   if (ids.length > 1)
     throw new Error(
-      `replay: ${cacheDir} holds answers of ${ids.length} models (${ids.map((i) => `${i.provider}:${i.model}@${i.baseURL}`).join(', ')}); write recording.json naming the one to replay`,
+      `replay: ${cacheDir} holds answers of more than one model (${ids.map((i) => `${i.provider}:${i.model}@${i.baseURL}`).join(', ')}); write recording.json naming the one to replay`,
     );
   const [only] = ids;
   return { cacheDir, provider: only!.provider, baseURL: only!.baseURL, model: only!.model, answerOptions: only!.answerOptions ?? {} };
