@@ -13,6 +13,7 @@ import path from 'node:path';
 import { pathExists, readJsonIfExists, writeJsonAtomic, writeJsonlAtomic } from '../util/fsx.ts';
 import type { StageSelection } from './run-layout.ts';
 import type { SpendLedgerFile } from './spend-ledger.ts';
+import { acquireRunLock, RUN_LOCK_FILE } from './run-lock.ts';
 
 export interface MergeReport {
   inputs: string[];
@@ -22,8 +23,8 @@ export interface MergeReport {
   conflicts: Array<{ stage: string; instanceId: string; kept: string; dropped: string }>;
 }
 
-/** Files computed again over the merged run, and the lock of a live process. */
-const REGENERATED = new Set(['analysis.json', 'predictions.jsonl', 'usage.json', 'run.lock', '.lock']);
+/** Files computed again over the merged run (usage.json is the model meter of one process: not summed), and the run lock. */
+const REGENERATED = new Set(['analysis.json', 'predictions.jsonl', 'usage.json', RUN_LOCK_FILE]);
 
 async function copyTreeMissing(from: string, to: string): Promise<void> {
   await mkdir(to, { recursive: true });
@@ -49,6 +50,16 @@ export async function mergeRunFolders(outDir: string, inputs: readonly string[])
     if (!(await pathExists(path.join(input, 'instances.jsonl')))) throw new Error(`merge: ${input} is not a locfix run (no instances.jsonl)`);
   }
   await mkdir(out, { recursive: true });
+  // a second merge (or a run) on the same folder refuses instead of interleaving
+  const lock = acquireRunLock(out);
+  try {
+    return await mergeInto(out, inputs);
+  } finally {
+    lock.release();
+  }
+}
+
+async function mergeInto(out: string, inputs: readonly string[]): Promise<MergeReport> {
   const report: MergeReport = { inputs: inputs.map((i) => path.resolve(i)), instances: 0, artifacts: 0, conflicts: [] };
   const selections = new Map<string, StageSelection>();
   const instanceLines = new Map<string, string>();
