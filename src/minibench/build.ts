@@ -95,7 +95,12 @@ export async function buildMiniBenchmark(outDir: string = DEFAULT_MINIBENCH_DIR,
     await fs.mkdir(path.join(scratch, 'home'), { recursive: true });
     await fs.writeFile(path.join(scratch, 'home', 'gitconfig-empty'), '');
     // Projects are independent; building them side by side mostly overlaps git process start-up.
-    const builtProjects = await Promise.all(projects.map((project) => buildProject(project, mirrorsDir, scratch)));
+    // allSettled, not all: when one project fails, the others' git processes must finish before the scratch
+    // folder is removed below (removing it under a running fast-import fails with ENOTEMPTY and hides the error).
+    const settled = await Promise.allSettled(projects.map((project) => buildProject(project, mirrorsDir, scratch)));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const builtProjects = settled.map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<typeof buildProject>>>).value);
     const rows = builtProjects.flatMap((b) => b.rows);
     const catalog = builtProjects.flatMap((b) => b.catalog);
     for (const row of rows) {
