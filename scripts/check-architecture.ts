@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> = [
   { name: 'entry', rooms: ['bin', 'src/cli.ts'] },
   { name: 'surface', rooms: ['src/commands', 'scripts'] },
-  { name: 'assembly', rooms: ['src/orchestrator'] },
+  { name: 'assembly', rooms: ['src/orchestrator', 'src/cluster'] },
   { name: 'analysis', rooms: ['results'] },
   { name: 'localizers', rooms: ['localizer'] },
   { name: 'stages', rooms: ['repair', 'validation'] },

@@ -129,6 +129,37 @@ export const RunConfigSchema = z
       })
       .strict()
       .default({}),
+    /**
+     * Whole pipeline instances on a cluster: `scheduler: "slurm"` splits the run into `shards` parts submitted
+     * as one `sbatch` job array (src/cluster/); each task runs `locfix run --shard i/n` on its node, and the
+     * parts are merged into runs/<runId> at the end. "none" (default): this process runs every instance.
+     */
+    cluster: z
+      .object({
+        scheduler: z.enum(['none', 'slurm'], { message: 'must be "none" or "slurm"' }).default('none'),
+        /** parts the run is split into (one array task each) */
+        shards: positiveInt.default(4),
+        /** sbatch --partition; default: the cluster's default partition */
+        partition: z.string().min(1).optional(),
+        /** sbatch --time per task, e.g. "02:00:00"; default: the partition's limit */
+        timeLimit: z.string().min(1).optional(),
+        cpusPerTask: positiveInt.default(2),
+        /** sbatch --mem per task, e.g. "8G" */
+        memory: z
+          .string()
+          .regex(/^\d+[KMGT]?$/, { message: 'must look like 8G or 8000M' })
+          .default('8G'),
+        /** tasks of the array running at once (sbatch --array=…%N); default: as many as the cluster allows */
+        maxRunning: positiveInt.optional(),
+        /** submissions of one shard before it is given up (a failed task is submitted again until then) */
+        maxAttempts: positiveInt.default(3),
+        /** seconds between two squeue polls */
+        pollSeconds: z.number().positive().default(10),
+        /** more sbatch arguments, e.g. ["--account=lab", "--qos=short"] */
+        sbatchArgs: z.array(z.string()).default([]),
+      })
+      .strict()
+      .default({ scheduler: 'none', shards: 4, cpusPerTask: 2, memory: '8G', maxAttempts: 3, pollSeconds: 10, sbatchArgs: [] }),
     /** stop after this stage (e.g. "localize-files" for a localization-only run) */
     stopAfter: z.string().optional(),
   })

@@ -13,12 +13,16 @@ import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
 import { readRunInstances, writeRunAnalysis } from '../../results/run-analysis.ts';
 import { makeRunSummary } from '../../validation/evaluate.ts';
 import { writeReports } from './report.ts';
-import { writePredictions } from './run.ts';
+import { writePredictions } from './predictions.ts';
 
 export async function mergeCommand(inputs: readonly string[], flags: { out: string }): Promise<void> {
-  const out = path.resolve(flags.out);
+  await mergeAndReport(path.resolve(flags.out), inputs, (line) => process.stderr.write(line + '\n'));
+}
+
+/** Joins `inputs` into `out`, then computes its predictions, harness summary, analysis and reports. */
+export async function mergeAndReport(out: string, inputs: readonly string[], log: (line: string) => void): Promise<void> {
   const merged = await mergeRunFolders(out, inputs);
-  for (const c of merged.conflicts) process.stderr.write(`merge: ${c.stage}/${c.instanceId}: finished differently in ${c.dropped}; ${c.kept} kept\n`);
+  for (const c of merged.conflicts) log(`merge: ${c.stage}/${c.instanceId}: finished differently in ${c.dropped}; ${c.kept} kept`);
   const layout = new RunLayout(out);
   const instances = await readRunInstances(layout);
   const manifest = await readJsonIfExists<{ models?: { llm?: string }; config?: { topFiles?: number } }>(layout.file('manifest.json'));
@@ -30,8 +34,8 @@ export async function mergeCommand(inputs: readonly string[], flags: { out: stri
   }
   const analysis = await writeRunAnalysis(out, manifest?.config?.topFiles ? { topFiles: manifest.config.topFiles } : {});
   await writeReports([analysis], layout.file('report'));
-  process.stderr.write(
-    `merge: ${merged.inputs.length} runs, ${merged.instances} instances, ${merged.artifacts} artifacts, ${merged.conflicts.length} conflicts -> ${out} (report: ${layout.file('report', 'report.html')})\n`,
+  log(
+    `merge: ${merged.inputs.length} runs, ${merged.instances} instances, ${merged.artifacts} artifacts, ${merged.conflicts.length} conflicts -> ${out} (report: ${layout.file('report', 'report.html')})`,
   );
 }
 

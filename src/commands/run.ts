@@ -18,17 +18,17 @@ import { runPipeline, type InstancePipelineResult } from '../orchestrator/pipeli
 import { groupByRepo, releaseAfterLastInstance } from '../run/repo-release.ts';
 import { createProgress } from '../run/progress.ts';
 import { assembleStages } from '../orchestrator/stages.ts';
-import { readArtifact } from '../run/stage-runner.ts';
 import { acquireRunLock } from '../run/run-lock.ts';
 import { SpendLedger, type SpendCaps } from '../run/spend-ledger.ts';
 import { STAGE } from '../run/stage.ts';
-import { writeJsonAtomic, writeJsonlAtomic } from '../util/fsx.ts';
+import { writeJsonAtomic } from '../util/fsx.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
 import { localizerNames, validateLocalizer } from '../../localizer/registry.ts';
 import { writeReports } from './report.ts';
-import type { Selection } from '../../repair/types.ts';
+import { writePredictions } from './predictions.ts';
+import { runOnCluster } from './run-cluster.ts';
+import type { ShardRunResult } from '../cluster/shard-driver.ts';
 import { makeRunSummary } from '../../validation/evaluate.ts';
-import type { SweInstance } from '../dataset/schema.ts';
 
 /** A `locfix run` flag and the config key it sets: flags and config are declared in this one table. */
 interface RunFlag {
@@ -97,12 +97,27 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('cacheDir', { flag: '--cache-dir <dir>', description: 'mirrors, embeddings, LLM responses, local Chroma' }),
   flag('chromaUrl', { flag: '--chroma-url <url>', description: 'a running Chroma server' }),
   flag('runsDir', { flag: '--runs-dir <dir>', description: 'where run directories go (default runs)' }),
-  flag('docker', { field: 'backend', flag: '--backend <name>', description: 'where validation and evaluation run: local (default) | docker-pool' }),
+  flag('docker', {
+    field: 'backend',
+    flag: '--backend <name>',
+    description: 'local (default) | docker-pool: where validation and evaluation run; slurm: whole instances as a job array (cluster.*)',
+  }),
   flag('docker', {
     field: 'engines',
     flag: '--engine <url[=n]>',
     description: 'an engine of the docker-pool backend, e.g. unix:///run/docker2.sock=2 (repeatable)',
     repeat: true,
+  }),
+  flag('cluster', { field: 'shards', flag: '--shards <n>', description: 'slurm: parts the run is split into (default 4)', parse: (t, f) => positiveInt(f, t) }),
+  flag('cluster', { field: 'partition', flag: '--partition <name>', description: 'slurm: partition of the tasks' }),
+  flag('cluster', { field: 'timeLimit', flag: '--time-limit <time>', description: 'slurm: wall-clock limit per task, e.g. 02:00:00' }),
+  flag('cluster', { field: 'cpusPerTask', flag: '--cpus-per-task <n>', description: 'slurm: CPUs per task (default 2)', parse: (t, f) => positiveInt(f, t) }),
+  flag('cluster', { field: 'memory', flag: '--mem <size>', description: 'slurm: memory per task, e.g. 8G (default)' }),
+  flag('cluster', {
+    field: 'maxAttempts',
+    flag: '--max-attempts <n>',
+    description: 'slurm: submissions of a failing shard before it is given up (default 3)',
+    parse: (t, f) => positiveInt(f, t),
   }),
   flag('stopAfter', { flag: '--stop-after <stage>', description: 'stop after this stage, e.g. localize-files' }),
   flag('seed', { flag: '--seed <n>', description: 'seed recorded in the manifest and used for sampling', parse: integer }),
@@ -144,22 +159,15 @@ export function overridesFrom(flags: Record<string, unknown>): Record<string, un
     if (spec.field) overrides[spec.key] = { ...(typeof before === 'string' ? { model: before } : (before as object | undefined)), [spec.field]: value };
     else overrides[spec.key] = value;
   }
-  return overrides;
-}
-
-export async function writePredictions(
-  layout: RunLayout,
-  instances: readonly SweInstance[],
-  modelName: string,
-): Promise<Array<{ instance_id: string; model_name_or_path: string; model_patch: string }>> {
-  const rows = [];
-  for (const instance of instances) {
-    const selection = await readArtifact<Selection>(layout, STAGE.select, instance.instance_id);
-    if (selection?.status !== 'ok') continue; // not selected yet: left out, so the harness reports it incomplete
-    rows.push({ instance_id: instance.instance_id, model_name_or_path: modelName, model_patch: selection.output?.patch ?? '' });
+  // `--backend slurm` runs whole instances on the cluster; validation and evaluation keep the configured engine(s)
+  const docker = overrides.docker as { backend?: unknown } | undefined;
+  if (docker?.backend === 'slurm') {
+    const { backend: _slurm, ...rest } = docker;
+    if (Object.keys(rest).length) overrides.docker = rest;
+    else delete overrides.docker;
+    overrides.cluster = { ...(overrides.cluster as object | undefined), scheduler: 'slurm' };
   }
-  await writeJsonlAtomic(layout.file('predictions.jsonl'), rows);
-  return rows;
+  return overrides;
 }
 
 /** The artifact settings of a manifest written before they were recorded, when its config still parses. */
@@ -191,6 +199,8 @@ export interface ExperimentResult {
   interrupted: boolean;
   /** the run's spend cap stopped it (`interrupted` is true too) */
   budgetExhausted?: boolean;
+  /** a cluster run whose shards did not all finish (given up after their attempts): nothing was merged */
+  incomplete?: boolean;
   /** instances whose pipeline recorded an error at some stage, of `total` */
   failed: number;
   total: number;
@@ -201,6 +211,7 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
   // a misspelled localizer or option fails here, naming the key, before any instance or service starts
   config.localizer.options = await validateLocalizer(config.localizer.name, config.localizer.options);
   const cacheDir = path.resolve(config.cacheDir ?? defaultCacheDir());
+  if (config.cluster.scheduler !== 'none' && !config.shard) return runOnCluster(config, cacheDir, { retryErrors: options.retryErrors, log });
   const layout = new RunLayout(path.resolve(config.runsDir, config.runId));
   // one process per run folder: a second one refuses, naming the holder, instead of interleaving artifacts
   const lock = acquireRunLock(layout.root);
@@ -322,7 +333,10 @@ async function runExperimentLocked(
   const stageCounts = () =>
     Object.fromEntries(Object.entries(progress.counts()).map(([stage, c]) => [stage, { ok: c.done - c.failed, failed: c.failed, reused: c.skipped }]));
   const notDone = results.filter((r) => r.interrupted).length;
+  const writeResult = (r: Omit<ShardRunResult, 'finishedAt' | 'task'>) =>
+    writeJsonAtomic(layout.file('result.json'), { finishedAt: new Date().toISOString(), task: process.env.LOCFIX_TASK_ID, ...r } satisfies ShardRunResult);
   if (interrupted || notDone > 0) {
+    await writeResult({ interrupted: true, budgetExhausted: !interrupted, failed, total: instances.length });
     await closeInvocation(layout, stageCounts());
     await services.close();
     const done = `${instances.length - notDone} of ${instances.length} instances done (${failed} with errors), ${notDone} not done`;
@@ -346,6 +360,8 @@ async function runExperimentLocked(
   await writeReports([analysis], layout.file('report'));
   await closeInvocation(layout, stageCounts());
   await services.close();
+  // last: a cluster task is done when this says so (src/cluster/shard-driver.ts)
+  await writeResult({ interrupted: false, failed, total: instances.length });
   const cats = analysis.report.failures.categories;
   log(
     `analysis: resolved ${cats.resolved.count}, empty ${cats['empty-patch'].count}, file ${cats.file.count}, function ${cats.function.count}, line ${cats.line.count}, patch generation ${cats['patch-generation'].count}, evaluation errors ${cats['evaluation-error'].count}`,
@@ -369,6 +385,7 @@ export function register(program: Command): void {
       const config = await loadRunConfig(flags.config, overridesFrom(flags));
       const result = await runExperiment(config, { retryErrors: flags.retryErrors });
       if (result.budgetExhausted) process.exitCode = 3;
+      else if (result.incomplete) process.exitCode = 1;
       else if (result.interrupted) process.exitCode = 130;
       else if (result.total > 0 && result.failed === result.total) {
         process.stderr.write(

@@ -23,8 +23,19 @@ export interface MergeReport {
   conflicts: Array<{ stage: string; instanceId: string; kept: string; dropped: string }>;
 }
 
-/** Files computed again over the merged run (usage.json is the model meter of one process: not summed), and the run lock. */
-const REGENERATED = new Set(['analysis.json', 'predictions.jsonl', 'usage.json', RUN_LOCK_FILE]);
+/** Files computed again over the merged run, the run lock, and the end-of-invocation record of each input. */
+const REGENERATED = new Set(['analysis.json', 'predictions.jsonl', 'result.json', RUN_LOCK_FILE]);
+
+/** Adds every number of `b` into `a`, recursively (usage.json: calls, tokens, cost per purpose). */
+function addNumbers(a: unknown, b: unknown): unknown {
+  if (typeof a === 'number' && typeof b === 'number') return a + b;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
+    for (const [k, v] of Object.entries(b as Record<string, unknown>)) out[k] = k in out ? addNumbers(out[k], v) : v;
+    return out;
+  }
+  return a ?? b;
+}
 
 async function copyTreeMissing(from: string, to: string): Promise<void> {
   await mkdir(to, { recursive: true });
@@ -65,6 +76,8 @@ async function mergeInto(out: string, inputs: readonly string[]): Promise<MergeR
   const instanceLines = new Map<string, string>();
   let manifest: Record<string, unknown> | undefined;
   let spend: SpendLedgerFile | undefined;
+  // the model meter of each input's last invocation, summed: what the parts cost together
+  let usage: unknown;
 
   for (const input of inputs) {
     for (const entry of await readdir(input, { withFileTypes: true })) {
@@ -101,6 +114,8 @@ async function mergeInto(out: string, inputs: readonly string[]): Promise<MergeR
         const m = (await readJsonIfExists<Record<string, unknown>>(src))!;
         if (!manifest) manifest = { ...m, invocations: [...((m.invocations as unknown[]) ?? [])] };
         else (manifest.invocations as unknown[]).push(...((m.invocations as unknown[]) ?? []));
+      } else if (name === 'usage.json') {
+        usage = addNumbers(usage, await readJsonIfExists<unknown>(src));
       } else if (name === 'spend.json') {
         const l = (await readJsonIfExists<SpendLedgerFile>(src))!;
         if (!spend) spend = { ...l, instances: { ...l.instances } };
@@ -123,6 +138,7 @@ async function mergeInto(out: string, inputs: readonly string[]): Promise<MergeR
     await writeJsonAtomic(path.join(out, 'manifest.json'), { ...manifest, config, mergedFrom: report.inputs });
   }
   if (spend) await writeJsonAtomic(path.join(out, 'spend.json'), { ...spend, updatedAt: new Date().toISOString() });
+  if (usage) await writeJsonAtomic(path.join(out, 'usage.json'), usage);
   return report;
 }
 

@@ -17,7 +17,16 @@ interface LockInfo {
   host: string;
   startedAt: string;
   argv: string[];
+  /** the cluster task that holds it (LOCFIX_TASK_ID, set by the task script of src/cluster/) */
+  task?: string;
 }
+
+/**
+ * A lock held by a cluster task on another host is stale when we are a cluster task too: the shard driver
+ * submits a shard again only after the scheduler reports its previous task gone, and a scheduler requeues a
+ * task only after it ended, so that holder died with its node (no signal, no cleanup) rather than still running.
+ */
+const staleTaskLock = (holder: LockInfo, me: LockInfo): boolean => Boolean(holder.task && me.task && holder.host !== me.host);
 
 export class RunLockedError extends Error {
   constructor(
@@ -68,7 +77,13 @@ export function acquireRunLock(runDir: string): RunLock {
     return handle(dir);
   }
   mkdirSync(dir, { recursive: true });
-  const info: LockInfo = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString(), argv: process.argv.slice(2) };
+  const info: LockInfo = {
+    pid: process.pid,
+    host: os.hostname(),
+    startedAt: new Date().toISOString(),
+    argv: process.argv.slice(2),
+    ...(process.env.LOCFIX_TASK_ID ? { task: process.env.LOCFIX_TASK_ID } : {}),
+  };
   for (let attempt = 0; ; attempt++) {
     try {
       writeFileSync(file, JSON.stringify(info), { flag: 'wx' });
@@ -80,7 +95,7 @@ export function acquireRunLock(runDir: string): RunLock {
         throw err;
       }
       const holder = readLock(file);
-      if (holder && (holder.host !== info.host || alive(holder.pid))) throw new RunLockedError(dir, holder);
+      if (holder && !staleTaskLock(holder, info) && (holder.host !== info.host || alive(holder.pid))) throw new RunLockedError(dir, holder);
       unlinkSync(file); // stale: its process is gone
     }
   }
@@ -90,6 +105,16 @@ export function acquireRunLock(runDir: string): RunLock {
     process.on('exit', () => {
       for (const lockedDir of held.keys()) removeLockFile(lockedDir);
     });
+    // A scheduler stops a task with SIGTERM (scancel, a time limit), which ends the process without 'exit':
+    // remove the locks, then let the signal do what it would have done.
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+      const handler = (): void => {
+        for (const lockedDir of held.keys()) removeLockFile(lockedDir);
+        process.removeListener(signal, handler);
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      };
+      process.on(signal, handler);
+    }
   }
   return handle(dir);
 }

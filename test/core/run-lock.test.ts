@@ -10,10 +10,14 @@ let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** another process trying to take the lock: its exit code and what it printed */
-function otherProcess(runDir: string): { status: number | null; output: string } {
+function otherProcess(runDir: string, env: Record<string, string> = {}): { status: number | null; output: string } {
   const code = `import { acquireRunLock } from ${JSON.stringify(path.join(ROOT, 'src/run/run-lock.ts'))};
 try { acquireRunLock(${JSON.stringify(runDir)}); console.log('acquired'); } catch (err) { console.log(err.message); process.exit(3); }`;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   return { status: result.status, output: result.stdout + result.stderr };
 }
 
@@ -53,5 +57,29 @@ describe('run-folder lock', () => {
     writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify({ pid: 1, host: 'elsewhere', startedAt: 'now', argv: ['run'] }));
     expect(() => acquireRunLock(run)).toThrow(RunLockedError);
     expect(() => acquireRunLock(run)).toThrow(/in use by process 1 on elsewhere since now \(locfix run\)/);
+  });
+
+  it('a cluster task takes over a lock another task left on a host that died; a plain process does not', () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));
+    const run = path.join(dir, 'r3');
+    acquireRunLock(run).release();
+    const left = { pid: 1, host: 'node-that-died', startedAt: 'then', argv: ['run'], task: '12_3' };
+    writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify(left));
+    expect(otherProcess(run).status).toBe(3);
+    expect(otherProcess(run, { LOCFIX_TASK_ID: '14_3' })).toMatchObject({ status: 0, output: expect.stringContaining('acquired') });
+    // a holder that is not a task (someone's interactive run on another host) is still respected
+    writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify({ ...left, task: undefined }));
+    expect(otherProcess(run, { LOCFIX_TASK_ID: '14_3' }).status).toBe(3);
+  });
+
+  it('SIGTERM (scancel, a time limit) removes the lock before the process ends', () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));
+    const run = path.join(dir, 'r4');
+    const code = `import { acquireRunLock } from ${JSON.stringify(path.join(ROOT, 'src/run/run-lock.ts'))};
+acquireRunLock(${JSON.stringify(run)}); console.log('held'); setTimeout(() => process.kill(process.pid, 'SIGTERM'), 50); setTimeout(() => {}, 10000);`;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8' });
+    expect(result.stdout).toContain('held');
+    expect(result.signal).toBe('SIGTERM');
+    expect(existsSync(path.join(run, RUN_LOCK_FILE))).toBe(false);
   });
 });

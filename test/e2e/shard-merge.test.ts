@@ -12,7 +12,8 @@ import { runExperiment } from '../../src/commands/run.ts';
 import { parseRunConfig } from '../../src/config.ts';
 import { parseShard, shardOf } from '../../src/dataset/select.ts';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
-import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../../src/minibench/demo-run.ts';
+import type { DemoRecordingFile } from '../../src/minibench/demo-run.ts';
+import { readDemoRecording, splitDemoConfig } from '../support/demo-shards.ts';
 import { ensureDocker } from '../support/docker.ts';
 
 const hasDocker = await ensureDocker('shard and merge with evaluation');
@@ -23,30 +24,11 @@ let recording: DemoRecordingFile;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-e2e-shard-'));
   bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
-  recording = JSON.parse(await readFile(path.join(DEMO_RECORDING_DIR, 'recording.json'), 'utf8'));
+  recording = await readDemoRecording();
 });
 afterAll(async () => {
   if (!process.env.LOCFIX_KEEP_TEST_DIRS) await rm(dir, { recursive: true, force: true });
 });
-
-/** The demo's run config, replaying the bundled recording. */
-const demoConfig = (runId: string, docker: boolean) =>
-  demoRunConfig({
-    runId,
-    runsDir: path.join(dir, 'runs'),
-    datasetPath: bench.datasetPath,
-    mirrorsDir: bench.mirrorsDir,
-    cacheDir: path.join(dir, 'cache'),
-    llm: `replay:${DEMO_RECORDING_DIR}`,
-    instances: recording.instances,
-    docker,
-  });
-
-/** The demo run in one piece (its kept retrieval answers give the margins). */
-async function wholeRun(): Promise<string> {
-  await runExperiment(parseRunConfig(demoConfig('whole', false)), { log: () => {} });
-  return path.join(dir, 'runs', 'whole');
-}
 
 describe('--shard and locfix merge', () => {
   it('shards are contiguous, near-equal, and cover every item once', () => {
@@ -62,23 +44,9 @@ describe('--shard and locfix merge', () => {
 
   it.skipIf(!hasDocker)('two shards merged end like the run made in one piece', { timeout: 600_000 }, async () => {
     const runsDir = path.join(dir, 'runs');
-    // The demo's cascade escalates a share of the run, which a shard would rank within itself; split runs
-    // use a threshold instead: the one that escalates the same instances as the recorded run's share.
-    const margins: number[] = [];
-    for (const id of recording.instances) {
-      const part = JSON.parse(await readFile(path.join(await wholeRun(), 'localize-files.parts', id, 'tier-0.json'), 'utf8'));
-      margins.push(part.output.confidence['top-margin']);
-    }
-    const sorted = [...margins].sort((a, b) => a - b);
-    const k = Math.round(0.4 * sorted.length);
-    const below = (sorted[k - 1]! + sorted[k]!) / 2;
+    const config = await splitDemoConfig(dir, bench, recording, 'part');
     for (const shard of ['1/2', '2/2']) {
-      const config = demoConfig(`part-${shard[0]}`, true);
-      const tiers = [
-        { localizer: 'retrieval', escalate: { signal: 'top-margin', below } },
-        { localizer: 'agentless', merge: 'replace' },
-      ];
-      const result = await runExperiment(parseRunConfig({ ...config, shard, localizer: { name: 'cascade', options: { tiers } } }), { log: () => {} });
+      const result = await runExperiment(parseRunConfig({ ...config, runId: `part-${shard[0]}`, shard }), { log: () => {} });
       expect(result.total).toBe(shard === '1/2' ? 2 : 3);
     }
     await mergeCommand([path.join(runsDir, 'part-1'), path.join(runsDir, 'part-2')], { out: path.join(runsDir, 'merged') });

@@ -1,0 +1,292 @@
+/**
+ * Runs one experiment as shards on a batch scheduler and merges them into one run folder.
+ *
+ * Layout, for run <id> under the runs folder:
+ *   <id>.cluster/config.json            the configuration every task runs (cluster off, run caps split)
+ *   <id>.cluster/task.sh                the task script: `locfix run --shard i/n` on the task's node
+ *   <id>.cluster/jobs.json              every submission: job id, shards, time
+ *   <id>.cluster/logs/shard-i.job-J.log what each task printed
+ *   <id>.cluster/shards/shard-i-of-n/   each shard's own run folder (lock, manifest, artifacts, result.json)
+ *   <id>/                               the merged run: artifacts, predictions, analysis and report
+ *
+ * Each task resumes its shard's run folder, so a task that is requeued, repeated or submitted again does
+ * no finished work twice. A task is done when its shard's `result.json` names that task and says the run
+ * was not interrupted; a task that leaves the queue without that (a node that died, a time limit, a crash,
+ * an OOM kill) is submitted again, up to `maxAttempts` submissions per shard in one invocation. Ctrl-C
+ * cancels the submitted jobs; running the same command again resumes, skipping shards already done.
+ */
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { acquireRunLock, RUN_LOCK_FILE } from '../run/run-lock.ts';
+import { pathExists, readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
+import type { ShardResources, ShardScheduler } from './types.ts';
+
+/** What `locfix run` writes to `<run>/result.json` when an invocation ends (see commands/run.ts). */
+export interface ShardRunResult {
+  finishedAt: string;
+  /** the scheduler's id of the task that ran it (LOCFIX_TASK_ID), when it ran as one */
+  task?: string;
+  interrupted: boolean;
+  budgetExhausted?: boolean;
+  failed: number;
+  total: number;
+}
+
+export interface ShardDriverOptions {
+  scheduler: ShardScheduler;
+  runsDir: string;
+  runId: string;
+  shards: number;
+  resources: ShardResources;
+  maxAttempts: number;
+  pollMs: number;
+  /** the configuration each task runs, as JSON (written to config.json) */
+  taskConfig: Record<string, unknown>;
+  /** argv that starts locfix on a node: [node, bin/locfix.js] */
+  locfixCommand: readonly string[];
+  /** the working folder of each task (relative paths in the config resolve against it) */
+  cwd: string;
+  retryErrors?: boolean;
+  /** joins the finished shards into `out` with its analysis and report */
+  merge: (out: string, shardDirs: readonly string[]) => Promise<void>;
+  log?: (line: string) => void;
+  /** resolves when the user asked to stop (Ctrl-C); the driver then cancels its jobs */
+  stopSignal?: Promise<void>;
+}
+
+export interface ShardDriverResult {
+  runDir: string;
+  stateDir: string;
+  /** shard number → final word */
+  shards: Array<{ shard: number; status: 'done' | 'given-up' | 'budget' | 'cancelled'; attempts: number; detail?: string }>;
+  jobs: string[];
+  merged: boolean;
+  interrupted: boolean;
+}
+
+export const shardRunId = (shard: number, of: number): string => `shard-${shard}-of-${of}`;
+const MARKER = 'cluster.json';
+
+const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/** The task script: the scheduler's preamble sets $shard and $task; then locfix runs that shard. */
+export function taskScript(options: {
+  runId: string;
+  shards: number;
+  preamble: readonly string[];
+  locfixCommand: readonly string[];
+  cwd: string;
+  configFile: string;
+  shardsDir: string;
+  retryErrors?: boolean;
+}): string {
+  const argv = [
+    ...options.locfixCommand.map(quote),
+    'run',
+    '--config',
+    quote(options.configFile),
+    '--shard',
+    `"$shard/${options.shards}"`,
+    '--run-id',
+    `"shard-$shard-of-${options.shards}"`,
+    '--runs-dir',
+    quote(options.shardsDir),
+    ...(options.retryErrors ? ['--retry-errors'] : []),
+  ];
+  return [
+    '#!/usr/bin/env bash',
+    `# written by locfix: one shard of run ${options.runId} (${options.shards} shards); the task index is the shard number`,
+    ...options.preamble,
+    'set -u',
+    'export LOCFIX_TASK_ID="$task"',
+    `cd ${quote(options.cwd)}`,
+    'echo "locfix shard $shard/' + options.shards + ' (task $task) on $(hostname) at $(date -u +%FT%TZ)"',
+    `exec ${argv.join(' ')}`,
+    '',
+  ].join('\n');
+}
+
+async function readResult(runDir: string): Promise<ShardRunResult | undefined> {
+  return readJsonIfExists<ShardRunResult>(path.join(runDir, 'result.json')).catch(() => undefined);
+}
+
+async function logTail(file: string, lines = 5): Promise<string> {
+  try {
+    const text = await readFile(file, 'utf8');
+    return text.trimEnd().split('\n').slice(-lines).join(' | ');
+  } catch {
+    return '';
+  }
+}
+
+/** Empties a merged folder this driver made before (everything in it is derived from the shards). */
+async function clearMerged(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) if (name !== RUN_LOCK_FILE) await rm(path.join(dir, name), { recursive: true, force: true });
+}
+
+export async function runShards(options: ShardDriverOptions): Promise<ShardDriverResult> {
+  const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const { scheduler, shards: n } = options;
+  const runDir = path.resolve(options.runsDir, options.runId);
+  const stateDir = path.resolve(options.runsDir, `${options.runId}.cluster`);
+  const shardsDir = path.join(stateDir, 'shards');
+  if ((await pathExists(path.join(runDir, 'manifest.json'))) && !(await pathExists(path.join(runDir, MARKER)))) {
+    throw new Error(`${runDir} holds a run made in one piece: a cluster run of the same id would replace it; use another --run-id`);
+  }
+  await scheduler.check();
+  // one driver per run: the state folder and the merged folder are locked for the whole invocation
+  const locks = [acquireRunLock(stateDir), acquireRunLock(runDir)];
+  try {
+    await mkdir(path.join(stateDir, 'logs'), { recursive: true });
+    await mkdir(shardsDir, { recursive: true });
+    const configFile = path.join(stateDir, 'config.json');
+    await writeJsonAtomic(configFile, options.taskConfig);
+    const script = path.join(stateDir, 'task.sh');
+    await writeFile(
+      script,
+      taskScript({ ...options, shards: n, preamble: scheduler.taskPreamble(), configFile, shardsDir, cwd: options.cwd, runId: options.runId }),
+      { mode: 0o755 },
+    );
+    return await drive(options, { log, runDir, stateDir, shardsDir, script });
+  } finally {
+    for (const lock of locks.reverse()) lock.release();
+  }
+}
+
+interface Active {
+  jobId: string;
+  shard: number;
+  state: 'pending' | 'running';
+}
+
+async function drive(
+  options: ShardDriverOptions,
+  where: { log: (line: string) => void; runDir: string; stateDir: string; shardsDir: string; script: string },
+): Promise<ShardDriverResult> {
+  const { scheduler, shards: n } = options;
+  const { log, runDir, stateDir, shardsDir, script } = where;
+  const shardDir = (shard: number) => path.join(shardsDir, shardRunId(shard, n));
+  const logFile = (shard: number, job: string) => path.join(stateDir, 'logs', `shard-${shard}.job-${job}.log`);
+  const outcome = new Map<number, ShardDriverResult['shards'][number]>();
+  const attempts = new Map<number, number>();
+  const jobsFile = path.join(stateDir, 'jobs.json');
+  const jobs = (await readJsonIfExists<Array<{ jobId: string; shards: number[]; submittedAt: string }>>(jobsFile).catch(() => undefined)) ?? [];
+  const jobsThisTime: string[] = [];
+
+  for (let shard = 1; shard <= n; shard++) {
+    const result = await readResult(shardDir(shard));
+    if (!options.retryErrors && result && !result.interrupted) outcome.set(shard, { shard, status: 'done', attempts: 0, detail: 'finished earlier' });
+  }
+  const already = outcome.size;
+  if (already === n) log(`[${scheduler.name}] all ${n} shards finished earlier; merging them again`);
+  else if (already) log(`[${scheduler.name}] ${already} of ${n} shards finished earlier; submitting the others`);
+
+  let stopped = false;
+  void options.stopSignal?.then(() => {
+    stopped = true;
+  });
+  let active: Active[] = [];
+  const submit = async (shards: number[]) => {
+    if (!shards.length) return;
+    const jobId = await scheduler.submit({
+      name: `locfix-${options.runId}`,
+      script,
+      shards,
+      logPattern: path.join(stateDir, 'logs', 'shard-{shard}.job-{job}.log'),
+      resources: options.resources,
+    });
+    for (const shard of shards) attempts.set(shard, (attempts.get(shard) ?? 0) + 1);
+    jobs.push({ jobId, shards, submittedAt: new Date().toISOString() });
+    jobsThisTime.push(jobId);
+    await writeJsonAtomic(jobsFile, jobs);
+    active.push(...shards.map((shard) => ({ jobId, shard, state: 'pending' as const })));
+    log(`[${scheduler.name}] job ${jobId}: shard(s) ${shards.join(', ')} of ${n} submitted`);
+  };
+
+  await submit(Array.from({ length: n }, (_, i) => i + 1).filter((s) => !outcome.has(s)));
+  while (active.length > 0 && !stopped) {
+    await Promise.race([new Promise((r) => setTimeout(r, options.pollMs)), options.stopSignal].filter(Boolean));
+    if (stopped) break;
+    const again: number[] = [];
+    const still: Active[] = [];
+    for (const jobId of new Set(active.map((a) => a.jobId))) {
+      const mine = active.filter((a) => a.jobId === jobId);
+      let states: Awaited<ReturnType<ShardScheduler['poll']>>;
+      try {
+        states = await scheduler.poll(
+          jobId,
+          mine.map((a) => a.shard),
+        );
+      } catch (err) {
+        // a controller that is restarting or busy: keep the tasks as they were and ask again next round
+        log(`[${scheduler.name}] job ${jobId}: ${(err as Error).message}; asking again in ${Math.round(options.pollMs / 1000)} s`);
+        still.push(...mine);
+        continue;
+      }
+      for (const s of states) {
+        const entry = mine.find((a) => a.shard === s.shard)!;
+        if (s.state !== 'gone') {
+          if (s.state !== entry.state) log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} ${s.state}${s.detail ? ` (${s.detail})` : ''}`);
+          still.push({ ...entry, state: s.state });
+          continue;
+        }
+        const result = await readResult(shardDir(s.shard));
+        const tries = attempts.get(s.shard) ?? 1;
+        if (result && result.task === `${jobId}_${s.shard}` && !result.interrupted) {
+          outcome.set(s.shard, {
+            shard: s.shard,
+            status: 'done',
+            attempts: tries,
+            detail: `${result.total - result.failed} of ${result.total} instances without errors`,
+          });
+          log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} done: ${result.total} instances, ${result.failed} with errors`);
+          continue;
+        }
+        if (result && result.task === `${jobId}_${s.shard}` && result.budgetExhausted) {
+          outcome.set(s.shard, { shard: s.shard, status: 'budget', attempts: tries, detail: 'its share of the run spend cap is used up' });
+          log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} stopped at its share of the run spend cap`);
+          continue;
+        }
+        const why = [(await scheduler.describeEnded(jobId, s.shard)) ?? 'ended without a result', await logTail(logFile(s.shard, jobId), 3)]
+          .filter(Boolean)
+          .join('; ');
+        if (tries < options.maxAttempts) {
+          log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} failed (${why}); submitting it again (attempt ${tries + 1} of ${options.maxAttempts})`);
+          again.push(s.shard);
+        } else {
+          outcome.set(s.shard, { shard: s.shard, status: 'given-up', attempts: tries, detail: why });
+          log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} failed ${tries} time(s) (${why}); given up`);
+        }
+      }
+    }
+    active = still;
+    if (!stopped) await submit(again);
+  }
+
+  if (stopped) {
+    for (const jobId of new Set(active.map((a) => a.jobId))) {
+      try {
+        await scheduler.cancel(jobId);
+        log(`[${scheduler.name}] cancelled job ${jobId}`);
+      } catch (err) {
+        log(`[${scheduler.name}] could not cancel job ${jobId}: ${(err as Error).message}`);
+      }
+    }
+    for (const a of active) outcome.set(a.shard, { shard: a.shard, status: 'cancelled', attempts: attempts.get(a.shard) ?? 0 });
+  }
+  const shards = Array.from({ length: n }, (_, i) => outcome.get(i + 1) ?? { shard: i + 1, status: 'cancelled' as const, attempts: attempts.get(i + 1) ?? 0 });
+  const result: ShardDriverResult = { runDir, stateDir, shards, jobs: jobsThisTime, merged: false, interrupted: stopped };
+  if (shards.every((s) => s.status === 'done')) {
+    await mkdir(runDir, { recursive: true });
+    await clearMerged(runDir);
+    // the marker first: a merge that fails half-way leaves a folder the next invocation may clear again
+    await writeJsonAtomic(path.join(runDir, MARKER), { scheduler: scheduler.name, shards: n, stateDir, jobs });
+    await options.merge(
+      runDir,
+      shards.map((s) => shardDir(s.shard)),
+    );
+    await writeJsonAtomic(path.join(runDir, MARKER), { scheduler: scheduler.name, shards: n, stateDir, jobs, mergedAt: new Date().toISOString() });
+    result.merged = true;
+  }
+  return result;
+}

@@ -1,0 +1,124 @@
+/**
+ * `locfix run --backend slurm`: the experiment as shards on the cluster (src/cluster/shard-driver.ts), each
+ * task running this same configuration with `--shard i/n` on its node, then one merged run folder with its
+ * analysis and report, as `locfix run` makes in one piece.
+ */
+import path from 'node:path';
+import type { RunConfig } from '../config.ts';
+import { runShards, shardRunId, type ShardDriverResult, type ShardRunResult } from '../cluster/shard-driver.ts';
+import { SlurmScheduler } from '../cluster/slurm.ts';
+import type { ShardScheduler } from '../cluster/types.ts';
+import { pathExists, readJsonIfExists } from '../util/fsx.ts';
+import { mergeAndReport } from './merge.ts';
+
+const LOCFIX_BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
+
+function schedulerFor(name: RunConfig['cluster']['scheduler']): ShardScheduler {
+  if (name === 'slurm') return new SlurmScheduler();
+  throw new Error(`no cluster scheduler "${name}"`);
+}
+
+/**
+ * What every task runs: this configuration with the cluster off and absolute paths (tasks start in the same
+ * folder, but a path is clearer in the task's log). A run spend cap is split evenly over the shards, since
+ * shards do not see each other's spending; an instance cap stays as it is.
+ */
+export async function taskConfig(config: RunConfig, cacheDir: string): Promise<Record<string, unknown>> {
+  const n = config.cluster.shards;
+  const dataset = (await pathExists(config.dataset)) ? path.resolve(config.dataset) : config.dataset;
+  const { runTokens, runDollars } = config.budget;
+  return {
+    ...config,
+    dataset,
+    cacheDir,
+    ...(config.mirrorsDir ? { mirrorsDir: path.resolve(config.mirrorsDir) } : {}),
+    runsDir: path.resolve(config.runsDir),
+    shard: undefined,
+    cluster: { ...config.cluster, scheduler: 'none' },
+    budget: {
+      ...config.budget,
+      ...(runTokens !== undefined ? { runTokens: Math.max(1, Math.floor(runTokens / n)) } : {}),
+      ...(runDollars !== undefined ? { runDollars: runDollars / n } : {}),
+    },
+  };
+}
+
+export async function runOnCluster(
+  config: RunConfig,
+  cacheDir: string,
+  options: { retryErrors?: boolean; log: (line: string) => void },
+): Promise<{
+  runDir: string;
+  interrupted: boolean;
+  budgetExhausted?: boolean;
+  incomplete?: boolean;
+  failed: number;
+  total: number;
+  cluster: ShardDriverResult;
+}> {
+  const { log } = options;
+  const cluster = config.cluster;
+  let onSigint: (() => void) | undefined;
+  const stopSignal = new Promise<void>((resolve) => {
+    onSigint = () => {
+      log('\ninterrupted: cancelling the submitted jobs; rerun the same command to resume');
+      resolve();
+    };
+  });
+  process.on('SIGINT', onSigint!);
+  let result: ShardDriverResult;
+  try {
+    result = await runShards({
+      scheduler: schedulerFor(cluster.scheduler),
+      runsDir: config.runsDir,
+      runId: config.runId,
+      shards: cluster.shards,
+      resources: {
+        partition: cluster.partition,
+        timeLimit: cluster.timeLimit,
+        cpusPerTask: cluster.cpusPerTask,
+        memory: cluster.memory,
+        maxRunning: cluster.maxRunning,
+        extraArgs: cluster.sbatchArgs,
+      },
+      maxAttempts: cluster.maxAttempts,
+      pollMs: cluster.pollSeconds * 1000,
+      taskConfig: await taskConfig(config, cacheDir),
+      locfixCommand: [process.execPath, LOCFIX_BIN],
+      cwd: process.cwd(),
+      retryErrors: options.retryErrors,
+      merge: (out, shardDirs) => mergeAndReport(out, shardDirs, log),
+      log,
+      stopSignal,
+    });
+  } finally {
+    process.off('SIGINT', onSigint!);
+  }
+  const bad = result.shards.filter((s) => s.status !== 'done');
+  for (const s of bad) log(`shard ${s.shard}/${cluster.shards}: ${s.status} after ${s.attempts} submission(s)${s.detail ? `: ${s.detail}` : ''}`);
+  if (bad.length) log(`${bad.length} of ${cluster.shards} shards not done, so nothing was merged; rerun the same command to resume them`);
+  else log(`report: ${path.join(result.runDir, 'report', 'report.html')}`);
+  const { failed, total } = await shardTotals(result);
+  return {
+    runDir: result.runDir,
+    interrupted: result.interrupted,
+    budgetExhausted: bad.some((s) => s.status === 'budget'),
+    // shards given up after their attempts: the run is not complete, and rerunning resumes them
+    incomplete: !result.merged && !result.interrupted,
+    failed,
+    total,
+    cluster: result,
+  };
+}
+
+async function shardTotals(result: ShardDriverResult): Promise<{ failed: number; total: number }> {
+  let failed = 0;
+  let total = 0;
+  for (const s of result.shards) {
+    const file = path.join(result.stateDir, 'shards', shardRunId(s.shard, result.shards.length), 'result.json');
+    const r = await readJsonIfExists<ShardRunResult>(file).catch(() => undefined);
+    failed += r?.failed ?? 0;
+    total += r?.total ?? 0;
+  }
+  return { failed, total };
+}
