@@ -76,8 +76,23 @@ export function validateStage(backend: ExecutionBackend, settings: ValidateSetti
       }
       if (!wanted.regression && !wanted.reproduction) return out;
       const llm = settings.llm ? meteredModel(settings.llm, out.usage) : undefined;
-      await backend.run(input.instance.instance_id, (engine) =>
-        withTestbed(engine.runtime, engine.images, input.instance, { runId: settings.runId, timeoutMs }, async (testbed) => {
+      await backend.run(input.instance.instance_id, (engine) => {
+        // a step that failed because the engine stopped answering is the engine's failure, not the step's:
+        // rethrown, so a backend of several engines runs the whole validation again on another one
+        const engineAnswers = () =>
+          engine.runtime.ping().then(
+            () => true,
+            () => false,
+          );
+        const stepFailed = async (step: 'regression' | 'reproduction', err: unknown) => {
+          if (!(await engineAnswers())) throw err;
+          out.skipped.push({ step, reason: (err as Error).message });
+        };
+        // each attempt starts from nothing
+        out.skipped = [];
+        delete out.regression;
+        delete out.reproduction;
+        return withTestbed(engine.runtime, engine.images, input.instance, { runId: settings.runId, timeoutMs }, async (testbed) => {
           let regression: Map<string, { regressionFailures: number }> | undefined;
           let reproduction: Map<string, { reproductionPassed: boolean }> | undefined;
           if (wanted.regression) {
@@ -86,7 +101,7 @@ export function validateStage(backend: ExecutionBackend, settings: ValidateSetti
               regression = await runRegressionTests(testbed, selection, candidates, { timeoutMs });
               out.regression = { ...selection, passing: selection.passing.length };
             } catch (err) {
-              out.skipped.push({ step: 'regression', reason: (err as Error).message });
+              await stepFailed('regression', err);
             }
           }
           if (wanted.reproduction) {
@@ -98,12 +113,12 @@ export function validateStage(backend: ExecutionBackend, settings: ValidateSetti
               if (!chosen.script) throw new Error('no generated script reproduces the issue on the unpatched repository');
               reproduction = await runReproductionTest(testbed, chosen.script, candidates, { timeoutMs });
             } catch (err) {
-              out.skipped.push({ step: 'reproduction', reason: (err as Error).message });
+              await stepFailed('reproduction', err);
             }
           }
           out.validation = Object.fromEntries(combineValidation(regression, reproduction));
-        }),
-      );
+        });
+      });
       return out;
     },
   };

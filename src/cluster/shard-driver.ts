@@ -100,7 +100,7 @@ export function taskScript(options: {
     'set -u',
     'export LOCFIX_TASK_ID="$task"',
     `cd ${quote(options.cwd)}`,
-    'echo "locfix shard $shard/' + options.shards + ' (task $task) on $(hostname) at $(date -u +%FT%TZ)"',
+    'echo "locfix shard $shard/' + options.shards + ' (task $task) on $(hostname) at $(date -u +%FT%T.%3NZ)"',
     `exec ${argv.join(' ')}`,
     '',
   ].join('\n');
