@@ -10,7 +10,9 @@
  * 2. The per-task overhead of the Slurm path (needs a Slurm cluster, e.g. scripts/setup-slurm.sh). The demo
  *    pipeline without Docker (replayed from the bundled recording) as 2 shards: each shard run directly as
  *    `locfix run --shard i/2`, then the same shards through `locfix run --backend slurm` (poll every second).
- *    Overhead of a task = (its shard's end − the submission) − the same shard's direct wall time.
+ *    Tasks run one at a time (`--array …%1`), as the direct runs do. Overhead of a task = (its shard's end −
+ *    its start as the scheduler saw it: the submission for the first, the previous task's end for the next) −
+ *    the same shard's direct wall time.
  *
  *   npm run bench:scale -- [--reps 3] [--skip-engines] [--skip-slurm] [--out DIR]
  */
@@ -79,7 +81,12 @@ async function startSecondEngine(dir: string): Promise<{ url: string; stop: () =
 }
 
 /** Evaluates every instance's gold patch through `backend`; wall seconds, and how many resolved. */
-async function evaluatePass(backend: ExecutionBackend, bench: MiniBenchBuild, runsDir: string, runId: string): Promise<{ seconds: number; resolved: number }> {
+async function evaluatePass(
+  backend: ExecutionBackend,
+  bench: MiniBenchBuild,
+  runsDir: string,
+  runId: string,
+): Promise<{ seconds: number; resolved: number; errors: string[] }> {
   const started = Date.now();
   const outcomes = await Promise.all(
     bench.instances.map((instance) =>
@@ -92,7 +99,8 @@ async function evaluatePass(backend: ExecutionBackend, bench: MiniBenchBuild, ru
       ),
     ),
   );
-  return { seconds: (Date.now() - started) / 1000, resolved: outcomes.filter((o) => o.resolved).length };
+  const errors = outcomes.filter((o) => !o.completed).map((o) => `${o.instanceId}: ${o.error ?? o.errorKind ?? 'not completed'}`);
+  return { seconds: (Date.now() - started) / 1000, resolved: outcomes.filter((o) => o.resolved).length, errors };
 }
 
 async function benchEngines(dir: string, bench: MiniBenchBuild): Promise<Record<string, unknown>> {
@@ -110,14 +118,16 @@ async function benchEngines(dir: string, bench: MiniBenchBuild): Promise<Record<
     'one engine, 4 at once': new LocalDockerBackend(services.store, { ...limits, concurrency: 4 }),
   };
   try {
-    // warm-up: instance images on both engines (the pool places by capacity, so each engine gets some;
-    // a second pass on a pool of only the second engine builds the rest there)
+    // warm-up: instance images on both engines, kept (cache level "instance"), so the timed passes evaluate only
     const warm2 = new DockerPoolBackend(services.store, { ...limits, engines: [parseEngineSpec(`${engine2.url}=2`)] });
     const w1 = await evaluatePass(backends['one engine, 2 at once'], bench, runsDir, 'warm-1');
+    // the two-engine pool streams the base image to the second engine; then every instance image is built there too
+    await evaluatePass(backends['two engines, 2 at once each'], bench, runsDir, 'warm-pool');
     const w2 = await evaluatePass(warm2, bench, runsDir, 'warm-2');
     process.stderr.write(
-      `warm-up: engine 1 ${w1.seconds.toFixed(1)} s, engine 2 ${w2.seconds.toFixed(1)} s (${w1.resolved}/${bench.instances.length} resolved)\n`,
+      `warm-up: engine 1 ${w1.seconds.toFixed(1)} s (${w1.resolved}/${bench.instances.length} resolved), engine 2 ${w2.seconds.toFixed(1)} s (${w2.resolved} resolved)\n`,
     );
+    if (w2.resolved !== w1.resolved) throw new Error(`the second engine resolved ${w2.resolved}, the first ${w1.resolved}: ${w2.errors.join('; ')}`);
     const times: Record<string, number[]> = Object.fromEntries(Object.keys(backends).map((k) => [k, []]));
     for (let r = 0; r < reps; r++) {
       for (const [name, backend] of Object.entries(backends)) {
@@ -154,7 +164,8 @@ async function benchSlurm(dir: string, bench: MiniBenchBuild): Promise<Record<st
     validation: { regression: false, reproduction: false, reproductionSamples: 1, timeoutSeconds: 300 },
     evaluation: { enabled: false, timeoutSeconds: 600 },
     stopAfter: 'select',
-    cluster: { cpusPerTask: 1, memory: '2G', pollSeconds: 1 },
+    // one task at a time, as the direct runs are, so the two sides share the 2 cores the same way
+    cluster: { cpusPerTask: 1, memory: '2G', pollSeconds: 1, maxRunning: 1 },
   });
   const configFile = path.join(dir, 'slurm-config.json');
   await writeFile(configFile, JSON.stringify(config));
@@ -174,12 +185,14 @@ async function benchSlurm(dir: string, bench: MiniBenchBuild): Promise<Record<st
     const stateDir = path.join(String(config.runsDir), `slurm-${r}.cluster`);
     const jobs = JSON.parse(await readFile(path.join(stateDir, 'jobs.json'), 'utf8')) as Array<{ jobId: string; submittedAt: string }>;
     const submitted = Date.parse(jobs[0].submittedAt);
+    let free = submitted; // when the one task slot became free
     for (const shard of [1, 2]) {
       const result = JSON.parse(await readFile(path.join(stateDir, 'shards', `shard-${shard}-of-2`, 'result.json'), 'utf8')) as { finishedAt: string };
       const log = await readFile(path.join(stateDir, 'logs', `shard-${shard}.job-${jobs[0].jobId}.log`), 'utf8');
       const start = /at (\d{4}-\d\d-\d\dT[\d:.]+Z)/.exec(log)?.[1];
-      if (start) queueWait.push((Date.parse(start) - submitted) / 1000);
-      overhead.push((Date.parse(result.finishedAt) - submitted) / 1000 - direct[shard - 1][r]);
+      if (start) queueWait.push((Date.parse(start) - free) / 1000);
+      overhead.push((Date.parse(result.finishedAt) - free) / 1000 - direct[shard - 1][r]);
+      free = Date.parse(result.finishedAt);
     }
     process.stderr.write(`rep ${r + 1}/${reps}: direct ${direct[0][r].toFixed(1)} + ${direct[1][r].toFixed(1)} s, slurm driver ${s.seconds.toFixed(1)} s\n`);
   }
@@ -188,7 +201,7 @@ async function benchSlurm(dir: string, bench: MiniBenchBuild): Promise<Record<st
     instances: recording.instances.length,
     directShardSeconds: direct.map(median),
     slurmDriverSeconds: median(driverWall),
-    submitToTaskStartSeconds: median(queueWait),
+    slotFreeToTaskStartSeconds: median(queueWait),
     perTaskOverheadSeconds: median(overhead),
     perTaskOverheadAll: overhead,
   };

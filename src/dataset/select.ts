@@ -29,10 +29,15 @@ export function parseShard(text: string): Shard {
   return { index, count };
 }
 
+/** The instances grouped by repository (repositories in name order), keeping their order within each. */
+function byRepository<T extends { repo: string }>(items: readonly T[]): T[] {
+  return [...items].sort((a, b) => (a.repo < b.repo ? -1 : a.repo > b.repo ? 1 : 0));
+}
+
 /**
  * Shard `index` of `count` of a list: contiguous parts whose sizes differ by at most one, so the shards of a
- * run cover every instance exactly once, and a shard keeps neighbouring instances (often one repository's)
- * together for the caches.
+ * run cover every instance exactly once, and a shard keeps neighbouring instances (one repository's, once
+ * grouped) together for the caches.
  */
 export function shardOf<T>(items: readonly T[], shard: Shard): T[] {
   const from = Math.floor(((shard.index - 1) * items.length) / shard.count);
@@ -112,6 +117,8 @@ export function selectInstances<T extends { instance_id: string; repo: string }>
     selected = selected.filter((i) => selection.repos!.some((wanted) => matches(i.repo, wanted)));
   }
   if (selection.limit !== undefined) selected = selected.slice(0, selection.limit);
-  if (selection.shard) selected = shardOf(selected, selection.shard);
+  // shards are cut from the selection grouped by repository (dataset order within one), so each node gets few
+  // repositories and builds few indexes and environment images; Lite's file order interleaves them
+  if (selection.shard) selected = shardOf(byRepository(selected), selection.shard);
   return { instances: selected, unknownIds, unknownRepos };
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeCommand } from '../../src/commands/merge.ts';
 import { runExperiment } from '../../src/commands/run.ts';
 import { parseRunConfig } from '../../src/config.ts';
-import { parseShard, shardOf } from '../../src/dataset/select.ts';
+import { parseShard, selectInstances, shardOf } from '../../src/dataset/select.ts';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
 import type { DemoRecordingFile } from '../../src/minibench/demo-run.ts';
 import { readDemoRecording, splitDemoConfig } from '../support/demo-shards.ts';
@@ -40,6 +40,16 @@ describe('--shard and locfix merge', () => {
     expect(() => parseShard('0/3')).toThrow(/invalid shard "0\/3"/);
     expect(() => parseShard('4/3')).toThrow(/1 ≤ i ≤ n/);
     expect(parseShard(' 2/8 ')).toEqual({ index: 2, count: 8 });
+  });
+
+  it('a selection is grouped by repository before it is cut, keeping the order within each repository', () => {
+    const rows = ['b/x-1', 'a/y-1', 'b/x-2', 'a/y-2', 'c/z-1', 'b/x-3'].map((id) => ({ instance_id: id, repo: id.split('-')[0] }));
+    const shards = [1, 2, 3].map((index) => selectInstances(rows, { shard: { index, count: 3 } }).instances.map((r) => r.instance_id));
+    expect(shards).toEqual([
+      ['a/y-1', 'a/y-2'],
+      ['b/x-1', 'b/x-2'],
+      ['b/x-3', 'c/z-1'],
+    ]);
   });
 
   it.skipIf(!hasDocker)('two shards merged end like the run made in one piece', { timeout: 600_000 }, async () => {
