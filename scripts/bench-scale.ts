@@ -27,6 +27,7 @@ import { buildMiniBenchmark, type MiniBenchBuild } from '../src/minibench/build.
 import type { ExecutionBackend } from '../src/sandbox/types.ts';
 import { Services } from '../src/services.ts';
 import { evaluateInstance } from '../validation/evaluate.ts';
+import { shardRunId } from '../src/cluster/shard-driver.ts';
 import { readDemoRecording, splitDemoConfig } from '../test/support/demo-shards.ts';
 
 const args = process.argv.slice(2);
@@ -187,7 +188,9 @@ async function benchSlurm(dir: string, bench: MiniBenchBuild): Promise<Record<st
     const submitted = Date.parse(jobs[0].submittedAt);
     let free = submitted; // when the one task slot became free
     for (const shard of [1, 2]) {
-      const result = JSON.parse(await readFile(path.join(stateDir, 'shards', `shard-${shard}-of-2`, 'result.json'), 'utf8')) as { finishedAt: string };
+      const result = JSON.parse(await readFile(path.join(stateDir, 'shards', shardRunId(`slurm-${r}`, shard, 2), 'result.json'), 'utf8')) as {
+        finishedAt: string;
+      };
       const log = await readFile(path.join(stateDir, 'logs', `shard-${shard}.job-${jobs[0].jobId}.log`), 'utf8');
       const start = /at (\d{4}-\d\d-\d\dT[\d:.]+Z)/.exec(log)?.[1];
       if (start) queueWait.push((Date.parse(start) - free) / 1000);

@@ -6,7 +6,7 @@
  *   <id>.cluster/task.sh                the task script: `locfix run --shard i/n` on the task's node
  *   <id>.cluster/jobs.json              every submission: job id, shards, time
  *   <id>.cluster/logs/shard-i.job-J.log what each task printed
- *   <id>.cluster/shards/shard-i-of-n/   each shard's own run folder (lock, manifest, artifacts, result.json)
+ *   <id>.cluster/shards/<id>.shard-i-of-n/  each shard's own run folder (lock, manifest, artifacts, result.json)
  *   <id>/                               the merged run: artifacts, predictions, analysis and report
  *
  * Each task resumes its shard's run folder, so a task that is requeued, repeated or submitted again does
@@ -64,7 +64,11 @@ export interface ShardDriverResult {
   interrupted: boolean;
 }
 
-export const shardRunId = (shard: number, of: number): string => `shard-${shard}-of-${of}`;
+/**
+ * A shard's run id: named after its run, since run ids label the sandboxes, and a shard's start sweeps those
+ * its run id left behind; two cluster runs whose tasks share a node must not sweep each other's.
+ */
+export const shardRunId = (runId: string, shard: number, of: number): string => `${runId}.shard-${shard}-of-${of}`;
 const MARKER = 'cluster.json';
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
@@ -88,7 +92,7 @@ export function taskScript(options: {
     '--shard',
     `"$shard/${options.shards}"`,
     '--run-id',
-    `"shard-$shard-of-${options.shards}"`,
+    `"${options.runId}.shard-$shard-of-${options.shards}"`,
     '--runs-dir',
     quote(options.shardsDir),
     ...(options.retryErrors ? ['--retry-errors'] : []),
@@ -165,7 +169,7 @@ async function drive(
 ): Promise<ShardDriverResult> {
   const { scheduler, shards: n } = options;
   const { log, runDir, stateDir, shardsDir, script } = where;
-  const shardDir = (shard: number) => path.join(shardsDir, shardRunId(shard, n));
+  const shardDir = (shard: number) => path.join(shardsDir, shardRunId(options.runId, shard, n));
   const logFile = (shard: number, job: string) => path.join(stateDir, 'logs', `shard-${shard}.job-${job}.log`);
   const outcome = new Map<number, ShardDriverResult['shards'][number]>();
   const attempts = new Map<number, number>();

@@ -115,7 +115,7 @@ async function shardTotals(result: ShardDriverResult): Promise<{ failed: number;
   let failed = 0;
   let total = 0;
   for (const s of result.shards) {
-    const file = path.join(result.stateDir, 'shards', shardRunId(s.shard, result.shards.length), 'result.json');
+    const file = path.join(result.stateDir, 'shards', shardRunId(path.basename(result.runDir), s.shard, result.shards.length), 'result.json');
     const r = await readJsonIfExists<ShardRunResult>(file).catch(() => undefined);
     failed += r?.failed ?? 0;
     total += r?.total ?? 0;

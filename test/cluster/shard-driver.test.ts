@@ -44,7 +44,7 @@ class ScriptedScheduler implements ShardScheduler {
       this.tries.set(shard, attempt + 1);
       const outcome = this.outcomes[shard]?.[attempt] ?? 'done';
       if (outcome === 'crash') continue;
-      const runDir = path.join(this.shardsDir(), shardRunId(shard, this.n));
+      const runDir = path.join(this.shardsDir(), shardRunId('r', shard, this.n));
       await mkdir(runDir, { recursive: true });
       const result: ShardRunResult = {
         finishedAt: new Date().toISOString(),
@@ -103,7 +103,7 @@ describe('shard driver', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-driver-'));
     const first = await drive({});
     expect(first.scheduler.submissions).toEqual([[1, 2, 3]]);
-    expect(first.merged).toEqual([['shard-1-of-3', 'shard-2-of-3', 'shard-3-of-3']]);
+    expect(first.merged).toEqual([['r.shard-1-of-3', 'r.shard-2-of-3', 'r.shard-3-of-3']]);
     expect(first.result.shards.map((s) => s.status)).toEqual(['done', 'done', 'done']);
     expect(JSON.parse(await readFile(path.join(dir, 'runs', 'r', 'cluster.json'), 'utf8')).shards).toBe(3);
     const again = await drive({});
@@ -161,7 +161,7 @@ describe('shard driver', () => {
       shardsDir: '/s/shards',
       retryErrors: true,
     });
-    expect(script).toContain(`exec '/usr/bin/node' '/opt/it'\\''s/locfix.js' run --config '/s/config.json' --shard "$shard/4" --run-id "shard-$shard-of-4"`);
+    expect(script).toContain(`exec '/usr/bin/node' '/opt/it'\\''s/locfix.js' run --config '/s/config.json' --shard "$shard/4" --run-id "r.shard-$shard-of-4"`);
     expect(script).toContain("--runs-dir '/s/shards' --retry-errors");
     expect(script).toContain("cd '/work dir'");
     expect(script.indexOf('shard="$SLURM_ARRAY_TASK_ID"')).toBeLessThan(script.indexOf('exec '));
