@@ -73,6 +73,7 @@ export function fileLocalizationStage(
       await loaded.prepareRun({
         instances,
         context: (instance) => contextOf(instance, hooks.layout),
+        partsOf: (instance) => partStoreOf(hooks.layout, name, instance.instance_id),
         within: hooks.within,
         shouldStop: hooks.shouldStop,
         parts: partStoreOf(hooks.layout, name),

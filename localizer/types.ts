@@ -36,6 +36,8 @@ export interface LocalizerContext {
 export interface LocalizerRun {
   instances: readonly SweInstance[];
   context(instance: SweInstance): Promise<LocalizerContext>;
+  /** the instance's parts, without opening its repository (what a resume finds kept) */
+  partsOf?(instance: SweInstance): PartStore | undefined;
   /** runs work for one instance under that instance's and the run's spend caps */
   within<T>(instance: SweInstance, work: () => Promise<T>): Promise<T>;
   /** true once the run should stop (Ctrl-C, run spend cap): start nothing more */

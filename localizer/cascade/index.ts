@@ -14,6 +14,7 @@ import type { FileLocalization, TraceEvent } from '../../src/artifacts/localizat
 import type { ConfidenceSignals } from '../../src/artifacts/confidence.ts';
 import { BudgetExhaustedError } from '../../src/llm/spend.ts';
 import { StageNotRecorded } from '../../src/run/stage-runner.ts';
+import type { PartStore } from '../../src/run/part-store.ts';
 import type { FileLocalizer, LocalizerContext, LocalizerRun } from '../types.ts';
 import type { CascadeOptions } from './options.ts';
 import { decideBelow, decideShare, leastConfident, mergeRankings, type EscalationDecision } from './policy.ts';
@@ -74,11 +75,17 @@ export class CascadeLocalizer implements FileLocalizer {
     return same > 1 ? `${t.localizer}#${i}` : t.localizer;
   }
 
+  /** Tier `i`'s kept answer for an instance, if a part holds one. */
+  private async kept(i: number, parts: PartStore | undefined): Promise<FileLocalization | undefined> {
+    const kept = await parts?.read<TierPart>(`tier-${i}`);
+    return kept?.output && Array.isArray(kept.output.files) ? kept.output : undefined;
+  }
+
   /** Tier `i`'s answer: the kept part, or the tier run now and kept. */
   private async answer(i: number, ctx: LocalizerContext): Promise<{ output: FileLocalization; reused: boolean }> {
     const key = `tier-${i}`;
-    const kept = await ctx.parts?.read<TierPart>(key);
-    if (kept?.output && Array.isArray(kept.output.files)) return { output: kept.output, reused: true };
+    const kept = await this.kept(i, ctx.parts);
+    if (kept) return { output: kept, reused: true };
     const tier = (await this.tiers)[i]!;
     const { parts: _own, ...tierContext } = ctx;
     const output = await tier.localize(tierContext);
@@ -101,8 +108,9 @@ export class CascadeLocalizer implements FileLocalizer {
           queue.add(async () => {
             if (run.shouldStop()) return;
             try {
-              const ctx = await run.context(instance);
-              const { output } = await run.within(instance, () => this.answer(i, ctx));
+              // a resume finds most answers kept: read them without opening the instance's repository
+              const kept = await this.kept(i, run.partsOf?.(instance));
+              const output = kept ?? (await run.within(instance, async () => this.answer(i, await run.context(instance)))).output;
               values.set(instance.instance_id, output.confidence?.[rule.signal]);
             } catch {
               // the instance's own stage meets the same failure and records it

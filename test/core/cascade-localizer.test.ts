@@ -144,5 +144,22 @@ describe('cascade localizer', () => {
     expect(answered).toEqual(['i1.py', 'llm.py', 'i3.py', 'llm.py']);
     expect(cheap.calls.n).toBe(4);
     expect(await runParts.read('cascade-plan')).toMatchObject({ tiers: [{ share: 0.5, escalated: ['i2', 'i4'] }] });
+    // a resume: the pass reads every kept answer without opening any instance's repository (its context)
+    const resumed = cascade({ tiers: [{ localizer: 'cheap', escalate: { signal: 'top-margin', share: 0.5 } }, { localizer: 'llm' }] }, [cheap, llm]);
+    let contexts = 0;
+    await resumed.prepareRun({
+      instances: ids.map(instance),
+      context: async (inst) => {
+        contexts += 1;
+        return ctx(inst.instance_id, partsOf(inst.instance_id));
+      },
+      partsOf: (inst) => partsOf(inst.instance_id),
+      within: (_i, work) => work(),
+      shouldStop: () => false,
+      parts: runParts,
+    });
+    expect(contexts).toBe(0);
+    expect(cheap.calls.n).toBe(4);
+    expect(await runParts.read('cascade-plan')).toMatchObject({ tiers: [{ share: 0.5, escalated: ['i2', 'i4'] }] });
   });
 });
