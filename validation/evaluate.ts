@@ -18,7 +18,7 @@ import PQueue from 'p-queue';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { readJsonIfExists, safeFileName, writeFileAtomic, writeJsonAtomic } from '../src/util/fsx.ts';
 import type { InstanceImage, InstanceImages } from '../src/sandbox/types.ts';
-import type { NetworkMode, Sandbox, SandboxRuntime } from '../src/sandbox/types.ts';
+import { isMissingImageError, type NetworkMode, type Sandbox, type SandboxRuntime } from '../src/sandbox/types.ts';
 import {
   APPLY_PATCH_FAIL,
   APPLY_PATCH_PASS,
@@ -190,56 +190,67 @@ export async function evaluateInstance(
   try {
     const imageStarted = Date.now();
     const spec = makeInstanceSpec(instance);
-    const instanceImage = await options.images.instanceImage(spec, (line) => log.info(line));
+    let instanceImage = await options.images.instanceImage(spec, (line) => log.info(line));
     image = instanceImage;
     timings.imageMs = Date.now() - imageStarted;
     const parser = logParserFor(spec.spec);
     const containerStarted = Date.now();
-    const report = await options.runtime.withSandbox(
-      { image: instanceImage.image, runId: options.runId, namePrefix: `locfix-eval-${instanceId}`, workdir: DOCKER_WORKDIR, network },
-      async (sandbox) => {
-        log.info(`Container for ${instanceId} started: ${sandbox.id} (image ${instanceImage.image}, ${instanceImage.source}, network ${network})`);
-        const patch = prediction.model_patch ?? '';
-        await writeFileAtomic(path.join(logDir, 'patch.diff'), patch);
-        await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
-        const applied = await applyModelPatch(sandbox, log);
-        if (!applied.applied) throw new EvaluationError(instanceId, `${APPLY_PATCH_FAIL}:\n${applied.output}`);
+    const inSandbox = <T>(fn: (sandbox: Sandbox) => Promise<T>): Promise<T> =>
+      options.runtime.withSandbox(
+        { image: instanceImage.image, runId: options.runId, namePrefix: `locfix-eval-${instanceId}`, workdir: DOCKER_WORKDIR, network },
+        fn,
+      );
+    const onMissingImage = async (err: unknown): Promise<undefined> => {
+      // removed by another process on this engine since the lookup: get it (rebuilt) once more
+      if (!isMissingImageError(err)) throw err;
+      log.info(`image ${instanceImage.image} was removed before the container started; looking it up again`);
+      instanceImage = await options.images.instanceImage(spec, (line) => log.info(line));
+      image = instanceImage;
+      return undefined;
+    };
+    const evaluateIn = async (sandbox: Sandbox) => {
+      log.info(`Container for ${instanceId} started: ${sandbox.id} (image ${instanceImage.image}, ${instanceImage.source}, network ${network})`);
+      const patch = prediction.model_patch ?? '';
+      await writeFileAtomic(path.join(logDir, 'patch.diff'), patch);
+      await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
+      const applied = await applyModelPatch(sandbox, log);
+      if (!applied.applied) throw new EvaluationError(instanceId, `${APPLY_PATCH_FAIL}:\n${applied.output}`);
 
-        const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
-        log.info(`Git diff before:\n${before.output.trim()}`);
-        const script = spec.evalScript({ prelude: instanceImage.prelude, runInstall: instanceImage.source === 'official' });
-        await writeFileAtomic(path.join(logDir, 'eval.sh'), script);
-        await sandbox.copyFiles([{ path: '/eval.sh', content: script, mode: 0o755 }]);
-        log.info(`Eval script for ${instanceId} written to ${path.join(logDir, 'eval.sh')}; copied to container`);
+      const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
+      log.info(`Git diff before:\n${before.output.trim()}`);
+      const script = spec.evalScript({ prelude: instanceImage.prelude, runInstall: instanceImage.source === 'official' });
+      await writeFileAtomic(path.join(logDir, 'eval.sh'), script);
+      await sandbox.copyFiles([{ path: '/eval.sh', content: script, mode: 0o755 }]);
+      log.info(`Eval script for ${instanceId} written to ${path.join(logDir, 'eval.sh')}; copied to container`);
 
-        const evalStarted = Date.now();
-        // The container has no network: pip (the harness' install step re-run in official images) should fail
-        // at once instead of retrying unreachable indexes; the image's own install stays in place.
-        const result = await sandbox.exec('/bin/bash /eval.sh', { timeoutMs, env: { PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
-        timings.evalMs = Date.now() - evalStarted;
-        log.info(`Test runtime: ${(timings.evalMs / 1000).toFixed(2)} seconds`);
-        let testOutput = result.output;
-        if (result.timedOut) testOutput += `\n\nTimeout error: ${timeoutMs / 1000} seconds exceeded.`;
-        await writeFileAtomic(path.join(logDir, LOG_TEST_OUTPUT), testOutput);
-        if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`, 'timeout');
-        // tests that could not run say nothing about the patch: an evaluation error, not "unresolved"
-        const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser).statusMap, instance, {
-          networkOff: network === 'none',
-          patchedFiles: patchedFiles(prediction.model_patch ?? ''),
-        });
-        if (cannotRun) throw new EvaluationError(instanceId, `cannot run the tests (${cannotRun.kind}): ${cannotRun.reason}`, `cannot-run:${cannotRun.kind}`);
+      const evalStarted = Date.now();
+      // The container has no network: pip (the harness' install step re-run in official images) should fail
+      // at once instead of retrying unreachable indexes; the image's own install stays in place.
+      const result = await sandbox.exec('/bin/bash /eval.sh', { timeoutMs, env: { PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
+      timings.evalMs = Date.now() - evalStarted;
+      log.info(`Test runtime: ${(timings.evalMs / 1000).toFixed(2)} seconds`);
+      let testOutput = result.output;
+      if (result.timedOut) testOutput += `\n\nTimeout error: ${timeoutMs / 1000} seconds exceeded.`;
+      await writeFileAtomic(path.join(logDir, LOG_TEST_OUTPUT), testOutput);
+      if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`, 'timeout');
+      // tests that could not run say nothing about the patch: an evaluation error, not "unresolved"
+      const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser).statusMap, instance, {
+        networkOff: network === 'none',
+        patchedFiles: patchedFiles(prediction.model_patch ?? ''),
+      });
+      if (cannotRun) throw new EvaluationError(instanceId, `cannot run the tests (${cannotRun.kind}): ${cannotRun.reason}`, `cannot-run:${cannotRun.kind}`);
 
-        const after = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
-        log.info(`Git diff after:\n${after.output.trim()}`);
-        if (after.output.trim() !== before.output.trim()) log.info('Git diff changed after running eval script');
+      const after = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
+      log.info(`Git diff after:\n${after.output.trim()}`);
+      if (after.output.trim() !== before.output.trim()) log.info('Git diff changed after running eval script');
 
-        log.info(`Grading answer for ${instanceId}...`);
-        const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser);
-        if (applied.command) graded[instanceId].patch_apply_command = applied.command;
-        graded[instanceId].network = network;
-        return graded;
-      },
-    );
+      log.info(`Grading answer for ${instanceId}...`);
+      const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser);
+      if (applied.command) graded[instanceId].patch_apply_command = applied.command;
+      graded[instanceId].network = network;
+      return graded;
+    };
+    const report = (await inSandbox(evaluateIn).catch(onMissingImage)) ?? (await inSandbox(evaluateIn));
     timings.containerMs = Date.now() - containerStarted;
     const resolved = report[instanceId].resolved;
     log.info(`report: ${JSON.stringify(report)}\nResult for ${instanceId}: resolved: ${resolved}`);

@@ -10,7 +10,7 @@
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import type { InstanceImage, InstanceImages } from '../src/sandbox/types.ts';
-import type { ExecResult, Sandbox, SandboxRuntime } from '../src/sandbox/types.ts';
+import { isMissingImageError, type ExecResult, type Sandbox, type SandboxRuntime } from '../src/sandbox/types.ts';
 import { randomBytes } from 'node:crypto';
 import { DOCKER_PATCH, DOCKER_WORKDIR, PATCH_ALREADY_APPLIED_CHECK, PATCH_APPLY_COMMANDS, PATCH_RESET_COMMAND } from '../src/harness/constants.ts';
 import { applyModelPatch } from './evaluate.ts';
@@ -54,14 +54,15 @@ export class InstanceTestbed {
 
   private constructor(
     readonly runtime: SandboxRuntime,
-    readonly image: InstanceImage,
+    private readonly images: InstanceImages,
+    public image: InstanceImage,
     readonly instance: SweInstance,
     private readonly options: TestbedOptions,
   ) {}
 
   static async open(runtime: SandboxRuntime, images: InstanceImages, instance: SweInstance, options: TestbedOptions): Promise<InstanceTestbed> {
     const image = await images.instanceImage(makeInstanceSpec(instance));
-    const testbed = new InstanceTestbed(runtime, image, instance, options);
+    const testbed = new InstanceTestbed(runtime, images, image, instance, options);
     await testbed.ensureSandbox();
     return testbed;
   }
@@ -69,11 +70,18 @@ export class InstanceTestbed {
   private async ensureSandbox(): Promise<Sandbox> {
     if (this.sandbox?.alive) return this.sandbox;
     if (this.sandbox) await this.sandbox.dispose().catch(() => undefined);
-    this.sandbox = await this.runtime.create({
-      image: this.image.image,
-      runId: this.options.runId,
-      namePrefix: `locfix-testbed-${this.instance.instance_id}`,
-      workdir: DOCKER_WORKDIR,
+    const create = () =>
+      this.runtime.create({
+        image: this.image.image,
+        runId: this.options.runId,
+        namePrefix: `locfix-testbed-${this.instance.instance_id}`,
+        workdir: DOCKER_WORKDIR,
+      });
+    this.sandbox = await create().catch(async (err: unknown) => {
+      // removed by another process since the lookup (or since the last sandbox, after a timeout): get it again
+      if (!isMissingImageError(err)) throw err;
+      this.image = await this.images.instanceImage(makeInstanceSpec(this.instance));
+      return create();
     });
     this.containersStarted += 1;
     return this.sandbox;

@@ -73,6 +73,16 @@ export class SandboxDeadError extends Error {
   }
 }
 
+/**
+ * The engine has no such image (Docker: "No such image", Podman: "image not known"). Another process on the
+ * same engine may remove a shared instance image after its own use (cache level "env") between this process's
+ * lookup and its container's start: the caller asks its InstanceImages for the image again, which rebuilds it.
+ */
+export function isMissingImageError(err: unknown): boolean {
+  const e = err as { statusCode?: number; message?: string } | undefined;
+  return e?.statusCode === 404 && /no such image|image not known/i.test(e.message ?? '');
+}
+
 /** One running, network-less container (or its equivalent): commands, files in, removal. */
 export interface Sandbox {
   readonly id: string;

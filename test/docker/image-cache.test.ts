@@ -1,8 +1,12 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerRuntime } from '../../docker/sandbox.ts';
 import { DEFAULT_BASE_IMAGE, ImageProvider } from '../../docker/images.ts';
 import { imageTier, listLocfixImages, pruneLocfixImages } from '../../docker/image-inventory.ts';
 import { makeInstanceSpec, officialImageName } from '../../src/harness/instance-spec.ts';
+import type { InstanceImages } from '../../src/sandbox/types.ts';
+import { evaluateInstance } from '../../validation/evaluate.ts';
+import { withTestbed } from '../../validation/testbed.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 
@@ -111,5 +115,34 @@ describe.skipIf(!hasDocker)('image cache policy', () => {
     expect(atBase.removed.map((i) => i.name)).toEqual([env]);
     expect(await runtime.imageExists(foreign)).toBe(true);
     expect(await runtime.imageExists(DEFAULT_BASE_IMAGE)).toBe(true);
+  });
+
+  it('an instance image another process removes between the lookup and the container is looked up again (evaluation, testbed)', {
+    timeout: 300_000,
+  }, async () => {
+    const real = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false, cacheLevel: 'instance' });
+    let lookups = 0;
+    // the other process: right after our lookup, it finishes its own evaluation of the instance and removes the image
+    const racing: InstanceImages = {
+      instanceImage: async (spec, log) => {
+        const image = await real.instanceImage(spec, log);
+        tagged.push(image.image);
+        lookups += 1;
+        if (lookups === 1) await runtime.docker.getImage(image.image).remove({ force: true });
+        return image;
+      },
+    };
+    const inst = instance('race');
+    const prediction = { instance_id: inst.instance_id, model_name_or_path: 'gold', model_patch: fixture.patches.gold };
+    const runsDir = path.join(fixture.root, 'runs');
+    const outcome = await evaluateInstance(inst, prediction, { runId: `race-${TAG}`, runsDir, runtime, images: racing, timeoutMs: 120_000 });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.resolved).toBe(true);
+    expect(lookups).toBe(2);
+    lookups = 0;
+    await withTestbed(runtime, racing, inst, { runId: `race-${TAG}` }, async (testbed) => {
+      expect((await testbed.run(['git status --short'])).exitCode).toBe(0);
+    });
+    expect(lookups).toBe(2);
   });
 });
