@@ -50,4 +50,8 @@ export class LocalDockerBackend implements ExecutionBackend {
   sweep(runId: string): Promise<number> {
     return this.runtime.sweepContainers(runId);
   }
+
+  async close(): Promise<void> {
+    await this.imagesInstance?.releaseAll();
+  }
 }

@@ -155,6 +155,10 @@ export class DockerPoolBackend implements ExecutionBackend {
     }
   }
 
+  async close(): Promise<void> {
+    for (const engine of this.engines) if (!engine.drained) await engine.images.releaseAll().catch(() => undefined);
+  }
+
   async sweep(runId: string): Promise<number> {
     let removed = 0;
     for (const engine of this.engines) removed += await engine.runtime.sweepContainers(runId).catch(() => 0);

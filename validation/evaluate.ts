@@ -14,11 +14,10 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import PQueue from 'p-queue';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { readJsonIfExists, safeFileName, writeFileAtomic, writeJsonAtomic } from '../src/util/fsx.ts';
 import type { InstanceImage, InstanceImages } from '../src/sandbox/types.ts';
-import { isMissingImageError, type NetworkMode, type Sandbox, type SandboxRuntime } from '../src/sandbox/types.ts';
+import { isMissingImageError, type ExecutionBackend, type NetworkMode, type Sandbox, type SandboxRuntime } from '../src/sandbox/types.ts';
 import {
   APPLY_PATCH_FAIL,
   APPLY_PATCH_PASS,
@@ -94,8 +93,11 @@ export interface EvaluationOptions {
   runsDir?: string;
   dataset: readonly SweInstance[];
   predictions: readonly Prediction[];
-  runtime: SandboxRuntime;
-  images: InstanceImages;
+  /** one engine: its runtime and images (`maxWorkers` at once) … */
+  runtime?: SandboxRuntime;
+  images?: InstanceImages;
+  /** … or an execution backend of one or more engines (docker-pool), which bounds the work itself */
+  backend?: ExecutionBackend;
   /** eval script timeout (default 1800 s, as the harness) */
   timeoutMs?: number;
   /** instances evaluated at once (default 1) */
@@ -117,7 +119,7 @@ export function instanceLogDir(runsDir: string, runId: string, instanceId: strin
   return path.join(evaluationDir(runsDir, runId), safeFileName(instanceId));
 }
 
-function isEmptyPatch(p: Prediction | undefined): boolean {
+export function isEmptyPatch(p: Prediction | undefined): boolean {
   return p?.model_patch === undefined || p.model_patch === null || p.model_patch === '';
 }
 
@@ -170,7 +172,7 @@ export async function applyModelPatch(
 export async function evaluateInstance(
   instance: SweInstance,
   prediction: Prediction,
-  options: Pick<EvaluationOptions, 'runId' | 'runsDir' | 'runtime' | 'images' | 'timeoutMs' | 'network'>,
+  options: Pick<EvaluationOptions, 'runId' | 'runsDir' | 'timeoutMs' | 'network'> & { runtime: SandboxRuntime; images: InstanceImages },
 ): Promise<InstanceOutcome> {
   const started = Date.now();
   const runsDir = options.runsDir ?? 'runs';
@@ -346,36 +348,4 @@ export async function makeRunSummary(runsDir: string, runId: string, dataset: re
     error_ids: sorted(errors),
     schema_version: 2,
   };
-}
-
-/**
- * Evaluates every prediction with a non-empty patch whose instance is in `dataset` and has no report yet,
- * then writes and returns the run summary. Predictions for instances outside the dataset are an error.
- */
-export async function runEvaluation(options: EvaluationOptions): Promise<{ summary: RunSummary; outcomes: InstanceOutcome[]; summaryPath: string }> {
-  const runsDir = options.runsDir ?? 'runs';
-  const datasetIds = new Set(options.dataset.map((i) => i.instance_id));
-  const unknown = options.predictions.filter((p) => !datasetIds.has(p.instance_id)).map((p) => p.instance_id);
-  if (unknown.length) throw new Error(`predictions for instances not in the dataset: ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', …' : ''}`);
-  await options.runtime.ping();
-  // an earlier invocation of this run killed with -9 leaves its containers running; they carry the run id
-  const swept = await options.runtime.sweepContainers(options.runId);
-  if (swept) options.onSweep?.(swept);
-  const byId = new Map(options.predictions.map((p) => [p.instance_id, p]));
-  const toRun = options.dataset.filter((i) => byId.has(i.instance_id) && !isEmptyPatch(byId.get(i.instance_id)));
-  const queue = new PQueue({ concurrency: Math.max(1, options.maxWorkers ?? 1) });
-  const outcomes = await Promise.all(
-    toRun.map((instance) =>
-      queue.add(async () => {
-        const outcome = await evaluateInstance(instance, byId.get(instance.instance_id)!, options);
-        options.onProgress?.(outcome);
-        return outcome;
-      }),
-    ),
-  );
-  await options.images.releaseAll?.();
-  const summary = await makeRunSummary(runsDir, options.runId, options.dataset, options.predictions);
-  const summaryPath = path.join(evaluationDir(runsDir, options.runId), 'summary.json');
-  await writeJsonAtomic(summaryPath, summary);
-  return { summary, outcomes: outcomes as InstanceOutcome[], summaryPath };
 }

@@ -10,8 +10,9 @@ import { RepoStore } from '../repo/store.ts';
 import { acquireRunLock } from '../run/run-lock.ts';
 import { NETWORK_MODES, type NetworkMode } from '../sandbox/types.ts';
 import { DockerRuntime } from '../../docker/sandbox.ts';
-import { CACHE_LEVELS, DEFAULT_BASE_IMAGE, ImageProvider } from '../../docker/images.ts';
-import { runEvaluation } from '../../validation/evaluate.ts';
+import { CACHE_LEVELS, DEFAULT_BASE_IMAGE, ImageProvider, type ImageConfig } from '../../docker/images.ts';
+import { DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';
+import { runEvaluation } from '../../validation/run-evaluation.ts';
 import { loadPredictions } from '../../validation/predictions.ts';
 
 interface EvaluateOptions {
@@ -33,6 +34,8 @@ interface EvaluateOptions {
   instanceSetup: string[];
   arch: string;
   cacheLevel: string;
+  backend: string;
+  engine: string[];
 }
 
 function positive(name: string, text: string): number {
@@ -98,6 +101,13 @@ export function register(program: Command): void {
     .option('--cpus <n>', 'CPU limit per container', '1')
     .option('--instance-setup <repo[@version]=command>', 'command run in /testbed on an --env-image instead of the spec install (repeatable)', collect, [])
     .option('--arch <arch>', 'architecture in official image names: x86_64 | arm64', 'x86_64')
+    .option('--backend <name>', 'local (one engine: DOCKER_HOST or the local socket) | docker-pool (the --engine URLs)', 'local')
+    .option(
+      '--engine <url[=n]>',
+      'an engine of the docker-pool backend, e.g. unix:///run/docker2.sock=2 (repeatable; n defaults to --max-workers)',
+      collect,
+      [],
+    )
     .option('--cache-level <level>', 'images kept after evaluation, as the harness: none | base | env (default: instance images removed) | instance', 'env')
     .option(
       '--network <mode>',
@@ -119,16 +129,14 @@ export function register(program: Command): void {
       let predictions = await loadPredictions(opts.predictions, dataset);
       if (opts.instances?.length) predictions = predictions.filter((p) => dataset.some((i) => i.instance_id === p.instance_id));
 
-      const runtime = new DockerRuntime({
-        concurrency: maxWorkers,
-        defaultLimits: { memoryBytes: Math.round(positive('--memory', opts.memory) * 1024 ** 3), nanoCpus: Math.round(positive('--cpus', opts.cpus) * 1e9) },
-      });
+      const memoryGiB = positive('--memory', opts.memory);
+      const cpus = positive('--cpus', opts.cpus);
       const store = new RepoStore({
         cacheDir: path.join(process.env.LOCFIX_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'locfix')),
         mirrorsDir: opts.mirrors,
         allowClone: false,
       });
-      const images = new ImageProvider(runtime, store, {
+      const imageConfig: ImageConfig = {
         baseImage: opts.baseImage,
         envImages: parseEnvImages(opts.envImage),
         useOfficialImages: opts.officialImages,
@@ -136,7 +144,23 @@ export function register(program: Command): void {
         instanceSetup: parseInstanceSetup(opts.instanceSetup),
         arch: oneOf('--arch', opts.arch, ['x86_64', 'arm64'] as const),
         cacheLevel: oneOf('--cache-level', opts.cacheLevel, CACHE_LEVELS),
-      });
+      };
+      const backendName = oneOf('--backend', opts.backend, ['local', 'docker-pool'] as const);
+      if (backendName === 'docker-pool' && !opts.engine.length) throw new Error('--backend docker-pool needs at least one --engine URL[=n]');
+      if (backendName === 'local' && opts.engine.length) throw new Error('--engine is for --backend docker-pool');
+      // one engine (the harness' way), or a pool of engines placed by free capacity
+      const engine =
+        backendName === 'local'
+          ? (() => {
+              const runtime = new DockerRuntime({
+                concurrency: maxWorkers,
+                defaultLimits: { memoryBytes: Math.round(memoryGiB * 1024 ** 3), nanoCpus: Math.round(cpus * 1e9) },
+              });
+              return { runtime, images: new ImageProvider(runtime, store, imageConfig) };
+            })()
+          : {
+              backend: new DockerPoolBackend(store, { memoryGiB, cpus, images: imageConfig, engines: opts.engine.map((e) => parseEngineSpec(e, maxWorkers)) }),
+            };
       // one process per run folder: a second evaluation of this run refuses instead of racing the first
       const lock = acquireRunLock(path.join(opts.runsDir, opts.runId));
       try {
@@ -147,8 +171,7 @@ export function register(program: Command): void {
           runsDir: opts.runsDir,
           dataset,
           predictions,
-          runtime,
-          images,
+          ...engine,
           timeoutMs,
           maxWorkers,
           network: networkMode(opts.network),

@@ -185,4 +185,6 @@ export interface ExecutionBackend {
   run<T>(label: string, work: (engine: ExecutionEngine) => Promise<T>): Promise<T>;
   /** removes the sandboxes a run left behind (a killed invocation's), on every engine; returns how many */
   sweep(runId: string): Promise<number>;
+  /** the run is over: each engine's image cache policy may remove the environment images it built */
+  close?(): Promise<void>;
 }

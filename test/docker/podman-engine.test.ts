@@ -1,10 +1,11 @@
 /**
  * Podman's Docker-compatible API as an engine of the docker-pool backend (scripts/setup-podman.sh serves it).
- * The pool has the local Docker engine with one sandbox at a time and Podman with three, so most instances go to
- * Podman: the base image is streamed to it from Docker, the instance images are built there, and the gold
- * patches of mini-benchmark instances resolve on both. A sandbox left behind on Podman is found by its run
- * label and swept.
+ * `locfix evaluate --backend docker-pool` with the local Docker engine taking one sandbox at a time and Podman
+ * three, so most instances go to Podman: the base image is streamed to it from Docker, instance images are
+ * built there, and the gold patches of mini-benchmark instances resolve on both. A sandbox left behind on
+ * Podman is found by its run label and swept.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -14,7 +15,7 @@ import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
 import { DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';
 import { buildMiniBenchmark } from '../../src/minibench/build.ts';
 import { Services } from '../../src/services.ts';
-import { evaluateInstance } from '../../validation/evaluate.ts';
+import { runLocfix } from '../support/cli.ts';
 import { ensureDocker } from '../support/docker.ts';
 
 const SOCKET = process.env.LOCFIX_PODMAN_SOCKET ?? '/run/locfix-podman.sock';
@@ -31,35 +32,32 @@ afterAll(async () => {
 });
 
 describe.skipIf(!hasDocker || !hasPodman)('Podman as a docker-pool engine', () => {
-  it('evaluates gold patches on Podman and Docker side by side, and sweeps what a run left on Podman', { timeout: 600_000 }, async () => {
+  it('locfix evaluate on Docker and Podman side by side resolves every gold patch; a sandbox left on Podman is swept', { timeout: 600_000 }, async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-podman-'));
     const bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
-    const services = new Services({ cacheDir: path.join(dir, 'cache'), mirrorsDir: bench.mirrorsDir, embedder: 'lexical' });
     const podman = `unix://${SOCKET}`;
-    const pool = new DockerPoolBackend(services.store, {
-      memoryGiB: 1,
-      cpus: 1,
-      images: {},
-      engines: [parseEngineSpec('unix:///var/run/docker.sock=1'), parseEngineSpec(`${podman}=3`)],
-    });
+    const ids = bench.instances.slice(0, 4).map((i) => i.instance_id);
+    const before = new Set(podmanInstanceImages());
+    const result = await runLocfix(
+      [
+        'evaluate',
+        ...['--dataset', bench.datasetPath, '--predictions', 'gold', '--run-id', RUN_ID, '--runs-dir', path.join(dir, 'runs')],
+        ...['--mirrors', bench.mirrorsDir, '--instances', ...ids, '--memory', '1'],
+        ...['--backend', 'docker-pool', '--engine', 'unix:///var/run/docker.sock=1', '--engine', `${podman}=3`, '--cache-level', 'instance'],
+      ],
+      path.join(dir, 'cache'),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Instances resolved: 4');
+    // Podman built instance images, so it evaluated some of them (kept here by --cache-level instance)
+    const built = podmanInstanceImages().filter((image) => !before.has(image));
+    expect(built.length, 'instance images built on Podman').toBeGreaterThan(0);
+    spawnSync('podman', ['rmi', '-f', ...built]);
+
+    const services = new Services({ cacheDir: path.join(dir, 'cache'), mirrorsDir: bench.mirrorsDir, embedder: 'lexical' });
     try {
-      const instances = bench.instances.slice(0, 4);
-      const outcomes = await Promise.all(
-        instances.map((instance) =>
-          pool.run(instance.instance_id, (engine) =>
-            evaluateInstance(
-              instance,
-              { instance_id: instance.instance_id, model_name_or_path: 'gold', model_patch: instance.patch },
-              { runId: RUN_ID, runsDir: path.join(dir!, 'runs'), runtime: engine.runtime, images: engine.images, timeoutMs: 300_000 },
-            ),
-          ),
-        ),
-      );
-      expect(outcomes.map((o) => [o.instanceId, o.resolved, o.error ?? ''])).toEqual(instances.map((i) => [i.instance_id, true, '']));
-      const onPodman = pool.placements.filter((p) => p.engine === podman && p.ok);
-      expect(onPodman.length, 'Podman evaluated some instances').toBeGreaterThan(0);
-      // a sandbox a killed invocation left on Podman: found by the run label and removed
-      const engine = pool.engines.find((e) => e.id === podman)!;
+      const pool = new DockerPoolBackend(services.store, { memoryGiB: 1, cpus: 1, images: {}, engines: [parseEngineSpec(`${podman}=1`)] });
+      const engine = pool.engines[0]!;
       await engine.runtime.create({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID });
       expect(await pool.sweep(RUN_ID)).toBe(1);
       expect(await pool.sweep(RUN_ID)).toBe(0);
@@ -68,3 +66,8 @@ describe.skipIf(!hasDocker || !hasPodman)('Podman as a docker-pool engine', () =
     }
   });
 });
+
+function podmanInstanceImages(): string[] {
+  const out = spawnSync('podman', ['images', '--format', '{{.Repository}}:{{.Tag}}'], { encoding: 'utf8' }).stdout;
+  return out.split('\n').filter((line) => line.includes('locfix/sweb.inst.'));
+}
