@@ -207,7 +207,22 @@ async function drive(
     log(`[${scheduler.name}] job ${jobId}: shard(s) ${shards.join(', ')} of ${n} submitted`);
   };
 
-  await submit(Array.from({ length: n }, (_, i) => i + 1).filter((s) => !outcome.has(s)));
+  // Tasks an earlier driver of this run submitted may still be queued or running (the driver's terminal closed,
+  // the login node rebooted): follow them instead of submitting their shards a second time.
+  const followed = new Set<number>();
+  for (const job of jobs) {
+    const open = job.shards.filter((s) => !outcome.has(s) && !followed.has(s));
+    if (!open.length) continue;
+    const states = await scheduler.poll(job.jobId, open).catch(() => []);
+    for (const s of states) {
+      if (s.state === 'gone') continue;
+      followed.add(s.shard);
+      attempts.set(s.shard, 1);
+      active.push({ jobId: job.jobId, shard: s.shard, state: s.state });
+      log(`[${scheduler.name}] job ${job.jobId}: shard ${s.shard} is still ${s.state} from an earlier invocation; following it`);
+    }
+  }
+  await submit(Array.from({ length: n }, (_, i) => i + 1).filter((s) => !outcome.has(s) && !followed.has(s)));
   while (active.length > 0 && !stopped) {
     await Promise.race([new Promise((r) => setTimeout(r, options.pollMs)), options.stopSignal].filter(Boolean));
     if (stopped) break;

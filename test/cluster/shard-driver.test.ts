@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runShards, shardRunId, taskScript, type ShardRunResult } from '../../src/cluster/shard-driver.ts';
-import { arraySpec, parseSqueue, sbatchArgs } from '../../src/cluster/slurm.ts';
+import { arraySpec, parseSqueue, sbatchArgs, SlurmScheduler } from '../../src/cluster/slurm.ts';
 import type { ShardScheduler, ShardSubmission, ShardTaskState } from '../../src/cluster/types.ts';
 
 let dir: string;
@@ -43,22 +43,34 @@ class ScriptedScheduler implements ShardScheduler {
       const attempt = this.tries.get(shard) ?? 0;
       this.tries.set(shard, attempt + 1);
       const outcome = this.outcomes[shard]?.[attempt] ?? 'done';
-      if (outcome === 'crash') continue;
-      const runDir = path.join(this.shardsDir(), shardRunId('r', shard, this.n));
-      await mkdir(runDir, { recursive: true });
-      const result: ShardRunResult = {
-        finishedAt: new Date().toISOString(),
-        task: `${jobId}_${shard}`,
-        interrupted: outcome === 'budget',
-        budgetExhausted: outcome === 'budget',
-        failed: 0,
-        total: 2,
-      };
-      await writeFile(path.join(runDir, 'result.json'), JSON.stringify(result));
+      if (outcome !== 'crash') await this.finish(jobId, shard, outcome);
     }
     return jobId;
   }
-  async poll(_jobId: string, shards: readonly number[]): Promise<ShardTaskState[]> {
+  private async finish(jobId: string, shard: number, outcome: 'done' | 'budget'): Promise<void> {
+    const runDir = path.join(this.shardsDir(), shardRunId('r', shard, this.n));
+    await mkdir(runDir, { recursive: true });
+    const result: ShardRunResult = {
+      finishedAt: new Date().toISOString(),
+      task: `${jobId}_${shard}`,
+      interrupted: outcome === 'budget',
+      budgetExhausted: outcome === 'budget',
+      failed: 0,
+      total: 2,
+    };
+    await writeFile(path.join(runDir, 'result.json'), JSON.stringify(result));
+  }
+  /** tasks an earlier driver submitted: still running for this many more polls, then done */
+  earlier = new Map<string, { shard: number; polls: number }>();
+  async poll(jobId: string, shards: readonly number[]): Promise<ShardTaskState[]> {
+    const earlier = this.earlier.get(jobId);
+    if (earlier) {
+      earlier.polls -= 1;
+      if (earlier.polls >= 0) return [{ shard: earlier.shard, state: 'running' }];
+      await this.finish(jobId, earlier.shard, 'done');
+      this.earlier.delete(jobId);
+      return [{ shard: earlier.shard, state: 'gone' }];
+    }
     if (this.pollFailures > 0) {
       this.pollFailures -= 1;
       throw new Error('squeue: slurm_load_jobs error: Socket timed out');
@@ -143,6 +155,17 @@ describe('shard driver', () => {
     expect(lines.filter((l) => l.includes('Socket timed out'))).toHaveLength(2);
   });
 
+  it('a task an earlier driver submitted and that still runs is followed, not submitted a second time', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-driver-'));
+    await mkdir(path.join(dir, 'runs', 'r.cluster'), { recursive: true });
+    await writeFile(path.join(dir, 'runs', 'r.cluster', 'jobs.json'), JSON.stringify([{ jobId: '7', shards: [1, 2, 3], submittedAt: 'then' }]));
+    const { result, scheduler, merged, lines } = await drive({}, 3, (s) => s.earlier.set('7', { shard: 2, polls: 2 }));
+    expect(scheduler.submissions).toEqual([[1, 3]]);
+    expect(lines.join('\n')).toContain('job 7: shard 2 is still running from an earlier invocation; following it');
+    expect(result.shards.map((s) => s.status)).toEqual(['done', 'done', 'done']);
+    expect(merged).toHaveLength(1);
+  });
+
   it('refuses to replace a run made in one piece under the same id', async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-driver-'));
     await mkdir(path.join(dir, 'runs', 'r'), { recursive: true });
@@ -169,6 +192,16 @@ describe('shard driver', () => {
 });
 
 describe('slurm commands', () => {
+  it('a machine without the Slurm client commands is told so before anything is written', async () => {
+    const before = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      await expect(new SlurmScheduler().check()).rejects.toThrow(/sinfo not found: run locfix on a node with the Slurm client commands/);
+    } finally {
+      process.env.PATH = before;
+    }
+  });
+
   it('array ranges, sbatch arguments and squeue lines', () => {
     expect(arraySpec([5, 1, 2, 3, 9, 10])).toBe('1-3,5,9-10');
     expect(arraySpec([4], 2)).toBe('4%2');
