@@ -16,19 +16,19 @@
  *
  *   npm run bench:scale -- [--reps 3] [--skip-engines] [--skip-slurm] [--out DIR]
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import Docker from 'dockerode';
 import { LocalDockerBackend } from '../docker/local-backend.ts';
-import { dockerOptionsOf, DockerPoolBackend, parseEngineSpec } from '../docker/pool-backend.ts';
+import { DockerPoolBackend, parseEngineSpec } from '../docker/pool-backend.ts';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../src/minibench/build.ts';
 import type { ExecutionBackend } from '../src/sandbox/types.ts';
 import { Services } from '../src/services.ts';
 import { evaluateInstance } from '../validation/evaluate.ts';
 import { shardRunId } from '../src/cluster/shard-driver.ts';
 import { readDemoRecording, splitDemoConfig } from '../test/support/demo-shards.ts';
+import { startSecondEngine } from '../test/support/docker-engine.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -42,44 +42,6 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const BIN = path.resolve(import.meta.dirname, '../bin/locfix.js');
-
-async function startSecondEngine(dir: string): Promise<{ url: string; stop: () => void }> {
-  const url = `unix://${path.join(dir, 'docker.sock')}`;
-  const child: ChildProcess = spawn(
-    'dockerd',
-    [
-      `--host=${url}`,
-      `--data-root=${path.join(dir, 'data')}`,
-      `--exec-root=${path.join(dir, 'exec')}`,
-      `--pidfile=${path.join(dir, 'docker.pid')}`,
-      '--bridge=none',
-      '--iptables=false',
-      '--ip-masq=false',
-      '--storage-driver=overlay2',
-    ],
-    { detached: true, stdio: 'ignore' },
-  );
-  const docker = new Docker(dockerOptionsOf(url));
-  for (let i = 0; ; i++) {
-    try {
-      await docker.ping();
-      break;
-    } catch (err) {
-      if (i > 120) throw err;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  return {
-    url,
-    stop: () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    },
-  };
-}
 
 /** Evaluates every instance's gold patch through `backend`; wall seconds, and how many resolved. */
 async function evaluatePass(
@@ -106,7 +68,7 @@ async function evaluatePass(
 
 async function benchEngines(dir: string, bench: MiniBenchBuild): Promise<Record<string, unknown>> {
   const services = new Services({ cacheDir: path.join(dir, 'cache'), mirrorsDir: bench.mirrorsDir, embedder: 'lexical' });
-  const engine2 = await startSecondEngine(path.join(dir, 'engine2'));
+  const engine2 = await startSecondEngine(path.join(dir, 'engine2'), { storageDriver: 'overlay2' });
   const runsDir = path.join(dir, 'runs');
   const images = { cacheLevel: 'instance' as const };
   const limits = { memoryGiB: 2, cpus: 1, images };
@@ -144,9 +106,6 @@ async function benchEngines(dir: string, bench: MiniBenchBuild): Promise<Record<
     return { instances: n, rows, ratioTwoEnginesOverOne: one / rows[1].medianSeconds, ratioFourAtOnceOverTwo: one / rows[2].medianSeconds };
   } finally {
     engine2.stop();
-    spawnSync('pkill', ['-9', '-f', path.join(dir, 'engine2')]);
-    spawnSync('umount', ['-R', path.join(dir, 'engine2', 'data')]);
-    spawnSync('umount', ['-R', path.join(dir, 'engine2', 'exec')]);
     await services.close();
   }
 }

@@ -5,76 +5,33 @@
  * capacity; the second engine is killed while it runs one, which the pool drains and runs again on the first
  * engine, so every piece completes exactly once. A config asking for the pool without engines is refused.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
 import { dockerOptionsOf, DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';
 import { parseRunConfig } from '../../src/config.ts';
 import { ensureDocker } from '../support/docker.ts';
+import { startSecondEngine, type SecondEngine } from '../support/docker-engine.ts';
 
 const hasDocker = await ensureDocker('docker-pool backend');
 const RUN_ID = `pool-test-${process.pid}`;
 let dir: string;
-let second: ChildProcess | undefined;
+let second: SecondEngine | undefined;
 let secondUrl: string;
-
-async function waitForPing(url: string, ms: number): Promise<void> {
-  const docker = new Docker(dockerOptionsOf(url));
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      await docker.ping();
-      return;
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
-
-function killSecond(): void {
-  if (second?.pid) {
-    try {
-      process.kill(-second.pid, 'SIGKILL'); // dockerd and the containerd it started
-    } catch {
-      // already gone
-    }
-  }
-}
+const killSecond = () => second?.kill();
 
 beforeAll(async () => {
   if (!hasDocker) return;
   dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-pool-'));
-  secondUrl = `unix://${path.join(dir, 'docker.sock')}`;
-  second = spawn(
-    'dockerd',
-    [
-      `--host=${secondUrl}`,
-      `--data-root=${path.join(dir, 'data')}`,
-      `--exec-root=${path.join(dir, 'exec')}`,
-      `--pidfile=${path.join(dir, 'docker.pid')}`,
-      '--bridge=none',
-      '--iptables=false',
-      '--ip-masq=false',
-      '--storage-driver=vfs',
-    ],
-    { detached: true, stdio: 'ignore' },
-  );
-  await waitForPing(secondUrl, 30_000);
+  second = await startSecondEngine(dir);
+  secondUrl = second.url;
 }, 60_000);
 
 afterAll(async () => {
-  killSecond();
-  if (!dir) return;
-  // the killed engine's container shims outlive it: end everything that runs from its folders
-  spawnSync('pkill', ['-9', '-f', dir]);
-  spawnSync('umount', ['-R', path.join(dir, 'data')]);
-  spawnSync('umount', ['-R', path.join(dir, 'exec')]);
-  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  second?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 });
 
 describe('docker-pool backend', () => {
