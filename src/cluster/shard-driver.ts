@@ -18,19 +18,9 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { acquireRunLock, RUN_LOCK_FILE } from '../run/run-lock.ts';
+import type { ShardRunResult } from '../run/run-result.ts';
 import { pathExists, readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
 import type { ShardResources, ShardScheduler } from './types.ts';
-
-/** What `locfix run` writes to `<run>/result.json` when an invocation ends (see commands/run.ts). */
-export interface ShardRunResult {
-  finishedAt: string;
-  /** the scheduler's id of the task that ran it (LOCFIX_TASK_ID), when it ran as one */
-  task?: string;
-  interrupted: boolean;
-  budgetExhausted?: boolean;
-  failed: number;
-  total: number;
-}
 
 export interface ShardDriverOptions {
   scheduler: ShardScheduler;

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import type { RunConfig } from '../config.ts';
-import { runShards, shardRunId, type ShardDriverResult, type ShardRunResult } from '../cluster/shard-driver.ts';
+import { runShards, shardRunId, type ShardDriverResult } from '../cluster/shard-driver.ts';
+import type { ExperimentResult, ShardRunResult } from '../run/run-result.ts';
 import { SlurmScheduler } from '../cluster/slurm.ts';
 import type { ShardScheduler } from '../cluster/types.ts';
 import { pathExists, readJsonIfExists } from '../util/fsx.ts';
@@ -47,15 +48,7 @@ export async function runOnCluster(
   config: RunConfig,
   cacheDir: string,
   options: { retryErrors?: boolean; log: (line: string) => void },
-): Promise<{
-  runDir: string;
-  interrupted: boolean;
-  budgetExhausted?: boolean;
-  incomplete?: boolean;
-  failed: number;
-  total: number;
-  cluster: ShardDriverResult;
-}> {
+): Promise<ExperimentResult & { cluster: ShardDriverResult }> {
   const { log } = options;
   const cluster = config.cluster;
   let onSigint: (() => void) | undefined;

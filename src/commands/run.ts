@@ -27,7 +27,7 @@ import { localizerNames, validateLocalizer } from '../../localizer/registry.ts';
 import { writeReports } from './report.ts';
 import { writePredictions } from './predictions.ts';
 import { runOnCluster } from './run-cluster.ts';
-import type { ShardRunResult } from '../cluster/shard-driver.ts';
+import type { ExperimentResult, ShardRunResult } from '../run/run-result.ts';
 import { makeRunSummary } from '../../validation/evaluate.ts';
 
 /** A `locfix run` flag and the config key it sets: flags and config are declared in this one table. */
@@ -191,19 +191,6 @@ async function openSpendLedger(layout: RunLayout, config: RunConfig, services: S
     );
   }
   return SpendLedger.open(layout, caps);
-}
-
-export interface ExperimentResult {
-  runDir: string;
-  /** Ctrl-C stopped it: instances not finished stay "not done" for a resume; no analysis was written */
-  interrupted: boolean;
-  /** the run's spend cap stopped it (`interrupted` is true too) */
-  budgetExhausted?: boolean;
-  /** a cluster run whose shards did not all finish (given up after their attempts): nothing was merged */
-  incomplete?: boolean;
-  /** instances whose pipeline recorded an error at some stage, of `total` */
-  failed: number;
-  total: number;
 }
 
 export async function runExperiment(config: RunConfig, options: { retryErrors?: boolean; log?: (line: string) => void } = {}): Promise<ExperimentResult> {

@@ -1,0 +1,25 @@
+/** What one invocation of `locfix run` ends with: returned to its caller, and kept as `<run>/result.json`. */
+
+export interface ExperimentResult {
+  runDir: string;
+  /** Ctrl-C stopped it: instances not finished stay "not done" for a resume; no analysis was written */
+  interrupted: boolean;
+  /** the run's spend cap stopped it (`interrupted` is true too) */
+  budgetExhausted?: boolean;
+  /** a cluster run whose shards did not all finish (given up after their attempts): nothing was merged */
+  incomplete?: boolean;
+  /** instances whose pipeline recorded an error at some stage, of `total` */
+  failed: number;
+  total: number;
+}
+
+/** `<run>/result.json`, written when an invocation ends; a cluster task is done when it names that task. */
+export interface ShardRunResult {
+  finishedAt: string;
+  /** the scheduler's id of the task that ran it (LOCFIX_TASK_ID), when it ran as one */
+  task?: string;
+  interrupted: boolean;
+  budgetExhausted?: boolean;
+  failed: number;
+  total: number;
+}
