@@ -164,7 +164,7 @@ async function drive(
   const outcome = new Map<number, ShardDriverResult['shards'][number]>();
   const attempts = new Map<number, number>();
   const jobsFile = path.join(stateDir, 'jobs.json');
-  const jobs = (await readJsonIfExists<Array<{ jobId: string; shards: number[]; submittedAt: string }>>(jobsFile).catch(() => undefined)) ?? [];
+  const jobs = (await readJsonIfExists<Array<{ jobId: string; shards: number[]; of?: number; submittedAt: string }>>(jobsFile).catch(() => undefined)) ?? [];
   const jobsThisTime: string[] = [];
 
   for (let shard = 1; shard <= n; shard++) {
@@ -190,7 +190,7 @@ async function drive(
       resources: options.resources,
     });
     for (const shard of shards) attempts.set(shard, (attempts.get(shard) ?? 0) + 1);
-    jobs.push({ jobId, shards, submittedAt: new Date().toISOString() });
+    jobs.push({ jobId, shards, of: n, submittedAt: new Date().toISOString() });
     jobsThisTime.push(jobId);
     await writeJsonAtomic(jobsFile, jobs);
     active.push(...shards.map((shard) => ({ jobId, shard, state: 'pending' as const })));
@@ -201,6 +201,7 @@ async function drive(
   // the login node rebooted): follow them instead of submitting their shards a second time.
   const followed = new Set<number>();
   for (const job of jobs) {
+    if (job.of !== n) continue; // submitted when the run was split another way: its shard numbers mean other parts
     const open = job.shards.filter((s) => !outcome.has(s) && !followed.has(s));
     if (!open.length) continue;
     const states = await scheduler.poll(job.jobId, open).catch(() => []);

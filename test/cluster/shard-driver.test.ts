@@ -159,7 +159,7 @@ describe('shard driver', () => {
   it('a task an earlier driver submitted and that still runs is followed, not submitted a second time', async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-driver-'));
     await mkdir(path.join(dir, 'runs', 'r.cluster'), { recursive: true });
-    await writeFile(path.join(dir, 'runs', 'r.cluster', 'jobs.json'), JSON.stringify([{ jobId: '7', shards: [1, 2, 3], submittedAt: 'then' }]));
+    await writeFile(path.join(dir, 'runs', 'r.cluster', 'jobs.json'), JSON.stringify([{ jobId: '7', shards: [1, 2, 3], of: 3, submittedAt: 'then' }]));
     const { result, scheduler, merged, lines } = await drive({}, 3, (s) => s.earlier.set('7', { shard: 2, polls: 2 }));
     expect(scheduler.submissions).toEqual([[1, 3]]);
     expect(lines.join('\n')).toContain('job 7: shard 2 is still running from an earlier invocation; following it');
