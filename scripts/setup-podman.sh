@@ -8,6 +8,8 @@ SOCKET="${LOCFIX_PODMAN_SOCKET:-/run/locfix-podman.sock}"
 LOG="${LOCFIX_PODMAN_LOG:-/var/log/locfix-podman.log}"
 
 log() { echo "[setup-podman] $*" >&2; }
+# the API answers on the socket (podman's own remote client: no curl needed)
+answers() { timeout 20 podman --remote --url "unix://$SOCKET" version >/dev/null 2>&1; }
 
 if ! command -v podman >/dev/null 2>&1 || [ ! -x /usr/libexec/podman/catatonit ]; then
   log "installing podman and catatonit"
@@ -27,16 +29,16 @@ if ! grep -q 'written by locfix' "$conf" 2>/dev/null; then
   printf '# written by locfix scripts/setup-podman.sh\n[containers]\ndefault_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]\n' >"$conf"
 fi
 
-if ! curl -sf --unix-socket "$SOCKET" http://podman/_ping >/dev/null 2>&1; then
+if ! answers; then
   log "serving the Podman API on unix://$SOCKET (log: $LOG)"
   rm -f "$SOCKET"
   nohup podman system service --time=0 "unix://$SOCKET" >"$LOG" 2>&1 &
   for _ in $(seq 1 30); do
-    curl -sf --unix-socket "$SOCKET" http://podman/_ping >/dev/null 2>&1 && break
+    answers && break
     sleep 0.5
   done
 fi
-if ! curl -sf --unix-socket "$SOCKET" http://podman/_ping >/dev/null 2>&1; then
+if ! answers; then
   log "the Podman API did not answer on $SOCKET; last lines of $LOG:"
   tail -n 20 "$LOG" >&2 || true
   exit 1

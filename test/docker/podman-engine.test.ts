@@ -20,10 +20,11 @@ import { ensureDocker } from '../support/docker.ts';
 
 const SOCKET = process.env.LOCFIX_PODMAN_SOCKET ?? '/run/locfix-podman.sock';
 const hasDocker = await ensureDocker('Podman as a pool engine');
-const hasPodman = existsSync(SOCKET);
+// the API answers on the socket (a socket file left by a stopped service does not count)
+const hasPodman = existsSync(SOCKET) && spawnSync('podman', ['--remote', '--url', `unix://${SOCKET}`, 'version'], { timeout: 20_000 }).status === 0;
 if (!hasPodman) {
-  if (process.env.LOCFIX_REQUIRE_PODMAN === '1') throw new Error(`Podman as a pool engine: no Podman API socket at ${SOCKET} (LOCFIX_REQUIRE_PODMAN=1)`);
-  console.warn(`[skip] Podman as a pool engine: no socket at ${SOCKET}. Run scripts/setup-podman.sh as root.`);
+  if (process.env.LOCFIX_REQUIRE_PODMAN === '1') throw new Error(`Podman as a pool engine: no Podman API answers at ${SOCKET} (LOCFIX_REQUIRE_PODMAN=1)`);
+  console.warn(`[skip] Podman as a pool engine: no Podman API answers at ${SOCKET}. Run scripts/setup-podman.sh as root.`);
 }
 const RUN_ID = `podman-test-${process.pid}`;
 let dir: string | undefined;
