@@ -5,19 +5,19 @@
  * on resume, the run's analysis and report name the answering tier, and an instance spend cap stops exactly
  * the escalated instances.
  */
-import { mkdtemp, readFile, rm, unlink } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExperiment } from '../../src/commands/run.ts';
 import { parseRunConfig, type RunConfigInput } from '../../src/config.ts';
-import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
-import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
+import type { MiniBenchBuild } from '../../src/minibench/build.ts';
+import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import { PipelinePolicy } from './pipeline-policy.ts';
-import { MINIBENCH_IDS, instanceScripts } from './minibench-scripts.ts';
+import { startPipelineWorld, stopPipelineWorld } from './pipeline-world.ts';
+import type { PipelinePolicy } from './pipeline-policy.ts';
+import { MINIBENCH_IDS } from './minibench-scripts.ts';
 
 const IDS: string[] = Object.values(MINIBENCH_IDS);
 
@@ -67,17 +67,10 @@ interface Cascade {
 const cascadeOf = (a: StageArtifact<FileLocalization>) => a.output!.details!.cascade as Cascade;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-e2e-cascade-'));
-  bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
-  chroma = await startChromaServer({ dataDir: path.join(dir, 'chroma'), reuse: false });
-  policy = new PipelinePolicy(instanceScripts(bench, IDS));
-  policy.setPlan(Object.fromEntries(IDS.map((id) => [id, 'resolved'])));
+  ({ dir, bench, chroma, policy } = await startPipelineWorld('cascade', IDS, 'resolved'));
 });
 
-afterAll(async () => {
-  await chroma?.stop();
-  if (!process.env.LOCFIX_KEEP_TEST_DIRS) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => stopPipelineWorld({ dir, chroma }));
 
 describe('cascade through locfix run (scripted model, Chroma)', () => {
   let escalated: string[] = [];

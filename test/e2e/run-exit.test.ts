@@ -6,17 +6,17 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
-import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
+import type { MiniBenchBuild } from '../../src/minibench/build.ts';
+import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import { PipelinePolicy } from './pipeline-policy.ts';
-import { MINIBENCH_IDS, instanceScripts } from './minibench-scripts.ts';
+import { startPipelineWorld, stopPipelineWorld } from './pipeline-world.ts';
+import type { PipelinePolicy } from './pipeline-policy.ts';
+import { MINIBENCH_IDS } from './minibench-scripts.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
 const IDS: string[] = Object.values(MINIBENCH_IDS);
@@ -36,17 +36,10 @@ let bench: MiniBenchBuild;
 let chroma: ChromaServer;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-e2e-exit-'));
-  bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
-  chroma = await startChromaServer({ dataDir: path.join(dir, 'chroma'), reuse: false });
-  policy = new PipelinePolicy(instanceScripts(bench, IDS));
-  policy.setPlan(Object.fromEntries(IDS.map((id) => [id, 'resolved'])));
+  ({ dir, bench, chroma, policy } = await startPipelineWorld('exit', IDS, 'resolved'));
 });
 
-afterAll(async () => {
-  await chroma?.stop();
-  if (!process.env.LOCFIX_KEEP_TEST_DIRS) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => stopPipelineWorld({ dir, chroma }));
 
 async function configFile(runId: string, llm: string): Promise<string> {
   const file = path.join(dir, `${runId}.json`);

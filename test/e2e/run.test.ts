@@ -19,15 +19,14 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExperiment } from '../../src/commands/run.ts';
 import { parseRunConfig, type RunConfigInput } from '../../src/config.ts';
-import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
-import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
+import type { MiniBenchBuild } from '../../src/minibench/build.ts';
+import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import { analyzeRun } from '../../results/run-analysis.ts';
 import { compareRuns } from '../../results/compare.ts';
 import type { Report } from '../../results/report.ts';
@@ -36,8 +35,9 @@ import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { PIPELINE_STAGES as STAGE_NAMES } from '../../src/run/stage.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import { PipelinePolicy, stageOfRequest, type PlannedCategory, type PipelineStageName } from './pipeline-policy.ts';
-import { MINIBENCH_IDS, instanceScripts } from './minibench-scripts.ts';
+import { startPipelineWorld, stopPipelineWorld } from './pipeline-world.ts';
+import { type PipelinePolicy, stageOfRequest, type PlannedCategory, type PipelineStageName } from './pipeline-policy.ts';
+import { MINIBENCH_IDS } from './minibench-scripts.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const hasDocker = await ensureDocker('locfix run end to end');
@@ -101,17 +101,12 @@ async function runInProcess(runId: string, localizer: 'blagent' | 'agentless', s
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-e2e-run-'));
-  bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
-  chroma = await startChromaServer({ dataDir: path.join(dir, 'chroma'), reuse: false });
-  policy = new PipelinePolicy(instanceScripts(bench, IDS));
+  ({ dir, bench, chroma, policy } = await startPipelineWorld('run', IDS));
 });
 
 afterAll(async () => {
-  await chroma?.stop();
   if (timings && Object.keys(timings).length) console.log('e2e run timings (ms):', JSON.stringify(timings));
-  if (!process.env.LOCFIX_KEEP_TEST_DIRS) await rm(dir, { recursive: true, force: true });
-  else console.log(`kept ${dir}`);
+  await stopPipelineWorld({ dir, chroma });
 });
 
 describe.skipIf(!hasDocker)('locfix run end to end (scripted model, Chroma, Docker)', () => {

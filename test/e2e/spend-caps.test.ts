@@ -5,21 +5,21 @@
  * then stop where the caps say, record why and what was spent, survive a resume without spending more, and
  * finish exactly like the uncapped run once the caps are raised.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExperiment } from '../../src/commands/run.ts';
 import { loadRunConfig, type RunConfigInput } from '../../src/config.ts';
 import { overridesFrom } from '../../src/commands/run.ts';
-import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
-import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
+import type { MiniBenchBuild } from '../../src/minibench/build.ts';
+import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import type { SpendLedgerFile } from '../../src/run/spend-ledger.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import type { InstanceAnalysis } from '../../results/failure-analysis.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import { PipelinePolicy } from './pipeline-policy.ts';
-import { MINIBENCH_IDS, instanceScripts } from './minibench-scripts.ts';
+import { startPipelineWorld, stopPipelineWorld } from './pipeline-world.ts';
+import type { PipelinePolicy } from './pipeline-policy.ts';
+import { MINIBENCH_IDS } from './minibench-scripts.ts';
 
 const IDS: string[] = Object.values(MINIBENCH_IDS);
 const STAGES = ['localize-files', 'localize-functions', 'localize-lines', 'repair'];
@@ -81,17 +81,10 @@ async function categories(runId: string): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-e2e-spend-'));
-  bench = await buildMiniBenchmark(path.join(dir, 'minibench'));
-  chroma = await startChromaServer({ dataDir: path.join(dir, 'chroma'), reuse: false });
-  policy = new PipelinePolicy(instanceScripts(bench, IDS));
-  policy.setPlan(Object.fromEntries(IDS.map((id) => [id, 'resolved'])));
+  ({ dir, bench, chroma, policy } = await startPipelineWorld('spend', IDS, 'resolved'));
 });
 
-afterAll(async () => {
-  await chroma?.stop();
-  if (!process.env.LOCFIX_KEEP_TEST_DIRS) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => stopPipelineWorld({ dir, chroma }));
 
 describe('spend caps (scripted model, Chroma)', () => {
   it('flags set the caps; they are not settings of the artifacts', async () => {
