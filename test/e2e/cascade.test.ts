@@ -15,7 +15,7 @@ import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import { startPipelineWorld, stopPipelineWorld } from './pipeline-world.ts';
+import { startPipelineWorld, stopPipelineWorld, worldRunConfig } from './pipeline-world.ts';
 import type { PipelinePolicy } from './pipeline-policy.ts';
 import { MINIBENCH_IDS } from './minibench-scripts.ts';
 
@@ -35,15 +35,7 @@ const TIERS = [
 
 function configFor(runId: string, budget: RunConfigInput['budget'] = {}, llm?: string, tiers: unknown[] = TIERS): RunConfigInput {
   return {
-    runId,
-    runsDir: path.join(dir, 'runs'),
-    dataset: bench.datasetPath,
-    instances: IDS,
-    mirrorsDir: bench.mirrorsDir,
-    cacheDir: path.join(dir, 'cache', runId),
-    embedder: 'lexical',
-    chromaUrl: chroma.url,
-    llm: llm ?? `openai:scripted@${scripted.server.openaiURL}`,
+    ...worldRunConfig({ dir, bench, chroma }, runId, IDS, llm ?? `openai:scripted@${scripted.server.openaiURL}`),
     localizer: { name: 'cascade', options: { tiers } },
     concurrency: { instances: 2, docker: 1, index: 1 },
     stopAfter: 'localize-lines',

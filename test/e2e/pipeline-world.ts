@@ -34,3 +34,21 @@ export async function stopPipelineWorld(world: { dir?: string; chroma?: ChromaSe
   if (process.env.LOCFIX_KEEP_TEST_DIRS) console.log(`kept ${world.dir}`);
   else await rm(world.dir, { recursive: true, force: true });
 }
+
+/**
+ * The run config fields every pipeline test shares: the world's dataset, mirrors and Chroma, the lexical
+ * embedder, and a response cache per run, so no run answers from another run's model responses.
+ */
+export function worldRunConfig(world: Omit<PipelineWorld, 'policy'>, runId: string, ids: readonly string[], llm: string) {
+  return {
+    runId,
+    runsDir: path.join(world.dir, 'runs'),
+    dataset: world.bench.datasetPath,
+    instances: [...ids],
+    mirrorsDir: world.bench.mirrorsDir,
+    cacheDir: path.join(world.dir, 'cache', runId),
+    embedder: 'lexical',
+    chromaUrl: world.chroma.url,
+    llm,
+  };
+}

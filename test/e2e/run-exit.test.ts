@@ -14,7 +14,7 @@ import type { MiniBenchBuild } from '../../src/minibench/build.ts';
 import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import { startPipelineWorld, stopPipelineWorld } from './pipeline-world.ts';
+import { startPipelineWorld, stopPipelineWorld, worldRunConfig } from './pipeline-world.ts';
 import type { PipelinePolicy } from './pipeline-policy.ts';
 import { MINIBENCH_IDS } from './minibench-scripts.ts';
 
@@ -46,14 +46,7 @@ async function configFile(runId: string, llm: string): Promise<string> {
   await writeFile(
     file,
     JSON.stringify({
-      runId,
-      runsDir: path.join(dir, 'runs'),
-      dataset: bench.datasetPath,
-      instances: IDS,
-      mirrorsDir: bench.mirrorsDir,
-      cacheDir: path.join(dir, 'cache', runId),
-      chromaUrl: chroma.url,
-      llm,
+      ...worldRunConfig({ dir, bench, chroma }, runId, IDS, llm),
       localizer: { name: 'agentless', options: {} },
       repair: { samplesPerSet: 1, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
       concurrency: { instances: 1, docker: 1, index: 1 },

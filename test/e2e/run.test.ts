@@ -35,7 +35,7 @@ import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { PIPELINE_STAGES as STAGE_NAMES } from '../../src/run/stage.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import { startPipelineWorld, stopPipelineWorld } from './pipeline-world.ts';
+import { startPipelineWorld, stopPipelineWorld, worldRunConfig } from './pipeline-world.ts';
 import { type PipelinePolicy, stageOfRequest, type PlannedCategory, type PipelineStageName } from './pipeline-policy.ts';
 import { MINIBENCH_IDS } from './minibench-scripts.ts';
 
@@ -62,16 +62,7 @@ const timings: Record<string, number> = {};
 
 function configFor(runId: string, localizer: 'blagent' | 'agentless', seed: number): RunConfigInput {
   return {
-    runId,
-    runsDir: path.join(dir, 'runs'),
-    dataset: bench.datasetPath,
-    instances: IDS,
-    mirrorsDir: bench.mirrorsDir,
-    // one cache per run: no run answers from another run's LLM responses
-    cacheDir: path.join(dir, 'cache', runId),
-    embedder: 'lexical',
-    chromaUrl: chroma.url,
-    llm: `openai:scripted@${scripted.server.openaiURL}`,
+    ...worldRunConfig({ dir, bench, chroma }, runId, IDS, `openai:scripted@${scripted.server.openaiURL}`),
     seed,
     localizer: { name: localizer, options: {} },
     repair: { samplesPerSet: 1, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },

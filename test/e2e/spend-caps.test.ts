@@ -17,7 +17,7 @@ import type { SpendLedgerFile } from '../../src/run/spend-ledger.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import type { InstanceAnalysis } from '../../results/failure-analysis.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
-import { startPipelineWorld, stopPipelineWorld } from './pipeline-world.ts';
+import { startPipelineWorld, stopPipelineWorld, worldRunConfig } from './pipeline-world.ts';
 import type { PipelinePolicy } from './pipeline-policy.ts';
 import { MINIBENCH_IDS } from './minibench-scripts.ts';
 
@@ -34,16 +34,8 @@ let free: SpendLedgerFile;
 
 function configFor(runId: string, budget: RunConfigInput['budget'] = {}): RunConfigInput {
   return {
-    runId,
-    runsDir: path.join(dir, 'runs'),
-    dataset: bench.datasetPath,
-    instances: IDS,
-    mirrorsDir: bench.mirrorsDir,
-    // one response cache per run: a capped run pays for every answer it gets
-    cacheDir: path.join(dir, 'cache', runId),
-    embedder: 'lexical',
-    chromaUrl: chroma.url,
-    llm: `openai:scripted@${scripted.server.openaiURL}`,
+    // its own response cache: a capped run pays for every answer it gets
+    ...worldRunConfig({ dir, bench, chroma }, runId, IDS, `openai:scripted@${scripted.server.openaiURL}`),
     localizer: { name: 'agentless', options: {} },
     repair: { samplesPerSet: 2, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
     concurrency: { instances: 1, docker: 1, index: 1 },
