@@ -2,6 +2,7 @@
  * Options shared by the commands that work on a dataset selection with repositories, indexes and models,
  * so every command spells them the same way and builds its providers through one Services object.
  */
+import type { RunConfig } from '../config.ts';
 import type { LlmConfigInput } from '../llm/config.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
@@ -64,6 +65,19 @@ export function positiveInt(flag: string, value: string | undefined): number | u
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} expects a positive integer, got "${value}"`);
   return n;
+}
+
+/** The selection a run config names, as loadSelection's flags. */
+export function runSelectionFlags(config: RunConfig, cacheDir: string): SelectionFlags & { cacheDir: string } {
+  return {
+    dataset: config.dataset,
+    instances: config.instances?.join(','),
+    pattern: config.pattern,
+    repo: config.repos,
+    limit: config.limit?.toString(),
+    shard: config.shard,
+    cacheDir,
+  };
 }
 
 /** Loads and selects instances; bad rows and unknown ids are reported on stderr, not fatal. */

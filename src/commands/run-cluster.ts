@@ -10,6 +10,7 @@ import type { ExperimentResult, ShardRunResult } from '../run/run-result.ts';
 import { SlurmScheduler } from '../cluster/slurm.ts';
 import type { ShardScheduler } from '../cluster/types.ts';
 import { pathExists, readJsonIfExists } from '../util/fsx.ts';
+import { loadSelection, runSelectionFlags } from './common.ts';
 import { mergeAndReport } from './merge.ts';
 
 const LOCFIX_BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
@@ -24,8 +25,7 @@ function schedulerFor(name: RunConfig['cluster']['scheduler']): ShardScheduler {
  * folder, but a path is clearer in the task's log). A run spend cap is split evenly over the shards, since
  * shards do not see each other's spending; an instance cap stays as it is.
  */
-export async function taskConfig(config: RunConfig, cacheDir: string): Promise<Record<string, unknown>> {
-  const n = config.cluster.shards;
+export async function taskConfig(config: RunConfig, cacheDir: string, n: number): Promise<Record<string, unknown>> {
   const dataset = (await pathExists(config.dataset)) ? path.resolve(config.dataset) : config.dataset;
   const { runTokens, runDollars } = config.budget;
   return {
@@ -35,7 +35,7 @@ export async function taskConfig(config: RunConfig, cacheDir: string): Promise<R
     ...(config.mirrorsDir ? { mirrorsDir: path.resolve(config.mirrorsDir) } : {}),
     runsDir: path.resolve(config.runsDir),
     shard: undefined,
-    cluster: { ...config.cluster, scheduler: 'none' },
+    cluster: { ...config.cluster, scheduler: 'none', shards: n },
     budget: {
       ...config.budget,
       ...(runTokens !== undefined ? { runTokens: Math.max(1, Math.floor(runTokens / n)) } : {}),
@@ -51,6 +51,11 @@ export async function runOnCluster(
 ): Promise<ExperimentResult & { cluster: ShardDriverResult }> {
   const { log } = options;
   const cluster = config.cluster;
+  // the selection is loaded here once, so an empty one fails before anything is submitted, and no shard is
+  // empty (a task with no instance would fail as "no instance matches" on every attempt)
+  const selected = await loadSelection(runSelectionFlags(config, cacheDir), 'run');
+  const shards = Math.min(cluster.shards, selected.length);
+  if (shards < cluster.shards) log(`${selected.length} instances: ${shards} shards instead of ${cluster.shards}, so that none is empty`);
   let onSigint: (() => void) | undefined;
   const stopSignal = new Promise<void>((resolve) => {
     onSigint = () => {
@@ -65,7 +70,7 @@ export async function runOnCluster(
       scheduler: schedulerFor(cluster.scheduler),
       runsDir: config.runsDir,
       runId: config.runId,
-      shards: cluster.shards,
+      shards,
       resources: {
         partition: cluster.partition,
         timeLimit: cluster.timeLimit,
@@ -76,7 +81,7 @@ export async function runOnCluster(
       },
       maxAttempts: cluster.maxAttempts,
       pollMs: cluster.pollSeconds * 1000,
-      taskConfig: await taskConfig(config, cacheDir),
+      taskConfig: await taskConfig(config, cacheDir, shards),
       locfixCommand: [process.execPath, LOCFIX_BIN],
       cwd: process.cwd(),
       retryErrors: options.retryErrors,
@@ -88,8 +93,8 @@ export async function runOnCluster(
     process.off('SIGINT', onSigint!);
   }
   const bad = result.shards.filter((s) => s.status !== 'done');
-  for (const s of bad) log(`shard ${s.shard}/${cluster.shards}: ${s.status} after ${s.attempts} submission(s)${s.detail ? `: ${s.detail}` : ''}`);
-  if (bad.length) log(`${bad.length} of ${cluster.shards} shards not done, so nothing was merged; rerun the same command to resume them`);
+  for (const s of bad) log(`shard ${s.shard}/${shards}: ${s.status} after ${s.attempts} submission(s)${s.detail ? `: ${s.detail}` : ''}`);
+  if (bad.length) log(`${bad.length} of ${shards} shards not done, so nothing was merged; rerun the same command to resume them`);
   else log(`report: ${path.join(result.runDir, 'report', 'report.html')}`);
   const { failed, total } = await shardTotals(result);
   return {

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { artifactSettings, loadRunConfig, parseRunConfig, type RunConfig, type RunConfigInput } from '../config.ts';
 import { settingsChanges } from '../util/settings-diff.ts';
-import { loadSelection, positiveInt } from './common.ts';
+import { loadSelection, positiveInt, runSelectionFlags } from './common.ts';
 import { defaultCacheDir } from '../dataset/load.ts';
 import { Services } from '../services.ts';
 import { RunLayout } from '../run/run-layout.ts';
@@ -216,18 +216,7 @@ async function runExperimentLocked(
   retryErrors: boolean | undefined,
   log: (line: string) => void,
 ): Promise<ExperimentResult> {
-  const instances = await loadSelection(
-    {
-      dataset: config.dataset,
-      instances: config.instances?.join(','),
-      pattern: config.pattern,
-      repo: config.repos,
-      limit: config.limit?.toString(),
-      shard: config.shard,
-      cacheDir,
-    },
-    'run',
-  );
+  const instances = await loadSelection(runSelectionFlags(config, cacheDir), 'run');
   const services = new Services({
     cacheDir,
     mirrors: config.mirrors,

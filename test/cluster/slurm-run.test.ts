@@ -44,8 +44,8 @@ interface Driver {
   signal(name: NodeJS.Signals): void;
 }
 
-function startDriver(runId: string): Driver {
-  const child = spawn(process.execPath, [BIN, 'run', '--config', configFile, '--backend', 'slurm', '--shards', '2', '--run-id', runId], {
+function startDriver(runId: string, extra: readonly string[] = []): Driver {
+  const child = spawn(process.execPath, [BIN, 'run', '--config', configFile, '--backend', 'slurm', '--shards', '2', '--run-id', runId, ...extra], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -122,5 +122,13 @@ describe.skipIf(!usable)('locfix run --backend slurm', () => {
     expect(third.code, third.log).toBe(0);
     expect(third.log).toContain('all 2 shards finished earlier');
     expect(third.log).not.toContain('submitted');
+  });
+
+  it('more shards than instances: one shard per instance, none empty', { timeout: 600_000 }, async () => {
+    const { code, log } = await startDriver('many-shards', ['--shards', '9', '--stop-after', 'localize-files']).done;
+    expect(code, log).toBe(0);
+    expect(log).toContain(`${recording.instances.length} instances: ${recording.instances.length} shards instead of 9, so that none is empty`);
+    const merged = await readFile(path.join(dir, 'runs', 'many-shards', 'instances.jsonl'), 'utf8');
+    expect(merged.trim().split('\n')).toHaveLength(recording.instances.length);
   });
 });
