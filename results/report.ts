@@ -112,6 +112,7 @@ function mdTable(header: string[], rows: string[][]): string {
 }
 
 export function ci(m: MetricComparison['bootstrap']): string {
+  if (m.noInterval) return `${num(m.estimate)} (no interval: ${m.noInterval})`;
   return `${num(m.estimate)} [${num(m.low)}, ${num(m.high)}]${m.excludesZero ? ' *' : ''}`;
 }
 

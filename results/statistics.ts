@@ -6,9 +6,16 @@
  *   small samples without ties or zeros, normal approximation with tie correction otherwise);
  * - exact two-sided McNemar (binomial on the discordant pairs) with Holm's step-down adjustment;
  * - percentile paired bootstrap and repository-clustered bootstrap with 10,000 resamples and seed 1729, as
- *   in the explorer study (issueloc-explorer-paper §5.3). The generator is seeded, so a report is
- *   reproducible run to run and machine to machine.
+ *   in the explorer study. The generator is seeded, so a report is reproducible run to run and machine to
+ *   machine. A bootstrap over fewer than two units (instances, or repositories for the clustered one) has no
+ *   interval: every resample is the sample itself, and a zero-width "interval" would look significant.
+ *
+ * The tests are computed by @stdlib's packages (maintained, tested against R) rather than by hand;
+ * test/results/statistics.test.ts checks each against the values SciPy gives for the same input.
  */
+import binomialTest from '@stdlib/stats-binomial-test';
+import padjust from '@stdlib/stats-padjust';
+import wilcoxon from '@stdlib/stats-wilcoxon';
 
 /** mulberry32: tiny, fast, good enough for resampling indices; identical across platforms. */
 export function seededRandom(seed: number): () => number {
@@ -39,6 +46,13 @@ export interface ConfidenceInterval {
   resamples: number;
   /** true when the interval excludes zero (a supported directional difference) */
   excludesZero: boolean;
+  /** why there is no interval (low and high are NaN), e.g. fewer than two repositories */
+  noInterval?: string;
+}
+
+/** The answer of a bootstrap that cannot resample: the estimate alone, and why. */
+function noInterval(estimate: number, n: number, reason: string): ConfidenceInterval {
+  return { estimate, low: NaN, high: NaN, n, resamples: 0, excludesZero: false, noInterval: reason };
 }
 
 export function mean(values: readonly number[]): number {
@@ -79,7 +93,7 @@ export function pairedBootstrap(reference: readonly number[], alternative: reado
   const { resamples, seed, confidence } = { ...DEFAULT_BOOTSTRAP, ...options };
   const diffs = alternative.map((v, i) => v - reference[i]);
   const n = diffs.length;
-  if (n === 0) return { estimate: NaN, low: NaN, high: NaN, n, resamples: 0, excludesZero: false };
+  if (n < 2) return noInterval(n ? diffs[0] : NaN, n, n ? 'one instance' : 'no instances');
   const random = seededRandom(seed);
   const stats = new Array<number>(resamples);
   for (let r = 0; r < resamples; r++) {
@@ -116,7 +130,7 @@ export function clusteredBootstrap(
   // Sorted so the resampling order (and hence the interval) does not depend on input order.
   const groups = [...byCluster.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
   const k = groups.length;
-  if (k === 0) return { estimate: NaN, low: NaN, high: NaN, n: 0, resamples: 0, excludesZero: false };
+  if (k < 2) return noInterval(k ? mean(diffs) : NaN, diffs.length, k ? 'one repository: no clustered interval' : 'no instances');
   const random = seededRandom(seed);
   const stats = new Array<number>(resamples);
   for (let r = 0; r < resamples; r++) {
@@ -133,68 +147,6 @@ export function clusteredBootstrap(
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Distributions
-
-/** Complementary error function (W. J. Cody's rational approximations; relative error below 1e-15). */
-export function erfc(x: number): number {
-  const ax = Math.abs(x);
-  let result: number;
-  if (ax < 0.5) {
-    const t = x * x;
-    const top = (((0.185777706184603153 * t + 3.1611237438705656) * t + 113.864154151050156) * t + 377.485237685302021) * t + 3209.37758913846947;
-    const bot = (((t + 23.6012909523441209) * t + 244.024637934444173) * t + 1282.61652607737228) * t + 2844.23683343917062;
-    return 1 - (x * top) / bot;
-  } else if (ax < 4) {
-    const top =
-      (((((((2.15311535474403846e-8 * ax + 0.564188496988670089) * ax + 8.88314979438837594) * ax + 66.1191906371416295) * ax + 298.635138197400131) * ax +
-        881.95222124176909) *
-        ax +
-        1712.04761263407058) *
-        ax +
-        2051.07837782607147) *
-        ax +
-      1230.33935479799725;
-    const bot =
-      (((((((ax + 15.7449261107098347) * ax + 117.693950891312499) * ax + 537.181101862009858) * ax + 1621.38957456669019) * ax + 3290.79923573345963) * ax +
-        4362.61909014324716) *
-        ax +
-        3439.36767414372164) *
-        ax +
-      1230.33935480374942;
-    result = Math.exp(-ax * ax) * (top / bot);
-  } else {
-    const z = 1 / (ax * ax);
-    const top =
-      ((((0.0163153871373020978 * z + 0.305326634961232344) * z + 0.360344899949804439) * z + 0.125781726111229246) * z + 0.0160837851487422766) * z +
-      6.58749161529837803e-4;
-    const bot = ((((z + 2.56852019228982242) * z + 1.87295284992346725) * z + 0.527905102951428412) * z + 0.0605183413124413191) * z + 2.33520497626869185e-3;
-    result = (Math.exp(-ax * ax) / ax) * (0.564189583547756287 - (z * top) / bot);
-  }
-  return x < 0 ? 2 - result : result;
-}
-
-/** P(Z > z) for a standard normal Z. */
-export function normalSf(z: number): number {
-  return 0.5 * erfc(z / Math.SQRT2);
-}
-
-/** log of n choose k, exact enough for the binomial tails used here. */
-function logChoose(n: number, k: number): number {
-  let s = 0;
-  for (let i = 1; i <= k; i++) s += Math.log(n - k + i) - Math.log(i);
-  return s;
-}
-
-/** P(X <= k) for X ~ Binomial(n, 1/2). */
-export function binomialHalfCdf(k: number, n: number): number {
-  if (k < 0) return 0;
-  if (k >= n) return 1;
-  let total = 0;
-  for (let i = 0; i <= k; i++) total += Math.exp(logChoose(n, i) - n * Math.LN2);
-  return Math.min(1, total);
-}
-
-// ---------------------------------------------------------------------------------------------------------
 // Tests
 
 export interface McNemarResult {
@@ -205,7 +157,10 @@ export interface McNemarResult {
   pValue: number;
 }
 
-/** Two-sided exact McNemar test on paired binary outcomes (binomial test on the discordant pairs). */
+/**
+ * Two-sided exact McNemar test on paired binary outcomes: the binomial test of the discordant pairs against
+ * p = 1/2 (scipy.stats.binomtest on the same counts), by @stdlib/stats-binomial-test.
+ */
 export function mcnemarExact(reference: readonly boolean[], alternative: readonly boolean[]): McNemarResult {
   if (reference.length !== alternative.length) throw new Error('mcnemarExact: arrays must be aligned');
   let referenceOnly = 0;
@@ -215,21 +170,14 @@ export function mcnemarExact(reference: readonly boolean[], alternative: readonl
     else if (!r && alternative[i]) alternativeOnly++;
   });
   const n = referenceOnly + alternativeOnly;
-  const pValue = n === 0 ? 1 : Math.min(1, 2 * binomialHalfCdf(Math.min(referenceOnly, alternativeOnly), n));
+  const pValue = n === 0 ? 1 : Math.min(1, binomialTest(referenceOnly, n, { p: 0.5, alternative: 'two-sided' }).pValue);
   return { referenceOnly, alternativeOnly, pValue };
 }
 
-/** Holm's step-down adjustment; returns adjusted p-values in the input order. */
+/** Holm's step-down adjustment (@stdlib/stats-padjust); returns adjusted p-values in the input order. */
 export function holmAdjust(pValues: readonly number[]): number[] {
-  const m = pValues.length;
-  const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p);
-  const adjusted = new Array<number>(m);
-  let running = 0;
-  order.forEach(({ p, i }, rank) => {
-    running = Math.max(running, Math.min(1, (m - rank) * p));
-    adjusted[i] = running;
-  });
-  return adjusted;
+  if (pValues.length === 0) return [];
+  return padjust([...pValues], 'holm') as number[];
 }
 
 /** Average ranks (1-based) of |values|, ties sharing the mean rank; also returns the tie group sizes. */
@@ -285,17 +233,14 @@ function exactSignFlipPValue(ranks: readonly number[], wPlus: number): number {
 }
 
 /**
- * Wilcoxon signed-rank test on paired samples (two-sided), following scipy.stats.wilcoxon (1.17) defaults:
- * zero differences are dropped before ranking ("wilcox"); with method "auto", more than 50 pairs use the
- * normal approximation; no ties and no zeros use the exact null distribution; ties or zeros with at most 13
- * pairs use the exact sign-flip distribution of the tied ranks (scipy's deterministic permutation test);
- * anything else the normal approximation with the tie correction (continuity correction off by default).
+ * Wilcoxon signed-rank test on paired samples (two-sided), as scipy.stats.wilcoxon (1.17) computes it with its
+ * defaults: zero differences dropped before ranking ("wilcox"). @stdlib/stats-wilcoxon computes the exact null
+ * distribution (at most 50 pairs, no ties, no zeros) and the tie-corrected normal approximation (otherwise;
+ * continuity correction off by default, as in scipy). One case it does not cover: scipy uses the exact
+ * sign-flip distribution of the tied ranks when there are ties or zeros and at most 13 pairs, where stdlib
+ * would approximate; that small permutation test stays here.
  */
-export function wilcoxonSignedRank(
-  x: readonly number[],
-  y: readonly number[],
-  options: { method?: 'auto' | 'exact' | 'approx'; continuityCorrection?: boolean } = {},
-): WilcoxonResult {
+export function wilcoxonSignedRank(x: readonly number[], y: readonly number[], options: { continuityCorrection?: boolean } = {}): WilcoxonResult {
   if (x.length !== y.length) throw new Error('wilcoxonSignedRank: arrays must be aligned');
   const allDiffs = x.map((v, i) => v - y[i]);
   const diffs = allDiffs.filter((d) => d !== 0);
@@ -307,20 +252,21 @@ export function wilcoxonSignedRank(
   let wMinus = 0;
   diffs.forEach((d, i) => (d > 0 ? (wPlus += ranks[i]) : (wMinus += ranks[i])));
   const statistic = Math.min(wPlus, wMinus);
-  const requested = options.method ?? 'auto';
-  const pairs = allDiffs.length;
   const clean = tieSizes.length === 0 && zeros === 0;
-  const exact = requested === 'exact' || (requested === 'auto' && pairs <= 50 && (clean || pairs <= 13));
-  if (exact) {
-    const positive = diffs.map((d, i) => (d > 0 ? ranks[i] : 0)).reduce((a, b) => a + b, 0);
-    return { statistic, wPlus, wMinus, pValue: exactSignFlipPValue(ranks, positive), n, zeros, method: 'exact' };
+  if (!clean && allDiffs.length <= 13) {
+    return { statistic, wPlus, wMinus, pValue: exactSignFlipPValue(ranks, wPlus), n, zeros, method: 'exact' };
   }
+  const result = wilcoxon([...x], [...y], { zeroMethod: 'wilcox', correction: options.continuityCorrection ?? false, alternative: 'two-sided' });
+  const exact = clean && n <= 50;
+  const pValue = Math.min(1, result.pValue);
+  if (exact) return { statistic, wPlus, wMinus, pValue, n, zeros, method: 'exact' };
+  return { statistic, wPlus, wMinus, pValue, n, zeros, method: 'approx', z: approxZ(n, tieSizes, wPlus) };
+}
+
+/** The z score of W+ under the tie-corrected normal approximation (reported beside the p-value). */
+function approxZ(n: number, tieSizes: readonly number[], wPlus: number): number {
   const meanRank = (n * (n + 1)) / 4;
   let variance = (n * (n + 1) * (2 * n + 1)) / 24;
   for (const t of tieSizes) variance -= (t * t * t - t) / 48;
-  const se = Math.sqrt(variance);
-  const correction = options.continuityCorrection ? 0.5 * Math.sign(statistic - meanRank) : 0;
-  const z = se === 0 ? 0 : (statistic - meanRank - correction) / se;
-  const pValue = Math.min(1, 2 * normalSf(Math.abs(z)));
-  return { statistic, wPlus, wMinus, pValue, n, zeros, method: 'approx', z };
+  return variance > 0 ? (wPlus - meanRank) / Math.sqrt(variance) : 0;
 }

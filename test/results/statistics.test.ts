@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  binomialHalfCdf,
-  clusteredBootstrap,
-  holmAdjust,
-  mcnemarExact,
-  normalSf,
-  pairedBootstrap,
-  seededRandom,
-  wilcoxonSignedRank,
-} from '../../results/statistics.ts';
+import { clusteredBootstrap, holmAdjust, mcnemarExact, pairedBootstrap, seededRandom, wilcoxonSignedRank } from '../../results/statistics.ts';
 
 // Reference values below were computed with scipy 1.17.1 (scipy.stats.wilcoxon / binomtest / norm) and by hand.
 
@@ -23,9 +14,32 @@ describe('wilcoxonSignedRank', () => {
     expect(r.pValue).toBeCloseTo(0.041259765625, 12);
   });
 
-  it('matches scipy normal approximation when asked for it', () => {
-    const r = wilcoxonSignedRank(d, zeros, { method: 'approx' });
-    expect(r.pValue).toBeCloseTo(0.04088813291185591, 10);
+  it('matches scipy for more than 50 pairs without ties (normal approximation)', () => {
+    // numpy default_rng(11): normal(0, 1, 60) and normal(0.3, 1, 60), rounded to 3 places
+    const x = [
+      0.034, 1.36, 1.225, -0.51, -0.298, -0.527, 0.57, -0.056, 0.747, -1.847, 1.567, -0.096, 0.68, -0.137, -0.379, 0.463, 0.825, -0.203, -0.153, 0.686, -0.87,
+      -1.514, 0.395, -0.671, -1.92, -0.814, -0.468, -1.193, -1.492, 0.037, 0.897, -0.233, -0.744, 0.385, 0.717, -0.3, 0.545, 1.043, -0.207, -0.814, 0.348,
+      0.248, 1.099, -1.285, -0.662, -0.838, -1.734, 0.126, 0.528, -0.739, 1.386, 0.822, 0.627, 0.402, 0.956, -1.332, 0.614, 0.603, -1.768, 0.347,
+    ];
+    // biome-ignore lint/suspicious/noApproximativeNumericConstant: sampled data that only looks like ln 2 and log10 e
+    const y = [
+      0.05, 1.082, -0.139, 0.282, 0.643, -0.576, 0.899, 0.195, 0.792, -0.222, 1.386, 0.905, 0.122, 0.932, 1.56, 2.091, -1.274, 1.183, 0.765, 0.206, -0.707,
+      1.557, -0.962, 0.867, 1.602, -1.3, -0.003, -1.009, 0.544, 1.814, 2.324, -1.478, -0.275, 1.004, 1.879, 0.721, -0.446, 0.597, 0.283, 0.096, -0.434, 0.687,
+      0.608, 0.207, 0.078, -0.985, -0.186, 1.506, 0.109, -1.14, 1.634, 0.83, 2.408, 0.363, -0.161, -1.148, 1.624, 2.87, -0.521, -0.347,
+    ];
+    const r = wilcoxonSignedRank(x, y);
+    expect(r.method).toBe('approx');
+    expect(r.statistic).toBe(490);
+    expect(r.pValue).toBeCloseTo(0.0017558632988321772, 10);
+  });
+
+  it('uses the exact tied-rank distribution for 14-18 pairs only below 14 (scipy: approx with ties beyond 13 pairs)', () => {
+    const x = [1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 0, 1];
+    const y = [0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0];
+    const r = wilcoxonSignedRank(x, y);
+    expect(r.method).toBe('approx');
+    expect(r.statistic).toBe(5);
+    expect(r.pValue).toBeCloseTo(0.019630657257290667, 10);
   });
 
   it('handles ties and zeros in small samples like scipy (exact sign flips over tied ranks)', () => {
@@ -70,7 +84,11 @@ describe('McNemar and Holm', () => {
     expect(r.referenceOnly).toBe(2);
     expect(r.alternativeOnly).toBe(9);
     expect(r.pValue).toBeCloseTo(0.0654296875, 12);
-    expect(binomialHalfCdf(7, 20) * 2).toBeCloseTo(0.26317596435546875, 12);
+    // 7 against 13: scipy binomtest(7, 20).pvalue
+    expect(mcnemarExact([...Array(7).fill(true), ...Array(13).fill(false)], [...Array(7).fill(false), ...Array(13).fill(true)]).pValue).toBeCloseTo(
+      0.26317596435546875,
+      12,
+    );
     expect(mcnemarExact([true, false], [true, false]).pValue).toBe(1);
   });
 
@@ -78,14 +96,6 @@ describe('McNemar and Holm', () => {
     const adjusted = holmAdjust([0.01, 0.04, 0.03, 0.005]);
     [0.03, 0.06, 0.06, 0.02].forEach((v, i) => expect(adjusted[i]).toBeCloseTo(v, 12));
     expect(holmAdjust([0.5, 0.9])).toEqual([1, 1]);
-  });
-});
-
-describe('normal tail', () => {
-  it('matches scipy.stats.norm.sf', () => {
-    expect(normalSf(3.5)).toBeCloseTo(0.00023262907903552502, 14);
-    expect(normalSf(0.1)).toBeCloseTo(0.460172162722971, 12);
-    expect(2 * normalSf(2.0447)).toBeCloseTo(0.0408844436345652, 12);
   });
 });
 
@@ -143,5 +153,20 @@ describe('bootstrap', () => {
     expect(clustered.estimate).toBeCloseTo(0.5, 12);
     expect(clustered.high - clustered.low).toBeGreaterThan(3 * (plain.high - plain.low));
     expect(clusteredBootstrap(ref, alt, clusters)).toEqual(clustered);
+  });
+
+  it('gives no interval, and no significance, for fewer than two repositories or instances', () => {
+    // one repository, 12 instances, one better: it printed "0.083 [0.083, 0.083] *" before
+    const ref = Array(12).fill(0);
+    const alt = [1, ...Array(11).fill(0)];
+    const clustered = clusteredBootstrap(ref, alt, Array(12).fill('django/django'));
+    expect(clustered.estimate).toBeCloseTo(1 / 12, 12);
+    expect(clustered.excludesZero).toBe(false);
+    expect(clustered.noInterval).toMatch(/one repository/);
+    expect(Number.isNaN(clustered.low) && Number.isNaN(clustered.high)).toBe(true);
+    const single = pairedBootstrap([0], [1]);
+    expect(single.excludesZero).toBe(false);
+    expect(single.noInterval).toBe('one instance');
+    expect(clusteredBootstrap(ref, alt, [...Array(6).fill('a'), ...Array(6).fill('b')]).noInterval).toBeUndefined();
   });
 });
