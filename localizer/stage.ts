@@ -16,6 +16,7 @@ import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions } from '../src/sandbox
 import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.ts';
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
 import { partStoreOf } from '../src/run/part-store.ts';
+import { recordStageRun } from '../src/run/manifest.ts';
 import { STAGE, runStageOver, type PipelineStage } from '../src/run/stage.ts';
 import type { StageArtifact, StageEvent } from '../src/run/stage-runner.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
@@ -92,6 +93,8 @@ export interface LocalizationStageSettings {
   onEvent?: (event: StageEvent) => void;
   /** recorded in the selection file (what eval-loc and reports show about the run) */
   settings?: Record<string, unknown>;
+  /** the localizer's options as resolved, recorded in the folder's manifest (two option sets are two arms) */
+  localizerOptions?: unknown;
 }
 
 /** runs/<id>/<stage>.selection.json: every selected instance in order, with its gold files. */
@@ -140,10 +143,16 @@ export async function runFileLocalization(
   const stage = fileLocalizationStage(localizer, services, { name: settings.stage, runDir: settings.runDir });
   // Consecutive instances of one repository reuse its index caches.
   const ordered = groupByRepo(instances);
-  await writeSelection(settings.runDir, stage.name, settings.dataset, ordered, {
+  const selectionSettings = { localizer: localizer.name, embedder: services.embedder.id, ...settings.settings };
+  await writeSelection(settings.runDir, stage.name, settings.dataset, ordered, selectionSettings);
+  await recordStageRun(new RunLayout(settings.runDir), {
+    kind: 'stage',
+    stage: stage.name,
     localizer: localizer.name,
-    embedder: services.embedder.id,
-    ...settings.settings,
+    models: { llm: services.llm?.id, embedder: services.embedder.id },
+    dataset: settings.dataset,
+    instances: ordered.map((i) => i.instance_id),
+    settings: { ...selectionSettings, llm: services.llm?.id ?? null, localizerOptions: settings.localizerOptions ?? null },
   });
   return runStageOver(stage, ordered, {
     layout: new RunLayout(settings.runDir),

@@ -1,9 +1,13 @@
 /**
- * Comparing runs and localizers (BLAgent paper §4 RQ2, Table 10; explorer study §5.3 statistics).
+ * Comparing runs and arms (the statistics of the BLAgent paper's RQ2 and of the explorer study).
  *
- * Input is one `RunOutcome` per run (loaded from run directories by results/run-loader.ts); several runs
- * may share a localizer (repeated stochastic runs). Instances are aligned on the intersection of the runs'
- * selections, so every comparison is paired.
+ * Input is one `RunOutcome` per run (results/run-analysis.ts). Runs are grouped into **arms**: runs whose
+ * recorded configuration differs by seed alone are repeats of one arm; any other difference (another
+ * localizer, or the same localizer with other options: an ablation) is another arm, named by its localizer
+ * when no other arm has that localizer, else by its first run's id, or as the user names it (`--arm`).
+ * Instances are aligned on those every run selected; localization metrics over those every run localized,
+ * resolution over those every run judged (evaluated), so every comparison is paired and nothing not done
+ * counts as a failure.
  *
  * Statistics:
  * - resolved counts, union/intersection of resolved sets per localizer and across localizers;
@@ -29,6 +33,14 @@ import { BINARY_METRICS, INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMe
 export interface RunOutcome {
   runId: string;
   localizer: string;
+  /** the run's arm key (results/run-folder.ts); runs with equal keys are repeats of one arm */
+  armKey?: string;
+  /** the arm's name, set by compareRuns */
+  arm?: string;
+  /** instances with an outcome (evaluated, or stopped for a reason of their own); undefined: all */
+  judged?: string[];
+  /** instances that reached file localization; undefined: all */
+  localized?: string[];
   /** oracle-style localizers that read the answer: reported, but labelled as an upper bound */
   upperBound?: boolean;
   instances: string[];
@@ -46,16 +58,22 @@ export interface RunOutcome {
 
 export interface RunSummary {
   runId: string;
+  arm: string;
   localizer: string;
   upperBound: boolean;
-  instances: number;
+  /** aligned instances this run judged (the resolution denominator) */
+  judged: number;
   resolved: number;
+  /** resolved / judged */
   resolvedRate: number;
   emptyPatches: number;
+  /** aligned instances every run localized (the localization denominator) */
+  localized: number;
   localization: InstanceMetrics;
 }
 
-export interface LocalizerSummary {
+export interface ArmSummary {
+  arm: string;
   localizer: string;
   upperBound: boolean;
   runs: string[];
@@ -70,10 +88,10 @@ export interface LocalizerSummary {
 
 export interface UniqueFix {
   instanceId: string;
-  /** localizer that fixed it (in some run) */
+  /** the arm that fixed it (in some run) */
   fixedBy: string;
   other: string;
-  /** the other localizer had a gold file among its top 3 in at least one run */
+  /** the other arm had a gold file among its top 3 in at least one run */
   otherHadGoldFileInTop3: boolean;
 }
 
@@ -89,12 +107,17 @@ export interface MetricComparison {
 }
 
 export interface Comparison {
+  /** instances every run selected */
   alignedInstances: number;
+  /** of those, the ones every run localized: the localization metrics' n */
+  localizedInstances: number;
+  /** of those, the ones every run judged: the resolution statistics' n */
+  judgedInstances: number;
   runs: RunSummary[];
-  localizers: LocalizerSummary[];
-  /** resolved in any run of any localizer */
+  arms: ArmSummary[];
+  /** resolved in any run of any arm */
   resolvedUnion: string[];
-  /** resolved by every localizer (in at least one of its runs) */
+  /** resolved by every arm (in at least one of its runs) */
   resolvedByAll: string[];
   uniqueFixes: UniqueFix[];
   wilcoxon: Array<{ reference: string; alternative: string; referenceMean: number; alternativeMean: number } & WilcoxonResult>;
@@ -114,6 +137,18 @@ export interface OperationalComparison {
   bootstrap: ConfidenceInterval;
 }
 
+export interface CompareOptions {
+  resamples?: number;
+  seed?: number;
+  /** arms named by the user: name → run ids; the other runs are grouped by their arm keys */
+  arms?: Record<string, string[]>;
+}
+
+/** The bootstrap settings the caller set (unset ones keep the defaults). */
+function bootstrapOf(options: CompareOptions): { resamples?: number; seed?: number } {
+  return { ...(options.resamples !== undefined ? { resamples: options.resamples } : {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) };
+}
+
 function meanOf(values: readonly number[]): number {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
 }
@@ -126,58 +161,108 @@ function sortedIds(ids: Iterable<string>): string[] {
   return [...ids].sort();
 }
 
-export function compareRuns(outcomes: readonly RunOutcome[], options: { resamples?: number; seed?: number } = {}): Comparison {
-  if (outcomes.length === 0) throw new Error('compare: no runs given');
+/**
+ * The arm of each run: the user's names first; then runs with one arm key are one arm (a run without a key, whose
+ * folder does not record its whole configuration, is an arm of its own). An arm is named by its localizer when no
+ * other arm has that localizer, else by its first run's id.
+ */
+export function assignArms(outcomes: readonly RunOutcome[], named: Record<string, string[]> = {}): Map<string, string> {
+  const armOf = new Map<string, string>();
+  for (const [name, runIds] of Object.entries(named)) {
+    for (const id of runIds) {
+      if (!outcomes.some((o) => o.runId === id)) throw new Error(`--arm ${name}: no run "${id}" among ${outcomes.map((o) => o.runId).join(', ')}`);
+      if (armOf.has(id)) throw new Error(`--arm: run "${id}" is named in two arms`);
+      armOf.set(id, name);
+    }
+  }
+  const groups = new Map<string, RunOutcome[]>();
+  for (const o of outcomes) {
+    if (armOf.has(o.runId)) continue;
+    const key = o.armKey === undefined ? `run:${o.runId}` : `key:${o.armKey}`;
+    groups.set(key, [...(groups.get(key) ?? []), o]);
+  }
+  const localizerCount = new Map<string, number>();
+  for (const runs of groups.values()) localizerCount.set(runs[0].localizer, (localizerCount.get(runs[0].localizer) ?? 0) + 1);
+  const taken = new Set(armOf.values());
+  for (const runs of groups.values()) {
+    const byLocalizer = localizerCount.get(runs[0].localizer) === 1 && !taken.has(runs[0].localizer);
+    const name = byLocalizer ? runs[0].localizer : runs[0].runId;
+    for (const o of runs) armOf.set(o.runId, name);
+  }
+  return armOf;
+}
+
+function intersect(ids: readonly string[], lists: ReadonlyArray<readonly string[] | undefined>): string[] {
+  const sets = lists.filter((l): l is readonly string[] => l !== undefined).map((l) => new Set(l));
+  return ids.filter((id) => sets.every((set) => set.has(id)));
+}
+
+export function compareRuns(input: readonly RunOutcome[], options: CompareOptions = {}): Comparison {
+  if (input.length === 0) throw new Error('compare: no runs given');
+  const armOf = assignArms(input, options.arms);
+  const outcomes = input.map((o) => ({ ...o, arm: armOf.get(o.runId)! }));
   // Align on the instances every run selected, in the first run's order.
   const common = outcomes.slice(1).reduce((ids, r) => ids.filter((id) => r.instances.includes(id)), outcomes[0].instances);
+  const localizedIds = intersect(
+    common,
+    outcomes.map((o) => o.localized),
+  );
+  const judgedIds = intersect(
+    common,
+    outcomes.map((o) => o.judged),
+  );
   const repoOf = (id: string) => outcomes.find((o) => o.repoOf[id])?.repoOf[id] ?? 'unknown';
   const goldOf = (id: string) => outcomes.find((o) => o.goldFiles[id]?.length)?.goldFiles[id] ?? [];
 
   const perRunMetrics = new Map<string, InstanceMetrics[]>();
   const runs: RunSummary[] = outcomes.map((o) => {
-    const rows = common.map((id) => instanceMetrics(o.rankings[id], goldOf(id), 3, o.predicted?.[id]));
+    const rows = localizedIds.map((id) => instanceMetrics(o.rankings[id], goldOf(id), 3, o.predicted?.[id]));
     perRunMetrics.set(o.runId, rows);
-    const resolved = o.resolved.filter((id) => common.includes(id)).length;
+    const judged = new Set(judgedIds);
+    const resolved = o.resolved.filter((id) => judged.has(id)).length;
     return {
       runId: o.runId,
+      arm: o.arm,
       localizer: o.localizer,
       upperBound: Boolean(o.upperBound),
-      instances: common.length,
+      judged: judgedIds.length,
       resolved,
-      resolvedRate: common.length ? resolved / common.length : 0,
-      emptyPatches: o.emptyPatch.filter((id) => common.includes(id)).length,
+      resolvedRate: judgedIds.length ? resolved / judgedIds.length : 0,
+      emptyPatches: o.emptyPatch.filter((id) => judged.has(id)).length,
+      localized: localizedIds.length,
       localization: meanMetrics(rows),
     };
   });
 
-  const localizerNames = [...new Set(outcomes.map((o) => o.localizer))];
-  const runsOf = (name: string) => outcomes.filter((o) => o.localizer === name);
+  const armNames = [...new Set(outcomes.map((o) => o.arm))];
+  const runsOf = (name: string) => outcomes.filter((o) => o.arm === name);
   const resolvedSet = (o: RunOutcome) => new Set(o.resolved);
-  /** per instance, the localizer's metric averaged over its runs */
-  const localizerRows = (name: string) => common.map((_, i) => meanMetrics(runsOf(name).map((o) => perRunMetrics.get(o.runId)![i])));
+  /** per localized instance, the arm's metric averaged over its runs */
+  const armRows = (name: string) => localizedIds.map((_, i) => meanMetrics(runsOf(name).map((o) => perRunMetrics.get(o.runId)![i])));
 
-  const localizers: LocalizerSummary[] = localizerNames.map((name) => {
+  const arms: ArmSummary[] = armNames.map((name) => {
     const rs = runsOf(name);
     const sets = rs.map(resolvedSet);
     return {
-      localizer: name,
+      arm: name,
+      localizer: [...new Set(rs.map((r) => r.localizer))].join(', '),
       upperBound: rs.some((r) => r.upperBound),
       runs: rs.map((r) => r.runId),
-      meanResolved: meanOf(rs.map((r) => r.resolved.filter((id) => common.includes(id)).length)),
-      resolvedUnion: sortedIds(common.filter((id) => sets.some((s) => s.has(id)))),
-      resolvedInAllRuns: sortedIds(common.filter((id) => sets.every((s) => s.has(id)))),
-      meanEmptyPatches: meanOf(rs.map((r) => r.emptyPatch.filter((id) => common.includes(id)).length)),
-      localization: meanMetrics(localizerRows(name)),
+      meanResolved: meanOf(rs.map((r) => r.resolved.filter((id) => judgedIds.includes(id)).length)),
+      resolvedUnion: sortedIds(judgedIds.filter((id) => sets.some((s) => s.has(id)))),
+      resolvedInAllRuns: sortedIds(judgedIds.filter((id) => sets.every((s) => s.has(id)))),
+      meanEmptyPatches: meanOf(rs.map((r) => r.emptyPatch.filter((id) => judgedIds.includes(id)).length)),
+      localization: meanMetrics(armRows(name)),
     };
   });
 
-  const unionOf = new Map(localizers.map((l) => [l.localizer, new Set(l.resolvedUnion)]));
-  const resolvedUnion = sortedIds(new Set(localizers.flatMap((l) => l.resolvedUnion)));
-  const resolvedByAll = resolvedUnion.filter((id) => localizers.every((l) => unionOf.get(l.localizer)!.has(id)));
+  const unionOf = new Map(arms.map((l) => [l.arm, new Set(l.resolvedUnion)]));
+  const resolvedUnion = sortedIds(new Set(arms.flatMap((l) => l.resolvedUnion)));
+  const resolvedByAll = resolvedUnion.filter((id) => arms.every((l) => unionOf.get(l.arm)!.has(id)));
 
   const uniqueFixes: UniqueFix[] = [];
   const pairs: Array<[string, string]> = [];
-  for (let i = 0; i < localizerNames.length; i++) for (let j = i + 1; j < localizerNames.length; j++) pairs.push([localizerNames[i], localizerNames[j]]);
+  for (let i = 0; i < armNames.length; i++) for (let j = i + 1; j < armNames.length; j++) pairs.push([armNames[i], armNames[j]]);
   for (const [a, b] of pairs) {
     for (const [fixedBy, other] of [
       [a, b],
@@ -192,24 +277,50 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
     }
   }
 
-  const solveFrequency = (name: string) => common.map((id) => meanOf(runsOf(name).map((o) => (resolvedSet(o).has(id) ? 1 : 0))));
-  const reference = localizerNames[0];
-  const alternatives = localizerNames.slice(1);
+  const solveFrequency = (name: string) => judgedIds.map((id) => meanOf(runsOf(name).map((o) => (resolvedSet(o).has(id) ? 1 : 0))));
+  const reference = armNames[0];
+  const alternatives = armNames.slice(1);
   const wilcoxon = alternatives.map((alt) => {
     const ref = solveFrequency(reference);
     const other = solveFrequency(alt);
     return { reference, alternative: alt, referenceMean: meanOf(ref), alternativeMean: meanOf(other), ...wilcoxonSignedRank(other, ref) };
   });
 
-  const clusters = common.map(repoOf);
+  const metrics = compareMetrics(reference, alternatives, armRows, (name) => perRunMetrics.get(runsOf(name)[0].runId)!, localizedIds.map(repoOf), options);
+  const operational = compareOperational(reference, alternatives, (name) => runsOf(name)[0], common, options);
+  return {
+    alignedInstances: common.length,
+    localizedInstances: localizedIds.length,
+    judgedInstances: judgedIds.length,
+    runs,
+    arms,
+    resolvedUnion,
+    resolvedByAll,
+    uniqueFixes,
+    wilcoxon,
+    metrics,
+    operational,
+  };
+}
+
+/** Bootstrap CIs of every localization metric, and exact McNemar (Holm-adjusted) on the binary ones. */
+function compareMetrics(
+  reference: string,
+  alternatives: readonly string[],
+  armRows: (arm: string) => InstanceMetrics[],
+  firstRunRows: (arm: string) => InstanceMetrics[],
+  clusters: readonly string[],
+  options: CompareOptions,
+): MetricComparison[] {
   const metrics: MetricComparison[] = [];
   const binaryIndices: number[] = [];
   const pValues: number[] = [];
+  const bootstrapOptions = bootstrapOf(options);
   for (const alt of alternatives) {
-    const refRows = localizerRows(reference);
-    const altRows = localizerRows(alt);
-    const refFirst = perRunMetrics.get(runsOf(reference)[0].runId)!;
-    const altFirst = perRunMetrics.get(runsOf(alt)[0].runId)!;
+    const refRows = armRows(reference);
+    const altRows = armRows(alt);
+    const refFirst = firstRunRows(reference);
+    const altFirst = firstRunRows(alt);
     for (const metric of INSTANCE_METRIC_NAMES) {
       const refValues = refRows.map((r) => r[metric]);
       const altValues = altRows.map((r) => r[metric]);
@@ -219,8 +330,8 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
         alternative: alt,
         referenceMean: meanOf(refValues),
         alternativeMean: meanOf(altValues),
-        bootstrap: pairedBootstrap(refValues, altValues, options),
-        clusteredBootstrap: clusteredBootstrap(refValues, altValues, clusters, options),
+        bootstrap: pairedBootstrap(refValues, altValues, bootstrapOptions),
+        clusteredBootstrap: clusteredBootstrap(refValues, altValues, clusters, bootstrapOptions),
       };
       if (BINARY_METRICS.includes(metric)) {
         const m = mcnemarExact(
@@ -235,7 +346,17 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
     }
   }
   holmAdjust(pValues).forEach((p, i) => (metrics[binaryIndices[i]].mcnemar!.holmPValue = p));
+  return metrics;
+}
 
+/** Agent time and tokens, alternative minus reference (first runs), on the instances where both recorded them. */
+function compareOperational(
+  reference: string,
+  alternatives: readonly string[],
+  firstRun: (arm: string) => RunOutcome,
+  common: readonly string[],
+  options: CompareOptions,
+): OperationalComparison[] {
   const operational: OperationalComparison[] = [];
   const costOf = (o: RunOutcome, id: string, metric: OperationalComparison['metric']): number | undefined => {
     const op = o.operations?.[id];
@@ -244,8 +365,8 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
     return op[metric];
   };
   for (const alt of alternatives) {
-    const ref = runsOf(reference)[0];
-    const other = runsOf(alt)[0];
+    const ref = firstRun(reference);
+    const other = firstRun(alt);
     for (const metric of ['agentSeconds', 'inputTokens', 'outputTokens', 'totalTokens'] as const) {
       const pairs = common.map((id) => [costOf(ref, id, metric), costOf(other, id, metric)] as const).filter(([a, b]) => a !== undefined && b !== undefined);
       if (pairs.length === 0) continue;
@@ -258,10 +379,9 @@ export function compareRuns(outcomes: readonly RunOutcome[], options: { resample
         n: pairs.length,
         referenceMean: meanOf(refValues),
         alternativeMean: meanOf(altValues),
-        bootstrap: pairedBootstrap(refValues, altValues, options),
+        bootstrap: pairedBootstrap(refValues, altValues, bootstrapOf(options)),
       });
     }
   }
-
-  return { alignedInstances: common.length, runs, localizers, resolvedUnion, resolvedByAll, uniqueFixes, wilcoxon, metrics, operational };
+  return operational;
 }

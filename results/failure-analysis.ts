@@ -2,8 +2,12 @@
  * Per-stage failure analysis (BLAgent paper §4, RQ2.1/RQ2.2, Figure 18).
  *
  * Each instance lands in exactly one category, judged against the gold patch in pipeline order:
- *   resolved → evaluation-error → budget-exhausted → empty-patch → file → function → line → patch-generation.
+ *   resolved → not-evaluated → evaluation-error → budget-exhausted → not-reached → empty-patch → file →
+ *   function → line → patch-generation.
  * (budget-exhausted: a spend cap stopped the instance before it had a patch; see src/llm/spend.ts.)
+ * Two categories are work that did not happen, never an outcome: **not-evaluated** (a patch exists but was never
+ * graded: no Docker, --stop-after, the run stopped) and **not-reached** (no patch because a stage never ran for
+ * the instance, or its run was misconfigured). They are kept out of every rate's denominator and counted apart.
  * The localization flags are recorded for every instance (also for resolved and empty ones), so the
  * categories can be re-cut later without rerunning anything.
  *
@@ -17,11 +21,26 @@ import { MODULE_LEVEL, type CodeElement } from '../src/artifacts/localization.ts
 import type { Definition } from '../src/parsing/types.ts';
 import { sequenceRatio } from './sequence-similarity.ts';
 
-export type FailureCategory = 'resolved' | 'evaluation-error' | 'budget-exhausted' | 'empty-patch' | 'file' | 'function' | 'line' | 'patch-generation';
+export type FailureCategory =
+  | 'resolved'
+  | 'not-evaluated'
+  | 'evaluation-error'
+  | 'budget-exhausted'
+  | 'not-reached'
+  | 'empty-patch'
+  | 'file'
+  | 'function'
+  | 'line'
+  | 'patch-generation';
+
+/** Categories of work that did not happen: not outcomes, so outside every rate's denominator. */
+export const NOT_JUDGED: ReadonlySet<FailureCategory> = new Set(['not-evaluated', 'not-reached']);
 
 export const FAILURE_CATEGORIES: readonly FailureCategory[] = [
   'resolved',
+  'not-evaluated',
   'evaluation-error',
+  'not-reached',
   'budget-exhausted',
   'empty-patch',
   'file',
@@ -49,6 +68,12 @@ export interface InstanceEvidence {
   evaluationError?: string;
   /** the stage whose spend cap stopped the instance, and what it had spent */
   budgetExhausted?: string;
+  /** the patch was never graded, and why (evaluation left out of the run, or not reached yet) */
+  notEvaluated?: string;
+  /** there is no patch because a stage never ran for the instance: the stage and why */
+  notReached?: string;
+  /** the gold files, when the gold patch itself is not at hand (an imported or stage-only folder) */
+  goldFiles?: readonly string[];
   /** the pre-patch text of the gold files, when the repository was readable (docstring state at hunk starts) */
   baseSource?: BaseSource;
 }
@@ -74,6 +99,8 @@ export interface InstanceAnalysis {
   emptyReason?: string;
   evaluationError?: string;
   budgetExhausted?: string;
+  /** why the instance is not-evaluated / not-reached */
+  notJudged?: string;
   /** the cascade tier whose answer went downstream (cascade runs only) */
   cascadeTier?: string;
 }
@@ -230,15 +257,17 @@ export function lineLevelMatch(modelPatch: string, goldPatch: string, baseSource
 // Categorisation
 
 export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
-  const goldFiles = new Set(modifiedExistingFiles(e.goldPatch));
+  const goldFiles = new Set(e.goldPatch ? modifiedExistingFiles(e.goldPatch) : (e.goldFiles ?? []));
   const fileCorrect = e.handedFiles.some((f) => goldFiles.has(f));
   const functionCorrect = fileCorrect && functionLevelCorrect(e.selectedElements, e.goldElements, e.handedFiles);
   const hasPatch = e.modelPatch.trim().length > 0;
-  const line = hasPatch ? lineLevelMatch(e.modelPatch, e.goldPatch, e.baseSource) : undefined;
+  const line = hasPatch && e.goldPatch ? lineLevelMatch(e.modelPatch, e.goldPatch, e.baseSource) : undefined;
   let category: FailureCategory;
   if (e.resolved) category = 'resolved';
+  else if (hasPatch && e.notEvaluated) category = 'not-evaluated';
   else if (e.evaluationError) category = 'evaluation-error';
   else if (e.budgetExhausted && !hasPatch) category = 'budget-exhausted';
+  else if (!hasPatch && e.notReached) category = 'not-reached';
   else if (!hasPatch) category = 'empty-patch';
   else if (!fileCorrect) category = 'file';
   else if (!functionCorrect) category = 'function';
@@ -254,21 +283,29 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
     ...(e.emptyReason && !hasPatch ? { emptyReason: e.emptyReason } : {}),
     ...(e.evaluationError ? { evaluationError: e.evaluationError } : {}),
     ...(category === 'budget-exhausted' ? { budgetExhausted: e.budgetExhausted } : {}),
+    ...(category === 'not-evaluated' ? { notJudged: e.notEvaluated } : category === 'not-reached' ? { notJudged: e.notReached } : {}),
   };
 }
 
 export interface CategoryCount {
   count: number;
-  /** share of all instances */
+  /** share of the judged instances (those evaluated, or stopped for a reason of their own); for not-evaluated and
+   * not-reached, share of all instances */
   share: number;
-  /** share of the unresolved instances (the paper's Figure 18b denominator); undefined for 'resolved' */
+  /** share of the unresolved judged instances (the paper's Figure 18b denominator); undefined for 'resolved'
+   * and the categories of work not done */
   shareOfUnresolved?: number;
   instances: string[];
 }
 
 export interface FailureSummary {
   total: number;
+  /** instances with an outcome: total less not-evaluated and not-reached (every rate's denominator) */
+  judged: number;
+  /** judged and not resolved */
   unresolved: number;
+  /** why instances were not judged, with how many each reason stopped */
+  notJudgedReasons: Record<string, number>;
   categories: Record<FailureCategory, CategoryCount>;
   byRepo: Record<string, Record<FailureCategory, number>>;
   emptyReasons: Record<string, number>;
@@ -276,20 +313,23 @@ export interface FailureSummary {
 
 export function summarizeFailures(analyses: readonly InstanceAnalysis[]): FailureSummary {
   const total = analyses.length;
-  const unresolved = analyses.filter((a) => a.category !== 'resolved').length;
+  const judged = analyses.filter((a) => !NOT_JUDGED.has(a.category)).length;
+  const unresolved = analyses.filter((a) => !NOT_JUDGED.has(a.category) && a.category !== 'resolved').length;
   const categories = Object.fromEntries(
     FAILURE_CATEGORIES.map((c) => {
       const instances = analyses
         .filter((a) => a.category === c)
         .map((a) => a.instanceId)
         .sort();
-      const entry: CategoryCount = { count: instances.length, share: total ? instances.length / total : 0, instances };
-      if (c !== 'resolved') entry.shareOfUnresolved = unresolved ? instances.length / unresolved : 0;
+      const denominator = NOT_JUDGED.has(c) ? total : judged;
+      const entry: CategoryCount = { count: instances.length, share: denominator ? instances.length / denominator : 0, instances };
+      if (c !== 'resolved' && !NOT_JUDGED.has(c)) entry.shareOfUnresolved = unresolved ? instances.length / unresolved : 0;
       return [c, entry];
     }),
   ) as Record<FailureCategory, CategoryCount>;
   const byRepo: Record<string, Record<FailureCategory, number>> = {};
   const emptyReasons: Record<string, number> = {};
+  const notJudgedReasons: Record<string, number> = {};
   for (const a of analyses) {
     byRepo[a.repo] ??= Object.fromEntries(FAILURE_CATEGORIES.map((c) => [c, 0])) as Record<FailureCategory, number>;
     byRepo[a.repo][a.category]++;
@@ -297,6 +337,10 @@ export function summarizeFailures(analyses: readonly InstanceAnalysis[]): Failur
       const reason = a.emptyReason ?? 'unknown';
       emptyReasons[reason] = (emptyReasons[reason] ?? 0) + 1;
     }
+    if (NOT_JUDGED.has(a.category)) {
+      const reason = `${a.category}: ${a.notJudged ?? 'unknown'}`;
+      notJudgedReasons[reason] = (notJudgedReasons[reason] ?? 0) + 1;
+    }
   }
-  return { total, unresolved, categories, byRepo, emptyReasons };
+  return { total, judged, unresolved, notJudgedReasons, categories, byRepo, emptyReasons };
 }

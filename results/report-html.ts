@@ -15,6 +15,7 @@ import {
   num,
   runLabel,
   escapeHtml,
+  alignmentNote,
   type Report,
 } from './report.ts';
 
@@ -250,20 +251,22 @@ export function renderHtml(report: Report): string {
   const c = report.comparison;
   if (c) {
     const overlapRows = [
-      ...c.localizers.map((l) => ({ label: `${l.localizer}: any run`, value: l.resolvedUnion.length, text: String(l.resolvedUnion.length) })),
-      ...c.localizers.map((l) => ({
-        label: `${l.localizer}: only this localizer`,
-        value: c.uniqueFixes.filter((u) => u.fixedBy === l.localizer).length,
-        text: String(c.uniqueFixes.filter((u) => u.fixedBy === l.localizer).length),
+      ...c.arms.map((l) => ({ label: `${l.arm}: any run`, value: l.resolvedUnion.length, text: String(l.resolvedUnion.length) })),
+      ...c.arms.map((l) => ({
+        label: `${l.arm}: only this arm`,
+        value: c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length,
+        text: String(c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length),
       })),
-      { label: 'every localizer', value: c.resolvedByAll.length, text: String(c.resolvedByAll.length) },
-      { label: 'any localizer', value: c.resolvedUnion.length, text: String(c.resolvedUnion.length) },
+      { label: 'every arm', value: c.resolvedByAll.length, text: String(c.resolvedByAll.length) },
+      { label: 'any arm', value: c.resolvedUnion.length, text: String(c.resolvedUnion.length) },
     ];
-    sections.push(`<section><h2>Overlap of resolved sets</h2>${simpleBars(overlapRows, `Resolved instances (${c.alignedInstances} aligned)`, '#2e7d32')}`);
+    sections.push(
+      `<section><h2>Overlap of resolved sets</h2><p>${escapeHtml(alignmentNote(c))}</p>${simpleBars(overlapRows, `Resolved instances (${c.judgedInstances ?? c.alignedInstances} judged by every run)`, '#2e7d32')}`,
+    );
     if (c.uniqueFixes.length)
       sections.push(
         htmlTable(
-          ['instance', 'fixed by', 'other localizer', 'other had a gold file in top 3'],
+          ['instance', 'fixed by', 'other arm', 'other had a gold file in top 3'],
           c.uniqueFixes.map((u) => [u.instanceId, u.fixedBy, u.other, u.otherHadGoldFileInTop3 ? 'yes' : 'no']),
         ),
       );
@@ -278,7 +281,7 @@ export function renderHtml(report: Report): string {
     }
     if (c.metrics.length) {
       sections.push(
-        `<section><h2>Localization metrics with confidence intervals</h2><p>Alternative − reference, 95% percentile bootstrap (10,000 resamples, seed 1729); * marks intervals that exclude zero. McNemar: exact two-sided on each localizer's first run; Holm across all binary comparisons.</p>${htmlTable(
+        `<section><h2>Localization metrics with confidence intervals</h2><p>Alternative − reference, 95% percentile bootstrap (10,000 resamples, seed 1729); * marks intervals that exclude zero. McNemar: exact two-sided on each arm's first run; Holm across all binary comparisons.</p>${htmlTable(
           METRIC_TABLE_HEADER,
           metricTableRows(c),
         )}</section>`,

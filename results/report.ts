@@ -25,6 +25,8 @@ import { formatRunnerMetrics, type RunnerMetrics } from './runner-metrics.ts';
 export interface RunReport {
   runId: string;
   localizer: string;
+  /** instances that reached file localization: the localization metrics' denominator */
+  localized?: number;
   upperBound: boolean;
   model?: string;
   instances: number;
@@ -73,8 +75,10 @@ export interface Report {
 
 export const CATEGORY_LABEL: Record<FailureCategory, string> = {
   resolved: 'resolved',
+  'not-evaluated': 'not evaluated',
   'evaluation-error': 'evaluation error',
   'budget-exhausted': 'spend cap reached',
+  'not-reached': 'not reached',
   'empty-patch': 'empty patch',
   file: 'file-level localization',
   function: 'function-level localization',
@@ -84,8 +88,10 @@ export const CATEGORY_LABEL: Record<FailureCategory, string> = {
 
 export const CATEGORY_COLOR: Record<FailureCategory, string> = {
   resolved: '#2e7d32',
+  'not-evaluated': '#eceff1',
   'evaluation-error': '#757575',
   'budget-exhausted': '#37474f',
+  'not-reached': '#f5f5f5',
   'empty-patch': '#bdbdbd',
   file: '#c62828',
   function: '#ef6c00',
@@ -160,6 +166,14 @@ export function metricTableRows(c: Comparison): string[][] {
   ]);
 }
 
+/** What the comparison's statistics are over: aligned, localized and judged instances, each stated. */
+export function alignmentNote(c: Comparison): string {
+  const parts = [`${c.alignedInstances} instances selected by every run`];
+  if (c.localizedInstances !== undefined) parts.push(`${c.localizedInstances} localized by every run (localization statistics)`);
+  if (c.judgedInstances !== undefined) parts.push(`${c.judgedInstances} judged by every run (resolution statistics)`);
+  return `${parts.join('; ')}.`;
+}
+
 export function renderMarkdown(report: Report): string {
   const out: string[] = [`# locfix report`, '', `Generated ${report.generatedAt}.`, ''];
   if (report.runs.some((r) => r.upperBound))
@@ -168,16 +182,24 @@ export function renderMarkdown(report: Report): string {
   out.push('## Outcomes per run', '');
   out.push(
     mdTable(
-      ['run', 'instances', 'resolved', ...FAILURE_CATEGORIES.filter((c) => c !== 'resolved').map((c) => CATEGORY_LABEL[c])],
+      ['run', 'instances', 'judged', 'resolved (of judged)', ...FAILURE_CATEGORIES.filter((c) => c !== 'resolved').map((c) => CATEGORY_LABEL[c])],
       report.runs.map((r) => [
         runLabel(r),
         String(r.instances),
-        `${r.resolved} (${pct(r.instances ? r.resolved / r.instances : 0)})`,
+        String(r.failures.judged),
+        r.failures.judged ? `${r.resolved} (${pct(r.resolved / r.failures.judged)})` : `${r.resolved} (none judged)`,
         ...FAILURE_CATEGORIES.filter((c) => c !== 'resolved').map((c) => String(r.failures.categories[c].count)),
       ]),
     ),
     '',
+    'Rates are over the judged instances: those evaluated, or stopped for a reason of their own. *Not evaluated* (a patch never graded) and *not reached* (a stage that never ran) are work that did not happen and count in no rate.',
+    '',
   );
+  for (const r of report.runs) {
+    const reasons = Object.entries(r.failures.notJudgedReasons ?? {});
+    if (reasons.length) out.push(`- ${r.runId}: ${reasons.map(([why, n]) => `${n} ${why}`).join('; ')}`);
+  }
+  if (report.runs.some((r) => Object.keys(r.failures.notJudgedReasons ?? {}).length)) out.push('');
 
   out.push('## Localization per run', '');
   out.push(
@@ -231,12 +253,13 @@ export function renderMarkdown(report: Report): string {
 
   const c = report.comparison;
   if (c) {
-    out.push('## Comparison', '', `${c.alignedInstances} aligned instances.`, '');
+    out.push('## Comparison', '', alignmentNote(c), '');
     out.push(
       mdTable(
-        ['localizer', 'runs', 'mean resolved', 'resolved in any run', 'resolved in every run', 'mean empty patches'],
-        c.localizers.map((l) => [
-          l.localizer + (l.upperBound ? ' (upper bound)' : ''),
+        ['arm', 'localizer', 'runs', 'mean resolved', 'resolved in any run', 'resolved in every run', 'mean empty patches'],
+        c.arms.map((l) => [
+          l.arm + (l.upperBound ? ' (upper bound)' : ''),
+          l.localizer,
           String(l.runs.length),
           num(l.meanResolved, 1),
           String(l.resolvedUnion.length),
@@ -245,11 +268,11 @@ export function renderMarkdown(report: Report): string {
         ]),
       ),
       '',
-      `Resolved by any localizer: ${c.resolvedUnion.length}; by every localizer: ${c.resolvedByAll.length}.`,
+      `Resolved by any arm: ${c.resolvedUnion.length}; by every arm: ${c.resolvedByAll.length}.`,
       '',
     );
     if (c.uniqueFixes.length) {
-      out.push('### Fixed by only one localizer (Table 10)', '');
+      out.push('### Fixed by only one arm', '');
       out.push(
         mdTable(
           ['instance', 'fixed by', 'other', 'other had a gold file in top 3'],

@@ -5,48 +5,31 @@
  */
 import { calibrateAnswers, type LabelledAnswer } from './calibration.ts';
 import { addToCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
-import { RunLayout } from '../src/run/run-layout.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import type { RunLayout } from '../src/run/run-layout.ts';
 import { readArtifact, type StageArtifact } from '../src/run/stage-runner.ts';
 import { PIPELINE_STAGES, STAGE, type StageName } from '../src/run/stage.ts';
-import type { RunManifest } from '../src/run/manifest.ts';
 import { extractDefinitions } from '../src/parsing/definitions.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { defaultCacheDir } from '../src/dataset/load.ts';
 import { modifiedExistingFiles } from '../src/patch.ts';
-import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
+import { writeJsonAtomic, writeJsonlAtomic } from '../src/util/fsx.ts';
+import { CONFIGURATION_KINDS, INSTANCES_FILE, openRunFolder, stageState, type RunFolder } from './run-folder.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { RepairInstanceRecord, Selection } from '../repair/types.ts';
 import type { FunctionStageOutput, LineStageOutput } from '../localizer/hierarchy/stage.ts';
 import type { EvaluateStageOutput, ValidateStageOutput } from '../validation/stages.ts';
-import { analyzeInstance, goldElements, summarizeFailures, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
+import { analyzeInstance, goldElements, NOT_JUDGED, summarizeFailures, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
 import type { RunOutcome } from './compare.ts';
 import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
 import type { HandoffSummary, RunReport, RunSpend, StageCost } from './report.ts';
 import { computeRunnerMetrics, runnerRow, type RunnerRow } from './runner-metrics.ts';
 import { readSpendLedger } from '../src/run/spend-ledger.ts';
 
-export const INSTANCES_FILE = 'instances.jsonl';
-
 export async function writeRunInstances(layout: RunLayout, instances: readonly SweInstance[]): Promise<void> {
-  const { writeJsonlAtomic } = await import('../src/util/fsx.ts');
   await writeJsonlAtomic(layout.file(INSTANCES_FILE), instances);
-}
-
-export async function readRunInstances(layout: RunLayout): Promise<SweInstance[]> {
-  let text: string;
-  try {
-    text = await readFile(layout.file(INSTANCES_FILE), 'utf8');
-  } catch {
-    throw new Error(`${layout.root} is not a locfix run (no ${INSTANCES_FILE})`);
-  }
-  return text
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => SweInstanceSchema.parse(JSON.parse(l)));
 }
 
 interface InstanceArtifacts {
@@ -59,9 +42,9 @@ interface InstanceArtifacts {
   evaluate?: StageArtifact<EvaluateStageOutput>;
 }
 
-async function loadArtifacts(layout: RunLayout, id: string): Promise<InstanceArtifacts> {
+async function loadArtifacts(layout: RunLayout, id: string, fileStage: string): Promise<InstanceArtifacts> {
   const [files, functions, lines, repair, validate, select, evaluate] = await Promise.all([
-    readArtifact<FileLocalization>(layout, STAGE.files, id),
+    readArtifact<FileLocalization>(layout, fileStage, id),
     readArtifact<FunctionStageOutput>(layout, STAGE.functions, id),
     readArtifact<LineStageOutput>(layout, STAGE.lines, id),
     readArtifact<RepairInstanceRecord>(layout, STAGE.repair, id),
@@ -87,6 +70,35 @@ function emptyReasonOf(a: InstanceArtifacts): string | undefined {
     if (artifact.status === 'error') return `${stage} failed: ${artifact.error?.message.split('\n')[0] ?? 'error'}`;
   }
   return ok(a.select)?.emptyReason ?? ok(a.repair)?.selection.emptyReason;
+}
+
+/**
+ * Why an instance without a patch has none when that is not its own outcome: the first stage on the way to a
+ * patch that never ran for it (left out of the run, or not reached yet), or that failed because the run was
+ * misconfigured. Undefined when every stage ran and the patch is empty for a reason of the instance's own.
+ */
+function notReachedReason(folder: RunFolder, a: InstanceArtifacts): string | undefined {
+  for (const [stage, artifact] of [
+    [STAGE.files, a.files],
+    [STAGE.functions, a.functions],
+    [STAGE.lines, a.lines],
+    [STAGE.repair, a.repair],
+    [STAGE.select, a.select],
+  ] as const) {
+    const state = stageState(folder, stage, artifact);
+    if (state.state === 'not-reached') return `${stage}: ${state.reason}`;
+    if (state.state === 'failed')
+      return state.kind && CONFIGURATION_KINDS.has(state.kind) ? `${stage}: configuration error: ${state.message.split('\n')[0]}` : undefined;
+  }
+  return undefined;
+}
+
+/** Why a patch was never graded: evaluation left out of the run, not reached yet, or misconfigured. */
+function notEvaluatedReason(folder: RunFolder, a: InstanceArtifacts): string | undefined {
+  const state = stageState(folder, STAGE.evaluate, a.evaluate);
+  if (state.state === 'not-reached') return state.reason;
+  if (state.state === 'failed' && state.kind && CONFIGURATION_KINDS.has(state.kind)) return `configuration error: ${state.message.split('\n')[0]}`;
+  return undefined;
 }
 
 /** The first stage a spend cap stopped, with what the instance had spent then (budget_exhausted errors). */
@@ -142,9 +154,9 @@ export interface AnalyzeOptions {
 }
 
 export async function analyzeRun(runDir: string, options: AnalyzeOptions = {}): Promise<RunAnalysis> {
-  const layout = new RunLayout(path.resolve(runDir));
-  const manifest = await readJsonIfExists<RunManifest>(layout.manifestPath);
-  if (options.snapshot || !manifest?.config) return analyzeWith(layout, manifest, options);
+  const folder = await openRunFolder(runDir);
+  const manifest = folder.manifest;
+  if (options.snapshot || !manifest?.config) return analyzeWith(folder, options);
   // `locfix analyze|compare|report` on a finished run: read the base files from the repositories the run
   // used, so gold functions are judged as they were when the run analysed itself
   const config = manifest.config as { cacheDir?: string; mirrorsDir?: string; mirrors?: Record<string, string> };
@@ -155,22 +167,26 @@ export async function analyzeRun(runDir: string, options: AnalyzeOptions = {}): 
     allowClone: false,
   });
   try {
-    return await analyzeWith(layout, manifest, { ...options, snapshot: (i) => store.snapshot(i.repo, i.base_commit) });
+    return await analyzeWith(folder, { ...options, snapshot: (i) => store.snapshot(i.repo, i.base_commit) });
   } finally {
     await store.close();
   }
 }
 
-async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined, options: AnalyzeOptions): Promise<RunAnalysis> {
-  const instances = await readRunInstances(layout);
-  const topFiles = options.topFiles ?? (manifest?.config?.topFiles as number | undefined) ?? 3;
+async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<RunAnalysis> {
+  const { layout, manifest } = folder;
+  const instances = folder.instances;
+  const topFiles = options.topFiles ?? folder.topFiles;
   const analyses: InstanceAnalysis[] = [];
   const outcome: RunOutcome = {
     runId: layout.id,
-    localizer: manifest?.localizer ?? 'unknown',
-    instances: instances.map((i) => i.instance_id),
-    repoOf: Object.fromEntries(instances.map((i) => [i.instance_id, i.repo])),
-    goldFiles: Object.fromEntries(instances.map((i) => [i.instance_id, modifiedExistingFiles(i.patch)])),
+    localizer: folder.arm.localizer,
+    armKey: folder.arm.key,
+    instances: instances.map((i) => i.id),
+    repoOf: Object.fromEntries(instances.map((i) => [i.id, i.repo])),
+    goldFiles: Object.fromEntries(instances.map((i) => [i.id, i.row?.patch ? modifiedExistingFiles(i.row.patch) : i.goldFiles])),
+    judged: [],
+    localized: [],
     rankings: {},
     predicted: {},
     operations: {},
@@ -196,7 +212,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
   };
   const metricRows: InstanceMetrics[] = [];
   const runnerRows: RunnerRow[] = [];
-  const recorded = (manifest?.config as { handoff?: string } | undefined)?.handoff;
+  const recorded = folder.handoff;
   const contract: HandoffSummary['contract'] = recorded === 'hard' || recorded === 'soft' ? recorded : 'top';
   const handoffFacts: HandoffSummary = { contract, beyond: 0, goldReachedBeyond: [], goldRankedButNotHanded: [] };
   const warnings: string[] = [];
@@ -204,9 +220,9 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
   const labelled: LabelledAnswer[] = [];
   let upperBound = false;
 
-  for (const instance of instances) {
-    const id = instance.instance_id;
-    const a = await loadArtifacts(layout, id);
+  for (const { id, row, repo } of instances) {
+    const a = await loadArtifacts(layout, id, folder.fileStage ?? STAGE.files);
+    if (a.files) outcome.localized!.push(id);
     const files = ok(a.files);
     upperBound ||= Boolean(files?.upperBound);
     const ranking = files?.files.map((f) => f.path);
@@ -216,7 +232,8 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     if (files?.predicted) outcome.predicted![id] = files.predicted;
     const operation = localizationCost(a.files);
     if (operation) outcome.operations![id] = operation;
-    metricRows.push(instanceMetrics(ranking, outcome.goldFiles[id], topFiles, files?.predicted));
+    // localization metrics over the instances that reached file localization (a failed one is a miss)
+    if (a.files) metricRows.push(instanceMetrics(ranking, outcome.goldFiles[id], topFiles, files?.predicted));
     const functions = ok(a.functions);
     const repair = ok(a.repair);
     const selection = ok(a.select);
@@ -233,20 +250,20 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
 
     let definitionsOf: (p: string) => ReturnType<typeof extractDefinitions> = () => [];
     let baseSource: InstanceEvidence['baseSource'];
-    if (options.snapshot && instance.patch) {
+    if (options.snapshot && row?.patch) {
       try {
-        const snapshot = await options.snapshot(instance);
-        const sources = await snapshot.readFiles(modifiedExistingFiles(instance.patch));
+        const snapshot = await options.snapshot(row);
+        const sources = await snapshot.readFiles(modifiedExistingFiles(row.patch));
         const defs = new Map([...sources].map(([p, text]) => [p, extractDefinitions(p, text)]));
         definitionsOf = (p) => defs.get(p) ?? [];
         baseSource = (p) => sources.get(p);
       } catch (err) {
         // without the base files gold elements are module-level, so function level degrades to file level:
         // say so in the analysis instead of silently judging differently
-        warnings.push(`${instance.instance_id}: base files unreadable (${(err as Error).message.split('\n')[0]}); function level judged at file level`);
+        warnings.push(`${id}: base files unreadable (${(err as Error).message.split('\n')[0]}); function level judged at file level`);
       }
-    } else if (instance.patch) {
-      warnings.push(`${instance.instance_id}: no repository access; function level judged at file level`);
+    } else if (row?.patch) {
+      warnings.push(`${id}: no repository access; function level judged at file level`);
     }
     // what the later stages could see: the handed files (by the run's contract) and, soft, those followed beyond
     const handed = (functions as { handed?: string[] } | undefined)?.handed ?? (ranking ?? []).slice(0, topFiles);
@@ -263,18 +280,22 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
         : evaluation && !evaluation.patchEmpty && !evaluation.completed
           ? (evaluation.error ?? 'evaluation did not complete')
           : undefined;
+    const hasPatch = modelPatch.trim().length > 0;
     const evidence: InstanceEvidence = {
       instanceId: id,
-      repo: instance.repo,
-      goldPatch: instance.patch,
+      repo,
+      goldPatch: row?.patch ?? '',
+      goldFiles: outcome.goldFiles[id],
       handedFiles: reached,
       selectedElements: functions?.codeElements,
-      goldElements: goldElements(instance.patch, definitionsOf),
+      goldElements: row?.patch ? goldElements(row.patch, definitionsOf) : [],
       modelPatch,
-      emptyReason: modelPatch.trim() ? undefined : emptyReasonOf(a),
+      emptyReason: hasPatch ? undefined : emptyReasonOf(a),
       resolved: Boolean(evaluation?.resolved),
-      evaluationError: modelPatch.trim() ? evaluationError : undefined,
+      evaluationError: hasPatch ? evaluationError : undefined,
       budgetExhausted: budgetExhaustedAt(a),
+      notEvaluated: hasPatch ? notEvaluatedReason(folder, a) : undefined,
+      notReached: hasPatch ? undefined : notReachedReason(folder, a),
       baseSource,
     };
     const analysis = analyzeInstance(evidence);
@@ -282,6 +303,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     if (tier) analysis.cascadeTier = tier;
     if (gold.size) labelled.push({ confidence: files?.confidence, hit: ranking?.[0] !== undefined && gold.has(ranking[0]) ? 1 : 0 });
     analyses.push(analysis);
+    if (!NOT_JUDGED.has(analysis.category)) outcome.judged!.push(id);
     if (analysis.category === 'resolved') outcome.resolved.push(id);
     if (analysis.category === 'empty-patch') outcome.emptyPatch.push(id);
   }
@@ -300,6 +322,7 @@ async function analyzeWith(layout: RunLayout, manifest: RunManifest | undefined,
     resolved: outcome.resolved.length,
     failures,
     localization,
+    localized: metricRows.length,
     costs: [...costs.values()].sort((x, y) => PIPELINE_STAGES.indexOf(x.stage as StageName) - PIPELINE_STAGES.indexOf(y.stage as StageName)),
     ...(await runSpend(layout, failures.categories['budget-exhausted'].count, warnings)),
     handoff: handoffFacts,

@@ -4,13 +4,12 @@
  * `locfix retrieve` run, or an imported published run), so the calibration report and the cascade replay
  * treat them alike.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfidenceSignals } from '../src/artifacts/confidence.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import { rankedPathsOf } from '../src/artifacts/localization.ts';
-import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
-import { STAGE } from '../src/run/stage.ts';
+import type { StageSelection } from '../src/run/run-layout.ts';
+import { openRunFolder } from './run-folder.ts';
 import { readJsonIfExists } from '../src/util/fsx.ts';
 
 export interface TierAnswer {
@@ -41,22 +40,18 @@ export interface TierRun {
 /** Localizers that answer without a model. */
 const MODEL_FREE = new Set(['retrieval', 'oracle']);
 
-/** The stage to read: `localize-files`, or `retrieve` for runs made by `locfix retrieve`. */
-function stageOf(dir: string): string {
-  const layout = new RunLayout(dir);
-  if (existsSync(layout.selectionPath(STAGE.files))) return STAGE.files;
-  if (existsSync(layout.selectionPath('retrieve'))) return 'retrieve';
-  throw new Error(`${dir}: no ${STAGE.files}.selection.json or retrieve.selection.json (not a file-localization run)`);
-}
-
+/** Any run folder with a file-localization stage (localize-files, or retrieve for `locfix retrieve` runs). */
 export async function loadTierRun(dir: string, name = path.basename(dir)): Promise<TierRun> {
-  const stage = stageOf(dir);
-  const layout = new RunLayout(dir);
+  const folder = await openRunFolder(dir);
+  const stage = folder.fileStage;
+  if (!stage) throw new Error(`${dir}: no file localization (localize-files or retrieve); it has ${folder.stages.join(', ') || 'no stage'}`);
+  const layout = folder.layout;
   const selection = await readJsonIfExists<StageSelection>(layout.selectionPath(stage));
-  if (!selection || !Array.isArray(selection.instances)) throw new Error(`${layout.selectionPath(stage)}: no "instances" list`);
-  const localizer = String((selection.settings as { localizer?: unknown } | undefined)?.localizer ?? 'unknown');
+  const instances = selection?.instances ?? folder.instances.map((i) => i.id);
+  const gold = Object.fromEntries(folder.instances.map((i) => [i.id, i.goldFiles]));
+  const localizer = folder.arm.localizer;
   const answers = new Map<string, TierAnswer>();
-  for (const id of selection.instances) {
+  for (const id of instances) {
     const artifact = await readJsonIfExists<{ status?: string; output?: FileLocalization }>(layout.artifactPath(stage, id)).catch(() => undefined);
     const files = rankedPathsOf(artifact);
     if (!files || !artifact?.output) continue;
@@ -75,7 +70,7 @@ export async function loadTierRun(dir: string, name = path.basename(dir)): Promi
       usesLlm,
     });
   }
-  return { name, dir, stage, localizer, instances: selection.instances, gold: selection.gold ?? {}, answers };
+  return { name, dir, stage, localizer, instances, gold, answers };
 }
 
 /** 1 when the first file is a gold file, else 0; undefined without gold. */

@@ -10,7 +10,8 @@
  *   Hub's test split, which is sorted by instance id; `problem_statement` (checked against the dataset),
  *   `ranked_scores` (Phase 1, 0–10), `ranked_files` (Phase 1 order), `final_reranked_files` (Phase 2: plain
  *   paths, or `{path: [functions]}` objects), `retrieved_files_t0` / `_t1` / `_base`, `token_usage`
- *   (`prompt_tokens`, `output_tokens`).
+ *   (`prompt_tokens`, `output_tokens`). The RAG baselines (`results/rq1-2/`) have `rag_ranked_files` (the
+ *   model's answer over the retrieved chunks) and `retrieved_files` (the embedding retrieval).
  * - **locagent** (gersteinlab/LocAgent `loc_outputs.jsonl`): `instance_id`, `found_files`, `found_modules`,
  *   `found_entities`, each a flat list, or one list per sample in an unmerged run (merged here by reciprocal
  *   rank, as LocAgent merges them).
@@ -23,6 +24,7 @@ import { agreementWith, scoreSignals, signals, type ConfidenceSignals } from '..
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { goldPaths } from '../../src/dataset/gold.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
+import { recordStageRun } from '../../src/run/manifest.ts';
 import { STAGE } from '../../src/run/stage.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
@@ -99,6 +101,9 @@ function blagentFinal(value: unknown): { files: string[]; functions: Array<{ pat
   return { files, functions };
 }
 
+/** The keys a BLAgent row's ranking is read from, most final first. */
+const BLAGENT_FILE_KEYS = ['final_reranked_files', 'ranked_files', 'rag_ranked_files', 'retrieved_files_t0', 'retrieved_files_base', 'retrieved_files'];
+
 /** BLAgent's result arrays; `hubOrder` is the dataset sorted by instance id (the Hub's test-split order). */
 export function parseBlagentResults(text: string, dataset: readonly SweInstance[]): ParsedRun {
   const hubOrder = [...dataset].sort((a, b) => (a.instance_id < b.instance_id ? -1 : a.instance_id > b.instance_id ? 1 : 0));
@@ -125,20 +130,21 @@ export function parseBlagentResults(text: string, dataset: readonly SweInstance[
     }
     const final = blagentFinal(value.final_reranked_files);
     const phase1 = stringList(value.ranked_files);
-    const retrieval = stringList(value.retrieved_files_t0) ?? stringList(value.retrieved_files_base);
-    const stage = final?.files.length ? 'phase2' : phase1?.length ? 'phase1' : retrieval?.length ? 'retrieval' : undefined;
+    const rag = stringList(value.rag_ranked_files);
+    const retrieval = stringList(value.retrieved_files_t0) ?? stringList(value.retrieved_files_base) ?? stringList(value.retrieved_files);
+    const stage = final?.files.length ? 'phase2' : phase1?.length ? 'phase1' : rag?.length ? 'rag' : retrieval?.length ? 'retrieval' : undefined;
     if (!stage) {
-      problems.push({ row, instanceId: instance.instance_id, reason: 'no final_reranked_files, ranked_files or retrieved_files' });
+      problems.push({ row, instanceId: instance.instance_id, reason: `no non-empty list of paths under any of ${BLAGENT_FILE_KEYS.join(', ')}` });
       continue;
     }
-    const files = stage === 'phase2' ? final!.files : stage === 'phase1' ? phase1! : retrieval!;
+    const files = stage === 'phase2' ? final!.files : stage === 'phase1' ? phase1! : stage === 'rag' ? rag! : retrieval!;
     const scores = isObject(value.ranked_scores)
       ? Object.values(value.ranked_scores)
           .filter((s): s is number => typeof s === 'number')
           .sort((a, b) => b - a)
       : [];
     const t1 = stringList(value.retrieved_files_t1);
-    const stages = [retrieval, phase1, final?.files].filter((l): l is string[] => !!l?.length);
+    const stages = [retrieval, rag, phase1, final?.files].filter((l): l is string[] => !!l?.length);
     const usage = isObject(value.token_usage) ? value.token_usage : undefined;
     out.push({
       instanceId: instance.instance_id,
@@ -297,7 +303,17 @@ export async function writeImportedRun(
     };
     await writeJsonAtomic(layout.artifactPath(STAGE.files, row.instanceId), artifact);
   }
-  await writeSelection(runDir, STAGE.files, meta.datasetName, dataset, { localizer: meta.label, imported: { format: meta.format, source: meta.source } });
+  const settings = { localizer: meta.label, imported: { format: meta.format, source: meta.source } };
+  await writeSelection(runDir, STAGE.files, meta.datasetName, dataset, settings);
+  await recordStageRun(layout, {
+    kind: 'imported',
+    stage: STAGE.files,
+    localizer: meta.label,
+    models: {},
+    dataset: meta.datasetName,
+    instances: dataset.map((i) => i.instance_id),
+    settings,
+  });
   const report: ImportReport = {
     format: meta.format,
     source: meta.source,

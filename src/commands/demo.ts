@@ -66,7 +66,7 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
         docker: !missing,
       }),
     ),
-    { log },
+    { log, ...(missing ? { leftOut: { validate: missing, evaluate: missing } } : {}) },
   );
   if (result.interrupted) return;
 

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../run/progress.ts';
-import { createLocalizer, localizerNames } from '../../localizer/registry.ts';
+import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
 import { STAGE } from '../run/stage.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
@@ -19,7 +19,9 @@ interface LocalizeFlags extends SelectionFlags, ServiceFlags {
 }
 
 export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: number; total: number }> {
-  const options = flags.options ? (JSON.parse(flags.options) as Record<string, unknown>) : {};
+  const given = flags.options ? (JSON.parse(flags.options) as Record<string, unknown>) : {};
+  // resolved options are what the manifest records: two option sets are two arms
+  const options = await validateLocalizer(flags.localizer, given);
   const localizer = await createLocalizer(flags.localizer, options);
   const instances = await loadSelection(flags, 'localize');
   const services = servicesFrom(flags);
@@ -32,6 +34,7 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
       concurrency: positiveInt('--concurrency', flags.concurrency),
       retryErrors: flags.retryErrors,
       onEvent: (e) => progress.event(e),
+      localizerOptions: options,
     });
     return { ok: artifacts.filter((a) => a.status === 'ok').length, total: artifacts.length };
   } finally {

@@ -10,7 +10,8 @@ import { mergeRunFolders } from '../run/merge-runs.ts';
 import { RunLayout } from '../run/run-layout.ts';
 import { STAGE } from '../run/stage.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
-import { readRunInstances, writeRunAnalysis } from '../../results/run-analysis.ts';
+import { writeRunAnalysis } from '../../results/run-analysis.ts';
+import { openRunFolder } from '../../results/run-folder.ts';
 import { makeRunSummary } from '../../validation/evaluate.ts';
 import { writeReports } from './report.ts';
 import { writePredictions } from './predictions.ts';
@@ -21,13 +22,15 @@ export async function mergeCommand(inputs: readonly string[], flags: { out: stri
 
 /** Joins `inputs` into `out`, then computes its predictions, harness summary, analysis and reports. */
 export async function mergeAndReport(out: string, inputs: readonly string[], log: (line: string) => void): Promise<void> {
+  await checkSameArm(inputs);
   const merged = await mergeRunFolders(out, inputs);
   for (const c of merged.conflicts) log(`merge: ${c.stage}/${c.instanceId}: finished differently in ${c.dropped}; ${c.kept} kept`);
   const layout = new RunLayout(out);
-  const instances = await readRunInstances(layout);
+  const folder = await openRunFolder(out);
+  const instances = folder.instances.flatMap((i) => (i.row ? [i.row] : []));
   const manifest = await readJsonIfExists<{ models?: { llm?: string }; config?: { topFiles?: number } }>(layout.file('manifest.json'));
   const modelName = manifest?.models?.llm ?? 'locfix';
-  const predictions = await writePredictions(layout, instances, modelName);
+  const predictions = existsSync(path.join(out, STAGE.select)) ? await writePredictions(layout, instances, modelName) : [];
   if (existsSync(path.join(out, STAGE.evaluate))) {
     const summary = await makeRunSummary(path.dirname(out), layout.id, instances, predictions);
     await writeJsonAtomic(layout.file(`${modelName.replace(/[^\w.-]+/g, '_')}.${layout.id}.json`), summary);
@@ -37,6 +40,25 @@ export async function mergeAndReport(out: string, inputs: readonly string[], log
   log(
     `merge: ${merged.inputs.length} runs, ${merged.instances} instances, ${merged.artifacts} artifacts, ${merged.conflicts.length} conflicts -> ${out} (report: ${layout.file('report', 'report.html')})`,
   );
+}
+
+/**
+ * Parts of one run share its arm: runs of other localizers or options would make a folder whose manifest
+ * describes only one of them. A folder that does not record its whole configuration is compared by what it
+ * records (localizer, embedder, dataset).
+ */
+async function checkSameArm(inputs: readonly string[]): Promise<void> {
+  const folders = await Promise.all(inputs.map((i) => openRunFolder(i)));
+  const [first, ...rest] = folders;
+  const describe = (f: (typeof folders)[number]) =>
+    f.arm.key ?? JSON.stringify({ localizer: f.arm.localizer, embedder: f.arm.embedder, dataset: f.arm.dataset, kind: f.kind });
+  for (const f of rest) {
+    if (describe(f) !== describe(first)) {
+      throw new Error(
+        `merge: ${f.dir} and ${first.dir} are runs of different arms (${f.arm.localizer} / ${first.arm.localizer}, or other settings); only parts of one run merge. Compare them with locfix compare instead`,
+      );
+    }
+  }
 }
 
 export function register(program: Command): void {

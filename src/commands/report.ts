@@ -12,20 +12,44 @@ import { compareRuns } from '../../results/compare.ts';
 import { analyzeRun, writeRunAnalysis, type RunAnalysis } from '../../results/run-analysis.ts';
 import { renderMarkdown, type Report } from '../../results/report.ts';
 import { renderHtml } from '../../results/report-html.ts';
-import { FAILURE_CATEGORIES } from '../../results/failure-analysis.ts';
+import { FAILURE_CATEGORIES, NOT_JUDGED } from '../../results/failure-analysis.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.ts';
 
-export function buildReport(analyses: readonly RunAnalysis[]): Report {
+export function buildReport(analyses: readonly RunAnalysis[], arms?: Record<string, string[]>): Report {
   return {
     generatedAt: new Date().toISOString(),
     runs: analyses.map((a) => a.report),
-    ...(analyses.length > 1 ? { comparison: compareRuns(analyses.map((a) => a.outcome)) } : {}),
+    ...(analyses.length > 1
+      ? {
+          comparison: compareRuns(
+            analyses.map((a) => a.outcome),
+            arms ? { arms } : {},
+          ),
+        }
+      : {}),
   };
 }
 
+/** `--arm NAME=RUN,RUN` (repeatable): runs the user groups into one arm, by run id (the folder's name). */
+export function parseArmFlags(values: readonly string[] | undefined): Record<string, string[]> | undefined {
+  if (!values?.length) return undefined;
+  const arms: Record<string, string[]> = {};
+  for (const value of values) {
+    const m = /^([^=]+)=(.+)$/.exec(value);
+    if (!m) throw new Error(`--arm expects NAME=RUN[,RUN…] (run ids, the folders' names), got "${value}"`);
+    arms[m[1].trim()] = m[2]
+      .split(',')
+      .map((r) => path.basename(r.trim()))
+      .filter(Boolean);
+  }
+  return arms;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
 /** Writes report.json, report.md and report.html into `outDir`; returns the report. */
-export async function writeReports(analyses: readonly RunAnalysis[], outDir: string): Promise<Report> {
-  const report = buildReport(analyses);
+export async function writeReports(analyses: readonly RunAnalysis[], outDir: string, arms?: Record<string, string[]>): Promise<Report> {
+  const report = buildReport(analyses, arms);
   await writeJsonAtomic(path.join(outDir, 'report.json'), report);
   await writeFileAtomic(path.join(outDir, 'report.md'), renderMarkdown(report));
   await writeFileAtomic(path.join(outDir, 'report.html'), renderHtml(report));
@@ -34,15 +58,20 @@ export async function writeReports(analyses: readonly RunAnalysis[], outDir: str
 
 function printAnalysis(a: RunAnalysis): void {
   const s = a.report.failures;
-  const lines = [`${a.runId} (${a.localizer}${a.upperBound ? ', upper bound' : ''}): ${s.total} instances`];
+  const lines = [
+    `${a.runId} (${a.localizer}${a.upperBound ? ', upper bound' : ''}): ${s.total} instances, ${s.judged} judged (rates are over these)${s.total - s.judged ? `, ${s.total - s.judged} not judged: work that did not happen` : ''}`,
+  ];
   for (const c of FAILURE_CATEGORIES) {
     const e = s.categories[c];
     lines.push(
-      `  ${c.padEnd(18)} ${String(e.count).padStart(4)}  ${(100 * e.share).toFixed(1).padStart(5)}%${e.shareOfUnresolved !== undefined ? `  (${(100 * e.shareOfUnresolved).toFixed(1)}% of unresolved)` : ''}`,
+      NOT_JUDGED.has(c)
+        ? `  ${c.padEnd(18)} ${String(e.count).padStart(4)}  (not judged: in no rate)`
+        : `  ${c.padEnd(18)} ${String(e.count).padStart(4)}  ${(100 * e.share).toFixed(1).padStart(5)}%${e.shareOfUnresolved !== undefined ? `  (${(100 * e.shareOfUnresolved).toFixed(1)}% of unresolved)` : ''}`,
     );
   }
   const reasons = Object.entries(s.emptyReasons);
   if (reasons.length) lines.push(`  empty-patch reasons: ${reasons.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
+  for (const [why, n] of Object.entries(s.notJudgedReasons)) lines.push(`  ${n} ${why}`);
   for (const w of a.warnings) lines.push(`  warning: ${w}`);
   process.stdout.write(lines.join('\n') + '\n');
 }
@@ -62,11 +91,18 @@ export function register(program: Command): void {
   program
     .command('compare')
     .description('compare runs and localizers: resolved overlaps, unique fixes, Wilcoxon, bootstrap CIs, McNemar + Holm')
-    .argument('<runs...>', "run directories (the first run's localizer is the reference)")
+    .argument('<runs...>', "run folders of any kind (locfix run, stage commands, import-run, merge); the first run's arm is the reference")
+    .option(
+      '--arm <name=runs>',
+      'group runs into a named arm, e.g. --arm full=run-1,run-2 (repeatable); by default runs that differ by seed alone are one arm',
+      collect,
+      [],
+    )
     .option('--json', 'print the comparison as JSON')
-    .action(async (runs: string[], flags: { json?: boolean }) => {
+    .action(async (runs: string[], flags: { json?: boolean; arm: string[] }) => {
+      const arms = parseArmFlags(flags.arm);
       const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));
-      const report = buildReport(analyses);
+      const report = buildReport(analyses, arms);
       if (flags.json) {
         process.stdout.write(JSON.stringify(report.comparison ?? { runs: report.runs }, null, 2) + '\n');
         return;
@@ -77,12 +113,14 @@ export function register(program: Command): void {
   program
     .command('report')
     .description('write report.json, report.md and a self-contained report.html for one or more runs')
-    .argument('<runs...>', 'run directories')
+    .argument('<runs...>', 'run folders of any kind (locfix run, stage commands, import-run, merge)')
     .option('--out <dir>', 'output folder (default: <first run>/report)')
-    .action(async (runs: string[], flags: { out?: string }) => {
+    .option('--arm <name=runs>', 'group runs into a named arm (repeatable), as for compare', collect, [])
+    .action(async (runs: string[], flags: { out?: string; arm: string[] }) => {
+      const arms = parseArmFlags(flags.arm);
       const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));
       const out = flags.out ?? path.join(runs[0], 'report');
-      await writeReports(analyses, out);
+      await writeReports(analyses, out, arms);
       process.stderr.write(`report: ${path.join(out, 'report.html')} (also report.md, report.json)\n`);
     });
 }

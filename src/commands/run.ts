@@ -17,7 +17,7 @@ import { closeInvocation, openManifest, readManifest } from '../run/manifest.ts'
 import { runPipeline, type InstancePipelineResult } from '../orchestrator/pipeline.ts';
 import { groupByRepo, releaseAfterLastInstance } from '../run/repo-release.ts';
 import { createProgress } from '../run/progress.ts';
-import { assembleStages } from '../orchestrator/stages.ts';
+import { assembleStages, runPlan } from '../orchestrator/stages.ts';
 import { acquireRunLock } from '../run/run-lock.ts';
 import { SpendLedger, type SpendCaps } from '../run/spend-ledger.ts';
 import { STAGE } from '../run/stage.ts';
@@ -193,7 +193,14 @@ async function openSpendLedger(layout: RunLayout, config: RunConfig, services: S
   return SpendLedger.open(layout, caps);
 }
 
-export async function runExperiment(config: RunConfig, options: { retryErrors?: boolean; log?: (line: string) => void } = {}): Promise<ExperimentResult> {
+export interface ExperimentOptions {
+  retryErrors?: boolean;
+  log?: (line: string) => void;
+  /** why stages are left out, when the caller knows (the demo: no Docker daemon); recorded in the manifest's plan */
+  leftOut?: Record<string, string>;
+}
+
+export async function runExperiment(config: RunConfig, options: ExperimentOptions = {}): Promise<ExperimentResult> {
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   // a misspelled localizer or option fails here, naming the key, before any instance or service starts
   config.localizer.options = await validateLocalizer(config.localizer.name, config.localizer.options);
@@ -203,7 +210,7 @@ export async function runExperiment(config: RunConfig, options: { retryErrors?: 
   // one process per run folder: a second one refuses, naming the holder, instead of interleaving artifacts
   const lock = acquireRunLock(layout.root);
   try {
-    return await runExperimentLocked(config, layout, cacheDir, options.retryErrors, log);
+    return await runExperimentLocked(config, layout, cacheDir, options, log);
   } finally {
     lock.release();
   }
@@ -213,9 +220,10 @@ async function runExperimentLocked(
   config: RunConfig,
   layout: RunLayout,
   cacheDir: string,
-  retryErrors: boolean | undefined,
+  options: ExperimentOptions,
   log: (line: string) => void,
 ): Promise<ExperimentResult> {
+  const retryErrors = options.retryErrors;
   const instances = await loadSelection(runSelectionFlags(config, cacheDir), 'run');
   const services = new Services({
     cacheDir,
@@ -241,6 +249,7 @@ async function runExperimentLocked(
     }
   }
   await writeRunInstances(layout, instances);
+  const { stages, docker } = assembleStages(config, services, layout);
   await openManifest(layout, {
     runId: config.runId,
     config: config as unknown as Record<string, unknown>,
@@ -249,9 +258,10 @@ async function runExperimentLocked(
     localizer: config.localizer.name,
     instances: instances.map((i) => i.instance_id),
     settings,
+    kind: 'pipeline',
+    plan: runPlan(config, stages, options.leftOut),
   });
   const spend = await openSpendLedger(layout, config, services);
-  const { stages, docker } = assembleStages(config, services, layout);
   if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate)) {
     // An invocation killed with -9 leaves its sandboxes (`sleep infinity`) running; they carry this run's id.
     try {

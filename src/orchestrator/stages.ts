@@ -12,7 +12,8 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import type { RunConfig } from '../config.ts';
 import type { Services } from '../services.ts';
-import type { PipelineStage } from '../run/stage.ts';
+import { PIPELINE_STAGES, type PipelineStage } from '../run/stage.ts';
+import type { RunPlan } from '../run/manifest.ts';
 import { createLocalizer } from '../../localizer/registry.ts';
 import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
@@ -86,4 +87,24 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
     selected = selected.slice(0, at + 1);
   }
   return { stages: selected, docker };
+}
+
+/**
+ * The run's plan as the manifest records it: the stages assembled, and every pipeline stage left out with the
+ * reason, so the analysis says "not evaluated: no Docker" instead of counting the instance as unresolved.
+ * `why` gives reasons the caller knows better (the demo: no Docker daemon).
+ */
+export function runPlan(config: RunConfig, stages: readonly PipelineStage[], why: Record<string, string> = {}): RunPlan {
+  const names = new Set(stages.map((s) => s.name));
+  const leftOut: Record<string, string> = {};
+  const stopAt = config.stopAfter ? PIPELINE_STAGES.indexOf(config.stopAfter as (typeof PIPELINE_STAGES)[number]) : -1;
+  PIPELINE_STAGES.forEach((stage, index) => {
+    if (names.has(stage)) return;
+    if (why[stage]) leftOut[stage] = why[stage];
+    else if (stopAt >= 0 && index > stopAt) leftOut[stage] = `the run stopped after ${config.stopAfter} (--stop-after)`;
+    else if (stage === 'validate') leftOut[stage] = 'validation turned off in the configuration (validation.regression and .reproduction)';
+    else if (stage === 'evaluate') leftOut[stage] = 'evaluation turned off in the configuration (evaluation.enabled)';
+    else leftOut[stage] = 'not part of this run';
+  });
+  return { stages: stages.map((s) => s.name), leftOut };
 }

@@ -31,6 +31,19 @@ export interface RunManifest {
   settings?: Record<string, unknown>;
   createdAt: string;
   invocations: Invocation[];
+  /** what kind of command made the folder (absent: `locfix run`, or an older folder; results/run-folder.ts tells) */
+  kind?: 'pipeline' | 'stage' | 'imported';
+  /** the dataset the selection came from, when the config does not say (stage folders) */
+  dataset?: string;
+  /** the stages the run runs, and those it leaves out on purpose with the reason (--stop-after, no Docker) */
+  plan?: RunPlan;
+  /** a merged folder: the folders it was joined from */
+  mergedFrom?: string[];
+}
+
+export interface RunPlan {
+  stages: string[];
+  leftOut: Record<string, string>;
 }
 
 export function locfixVersion(): string {
@@ -56,7 +69,7 @@ export async function openManifest(
   const existing = await readJsonIfExists<RunManifest>(layout.manifestPath);
   const invocation: Invocation = { startedAt: new Date().toISOString(), argv: process.argv.slice(2) };
   const manifest: RunManifest = existing
-    ? { ...existing, invocations: [...existing.invocations, invocation] }
+    ? { ...existing, ...(init.plan ? { plan: init.plan } : {}), invocations: [...existing.invocations, invocation] }
     : {
         ...init,
         locfixVersion: locfixVersion(),
@@ -84,4 +97,48 @@ export async function closeInvocation(layout: RunLayout, stages: Invocation['sta
 /** The manifest of a run folder, or undefined when the run is new. */
 export async function readManifest(layout: RunLayout): Promise<RunManifest | undefined> {
   return readJsonIfExists<RunManifest>(layout.manifestPath);
+}
+
+/**
+ * The manifest of a folder made by stage commands or an import (`kind` stage or imported): what each stage
+ * was made with (`settings[stage]`), so that the analysis commands know the run's arm, and the instances
+ * selected. A stage command run into a `locfix run` folder leaves that run's manifest as it is.
+ */
+export async function recordStageRun(
+  layout: RunLayout,
+  record: {
+    kind: 'stage' | 'imported';
+    stage: string;
+    localizer?: string;
+    models: { llm?: string; embedder?: string };
+    dataset: string;
+    instances: readonly string[];
+    /** what decides the stage's artifacts: localizer and its resolved options, the stage's own settings */
+    settings: Record<string, unknown>;
+  },
+): Promise<void> {
+  const existing = await readJsonIfExists<RunManifest>(layout.manifestPath);
+  if (existing && existing.kind !== 'stage' && existing.kind !== 'imported') return;
+  const invocation: Invocation = { startedAt: new Date().toISOString(), argv: process.argv.slice(2) };
+  const settings = { ...(existing?.settings ?? {}), [record.stage]: record.settings };
+  const stages = [...new Set([...(existing?.plan?.stages ?? []), record.stage])];
+  const manifest: RunManifest = {
+    runId: layout.id,
+    locfixVersion: existing?.locfixVersion ?? locfixVersion(),
+    ...(existing?.gitRevision || !existing ? { gitRevision: existing?.gitRevision ?? gitRevision() } : {}),
+    node: existing?.node ?? process.version,
+    host: existing?.host ?? { platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30) },
+    config: existing?.config ?? {},
+    models: { ...(existing?.models ?? {}), ...Object.fromEntries(Object.entries(record.models).filter(([, v]) => v !== undefined)) } as RunManifest['models'],
+    seed: existing?.seed ?? 0,
+    localizer: record.localizer ?? existing?.localizer ?? 'unknown',
+    instances: [...new Set([...(existing?.instances ?? []), ...record.instances])],
+    settings,
+    kind: record.kind,
+    dataset: existing?.dataset ?? record.dataset,
+    plan: { stages, leftOut: existing?.plan?.leftOut ?? {} },
+    createdAt: existing?.createdAt ?? invocation.startedAt,
+    invocations: [...(existing?.invocations ?? []), invocation],
+  };
+  await writeJsonAtomic(layout.manifestPath, manifest);
 }

@@ -58,7 +58,9 @@ export async function mergeRunFolders(outDir: string, inputs: readonly string[])
   const out = path.resolve(outDir);
   for (const input of inputs) {
     if (path.resolve(input) === out) throw new Error(`merge: the output ${out} is also an input`);
-    if (!(await pathExists(path.join(input, 'instances.jsonl')))) throw new Error(`merge: ${input} is not a locfix run (no instances.jsonl)`);
+    const entries = await readdir(input).catch(() => undefined);
+    if (!entries?.some((n) => n === 'instances.jsonl' || n.endsWith('.selection.json')))
+      throw new Error(`merge: ${input} is not a locfix run folder (neither instances.jsonl nor a <stage>.selection.json)`);
   }
   await mkdir(out, { recursive: true });
   // a second merge (or a run) on the same folder refuses instead of interleaving
@@ -126,11 +128,12 @@ async function mergeInto(out: string, inputs: readonly string[]): Promise<MergeR
       } else if (!(await pathExists(path.join(out, name)))) await copyFile(src, path.join(out, name));
     }
   }
-  await writeJsonlAtomic(
-    path.join(out, 'instances.jsonl'),
-    [...instanceLines.values()].map((l) => JSON.parse(l)),
-  );
-  report.instances = instanceLines.size;
+  if (instanceLines.size)
+    await writeJsonlAtomic(
+      path.join(out, 'instances.jsonl'),
+      [...instanceLines.values()].map((l) => JSON.parse(l)),
+    );
+  report.instances = instanceLines.size || new Set([...selections.values()].flatMap((s) => s.instances)).size;
   for (const [name, s] of selections) await writeJsonAtomic(path.join(out, name), s);
   if (manifest) {
     const config: Record<string, unknown> = { ...((manifest.config as Record<string, unknown>) ?? {}), runId: path.basename(out) };

@@ -153,7 +153,7 @@ describe.skipIf(!hasDocker)('locfix run end to end (scripted model, Chroma, Dock
       ['agentless-1', 'agentless', 2, 1],
       ['agentless-2', 'agentless', 3, 1],
     ]);
-    const [bl, ag] = cmp.localizers;
+    const [bl, ag] = cmp.arms;
     expect(bl).toMatchObject({ localizer: 'blagent', meanResolved: 1.5, resolvedUnion: [A, B].sort(), resolvedInAllRuns: [A], meanEmptyPatches: 1 });
     expect(ag).toMatchObject({
       localizer: 'agentless',

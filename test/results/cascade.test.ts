@@ -178,6 +178,21 @@ describe('import of published runs', () => {
       'no integer swe_data_index',
     ]);
   });
+  it("BLAgent's RAG baselines (rq1-2): rag_ranked_files is the answer, retrieved_files the retrieval; a row with neither names the keys read", () => {
+    // before: 0 rows imported, each reported as lacking "retrieved_files", a key the parser did not read
+    const rows = [
+      { swe_data_index: 0, problem_statement: 'issue a__a-1', retrieved_files: ['x.py', 'a__a-1.py'], rag_ranked_files: ['a__a-1.py', 'x.py'] },
+      { swe_data_index: 1, problem_statement: 'issue b__b-2', retrieved_files: ['b__b-2.py'], rag_ranked_files: [] },
+      { swe_data_index: 2, problem_statement: 'issue c__c-3', retrieved_files: [] },
+    ];
+    const parsed = parseBlagentResults(JSON.stringify(rows), dataset);
+    expect(parsed.rows.map((r) => [r.instanceId, r.files, r.details?.stage])).toEqual([
+      ['a__a-1', ['a__a-1.py', 'x.py'], 'rag'],
+      ['b__b-2', ['b__b-2.py'], 'retrieval'],
+    ]);
+    expect(parsed.problems[0].reason).toMatch(/rag_ranked_files, retrieved_files_t0, retrieved_files_base, retrieved_files$/);
+  });
+
   it('LocAgent per-sample lists are merged, with their agreement; malformed lines are problems', () => {
     const text = [
       JSON.stringify({ instance_id: 'a__a-1', found_files: [['p.py', 'q.py'], ['p.py']], found_entities: [['p.py:C.m'], ['p.py:C.m']] }),

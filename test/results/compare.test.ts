@@ -18,11 +18,19 @@ describe('instance metrics', () => {
   });
 });
 
-function run(runId: string, localizer: string, resolved: string[], rankings: Record<string, string[]>, emptyPatch: string[] = []): RunOutcome {
+function run(
+  runId: string,
+  localizer: string,
+  resolved: string[],
+  rankings: Record<string, string[]>,
+  emptyPatch: string[] = [],
+  armKey: string | null = localizer,
+): RunOutcome {
   const instances = ['r1__a-1', 'r1__a-2', 'r2__b-1', 'r2__b-2'];
   return {
     runId,
     localizer,
+    ...(armKey !== null ? { armKey } : {}),
     instances,
     repoOf: Object.fromEntries(instances.map((id) => [id, id.split('__')[0]])),
     goldFiles: Object.fromEntries(instances.map((id) => [id, [`${id}.py`]])),
@@ -46,7 +54,7 @@ describe('compareRuns', () => {
   it('counts resolved sets, unions, overlaps and empty patches', () => {
     expect(c.alignedInstances).toBe(4);
     expect(c.runs.map((r) => r.resolved)).toEqual([1, 2, 2, 1]);
-    const [agentless, blagent] = c.localizers;
+    const [agentless, blagent] = c.arms;
     expect(agentless).toMatchObject({ meanResolved: 1.5, resolvedUnion: ['r1__a-1', 'r1__a-2'], resolvedInAllRuns: ['r1__a-1'], meanEmptyPatches: 0.5 });
     expect(blagent).toMatchObject({ resolvedUnion: ['r1__a-1', 'r2__b-2'], resolvedInAllRuns: ['r2__b-2'] });
     expect(c.resolvedUnion).toEqual(['r1__a-1', 'r1__a-2', 'r2__b-2']);
@@ -72,5 +80,56 @@ describe('compareRuns', () => {
     expect(c.metrics.find((m) => m.metric === 'mrr')!.mcnemar).toBeUndefined();
     // deterministic with the fixed seed
     expect(compareRuns(outcomes, { resamples: 2000 }).metrics).toEqual(c.metrics);
+  });
+});
+
+describe('arms', () => {
+  const hitAll = { 'r1__a-1': ['r1__a-1.py'], 'r1__a-2': ['r1__a-2.py'], 'r2__b-1': ['r2__b-1.py'], 'r2__b-2': ['r2__b-2.py'] };
+  const missAll = { 'r1__a-1': ['x.py'], 'r1__a-2': ['x.py'], 'r2__b-1': ['x.py'], 'r2__b-2': ['x.py'] };
+
+  it('compares two configurations of one localizer pairwise instead of pooling them (an ablation)', () => {
+    // before: both were the arm "retrieval", with no paired statistics and a pooled mean
+    const c = compareRuns([run('ret-a', 'retrieval', [], hitAll, [], '{"history":1}'), run('ret-b', 'retrieval', [], missAll, [], '{"history":0}')], {
+      resamples: 500,
+    });
+    expect(c.arms.map((a) => a.arm)).toEqual(['ret-a', 'ret-b']);
+    const hit1 = c.metrics.find((m) => m.metric === 'hit1')!;
+    expect([hit1.reference, hit1.alternative, hit1.referenceMean, hit1.alternativeMean]).toEqual(['ret-a', 'ret-b', 1, 0]);
+  });
+
+  it('keeps the reference unpooled beside a third localizer; runs differing by seed alone are one arm; --arm names arms', () => {
+    const outcomes = [
+      run('ret-a', 'retrieval', [], hitAll, [], 'A'),
+      run('ret-b', 'retrieval', [], missAll, [], 'B'),
+      run('bl-1', 'blagent', [], hitAll, [], 'K'),
+      run('bl-2', 'blagent', [], missAll, [], 'K'),
+    ];
+    const c = compareRuns(outcomes, { resamples: 500 });
+    expect(c.arms.map((a) => [a.arm, a.runs])).toEqual([
+      ['ret-a', ['ret-a']],
+      ['ret-b', ['ret-b']],
+      ['blagent', ['bl-1', 'bl-2']],
+    ]);
+    expect(c.metrics.find((m) => m.metric === 'hit1' && m.alternative === 'blagent')!.referenceMean).toBe(1);
+    const named = compareRuns(outcomes, { resamples: 500, arms: { full: ['ret-a'], ablated: ['ret-b'] } });
+    expect(named.arms.map((a) => a.arm)).toEqual(['full', 'ablated', 'blagent']);
+    expect(() => compareRuns(outcomes, { arms: { x: ['nope'] } })).toThrow(/no run "nope"/);
+  });
+
+  it('a run whose folder does not record its whole configuration is an arm of its own', () => {
+    const c = compareRuns([run('old-a', 'retrieval', [], hitAll, [], null), run('old-b', 'retrieval', [], hitAll, [], null)], { resamples: 100 });
+    expect(c.arms.map((a) => a.arm)).toEqual(['old-a', 'old-b']);
+  });
+
+  it('judges resolution only over instances every run evaluated, and says how many', () => {
+    const evaluated = run('full', 'agentless', ['r1__a-1'], hitAll, [], 'X');
+    const stopped = { ...run('no-docker', 'blagent', [], hitAll, [], 'Y'), judged: [] as string[] };
+    const c = compareRuns([evaluated, stopped], { resamples: 100 });
+    expect(c.judgedInstances).toBe(0);
+    expect(c.runs.map((r) => [r.judged, r.resolved, r.resolvedRate])).toEqual([
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+    expect(c.localizedInstances).toBe(4);
   });
 });

@@ -46,13 +46,17 @@ afterAll(async () => {
 });
 
 describe('eval-loc', () => {
-  it('counts failed and unfinished instances as misses in the denominator', async () => {
+  it('counts failed instances as misses and leaves never-attempted ones out of the denominator, as the runner metrics do', async () => {
+    // before: Top-1 was over all 4 selected (0.25) beside the runner's Hit@1 over the 3 attempted (0.333)
     const m = await evaluateRun(dir);
-    expect(m.n).toBe(4);
-    expect(m.failed).toBe(2);
-    expect(m.top1).toBe(0.25);
-    expect(m.top3).toBe(0.5);
-    expect(m.mrr).toBeCloseTo((1 + 1 / 3) / 4, 12);
+    expect(m.n).toBe(3);
+    expect(m.failed).toBe(1);
+    expect(m.notAttempted).toEqual(['o__r-4']);
+    expect(m.top1).toBeCloseTo(1 / 3, 12);
+    expect(m.top3).toBeCloseTo(2 / 3, 12);
+    expect(m.mrr).toBeCloseTo((1 + 1 / 3) / 3, 12);
+    expect(m.top1).toBe(m.runner.hit1);
+    expect(m.mrr).toBeCloseTo(m.runner.mrr, 12);
   });
 
   it('--json prints exactly one object with the documented keys', async () => {
@@ -61,7 +65,7 @@ describe('eval-loc', () => {
     expect(lines).toHaveLength(1);
     const obj = JSON.parse(lines[0]);
     expect(Object.keys(obj)).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr', 'acc1', 'acc3', 'acc5', 'acc10', 'acc15', 'runner']);
-    expect(obj).toMatchObject({ n: 4, top1: 0.25, top3: 0.5, top5: 0.5, top10: 0.5, top15: 0.5 });
+    expect(obj).toMatchObject({ n: 3, top1: 1 / 3, top3: 2 / 3 });
   });
 
   it("also gives the explorer study's runner metrics, with the study's denominators", async () => {
@@ -84,9 +88,12 @@ describe('eval-loc', () => {
   it('prints a table, and a clear error for a folder that is not a run', async () => {
     const { stdout } = await run(process.execPath, [BIN, 'eval-loc', dir]);
     expect(stdout).toMatch(/Top-1/);
-    expect(stdout).toMatch(/0\.250/);
+    expect(stdout).toMatch(/0\.333/);
+    expect(stdout).toMatch(/1 selected instances never reached this stage/);
     const bad = await run(process.execPath, [BIN, 'eval-loc', path.join(dir, 'nope')]).catch((e: { code: number; stderr: string }) => e);
     expect((bad as { code: number }).code).toBe(1);
-    expect((bad as { stderr: string }).stderr).toMatch(/retrieve\.selection\.json not found/);
+    expect((bad as { stderr: string }).stderr).toMatch(/no such run folder/);
+    const wrongStage = await run(process.execPath, [BIN, 'eval-loc', dir, '--stage', 'localize-files']).catch((e: { stderr: string }) => e);
+    expect((wrongStage as { stderr: string }).stderr).toMatch(/has no "localize-files" stage; it has retrieve/);
   });
 });
