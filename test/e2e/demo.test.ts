@@ -63,5 +63,23 @@ describe('locfix demo (bundled recording replayed, no model)', () => {
     const text = await demo('no-docker', false);
     expect(text).toMatch(/Validation and evaluation need Docker: Docker stages turned off/);
     expect(text).toMatch(/minibench__qty-7\s+agentless/);
+    // patches that were never graded are not failures: before, analysis.json said "unresolved: 5" and the report
+    // "60 % unresolved (with a patch)" although qty-7 resolves when Docker is there
+    const analysis = JSON.parse(await readFile(path.join(dir, 'no-docker', 'analysis.json'), 'utf8')) as {
+      summary: { total: number; judged: number; unresolved: number; notJudgedReasons: Record<string, number>; categories: Record<string, { count: number }> };
+      instances: Array<{ instanceId: string; category: string; notJudged?: string }>;
+    };
+    // the two empty patches are outcomes of their own (no locations found); the three patches were never graded
+    expect(analysis.summary).toMatchObject({ total: 5, judged: 2, unresolved: 2 });
+    expect(analysis.summary.categories['not-evaluated'].count).toBe(3);
+    expect(analysis.summary.categories['empty-patch'].count).toBe(2);
+    expect(new Set(analysis.instances.map((i) => i.category))).toEqual(new Set(['not-evaluated', 'empty-patch']));
+    expect(analysis.instances.find((i) => i.instanceId === 'minibench__qty-7')).toMatchObject({
+      category: 'not-evaluated',
+      notJudged: 'Docker stages turned off (--no-docker)',
+    });
+    const md = await readFile(path.join(dir, 'no-docker', 'report', 'report.md'), 'utf8');
+    expect(md).toMatch(/not-evaluated: Docker stages turned off \(--no-docker\)/);
+    expect(md).not.toMatch(/unresolved \(with a patch\)/);
   });
 });

@@ -1,0 +1,124 @@
+/**
+ * Every analysis command takes every kind of run folder, and counts only work that happened (issue 29):
+ * stage folders (`localize`, `retrieve --shard`), a `locfix run` stopped after localization, an imported run
+ * and a merged one; two configurations of one localizer are two arms; a comparison within one repository
+ * has no clustered interval. Real CLI, real Chroma, real git, the mini-benchmark; no model.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLocfix } from '../support/cli.ts';
+import { startPipelineWorld, stopPipelineWorld, type PipelineWorld } from './pipeline-world.ts';
+
+const IDS = ['minibench__confetti-5', 'minibench__confetti-9', 'minibench__qty-7', 'minibench__qty-12', 'minibench__urlkit-14'];
+let world: PipelineWorld;
+const cache = () => path.join(world.dir, 'cache');
+const runs = (name: string) => path.join(world.dir, 'runs', name);
+const common = () => ['--dataset', world.bench.datasetPath, '--mirrors', world.bench.mirrorsDir, '--chroma-url', world.chroma.url, '--cache-dir', cache()];
+const NO_HISTORY = JSON.stringify({ retrieval: { weights: { history: 0, definitions: 0 } } });
+
+async function locfix(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const r = await runLocfix(args, cache());
+  if (r.code !== 0) throw new Error(`locfix ${args.join(' ')} exited ${r.code}:\n${r.stderr}`);
+  return r;
+}
+
+beforeAll(async () => {
+  world = await startPipelineWorld('run-folders', IDS);
+  const ids = IDS.join(',');
+  await locfix(['localize', '--localizer', 'retrieval', '--instances', ids, '--out', runs('ret-a'), ...common()]);
+  await locfix(['localize', '--localizer', 'retrieval', '--options', NO_HISTORY, '--instances', ids, '--out', runs('ret-b'), ...common()]);
+}, 600_000);
+afterAll(async () => {
+  if (world) await stopPipelineWorld(world);
+});
+
+describe('run folders of every kind, one reader', () => {
+  it('compare: two configurations of one localizer are two arms, compared pairwise (not pooled)', async () => {
+    const { stdout } = await locfix(['compare', runs('ret-a'), runs('ret-b'), '--json']);
+    const c = JSON.parse(stdout) as { arms: Array<{ arm: string; localizer: string }>; metrics: Array<{ metric: string; reference: string; alternative: string }> };
+    expect(c.arms.map((a) => [a.arm, a.localizer])).toEqual([
+      ['ret-a', 'retrieval'],
+      ['ret-b', 'retrieval'],
+    ]);
+    expect(c.metrics.find((m) => m.metric === 'hit1')).toMatchObject({ reference: 'ret-a', alternative: 'ret-b' });
+  }, 120_000);
+
+  it('analyze and report take a stage folder: no patch there is "not reached", never an empty patch', async () => {
+    const { stdout } = await locfix(['analyze', runs('ret-a'), '--json']);
+    const a = JSON.parse(stdout) as { summary: { total: number; judged: number; categories: Record<string, { count: number }> }; instances: Array<{ notJudged?: string }> };
+    expect(a.summary).toMatchObject({ total: 5, judged: 0 });
+    expect(a.summary.categories['not-reached'].count).toBe(5);
+    expect(a.summary.categories['empty-patch'].count).toBe(0);
+    expect(a.instances[0].notJudged).toMatch(/localize-functions: this folder holds the stages localize-files only/);
+    await locfix(['report', runs('ret-a'), runs('ret-b'), '--out', runs('report-ab')]);
+    const md = await readFile(path.join(runs('report-ab'), 'report.md'), 'utf8');
+    expect(md).toMatch(/5 instances selected by every run; 5 localized by every run \(localization statistics\); 0 judged by every run/);
+  }, 120_000);
+
+  it('a locfix run stopped after localization: eval-loc scores it, analyze counts nothing as a failure', async () => {
+    await locfix([
+      'run',
+      '--run-id',
+      'stopped',
+      '--runs-dir',
+      path.join(world.dir, 'runs'),
+      '--localizer',
+      'retrieval',
+      '--stop-after',
+      'localize-files',
+      '--instances',
+      IDS.join(','),
+      '--embedder',
+      'lexical',
+      ...common(),
+    ]);
+    // before: "localize-files.selection.json not found"
+    const { stdout } = await locfix(['eval-loc', runs('stopped'), '--json']);
+    expect(JSON.parse(stdout)).toMatchObject({ n: 5 });
+    const analysis = JSON.parse(await readFile(path.join(runs('stopped'), 'analysis.json'), 'utf8')) as {
+      summary: { judged: number; categories: Record<string, { count: number }>; notJudgedReasons: Record<string, number> };
+    };
+    // before: 100 % "empty patch"
+    expect(analysis.summary.categories['empty-patch'].count).toBe(0);
+    expect(analysis.summary.notJudgedReasons).toEqual({ 'not-reached: localize-functions: the run stopped after localize-files (--stop-after)': 5 });
+    // a run folder and a stage folder of the same localizer compare as two arms
+    const cmp = JSON.parse((await locfix(['compare', runs('stopped'), runs('ret-a'), '--json'])).stdout) as { arms: Array<{ arm: string }> };
+    expect(cmp.arms.map((a) => a.arm)).toEqual(['stopped', 'ret-a']);
+  }, 300_000);
+
+  it('an imported run compares with your own; merge joins the shards `retrieve --shard` writes', async () => {
+    const rows = (await readFile(world.bench.datasetPath, 'utf8'))
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { instance_id: string; patch: string })
+      .filter((r) => IDS.includes(r.instance_id));
+    const predictions = path.join(world.dir, 'predictions.jsonl');
+    await writeFile(predictions, rows.map((r) => JSON.stringify({ instance_id: r.instance_id, model_patch: r.patch })).join('\n'));
+    await locfix(['import-run', predictions, '--format', 'predictions', '--label', 'gold-edits', '--out', runs('imported'), '--instances', IDS.join(','), ...common().slice(0, 2)]);
+    const cmp = JSON.parse((await locfix(['compare', runs('imported'), runs('ret-a'), '--json'])).stdout) as {
+      arms: Array<{ arm: string }>;
+      localizedInstances: number;
+    };
+    expect(cmp.arms.map((a) => a.arm)).toEqual(['gold-edits', 'retrieval']);
+    expect(cmp.localizedInstances).toBe(5);
+
+    for (const shard of ['1/2', '2/2'])
+      await locfix(['retrieve', '--instances', IDS.join(','), '--shard', shard, '--out', runs(`shard-${shard[0]}`), ...common()]);
+    // before: "is not a locfix run (no instances.jsonl)"
+    await locfix(['merge', '--out', runs('merged'), runs('shard-1'), runs('shard-2')]);
+    expect(JSON.parse((await locfix(['eval-loc', runs('merged'), '--json'])).stdout)).toMatchObject({ n: 5 });
+    // parts of different arms do not merge
+    const refused = await runLocfix(['merge', '--out', runs('mixed'), runs('ret-a'), runs('imported')], cache());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/different arms/);
+  }, 300_000);
+
+  it('within one repository there is no clustered interval, and nothing is flagged by it', async () => {
+    const confetti = 'minibench__confetti-5,minibench__confetti-9';
+    await locfix(['localize', '--localizer', 'retrieval', '--instances', confetti, '--out', runs('one-a'), ...common()]);
+    await locfix(['localize', '--localizer', 'retrieval', '--options', NO_HISTORY, '--instances', confetti, '--out', runs('one-b'), ...common()]);
+    const { stdout } = await locfix(['compare', runs('one-a'), runs('one-b')]);
+    expect(stdout).toMatch(/no interval: one repository: no clustered interval/);
+  }, 300_000);
+});
