@@ -36,7 +36,10 @@ afterAll(async () => {
 describe('run folders of every kind, one reader', () => {
   it('compare: two configurations of one localizer are two arms, compared pairwise (not pooled)', async () => {
     const { stdout } = await locfix(['compare', runs('ret-a'), runs('ret-b'), '--json']);
-    const c = JSON.parse(stdout) as { arms: Array<{ arm: string; localizer: string }>; metrics: Array<{ metric: string; reference: string; alternative: string }> };
+    const c = JSON.parse(stdout) as {
+      arms: Array<{ arm: string; localizer: string }>;
+      metrics: Array<{ metric: string; reference: string; alternative: string }>;
+    };
     expect(c.arms.map((a) => [a.arm, a.localizer])).toEqual([
       ['ret-a', 'retrieval'],
       ['ret-b', 'retrieval'],
@@ -46,7 +49,10 @@ describe('run folders of every kind, one reader', () => {
 
   it('analyze and report take a stage folder: no patch there is "not reached", never an empty patch', async () => {
     const { stdout } = await locfix(['analyze', runs('ret-a'), '--json']);
-    const a = JSON.parse(stdout) as { summary: { total: number; judged: number; categories: Record<string, { count: number }> }; instances: Array<{ notJudged?: string }> };
+    const a = JSON.parse(stdout) as {
+      summary: { total: number; judged: number; categories: Record<string, { count: number }> };
+      instances: Array<{ notJudged?: string }>;
+    };
     expect(a.summary).toMatchObject({ total: 5, judged: 0 });
     expect(a.summary.categories['not-reached'].count).toBe(5);
     expect(a.summary.categories['empty-patch'].count).toBe(0);
@@ -95,7 +101,19 @@ describe('run folders of every kind, one reader', () => {
       .filter((r) => IDS.includes(r.instance_id));
     const predictions = path.join(world.dir, 'predictions.jsonl');
     await writeFile(predictions, rows.map((r) => JSON.stringify({ instance_id: r.instance_id, model_patch: r.patch })).join('\n'));
-    await locfix(['import-run', predictions, '--format', 'predictions', '--label', 'gold-edits', '--out', runs('imported'), '--instances', IDS.join(','), ...common().slice(0, 2)]);
+    await locfix([
+      'import-run',
+      predictions,
+      '--format',
+      'predictions',
+      '--label',
+      'gold-edits',
+      '--out',
+      runs('imported'),
+      '--instances',
+      IDS.join(','),
+      ...common().slice(0, 2),
+    ]);
     const cmp = JSON.parse((await locfix(['compare', runs('imported'), runs('ret-a'), '--json'])).stdout) as {
       arms: Array<{ arm: string }>;
       localizedInstances: number;
