@@ -15,6 +15,8 @@ export interface LocalizerEntry {
   options(): Promise<z.ZodType<Record<string, unknown>>>;
   /** localizers nested in these options (a cascade's tiers), validated with them before any instance runs */
   nested?(options: Record<string, unknown>): Array<{ name: string; options: Record<string, unknown>; set(parsed: Record<string, unknown>): void }>;
+  /** true when the localizer cannot answer without a chat model (checked before any instance runs) */
+  needsModel?(options: Record<string, unknown>): boolean;
   /** `options` already validated; `run.seed` is the run's seed (localizers that sample may use it) */
   create(options: Record<string, unknown>, run: { seed?: number }): Promise<FileLocalizer>;
 }
@@ -30,24 +32,28 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
   },
   blagent: {
     options: async () => (await import('./blagent/options.ts')).BlagentOptionsSchema,
+    needsModel: (options) => options.allowNoLlm !== true,
     // the options' own seed wins; otherwise the run's
     create: async (options, run) =>
       new (await import('./blagent/index.ts')).BlagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options }),
   },
   locagent: {
     options: async () => (await import('./locagent/options.ts')).LocagentOptionsSchema,
+    needsModel: () => true,
     // the options' own seed wins; otherwise the run's
     create: async (options, run) =>
       new (await import('./locagent/index.ts')).LocagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options } as LocagentOptions),
   },
   explorer: {
     options: async () => (await import('./explorer/options.ts')).ExplorerOptionsSchema,
+    needsModel: () => true,
     // the options' own seed wins; otherwise the run's
     create: async (options, run) =>
       new (await import('./explorer/index.ts')).ExplorerLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options } as ExplorerOptions),
   },
   cascade: {
     options: async () => (await import('./cascade/options.ts')).CascadeOptionsSchema,
+    needsModel: (options) => (options as CascadeOptions).tiers.some((tier) => localizerNeedsModel(tier.localizer, tier.options)),
     nested: (options) =>
       (options as CascadeOptions).tiers.map((tier) => ({
         name: tier.localizer,
@@ -62,9 +68,15 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
   },
   agentless: {
     options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,
+    needsModel: () => true,
     create: async (options) => new (await import('./agentless/index.ts')).AgentlessLocalizer(options),
   },
 };
+
+/** Whether a localizer with these (validated) options needs a chat model. */
+export function localizerNeedsModel(name: string, options: Record<string, unknown> = {}): boolean {
+  return entryOf(name, 'localizer.name').needsModel?.(options) ?? false;
+}
 
 export function localizerNames(): string[] {
   return Object.keys(LOCALIZERS).sort();

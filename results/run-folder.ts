@@ -21,7 +21,7 @@ import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
 import type { RunManifest } from '../src/run/manifest.ts';
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
-import type { StageArtifact } from '../src/run/stage-runner.ts';
+import { CONFIGURATION_KINDS, type StageArtifact } from '../src/run/stage-runner.ts';
 import { PIPELINE_STAGES, STAGE } from '../src/run/stage.ts';
 import { readJsonIfExists } from '../src/util/fsx.ts';
 import { stableJson } from '../src/util/settings-diff.ts';
@@ -240,8 +240,7 @@ function stageFolderLeftOut(kind: RunFolderKind, stages: readonly string[]): Rec
   return Object.fromEntries(PIPELINE_STAGES.slice(last + 1).map((s) => [s, why]));
 }
 
-/** Error kinds that are the run's configuration's fault, not the instance's: never an outcome of the instance. */
-export const CONFIGURATION_KINDS: ReadonlySet<string> = new Set(['configuration', 'no-llm']);
+export { CONFIGURATION_KINDS };
 
 /**
  * One instance's state in one stage: done, failed (with the error's kind), or not reached, with the reason

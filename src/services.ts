@@ -103,6 +103,41 @@ export class Services {
   }
 
   /**
+   * Checks what would otherwise fail every instance the same way, before any instance runs: a chat model for
+   * work that needs one (`needsModel` names that work), and a mirror for each repository when --mirrors is
+   * given. A configuration error is the run's, not an instance's: it stops the command with the fix named.
+   */
+  async checkConfiguration(check: { repos: readonly string[]; needsModel?: string }): Promise<void> {
+    if (check.needsModel && !this.settings.llm) {
+      throw Object.assign(
+        new Error(`${check.needsModel} needs a chat model: pass --llm (e.g. ollama:gpt-oss:120b, openai:MODEL@URL) or set "llm" in the config`),
+        {
+          kind: 'configuration',
+        },
+      );
+    }
+    if (!this.settings.mirrorsDir) return;
+    const missing: string[] = [];
+    let first: string | undefined;
+    for (const repo of new Set(check.repos)) {
+      try {
+        await this.store.gitDir(repo);
+      } catch (err) {
+        missing.push(repo);
+        first ??= (err as Error).message.split('\n')[0];
+      }
+    }
+    if (missing.length) {
+      throw Object.assign(
+        new Error(
+          `--mirrors ${this.settings.mirrorsDir}: no mirror for ${missing.length} of the selection's ${new Set(check.repos).size} repositories (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}). ${first}. Fix --mirrors (folders laid out as owner+name/repo), or give one with --mirror owner/name=PATH`,
+        ),
+        { kind: 'configuration' },
+      );
+    }
+  }
+
+  /**
    * The retrieval index of a snapshot; built once per (repo, commit, parser) and embedder in this process.
    * `parser` swaps the chunking (e.g. Agentless' whole-file windows); its id keeps the caches apart.
    */

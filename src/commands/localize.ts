@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../run/progress.ts';
-import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
+import { createLocalizer, localizerNames, localizerNeedsModel, validateLocalizer } from '../../localizer/registry.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
 import { STAGE } from '../run/stage.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
@@ -25,6 +25,15 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const localizer = await createLocalizer(flags.localizer, options);
   const instances = await loadSelection(flags, 'localize');
   const services = servicesFrom(flags);
+  await services
+    .checkConfiguration({
+      repos: instances.map((i) => i.repo),
+      needsModel: localizerNeedsModel(flags.localizer, options) ? `the ${flags.localizer} localizer` : undefined,
+    })
+    .catch(async (err) => {
+      await services.close();
+      throw err;
+    });
   const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 1 });
   progress.begin(STAGE.files, instances.length);
   try {

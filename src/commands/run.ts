@@ -23,7 +23,7 @@ import { SpendLedger, type SpendCaps } from '../run/spend-ledger.ts';
 import { STAGE } from '../run/stage.ts';
 import { writeJsonAtomic } from '../util/fsx.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
-import { localizerNames, validateLocalizer } from '../../localizer/registry.ts';
+import { localizerNames, localizerNeedsModel, validateLocalizer } from '../../localizer/registry.ts';
 import { writeReports } from './report.ts';
 import { writePredictions } from './predictions.ts';
 import { runOnCluster } from './run-cluster.ts';
@@ -248,8 +248,19 @@ async function runExperimentLocked(
       );
     }
   }
-  await writeRunInstances(layout, instances);
   const { stages, docker } = assembleStages(config, services, layout);
+  // what would fail every instance alike stops the run here, before anything is recorded
+  const modelStages = stages.filter((s) => s.name === STAGE.functions || s.name === STAGE.lines || s.name === STAGE.repair).map((s) => s.name);
+  const needsModel = localizerNeedsModel(config.localizer.name, config.localizer.options)
+    ? `the ${config.localizer.name} localizer`
+    : modelStages.length
+      ? `${modelStages.join(', ')} (stop earlier with --stop-after localize-files)`
+      : undefined;
+  await services.checkConfiguration({ repos: instances.map((i) => i.repo), needsModel }).catch(async (err) => {
+    await services.close();
+    throw err;
+  });
+  await writeRunInstances(layout, instances);
   await openManifest(layout, {
     runId: config.runId,
     config: config as unknown as Record<string, unknown>,

@@ -34,6 +34,13 @@ export class StageNotRecorded extends Error {
   }
 }
 
+/**
+ * Error kinds that are the run's configuration's fault, not the instance's (no model configured, a mirror that
+ * is not where --mirrors says, an unknown localizer): never an outcome of the instance, and never reused — a
+ * rerun after the fix runs the instance again, --retry-errors or not.
+ */
+export const CONFIGURATION_KINDS: ReadonlySet<string> = new Set(['configuration', 'no-llm', 'bad-config', 'missing-repo']);
+
 export interface StageArtifact<T> {
   stage: string;
   instanceId: string;
@@ -144,7 +151,8 @@ export async function runInstanceStage<T>(
 ): Promise<InstanceStageResult<T>> {
   const { onEvent } = options;
   const previous = await readArtifact<T>(layout, stage, instance.instance_id, onEvent);
-  if (previous && !options.force && (previous.status === 'ok' || !options.retryErrors)) {
+  const configurationError = previous?.status === 'error' && CONFIGURATION_KINDS.has(previous.error?.kind ?? '');
+  if (previous && !options.force && (previous.status === 'ok' || (!options.retryErrors && !configurationError))) {
     onEvent?.({ type: 'skipped', stage, instanceId: instance.instance_id, status: previous.status });
     return { artifact: previous, reused: true };
   }

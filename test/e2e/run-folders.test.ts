@@ -4,6 +4,7 @@
  * and a merged one; two configurations of one localizer are two arms; a comparison within one repository
  * has no clustered interval. Real CLI, real Chroma, real git, the mini-benchmark; no model.
  */
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,4 +140,38 @@ describe('run folders of every kind, one reader', () => {
     const { stdout } = await locfix(['compare', runs('one-a'), runs('one-b')]);
     expect(stdout).toMatch(/no interval: one repository: no clustered interval/);
   }, 300_000);
+});
+
+describe('configuration errors stop the command at start', () => {
+  it('no model for stages that need one, a wrong --mirrors: refused before any instance, with the fix named', async () => {
+    const run = await runLocfix(
+      ['run', '--run-id', 'no-model', '--runs-dir', path.join(world.dir, 'runs'), '--localizer', 'retrieval', '--instances', IDS[0], ...common()],
+      cache(),
+    );
+    // before: each instance recorded "repair needs a chat model" and the analysis called it an empty patch
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/localize-functions, localize-lines, repair \(stop earlier with --stop-after localize-files\) needs a chat model: pass --llm/);
+    expect(existsSync(path.join(runs('no-model'), 'localize-files'))).toBe(false);
+    const blagent = await runLocfix(['localize', '--localizer', 'blagent', '--instances', IDS[0], '--out', runs('no-model-blagent'), ...common()], cache());
+    expect(blagent.code).toBe(1);
+    expect(blagent.stderr).toMatch(/the blagent localizer needs a chat model/);
+    const flags = common();
+    flags[flags.indexOf('--mirrors') + 1] = path.join(world.dir, 'no-such-mirrors');
+    const mirrors = await runLocfix(['localize', '--localizer', 'retrieval', '--instances', IDS[0], '--out', runs('bad-mirrors'), ...flags], cache());
+    expect(mirrors.code).toBe(1);
+    expect(mirrors.stderr).toMatch(/--mirrors .*no-such-mirrors: no mirror for 1 of the selection's 1 repositories \(minibench\/confetti\)/);
+    expect(existsSync(path.join(runs('bad-mirrors'), 'localize-files'))).toBe(false);
+  }, 120_000);
+
+  it('a failure of kind configuration recorded by an older run is never reused: the rerun does the instance', async () => {
+    const artifact = path.join(runs('ret-a'), 'localize-files', `${IDS[0]}.json`);
+    const ok = JSON.parse(await readFile(artifact, 'utf8')) as Record<string, unknown>;
+    await writeFile(
+      artifact,
+      JSON.stringify({ ...ok, status: 'error', output: undefined, error: { message: 'no mirror for minibench/confetti', kind: 'missing-repo' } }),
+    );
+    const { stderr } = await locfix(['localize', '--localizer', 'retrieval', '--instances', IDS.join(','), '--out', runs('ret-a'), ...common()]);
+    expect(stderr).toMatch(/localize: 5 of 5 instances ok/);
+    expect(JSON.parse(await readFile(artifact, 'utf8'))).toMatchObject({ status: 'ok', attempt: 2 });
+  }, 120_000);
 });
