@@ -28,7 +28,7 @@ import { END_TEST_OUTPUT, START_TEST_OUTPUT } from '../src/harness/constants.ts'
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, statusMapFromLog, type InstanceReport, type TestsStatus } from '../validation/grading.ts';
 import { logParserFor } from '../validation/log-parsers.ts';
-import { diagnoseTestRun, patchedFiles } from '../validation/run-diagnosis.ts';
+import { diagnoseTestRun, patchedFiles, repositoryRoots } from '../validation/run-diagnosis.ts';
 import { envImageFor, executeFidelity } from './fidelity-execute.ts';
 import { summarizeFidelity } from './fidelity-summary.ts';
 
@@ -150,7 +150,12 @@ function regradeOne(instance: SweInstance, dir: string): InstanceFidelity | unde
   const spec = makeInstanceSpec(instance);
   const parser = logParserFor(spec.spec);
   const ours = evalReport(instance.instance_id, patch, log, instance, parser)[instance.instance_id];
-  const cannotRun = diagnoseTestRun(log, statusMapFromLog(log, parser).statusMap, instance, { networkOff: false, patchedFiles: patchedFiles(patch) });
+  // no execution here, so no gold baseline: a stop that names the repository's own code is the patch's (conservative)
+  const cannotRun = diagnoseTestRun(log, statusMapFromLog(log, parser).statusMap, instance, {
+    networkOff: false,
+    patchedFiles: patchedFiles(patch),
+    repositoryCode: repositoryRoots(instance.patch),
+  });
   const disagreements: InstanceFidelity['disagreements'] = [];
   for (const category of ['FAIL_TO_PASS', 'PASS_TO_PASS'] as const) {
     for (const test of instance[category]) {

@@ -34,6 +34,7 @@ import {
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, statusMapFromLog, type InstanceReport } from './grading.ts';
 import { diagnoseTestRun, patchedFiles } from './run-diagnosis.ts';
+import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
 import { logParserFor } from './log-parsers.ts';
 import type { Prediction } from './predictions.ts';
 
@@ -240,8 +241,6 @@ export async function evaluateInstance(
         networkOff: network === 'none',
         patchedFiles: patchedFiles(prediction.model_patch ?? ''),
       });
-      if (cannotRun) throw new EvaluationError(instanceId, `cannot run the tests (${cannotRun.kind}): ${cannotRun.reason}`, `cannot-run:${cannotRun.kind}`);
-
       const after = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
       log.info(`Git diff after:\n${after.output.trim()}`);
       if (after.output.trim() !== before.output.trim()) log.info('Git diff changed after running eval script');
@@ -250,10 +249,38 @@ export async function evaluateInstance(
       const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser);
       if (applied.command) graded[instanceId].patch_apply_command = applied.command;
       graded[instanceId].network = network;
-      return graded;
+      return { graded, cannotRun, script };
     };
-    const report = (await inSandbox(evaluateIn).catch(onMissingImage)) ?? (await inSandbox(evaluateIn));
+    const ran = (await inSandbox(evaluateIn).catch(onMissingImage)) ?? (await inSandbox(evaluateIn));
     timings.containerMs = Date.now() - containerStarted;
+    if (ran.cannotRun) {
+      // The environment's fault, or the patch's? The gold patch's run in the same image decides; it gets a
+      // sandbox of its own once the model's is released (taking one inside it could wait on itself).
+      const cannotRun = ran.cannotRun;
+      const { blame, baseline } = await blameCannotRun(cannotRun, { model: prediction.model_patch ?? '', gold: instance.patch }, () =>
+        goldBaseline({
+          instance,
+          image: instanceImage.image,
+          script: ran.script,
+          parser,
+          timeoutMs,
+          networkOff: network === 'none',
+          inSandbox: (fn) =>
+            options.runtime.withSandbox(
+              { image: instanceImage.image, runId: options.runId, namePrefix: `locfix-gold-${instanceId}`, workdir: DOCKER_WORKDIR, network },
+              fn,
+            ),
+          apply: (sandbox) => applyModelPatch(sandbox, undefined),
+        }),
+      );
+      const why = baseline && !baseline.runs ? `; the gold patch's tests cannot run here either (${baseline.reason})` : '';
+      if (blame === 'environment')
+        throw new EvaluationError(instanceId, `cannot run the tests (${cannotRun.kind}): ${cannotRun.reason}${why}`, `cannot-run:${cannotRun.kind}`);
+      log.info(
+        `the tests could not run with this patch (${cannotRun.kind}: ${cannotRun.reason}), but they run with the gold patch in the same image: the patch's failure, graded as the harness grades it`,
+      );
+    }
+    const report = ran.graded;
     const resolved = report[instanceId].resolved;
     log.info(`report: ${JSON.stringify(report)}\nResult for ${instanceId}: resolved: ${resolved}`);
     await writeJsonAtomic(reportPath, report);

@@ -13,6 +13,10 @@
  * names a file the model patch changed (a traceback through it, a syntax error in it), the patch is to
  * blame and the instance is graded as the harness grades it (unresolved). Checked on the 298 published
  * harness runs of SWE-Fixer's Lite patches: the 11 whose tests never ran all stop in a patched file.
+ * A patch can also stop the run elsewhere (removing a name the new tests import, breaking the ORM under the
+ * test database's setup): with execution, the gold patch's run in the same image decides
+ * (validation/gold-baseline.ts); without it (regrading recorded logs), `repositoryCode` makes any stop that
+ * names the repository's own code the patch's.
  */
 import { END_TEST_OUTPUT, START_TEST_OUTPUT, TestStatus } from '../src/harness/constants.ts';
 import { parsePatch } from '../src/patch.ts';
@@ -71,6 +75,30 @@ export interface DiagnosisOptions {
   networkOff: boolean;
   /** repository paths the model patch changes: a run stopped in one of them is the patch's doing */
   patchedFiles?: readonly string[];
+  /**
+   * Without execution (regrading recorded logs, where no gold baseline can be run): the repository's own
+   * top-level source folders (`repositoryRoots`). A run stopped with output naming the repository's own code
+   * (a traceback through it, an import from it) is the patch's failure until shown otherwise.
+   */
+  repositoryCode?: readonly string[];
+}
+
+/**
+ * The top-level source folders of the repository, from the files the gold patch changes (tests left out):
+ * `django` for django/django, `pylint` for pylint-dev/pylint.
+ */
+export function repositoryRoots(goldPatch: string): string[] {
+  const roots = patchedFiles(goldPatch)
+    .filter((file) => file.includes('/') && !/(^|\/)(tests?|testing)(\/|$)/.test(file))
+    .map((file) => file.split('/')[0]);
+  return [...new Set(roots)];
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Whether the output names a file or module of the repository's own code (`django/db/…`, `'pylint.pyreverse.utils'`). */
+function namesRepositoryCode(output: string, roots: readonly string[]): boolean {
+  return roots.some((root) => new RegExp(`(?:^|[\\s"'(/])${escapeRegExp(root)}[/.][A-Za-z_]`, 'm').test(output));
 }
 
 export function diagnoseTestRun(log: string, statusMap: StatusMap, gold: GoldTests, options: DiagnosisOptions): CannotRun | undefined {
@@ -84,7 +112,9 @@ export function diagnoseTestRun(log: string, statusMap: StatusMap, gold: GoldTes
   }
   const output = log.slice(start + START_TEST_OUTPUT.length, end);
   const own = [...gold.FAIL_TO_PASS, ...gold.PASS_TO_PASS];
-  const patchBroke = (options.patchedFiles ?? []).some((file) => output.includes(file));
+  const patchBroke =
+    (options.patchedFiles ?? []).some((file) => output.includes(file)) ||
+    (options.repositoryCode !== undefined && namesRepositoryCode(output, options.repositoryCode));
   if (Object.keys(statusMap).length === 0 && !patchBroke && !TESTS_RAN.test(output)) {
     return { kind: 'no-tests-ran', reason: `no test ran: the test command produced no test result (${tail(output) || 'no output'})` };
   }

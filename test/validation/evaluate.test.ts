@@ -246,6 +246,77 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     await expect(fs.access(path.join(instanceLogDir(runsDir, runId, network.instance_id), 'report.json'))).rejects.toThrow();
   }, 600_000);
 
+  it("a run that cannot run is the patch's failure when the gold patch's tests run in the same image (graded unresolved), else an evaluation error", async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const base = fixture.instance;
+    const addFile = (file: string, lines: string[]) =>
+      [
+        `diff --git a/${file} b/${file}`,
+        'new file mode 100644',
+        '--- /dev/null',
+        `+++ b/${file}`,
+        `@@ -0,0 +1,${lines.length} @@`,
+        ...lines.map((l) => `+${l}`),
+        '',
+      ].join('\n');
+    // the new test imports a name only the gold patch adds; the model patch changes another file, so the
+    // ImportError at collection names no patched file: before, an evaluation error; the harness says unresolved
+    const goldAddsName = [
+      'diff --git a/clampkit/core.py b/clampkit/core.py',
+      '--- a/clampkit/core.py',
+      '+++ b/clampkit/core.py',
+      '@@ -9,3 +9,7 @@ def clamp(x, lo, hi):',
+      '     if x > hi:',
+      '         return lo',
+      '     return x',
+      '+',
+      '+',
+      '+def clamp_all(xs, lo, hi):',
+      '+    return [clamp(x, lo, hi) for x in xs]',
+      '',
+    ].join('\n');
+    const importsNew = {
+      ...base,
+      instance_id: `${base.instance_id}-newname`,
+      patch: goldAddsName,
+      // the conftest imports the new name: without it pytest stops at the conftest and no test runs at all
+      test_patch:
+        addFile('tests/conftest.py', ['from clampkit.core import clamp_all  # noqa: F401']) +
+        addFile('tests/test_all.py', ['from clampkit.core import clamp_all', '', '', 'def test_clamp_all():', '    assert clamp_all([1, 5], 0, 10) == [1, 5]']),
+      FAIL_TO_PASS: ['tests/test_all.py::test_clamp_all'],
+      PASS_TO_PASS: [],
+    };
+    const broken = {
+      ...base,
+      instance_id: `${base.instance_id}-envbroken`,
+      test_patch: base.test_patch + addFile('tests/conftest.py', ['raise RuntimeError("environment broken")']),
+    };
+    const unrelated = addFile('clampkit/extra.py', ['X = 1']);
+    const dataset = [importsNew, broken];
+    const predictions: Prediction[] = dataset.map((i) => ({ instance_id: i.instance_id, model_name_or_path: 'm', model_patch: unrelated }));
+    const runsDir = path.join(root, 'runs');
+    const runId = `baseline-${process.pid}`;
+    const { summary, outcomes } = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, maxWorkers: 2, timeoutMs: 120_000 });
+    expect(summary.unresolved_ids).toEqual([importsNew.instance_id]);
+    expect(summary.error_ids).toEqual([broken.instance_id]);
+    expect(outcomes.find((o) => o.instanceId === broken.instance_id)?.errorKind).toBe('cannot-run:no-tests-ran');
+    const error = JSON.parse(await fs.readFile(path.join(instanceLogDir(runsDir, runId, broken.instance_id), 'evaluation_error.json'), 'utf8'));
+    expect(error.reason).toMatch(/the gold patch's tests cannot run here either/);
+    const log = await fs.readFile(path.join(instanceLogDir(runsDir, runId, importsNew.instance_id), 'run_instance.log'), 'utf8');
+    expect(log).toMatch(/they run with the gold patch in the same image: the patch's failure/);
+    // and the gold patch itself resolves it
+    const gold = await runEvaluation({
+      runId: `${runId}-gold`,
+      runsDir,
+      dataset: [importsNew],
+      predictions: [{ instance_id: importsNew.instance_id, model_name_or_path: 'm', model_patch: goldAddsName }],
+      runtime,
+      images,
+      timeoutMs: 120_000,
+    });
+    expect(gold.summary.resolved_ids).toEqual([importsNew.instance_id]);
+  }, 600_000);
+
   it('network off by default; --network host reaches a server on the host loopback, and the report says which was used', async () => {
     const server = http.createServer((_req, res) => res.end('pong'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { END_TEST_OUTPUT, START_TEST_OUTPUT } from '../../src/harness/constants.ts';
 import { statusMapFromLog } from '../../validation/grading.ts';
 import { parseLogPytest } from '../../validation/log-parsers.ts';
-import { diagnoseTestRun, patchedFiles } from '../../validation/run-diagnosis.ts';
+import { diagnoseTestRun, patchedFiles, repositoryRoots } from '../../validation/run-diagnosis.ts';
 
 const gold = { FAIL_TO_PASS: ['tests/test_a.py::test_new'], PASS_TO_PASS: ['tests/test_a.py::test_old'] };
 const wrap = (body: string) => `+ git status\n+ : '${START_TEST_OUTPUT}'\n${body}\n+ : '${END_TEST_OUTPUT}'\n`;
@@ -81,5 +81,53 @@ describe('diagnoseTestRun', () => {
     ).toMatchObject({
       kind: 'network',
     });
+  });
+});
+
+describe('regrading without execution: a stop that names the repository’s own code is the patch’s', () => {
+  // excerpts shaped like the published harness logs of the two cases the issue names
+  const pylintGold =
+    'diff --git a/pylint/pyreverse/utils.py b/pylint/pyreverse/utils.py\n--- a/pylint/pyreverse/utils.py\n+++ b/pylint/pyreverse/utils.py\n@@ -1 +1 @@\n-a\n+b\n';
+  const djangoGold =
+    'diff --git a/django/db/models/query.py b/django/db/models/query.py\n--- a/django/db/models/query.py\n+++ b/django/db/models/query.py\n@@ -1 +1 @@\n-a\n+b\n';
+  const importError = wrap(
+    [
+      '==================================== ERRORS ====================================',
+      '_________________ ERROR collecting tests/unittest_pyreverse_writer.py _________________',
+      "ImportError while importing test module '/testbed/tests/unittest_pyreverse_writer.py'.",
+      "E   ImportError: cannot import name 'get_annotation' from 'pylint.pyreverse.utils' (/testbed/pylint/pyreverse/utils.py)",
+      '!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!',
+    ].join('\n'),
+  );
+  const ormCrash = wrap(
+    [
+      "Creating test database for alias 'default'...",
+      'Traceback (most recent call last):',
+      '  File "./tests/runtests.py", line 577, in <module>',
+      '  File "/testbed/django/test/runner.py", line 695, in setup_databases',
+      '  File "/testbed/django/db/backends/base/creation.py", line 78, in create_test_db',
+      "AttributeError: 'NoneType' object has no attribute 'get_compiler'",
+    ].join('\n'),
+  );
+  const regrade = (log: string, goldPatch: string) =>
+    diagnoseTestRun(log, statusMapFromLog(log, parseLogPytest).statusMap, gold, {
+      networkOff: false,
+      patchedFiles: ['pylint/pyreverse/diagrams.py'],
+      repositoryCode: repositoryRoots(goldPatch),
+    });
+
+  it('an ImportError of a name the tests import from the repository, a test database crashed inside the repository', () => {
+    expect(repositoryRoots(pylintGold)).toEqual(['pylint']);
+    expect(regrade(importError, pylintGold)).toBeUndefined();
+    expect(regrade(ormCrash, djangoGold)).toBeUndefined();
+    // with execution the gold baseline decides; without the roots, the same logs read as cannot-run
+    expect(diagnose(importError, false)?.kind).toBe('collection-failed');
+    expect(diagnose(ormCrash, false)?.kind).toBe('no-tests-ran');
+  });
+
+  it('an environment failure that names only outside code stays an evaluation error', () => {
+    const missingTool = wrap('/eval.sh: line 12: pytest: command not found');
+    expect(regrade(missingTool, djangoGold)?.kind).toBe('no-tests-ran');
+    expect(repositoryRoots('diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1 +1 @@\n-a\n+b\n')).toEqual([]);
   });
 });
