@@ -43,7 +43,7 @@ export function reliabilityDiagram(s: SignalCalibration): string {
   return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img">${parts.join('')}</svg>`;
 }
 
-/** A curve point as the chart needs it: share escalated, Top-1, and what that share cost. */
+/** A curve point as the chart needs it: the share actually escalated (not the share asked for), Top-1, and what it cost. */
 export interface CurvePointView {
   share: number;
   top1: number;

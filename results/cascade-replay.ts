@@ -118,6 +118,8 @@ export interface CurvePoint {
   /** the share asked for, and the threshold it gives on these instances */
   share: number;
   threshold: number;
+  /** the share actually escalated at that threshold: ties of the signal make it differ from the share asked for */
+  escalated: number;
   summary: ReplaySummary;
 }
 
@@ -139,7 +141,8 @@ export function escalationCurve(
   for (let s = 0; s <= steps; s++) {
     const share = s / steps;
     const threshold = thresholdForShare(values, share);
-    points.push({ share, threshold, summary: replayCascade(scored, gold, [{ ...cheap, rule: { signal, below: threshold } }, upper]).summary });
+    const summary = replayCascade(scored, gold, [{ ...cheap, rule: { signal, below: threshold } }, upper]).summary;
+    points.push({ share, threshold, escalated: summary.reached[1] ?? 0, summary });
   }
   return points;
 }

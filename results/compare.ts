@@ -280,7 +280,8 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
   const solveFrequency = (name: string) => judgedIds.map((id) => meanOf(runsOf(name).map((o) => (resolvedSet(o).has(id) ? 1 : 0))));
   const reference = armNames[0];
   const alternatives = armNames.slice(1);
-  const wilcoxon = alternatives.map((alt) => {
+  // no instance judged by every run: there is nothing to test (a p of 1 over nothing would read as "no difference")
+  const wilcoxon = (judgedIds.length ? alternatives : []).map((alt) => {
     const ref = solveFrequency(reference);
     const other = solveFrequency(alt);
     return { reference, alternative: alt, referenceMean: meanOf(ref), alternativeMean: meanOf(other), ...wilcoxonSignedRank(other, ref) };

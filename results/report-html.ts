@@ -16,8 +16,12 @@ import {
   runLabel,
   escapeHtml,
   alignmentNote,
+  JUDGED_NOTE,
   type Report,
 } from './report.ts';
+
+/** Fewer labelled answers than this make no reliability diagram (its buckets would hold one or two answers). */
+const MIN_CALIBRATION_ANSWERS = 10;
 
 interface BarPart {
   label: string;
@@ -105,10 +109,12 @@ export function renderHtml(report: Report): string {
   const sections: string[] = [];
   const runs = report.runs;
   sections.push(
-    `<section><h2>Outcomes (Figure 18a)</h2>${stackedBars(
+    `<section><h2>Outcomes</h2><p>${escapeHtml(JUDGED_NOTE)}</p>${stackedBars(
       runs.map((r) => ({
         label: runLabel(r),
         parts: [
+          categoryPart('not-reached', r.failures.categories['not-reached'].count),
+          categoryPart('not-evaluated', r.failures.categories['not-evaluated'].count),
           categoryPart('resolved', r.failures.categories.resolved.count),
           categoryPart('empty-patch', r.failures.categories['empty-patch'].count),
           categoryPart('evaluation-error', r.failures.categories['evaluation-error'].count),
@@ -120,18 +126,22 @@ export function renderHtml(report: Report): string {
           },
         ],
       })),
-      'Resolved, empty and unresolved instances per run',
+      'Outcomes per run (work not done first: not reached, not evaluated)',
     )}</section>`,
   );
-  sections.push(
-    `<section><h2>Where unresolved patches failed (Figure 18b)</h2>${stackedBars(
-      runs.map((r) => ({
-        label: runLabel(r),
-        parts: (['file', 'function', 'line', 'patch-generation'] as const).map((k) => categoryPart(k, r.failures.categories[k].count)),
-      })),
-      'Unresolved instances with a patch, by the first stage that went wrong',
-    )}</section>`,
-  );
+  const withPatchFailures = (r: (typeof runs)[number]) =>
+    (['file', 'function', 'line', 'patch-generation'] as const).some((k) => r.failures.categories[k].count > 0);
+  // a chart of nothing says nothing: only runs with unresolved patches get one
+  if (runs.some(withPatchFailures))
+    sections.push(
+      `<section><h2>Where unresolved patches failed</h2>${stackedBars(
+        runs.filter(withPatchFailures).map((r) => ({
+          label: runLabel(r),
+          parts: (['file', 'function', 'line', 'patch-generation'] as const).map((k) => categoryPart(k, r.failures.categories[k].count)),
+        })),
+        'Unresolved instances with a patch, by the first stage that went wrong',
+      )}</section>`,
+    );
   sections.push(
     `<section><h2>Localization</h2>${htmlTable(
       ['run', ...LOCALIZATION_COLUMNS.map(([label]) => label)],
@@ -145,14 +155,23 @@ export function renderHtml(report: Report): string {
       text: `${(c.promptTokens + c.completionTokens).toLocaleString('en-US')} tok · $${c.cost.toFixed(3)} · ${(c.wallMs / 1000).toFixed(1)} s`,
     })),
   );
-  if (costRows.length) sections.push(`<section><h2>Cost per stage</h2>${simpleBars(costRows, 'Tokens (prompt + completion) per stage', '#00838f')}</section>`);
+  if (costRows.length)
+    sections.push(
+      `<section><h2>Cost per stage</h2><p>What the answers each stage used cost when they were made, cached and replayed answers included.</p>${simpleBars(costRows, 'Tokens (prompt + completion) per stage', '#00838f')}</section>`,
+    );
   const spendRuns = runs.filter((r) => r.spend);
   if (spendRuns.length) {
     const cap = (c: { tokens?: number; dollars?: number }) =>
       [c.tokens !== undefined ? `${c.tokens.toLocaleString('en-US')} tok` : '', c.dollars !== undefined ? `$${c.dollars}` : ''].filter(Boolean).join(' · ') ||
       'none';
+    const stageTokens = (r: (typeof runs)[number]) => r.costs.reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
+    const free = spendRuns.some((r) => r.spend!.run.promptTokens + r.spend!.run.completionTokens < stageTokens(r));
     sections.push(
-      `<section><h2>Spend and caps</h2>${htmlTable(
+      `<section><h2>Spend and caps</h2>${
+        free
+          ? '<p>Spent counts the model calls this run paid for. Answers served from the response cache or replayed from a recording are free, so it is below the tokens per stage above, which count what the answers cost when they were made.</p>'
+          : ''
+      }${htmlTable(
         ['run', 'run cap', 'instance cap', 'spent (tokens)', 'spent ($)', 'calls', 'most by one instance', 'stopped by a cap'],
         spendRuns.map((r) => {
           const s = r.spend!;
@@ -240,10 +259,17 @@ export function renderHtml(report: Report): string {
       )}</section>`,
     );
   }
-  for (const r of runs.filter((x) => x.calibration?.length)) {
+  // a reliability diagram needs a few answers per bucket: below MIN_CALIBRATION_ANSWERS it is noise, said so
+  for (const r of runs.filter((x) => x.calibration?.length && x.calibration.every((c) => c.n < MIN_CALIBRATION_ANSWERS))) {
+    sections.push(
+      `<section><h2>Confidence of ${escapeHtml(runLabel(r))}'s file localization</h2><p>Only ${Math.max(...r.calibration!.map((c) => c.n))} labelled answers: too few for reliability diagrams (they need ${MIN_CALIBRATION_ANSWERS}).</p></section>`,
+    );
+  }
+  for (const r of runs.filter((x) => x.calibration?.some((c) => c.n >= MIN_CALIBRATION_ANSWERS))) {
     sections.push(
       `<section><h2>Confidence of ${escapeHtml(runLabel(r))}'s file localization (reliability diagrams)</h2><p>Top-1 of the instances in each confidence bucket; the dashed line is the signal's overall Top-1. <code>locfix calibrate</code> adds the escalation curve to an upper tier.</p>${r
-        .calibration!.map(reliabilityDiagram)
+        .calibration!.filter((c) => c.n >= MIN_CALIBRATION_ANSWERS)
+        .map(reliabilityDiagram)
         .join('')}</section>`,
     );
   }

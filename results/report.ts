@@ -7,7 +7,7 @@
 import type { SignalCalibration } from './calibration.ts';
 import { formatCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import type { Comparison, MetricComparison } from './compare.ts';
-import { FAILURE_CATEGORIES, type FailureCategory, type FailureSummary } from './failure-analysis.ts';
+import { FAILURE_CATEGORIES, NOT_JUDGED, type FailureCategory, type FailureSummary } from './failure-analysis.ts';
 import type { InstanceMetrics } from './instance-metrics.ts';
 
 export interface StageCost {
@@ -166,6 +166,9 @@ export function metricTableRows(c: Comparison): string[][] {
   ]);
 }
 
+export const JUDGED_NOTE =
+  'Rates are over the judged instances: those evaluated, or stopped for a reason of their own. Not evaluated (a patch never graded) and not reached (a stage that never ran) are work that did not happen and count in no rate.';
+
 /** What the comparison's statistics are over: aligned, localized and judged instances, each stated. */
 export function alignmentNote(c: Comparison): string {
   const parts = [`${c.alignedInstances} instances selected by every run`];
@@ -192,7 +195,7 @@ export function renderMarkdown(report: Report): string {
       ]),
     ),
     '',
-    'Rates are over the judged instances: those evaluated, or stopped for a reason of their own. *Not evaluated* (a patch never graded) and *not reached* (a stage that never ran) are work that did not happen and count in no rate.',
+    JUDGED_NOTE,
     '',
   );
   for (const r of report.runs) {
@@ -234,6 +237,10 @@ export function renderMarkdown(report: Report): string {
     for (const c of FAILURE_CATEGORIES) {
       const entry = r.failures.categories[c];
       if (!entry.count) continue;
+      if (NOT_JUDGED.has(c)) {
+        out.push(`- **${CATEGORY_LABEL[c]}**: ${entry.count} (not judged; the instances are in the run's analysis.json)`);
+        continue;
+      }
       out.push(
         `- **${CATEGORY_LABEL[c]}**: ${entry.count} (${pct(entry.share)}${entry.shareOfUnresolved !== undefined ? `, ${pct(entry.shareOfUnresolved)} of unresolved` : ''}) — ${entry.instances.join(', ')}`,
       );
@@ -281,6 +288,7 @@ export function renderMarkdown(report: Report): string {
         '',
       );
     }
+    if (c.judgedInstances === 0) out.push('No instance was judged (evaluated) by every run: no resolution statistics.', '');
     if (c.wilcoxon.length) {
       out.push('### Solve frequency (Wilcoxon signed-rank, paired by instance)', '');
       out.push(

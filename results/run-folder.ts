@@ -250,6 +250,10 @@ export function stageState(folder: RunFolder, stage: string, artifact: StageArti
   if (artifact?.status === 'ok') return { state: 'done' };
   if (artifact?.status === 'error')
     return { state: 'failed', ...(artifact.error?.kind ? { kind: artifact.error.kind } : {}), message: artifact.error?.message ?? 'error' };
-  const reason = folder.leftOut[stage] ?? `${stage} has not run for this instance (the run was stopped before it, or is still running)`;
+  const reason =
+    folder.leftOut[stage] ??
+    (folder.kind === 'imported'
+      ? 'the imported file has no usable row for this instance (import-report.json says why)'
+      : `${stage} has not run for this instance (the run was stopped before it, or is still running)`);
   return { state: 'not-reached', reason };
 }

@@ -133,7 +133,7 @@ export function formatRunnerMetrics(label: string, m: RunnerMetrics): string {
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
   return [
-    `runner metrics (explorer study §5) — ${label}`,
+    `runner metrics — ${label}`,
     `  rows: attempted ${m.attempted}, missing-label ${m.missingLabel}, scored ${m.scored}, errors ${m.errors}${kinds ? ` (${kinds})` : ''}${m.notAttempted ? `, NOT attempted ${m.notAttempted} (run incomplete: left out)` : ''}`,
     `  ErrorRate ${f(m.errorRate)}  NonEmptyRate ${f(m.nonEmptyRate)}`,
     `  Hit@1 ${f(m.hit1)}  Hit@3 ${f(m.hit3)}  Hit@5 ${f(m.hit5)}  MRR ${f(m.mrr)}  R@3 ${f(m.r3)}  F1 ${f(m.f1)}  EM ${f(m.exactMatch)}`,

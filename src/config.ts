@@ -205,6 +205,17 @@ export async function loadRunConfig(file: string | undefined, overrides: Record<
     }
   }
   const merged: Record<string, unknown> = { ...base };
+  const missing = (['runId', 'dataset'] as const).filter((key) => merged[key] === undefined && overrides[key] === undefined);
+  if (missing.length) {
+    // what a user who typed `locfix run` needs to hear, instead of the schema's "expected string, received undefined"
+    throw Object.assign(
+      new Error(
+        `locfix run needs ${missing.map((k) => (k === 'runId' ? 'a run id (--run-id ID, or "runId" in the config)' : 'a dataset (--dataset FILE or Hub name, or "dataset" in the config)')).join(' and ')}.\n` +
+          'Usually: locfix run --config experiment.json (README: "A full SWE-bench Lite experiment"); `locfix run --help` lists every flag',
+      ),
+      { kind: 'configuration' },
+    );
+  }
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
     const before = merged[key];

@@ -22,12 +22,15 @@ interface CalibrateFlags {
 }
 
 export function formatCurve(signal: string, points: readonly CurvePoint[]): string {
-  const lines = [`escalation curve by ${signal} (least confident first)`, '  share  threshold   Top-1    MRR  LLM runs      tokens'];
+  const lines = [
+    `escalation curve by ${signal} (least confident first; ties of the signal can make the share escalated differ from the share asked)`,
+    '  asked  escalated  threshold   Top-1    MRR  LLM runs      tokens',
+  ];
   for (const p of points) {
     const s = p.summary;
     const t = Number.isFinite(p.threshold) ? p.threshold.toFixed(3) : p.threshold > 0 ? 'all' : 'none';
     lines.push(
-      `  ${(p.share * 100).toFixed(0).padStart(4)}%  ${t.padStart(9)}  ${s.top1.toFixed(3)}  ${s.mrr.toFixed(3)}  ${String(s.llmRuns).padStart(8)}  ${String(s.tokens).padStart(10)}${s.tokensComplete ? '' : '*'}`,
+      `  ${(p.share * 100).toFixed(0).padStart(4)}%  ${(p.escalated * 100).toFixed(1).padStart(8)}%  ${t.padStart(9)}  ${s.top1.toFixed(3)}  ${s.mrr.toFixed(3)}  ${String(s.llmRuns).padStart(8)}  ${String(s.tokens).padStart(10)}${s.tokensComplete ? '' : '*'}`,
     );
   }
   if (points.some((p) => !p.summary.tokensComplete)) lines.push('  * some answers did not record their tokens');
@@ -71,7 +74,7 @@ export function register(program: Command): void {
                 `<h2>Escalation to ${escapeHtml(flags.escalateTo!)}</h2>`,
                 escalationCurveChart(
                   curve.signal,
-                  curve.points.map((p) => ({ share: p.share, top1: p.summary.top1, llmRuns: p.summary.llmRuns })),
+                  curve.points.map((p) => ({ share: p.escalated, top1: p.summary.top1, llmRuns: p.summary.llmRuns })),
                 ),
               ]
             : []),

@@ -42,6 +42,18 @@ async function dockerMissing(): Promise<string | undefined> {
   return undefined;
 }
 
+/** The demo's run; a folder made with other settings (an earlier demo with or without Docker) names --fresh. */
+async function runDemoExperiment(...args: Parameters<typeof runExperiment>): ReturnType<typeof runExperiment> {
+  try {
+    return await runExperiment(...args);
+  } catch (err) {
+    if (err instanceof Error && /was made with other settings/.test(err.message)) {
+      err.message = `${err.message}\nfor the demo: rerun with --fresh to discard the earlier demo run and start over`;
+    }
+    throw err;
+  }
+}
+
 export async function demoCommand(flags: DemoFlags): Promise<void> {
   const log = (line: string) => process.stderr.write(line + '\n');
   const recordingDir = path.resolve(flags.recording);
@@ -53,7 +65,7 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
   if (flags.fresh) await rm(flags.out, { recursive: true, force: true });
   log(`demo: REPLAY of the model answers recorded ${recording.recordedAt} in ${recordingDir} — no model is called`);
   const out = path.resolve(flags.out);
-  const result = await runExperiment(
+  const result = await runDemoExperiment(
     parseRunConfig(
       demoRunConfig({
         runId: path.basename(out),

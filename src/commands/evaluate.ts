@@ -92,7 +92,17 @@ export function register(program: Command): void {
     .option('--mirrors <dir>', 'folder with bare mirrors laid out as owner+name/repo')
     .option('--timeout <seconds>', 'timeout of one evaluation script', '1800')
     .option('--max-workers <n>', 'instances evaluated at once', '1')
-    .option('--instances <ids...>', 'only these instance ids')
+    .option(
+      '--instances <ids...>',
+      'only these instance ids, comma-separated as for every other command (spaces also work)',
+      (value: string, previous: string[] = []) => [
+        ...previous,
+        ...value
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      ],
+    )
     .option('--env-image <repo[@version]=image>', 'environment image to build instance images on (repeatable)', collect, [])
     .option('--base-image <image>', 'base image for spec-built environments', DEFAULT_BASE_IMAGE)
     .option('--no-official-images', 'do not use official swebench/sweb.eval.* images even when present')

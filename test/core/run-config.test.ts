@@ -45,6 +45,12 @@ describe('run flags', () => {
     expect(() => overridesFrom({ seed: 'x' })).toThrow(/--seed expects an integer/);
   });
 
+  it('locfix run with nothing to run says what it needs, not the schema', async () => {
+    // before: "flags: runId: Invalid input: expected string, received undefined"
+    await expect(loadRunConfig(undefined, {})).rejects.toThrow(/locfix run needs a run id \(--run-id ID.*\) and a dataset \(--dataset FILE/);
+    await expect(loadRunConfig(undefined, { runId: 'x' })).rejects.toThrow(/^locfix run needs a dataset/);
+  });
+
   it('every flag sets a different config key', () => {
     const keys = RUN_FLAGS.map((f) => `${f.key}.${f.field ?? ''}`);
     expect(new Set(keys).size).toBe(keys.length);

@@ -63,7 +63,7 @@ describe('cascade, calibrate and import-run through the CLI', () => {
     for (const signal of ['top-margin', 'top-ratio', 'channel-agreement', 'query-agreement'])
       expect(res.stdout).toContain(`${signal}: n ${bench.instances.length}`);
     // escalating everything to the gold patches' files gives Top-1 1
-    expect(res.stdout).toMatch(/100%\s+all\s+1\.000/);
+    expect(res.stdout).toMatch(/100%\s+100\.0%\s+all\s+1\.000/);
     expect(await readFile(path.join(dir, 'calibration.html'), 'utf8')).toContain('<svg');
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { agreementWith, earlyStop, RATIO_CAP, scoreSignals } from '../../src/artifacts/confidence.ts';
 import { decideBelow, leastConfident, mergeRankings, thresholdForShare } from '../../localizer/cascade/policy.ts';
 import { auroc, buckets, calibrateRun } from '../../results/calibration.ts';
-import { choosePolicy, replayCascade, splitIds } from '../../results/cascade-replay.ts';
+import { choosePolicy, escalationCurve, replayCascade, splitIds } from '../../results/cascade-replay.ts';
 import { loadTierRun, type TierAnswer, type TierRun } from '../../results/tier-run.ts';
 import { parseBlagentResults, parseLocOutputs, parsePredictions, writeImportedRun } from '../../localizer/interchange/published-runs.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
@@ -128,6 +128,17 @@ describe('offline replay', () => {
     const out = replayCascade(['i02'], gold, [{ run: cheap, rule: { signal: 'm', below: 0.5 } }, { run: partial }]).outcomes[0]!;
     expect(out.files).toEqual(['wrong.py']);
     expect(out.reasons).toContain('llm has no answer: the answer below stands');
+  });
+  it('the escalation curve says the share actually escalated: with two signal values, 5-45 % asked escalate nothing and 50-95 % the same half', () => {
+    // before: the curve's axis showed the share asked for, so 25 % and 90 % looked like different operating points
+    const points = escalationCurve(ids, gold, { run: cheap }, { run: upper }, 'm', 20);
+    const at = (share: number) => points.find((p) => Math.abs(p.share - share) < 1e-9)!;
+    expect(at(0.25).escalated).toBe(0);
+    expect(at(0.45).escalated).toBe(0);
+    expect(at(0.5).escalated).toBe(0.5);
+    expect(at(0.9).escalated).toBe(0.5);
+    expect(at(0).escalated).toBe(0);
+    expect(at(1).escalated).toBe(1);
   });
   it('calibrateRun finds the separating signal', () => {
     const [m] = calibrateRun(cheap);

@@ -389,7 +389,8 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
         },
       );
 
-    const gold = await run(['--predictions', 'gold', '--run-id', 'cli-gold', '--instances', fixture.instance.instance_id]);
+    // comma-separated, as every other command takes instance ids (the same id twice: one instance)
+    const gold = await run(['--predictions', 'gold', '--run-id', 'cli-gold', '--instances', `${fixture.instance.instance_id},${fixture.instance.instance_id}`]);
     expect(gold.stdout).toContain('Instances resolved: 1');
     const summary = JSON.parse(await fs.readFile(path.join(dir, 'runs', 'cli-gold', 'evaluation', 'summary.json'), 'utf8'));
     expect(Object.keys(summary)).toEqual([
