@@ -276,27 +276,33 @@ export function renderHtml(report: Report): string {
 
   const c = report.comparison;
   if (c) {
-    const overlapRows = [
-      ...c.arms.map((l) => ({ label: `${l.arm}: any run`, value: l.resolvedUnion.length, text: String(l.resolvedUnion.length) })),
-      ...c.arms.map((l) => ({
-        label: `${l.arm}: only this arm`,
-        value: c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length,
-        text: String(c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length),
-      })),
-      { label: 'every arm', value: c.resolvedByAll.length, text: String(c.resolvedByAll.length) },
-      { label: 'any arm', value: c.resolvedUnion.length, text: String(c.resolvedUnion.length) },
-    ];
-    sections.push(
-      `<section><h2>Overlap of resolved sets</h2><p>${escapeHtml(alignmentNote(c))}</p>${simpleBars(overlapRows, `Resolved instances (${c.judgedInstances ?? c.alignedInstances} judged by every run)`, '#2e7d32')}`,
-    );
-    if (c.uniqueFixes.length)
+    if (c.judgedInstances === 0)
       sections.push(
-        htmlTable(
-          ['instance', 'fixed by', 'other arm', 'other had a gold file in top 3'],
-          c.uniqueFixes.map((u) => [u.instanceId, u.fixedBy, u.other, u.otherHadGoldFileInTop3 ? 'yes' : 'no']),
-        ),
+        `<section><h2>Resolution</h2><p>${escapeHtml(alignmentNote(c))} No instance was judged by every run: no resolution statistics.</p></section>`,
       );
-    sections.push('</section>');
+    else {
+      const overlapRows = [
+        ...c.arms.map((l) => ({ label: `${l.arm}: any run`, value: l.resolvedUnion.length, text: String(l.resolvedUnion.length) })),
+        ...c.arms.map((l) => ({
+          label: `${l.arm}: only this arm`,
+          value: c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length,
+          text: String(c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length),
+        })),
+        { label: 'every arm', value: c.resolvedByAll.length, text: String(c.resolvedByAll.length) },
+        { label: 'any arm', value: c.resolvedUnion.length, text: String(c.resolvedUnion.length) },
+      ];
+      sections.push(
+        `<section><h2>Overlap of resolved sets</h2><p>${escapeHtml(alignmentNote(c))}</p>${simpleBars(overlapRows, `Resolved instances (${c.judgedInstances ?? c.alignedInstances} judged by every run)`, '#2e7d32')}`,
+      );
+      if (c.uniqueFixes.length)
+        sections.push(
+          htmlTable(
+            ['instance', 'fixed by', 'other arm', 'other had a gold file in top 3'],
+            c.uniqueFixes.map((u) => [u.instanceId, u.fixedBy, u.other, u.otherHadGoldFileInTop3 ? 'yes' : 'no']),
+          ),
+        );
+      sections.push('</section>');
+    }
     if (c.wilcoxon.length) {
       sections.push(
         `<section><h2>Solve frequency across runs (Wilcoxon signed-rank)</h2>${htmlTable(

@@ -99,6 +99,8 @@ export const CATEGORY_COLOR: Record<FailureCategory, string> = {
   'patch-generation': '#6a1b9a',
 };
 
+/** A p-value readable at any size: 4 decimals, or 2 significant digits below 0.0001 (never a bare 0.0000). */
+export const pValue = (p: number) => (Number.isFinite(p) && p > 0 && p < 1e-4 ? p.toExponential(1) : num(p, 4));
 export const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 export const num = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
 
@@ -161,8 +163,8 @@ export function metricTableRows(c: Comparison): string[][] {
     num(m.alternativeMean),
     ci(m.bootstrap),
     ci(m.clusteredBootstrap),
-    m.mcnemar ? num(m.mcnemar.pValue, 4) : '',
-    m.mcnemar ? num(m.mcnemar.holmPValue, 4) : '',
+    m.mcnemar ? pValue(m.mcnemar.pValue) : '',
+    m.mcnemar ? pValue(m.mcnemar.holmPValue) : '',
   ]);
 }
 
@@ -261,23 +263,32 @@ export function renderMarkdown(report: Report): string {
   const c = report.comparison;
   if (c) {
     out.push('## Comparison', '', alignmentNote(c), '');
-    out.push(
-      mdTable(
-        ['arm', 'localizer', 'runs', 'mean resolved', 'resolved in any run', 'resolved in every run', 'mean empty patches'],
-        c.arms.map((l) => [
-          l.arm + (l.upperBound ? ' (upper bound)' : ''),
-          l.localizer,
-          String(l.runs.length),
-          num(l.meanResolved, 1),
-          String(l.resolvedUnion.length),
-          String(l.resolvedInAllRuns.length),
-          num(l.meanEmptyPatches, 1),
-        ]),
-      ),
-      '',
-      `Resolved by any arm: ${c.resolvedUnion.length}; by every arm: ${c.resolvedByAll.length}.`,
-      '',
-    );
+    if (c.judgedInstances === 0)
+      out.push(
+        mdTable(
+          ['arm', 'localizer', 'runs'],
+          c.arms.map((l) => [l.arm + (l.upperBound ? ' (upper bound)' : ''), l.localizer, l.runs.join(', ')]),
+        ),
+        '',
+      );
+    else
+      out.push(
+        mdTable(
+          ['arm', 'localizer', 'runs', 'mean resolved', 'resolved in any run', 'resolved in every run', 'mean empty patches'],
+          c.arms.map((l) => [
+            l.arm + (l.upperBound ? ' (upper bound)' : ''),
+            l.localizer,
+            String(l.runs.length),
+            num(l.meanResolved, 1),
+            String(l.resolvedUnion.length),
+            String(l.resolvedInAllRuns.length),
+            num(l.meanEmptyPatches, 1),
+          ]),
+        ),
+        '',
+        `Resolved by any arm: ${c.resolvedUnion.length}; by every arm: ${c.resolvedByAll.length}.`,
+        '',
+      );
     if (c.uniqueFixes.length) {
       out.push('### Fixed by only one arm', '');
       out.push(
@@ -294,7 +305,7 @@ export function renderMarkdown(report: Report): string {
       out.push(
         mdTable(
           ['reference', 'alternative', 'mean (ref)', 'mean (alt)', 'W', 'p', 'method'],
-          c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), num(w.pValue, 4), w.method]),
+          c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), pValue(w.pValue), w.method]),
         ),
         '',
       );

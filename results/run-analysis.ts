@@ -376,7 +376,13 @@ function localizationCost(artifact: StageArtifact<FileLocalization> | undefined)
   const details = (artifact.error?.details ?? {}) as { agent?: { elapsedMs?: number }; usage?: FileLocalization['usage'] };
   const agent = artifact.output?.agent ?? details.agent;
   const usage = artifact.output?.usage ?? details.usage;
-  const seconds = (agent?.elapsedMs ?? artifact.durationMs) / 1000;
-  const recorded = usage && (usage.calls > 0 || usage.promptTokens > 0);
-  return { agentSeconds: seconds, ...(recorded ? { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens } : {}) };
+  // an imported answer's artifact took the import's time, not the published agent's: unknown unless recorded
+  const imported = (artifact.output?.details as { imported?: { tokensRecorded?: boolean } } | undefined)?.imported;
+  const elapsedMs = agent?.elapsedMs ?? (imported ? undefined : artifact.durationMs);
+  const recorded = usage && (usage.calls > 0 || usage.promptTokens > 0) && (!imported || imported.tokensRecorded);
+  if (elapsedMs === undefined && !recorded) return undefined;
+  return {
+    ...(elapsedMs !== undefined ? { agentSeconds: elapsedMs / 1000 } : {}),
+    ...(recorded ? { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens } : {}),
+  };
 }
