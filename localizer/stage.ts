@@ -151,7 +151,7 @@ export async function runFileLocalization(
     localizer: localizer.name,
     models: { llm: services.llm?.id, embedder: services.embedder.id },
     dataset: settings.dataset,
-    instances: ordered.map((i) => i.instance_id),
+    instances: ordered,
     settings: { ...selectionSettings, llm: services.llm?.id ?? null, localizerOptions: settings.localizerOptions ?? null },
   });
   return runStageOver(stage, ordered, {

@@ -57,6 +57,8 @@ export interface InstanceEvidence {
   handedFiles: string[];
   /** elements chosen by function-level localization; undefined when that stage produced nothing */
   selectedElements?: CodeElement[];
+  /** false when the run has no function-level stage at all (an evaluation of predictions): not judged there */
+  functionLevelRecorded?: boolean;
   /** elements the gold patch edits (see `goldElements`) */
   goldElements: CodeElement[];
   /** the selected (final) patch; empty string when none */
@@ -259,7 +261,7 @@ export function lineLevelMatch(modelPatch: string, goldPatch: string, baseSource
 export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
   const goldFiles = new Set(e.goldPatch ? modifiedExistingFiles(e.goldPatch) : (e.goldFiles ?? []));
   const fileCorrect = e.handedFiles.some((f) => goldFiles.has(f));
-  const functionCorrect = fileCorrect && functionLevelCorrect(e.selectedElements, e.goldElements, e.handedFiles);
+  const functionCorrect = fileCorrect && (e.functionLevelRecorded === false || functionLevelCorrect(e.selectedElements, e.goldElements, e.handedFiles));
   const hasPatch = e.modelPatch.trim().length > 0;
   const line = hasPatch && e.goldPatch ? lineLevelMatch(e.modelPatch, e.goldPatch, e.baseSource) : undefined;
   let category: FailureCategory;

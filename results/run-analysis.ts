@@ -266,14 +266,16 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
       warnings.push(`${id}: no repository access; function level judged at file level`);
     }
     // what the later stages could see: the handed files (by the run's contract) and, soft, those followed beyond
-    const handed = (functions as { handed?: string[] } | undefined)?.handed ?? (ranking ?? []).slice(0, topFiles);
+    const modelPatch = selection?.patch ?? '';
+    // a folder without file localization (an evaluation of predictions): the patch's own files are its localization
+    const handed =
+      (functions as { handed?: string[] } | undefined)?.handed ?? (folder.fileStage ? (ranking ?? []).slice(0, topFiles) : filesOfPatch(modelPatch));
     const beyond = (functions as { beyond?: string[] } | undefined)?.beyond ?? [];
     const reached = [...new Set([...handed, ...beyond])];
     const gold = new Set(outcome.goldFiles[id]);
     if (beyond.length) handoffFacts.beyond++;
     if (beyond.some((p) => gold.has(p)) && !handed.some((p) => gold.has(p))) handoffFacts.goldReachedBeyond.push(id);
     if ((ranking ?? []).some((p) => gold.has(p)) && !reached.some((p) => gold.has(p))) handoffFacts.goldRankedButNotHanded.push(id);
-    const modelPatch = selection?.patch ?? '';
     const evaluationError =
       a.evaluate?.status === 'error'
         ? a.evaluate.error?.message.split('\n')[0]
@@ -288,6 +290,7 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
       goldFiles: outcome.goldFiles[id],
       handedFiles: reached,
       selectedElements: functions?.codeElements,
+      functionLevelRecorded: folder.stages.includes(STAGE.functions),
       goldElements: row?.patch ? goldElements(row.patch, definitionsOf) : [],
       modelPatch,
       emptyReason: hasPatch ? undefined : emptyReasonOf(a),
@@ -368,6 +371,15 @@ export async function writeRunAnalysis(runDir: string, options: AnalyzeOptions =
     instances: analysis.instances,
   });
   return analysis;
+}
+
+/** The files a patch edits (none for an unreadable patch). */
+function filesOfPatch(patch: string): string[] {
+  try {
+    return patch.trim() ? modifiedExistingFiles(patch) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** What localizing one instance cost (agent wall clock; tokens when the localizer recorded usage), error rows included. */

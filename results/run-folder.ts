@@ -19,14 +19,14 @@ import path from 'node:path';
 import { loadDataset } from '../src/dataset/load.ts';
 import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
-import type { RunManifest } from '../src/run/manifest.ts';
+import { INSTANCES_FILE, type RunManifest } from '../src/run/manifest.ts';
+export { INSTANCES_FILE };
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
 import { CONFIGURATION_KINDS, type StageArtifact } from '../src/run/stage-runner.ts';
 import { PIPELINE_STAGES, STAGE } from '../src/run/stage.ts';
 import { readJsonIfExists } from '../src/util/fsx.ts';
 import { stableJson } from '../src/util/settings-diff.ts';
 
-export const INSTANCES_FILE = 'instances.jsonl';
 /** `locfix retrieve` writes its file rankings here instead of localize-files/ */
 export const RETRIEVE_STAGE = 'retrieve';
 
@@ -211,7 +211,9 @@ export async function openRunFolder(dir: string): Promise<RunFolder> {
     const row = rows.get(id);
     return { id, repo: row?.repo ?? repoFromInstanceId(id), goldFiles: goldOf(row, selections, id), ...(row ? { row } : {}) };
   });
-  const leftOut: Record<string, string> = (kind === 'pipeline' || kind === 'merged') && manifest ? pipelineLeftOut(manifest) : stageFolderLeftOut(kind, stages);
+  // a merged folder is of the kind its parts were: shards of a `locfix run`, or of stage commands
+  const pipelineLike = kind === 'pipeline' || (kind === 'merged' && manifest?.kind !== 'stage' && manifest?.kind !== 'imported');
+  const leftOut: Record<string, string> = pipelineLike && manifest ? pipelineLeftOut(manifest) : stageFolderLeftOut(kind, stages);
   const settings = (manifest?.settings ?? [...selections.values()][0]?.settings ?? {}) as { topFiles?: unknown; handoff?: unknown };
   const config = (manifest?.config ?? {}) as { topFiles?: unknown; handoff?: unknown };
   const topFiles = typeof config.topFiles === 'number' ? config.topFiles : typeof settings.topFiles === 'number' ? settings.topFiles : 3;

@@ -311,7 +311,7 @@ export async function writeImportedRun(
     localizer: meta.label,
     models: {},
     dataset: meta.datasetName,
-    instances: dataset.map((i) => i.instance_id),
+    instances: dataset,
     settings,
   });
   const report: ImportReport = {

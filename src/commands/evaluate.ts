@@ -3,6 +3,7 @@
  * Resumes by existing report.json files; writes runs/<id>/evaluation/summary.json.
  */
 import type { Command } from 'commander';
+import { recordEvaluationRun } from './evaluation-folder.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { loadDataset } from '../dataset/load.ts';
@@ -176,7 +177,7 @@ export function register(program: Command): void {
       try {
         let done = 0;
         const total = predictions.filter((p) => p.model_patch).length;
-        const { summary, summaryPath } = await runEvaluation({
+        const { summary, summaryPath, outcomes } = await runEvaluation({
           runId: opts.runId,
           runsDir: opts.runsDir,
           dataset,
@@ -191,6 +192,15 @@ export function register(program: Command): void {
             const state = o.completed ? (o.resolved ? 'resolved' : 'unresolved') : `error: ${o.error}`;
             console.log(`[${done}/${total}] ${o.instanceId}: ${state}${o.reused ? ' (existing report)' : ''} ${(o.durationMs / 1000).toFixed(1)}s`);
           },
+        });
+        // the run-folder contract, so analyze / compare / report read this evaluation like any run
+        await recordEvaluationRun(path.join(opts.runsDir, opts.runId), {
+          dataset,
+          datasetName: opts.dataset,
+          predictions,
+          outcomes,
+          source: opts.predictions,
+          network: opts.network,
         });
         console.log(
           `Total instances: ${summary.total_instances}\nInstances submitted: ${summary.submitted_instances}\n` +

@@ -12,6 +12,7 @@ import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { groupByRepo } from '../run/repo-release.ts';
 import { RunLayout } from '../run/run-layout.ts';
+import { recordStageRun } from '../run/manifest.ts';
 import { STAGE, runStageOver } from '../run/stage.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
 
@@ -37,11 +38,20 @@ async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags)
   const stage = level === 'functions' ? functionLocalizationStage(services, merged) : lineLocalizationStage(services, merged);
   // every instance would fail alike without a model: say so once instead of recording it per instance
   services.requireLlm(`localize-${level}`);
+  const layout = new RunLayout(path.resolve(flags.out));
+  await recordStageRun(layout, {
+    kind: 'stage',
+    stage: stage.name,
+    models: { llm: services.llm?.id },
+    dataset: flags.dataset,
+    instances,
+    settings: { ...merged, fileStage: flags.fileStage, llm: services.llm?.id ?? null },
+  });
   const progress = createProgress({ concurrency });
   progress.begin(stage.name, instances.length);
   try {
     const artifacts = await runStageOver<unknown>(stage, groupByRepo(instances), {
-      layout: new RunLayout(path.resolve(flags.out)),
+      layout,
       sources: { [STAGE.files]: flags.fileStage },
       concurrency,
       retryErrors: flags.retryErrors,

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../run/progress.ts';
 import { RunLayout } from '../run/run-layout.ts';
+import { recordStageRun } from '../run/manifest.ts';
 import { groupByRepo } from '../run/repo-release.ts';
 import { STAGE, runStageOver } from '../run/stage.ts';
 import { PythonAnalyzer } from '../../repair/analyzer.ts';
@@ -41,6 +42,19 @@ export function register(program: Command): void {
       const services = servicesFrom(flags);
       const model = services.requireLlm('repair');
       const layout = new RunLayout(path.resolve(flags.out));
+      const repairConfig = {
+        samplesPerSet: positiveInt('--samples-per-set', flags.samplesPerSet),
+        temperature: flags.temperature === undefined ? undefined : Number(flags.temperature),
+        maxTokens: positiveInt('--max-tokens', flags.maxTokens),
+      };
+      await recordStageRun(layout, {
+        kind: 'stage',
+        stage: STAGE.repair,
+        models: { llm: model.id },
+        dataset: flags.dataset,
+        instances,
+        settings: { ...repairConfig, llm: model.id },
+      });
       const analyzer = await PythonAnalyzer.create();
       const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 4 });
       progress.begin(STAGE.repair, instances.length);
@@ -49,11 +63,7 @@ export function register(program: Command): void {
           model,
           analyzer,
           snapshot: (instance) => services.snapshot(instance.repo, instance.base_commit),
-          config: {
-            samplesPerSet: positiveInt('--samples-per-set', flags.samplesPerSet),
-            temperature: flags.temperature === undefined ? undefined : Number(flags.temperature),
-            maxTokens: positiveInt('--max-tokens', flags.maxTokens),
-          },
+          config: repairConfig,
         });
         const artifacts = await runStageOver(stage, groupByRepo(instances), {
           layout,
@@ -84,6 +94,14 @@ export function register(program: Command): void {
     .action(async (flags: SelectionFlags & { cacheDir: string; out: string; modelName?: string }) => {
       const instances = await loadSelection(flags, 'select');
       const layout = new RunLayout(path.resolve(flags.out));
+      await recordStageRun(layout, {
+        kind: 'stage',
+        stage: STAGE.select,
+        models: {},
+        dataset: flags.dataset,
+        instances,
+        settings: { modelName: flags.modelName ?? null },
+      });
       const { rows, missing } = await runSelectStage(layout.root, { instances, modelName: flags.modelName });
       const empty = rows.filter((r) => !r.model_patch.trim()).length;
       process.stderr.write(

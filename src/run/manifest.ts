@@ -5,7 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
+import { readFile } from 'node:fs/promises';
+import type { SweInstance } from '../dataset/schema.ts';
+import { readJsonIfExists, writeJsonAtomic, writeJsonlAtomic } from '../util/fsx.ts';
 import type { RunLayout } from './run-layout.ts';
 
 export interface Invocation {
@@ -61,6 +63,22 @@ export function gitRevision(): string | undefined {
   }
 }
 
+/** runs/<id>/instances.jsonl: the dataset rows of the run's instances (issue text, gold patch), read by the analysis. */
+export const INSTANCES_FILE = 'instances.jsonl';
+
+/** Adds rows to instances.jsonl (a stage command's selection joins those of the folder's earlier commands). */
+export async function addRunInstances(layout: RunLayout, rows: readonly SweInstance[]): Promise<void> {
+  const file = layout.file(INSTANCES_FILE);
+  const byId = new Map<string, unknown>();
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return '';
+    throw err;
+  });
+  for (const line of text.split('\n')) if (line.trim()) byId.set((JSON.parse(line) as { instance_id: string }).instance_id, JSON.parse(line));
+  for (const row of rows) byId.set(row.instance_id, row);
+  await writeJsonlAtomic(file, [...byId.values()]);
+}
+
 /** Creates the manifest on the first invocation, appends an invocation on resumes; returns it. */
 export async function openManifest(
   layout: RunLayout,
@@ -112,13 +130,15 @@ export async function recordStageRun(
     localizer?: string;
     models: { llm?: string; embedder?: string };
     dataset: string;
-    instances: readonly string[];
+    /** the selected rows: their ids go into the manifest, the rows (issue, gold patch) into instances.jsonl */
+    instances: readonly SweInstance[];
     /** what decides the stage's artifacts: localizer and its resolved options, the stage's own settings */
     settings: Record<string, unknown>;
   },
 ): Promise<void> {
   const existing = await readJsonIfExists<RunManifest>(layout.manifestPath);
   if (existing && existing.kind !== 'stage' && existing.kind !== 'imported') return;
+  await addRunInstances(layout, record.instances);
   const invocation: Invocation = { startedAt: new Date().toISOString(), argv: process.argv.slice(2) };
   const settings = { ...(existing?.settings ?? {}), [record.stage]: record.settings };
   const stages = [...new Set([...(existing?.plan?.stages ?? []), record.stage])];
@@ -132,7 +152,7 @@ export async function recordStageRun(
     models: { ...(existing?.models ?? {}), ...Object.fromEntries(Object.entries(record.models).filter(([, v]) => v !== undefined)) } as RunManifest['models'],
     seed: existing?.seed ?? 0,
     localizer: record.localizer ?? existing?.localizer ?? 'unknown',
-    instances: [...new Set([...(existing?.instances ?? []), ...record.instances])],
+    instances: [...new Set([...(existing?.instances ?? []), ...record.instances.map((i) => i.instance_id)])],
     settings,
     kind: record.kind,
     dataset: existing?.dataset ?? record.dataset,

@@ -57,6 +57,20 @@ describe('locfix demo (bundled recording replayed, no model)', () => {
     expect(Object.fromEntries(analysis.instances.map((a) => [a.instanceId, a.category]))).toEqual(recording.categories);
     const html = await readFile(path.join(dir, 'with-docker', 'report', 'report.html'), 'utf8');
     expect(html).toContain('<h2>Cascade tiers of');
+    // replayed answers are free: the spend table says so beside the tokens per stage (before: "0 tokens", unexplained)
+    expect(html).toContain('Answers served from the response cache or replayed from a recording are free');
+    // 5 instances make no reliability diagram (before: diagrams of one or two answers per bucket)
+    expect(html).toMatch(/too few for reliability diagrams/);
+    expect(html).not.toContain('Figure 18');
+    // a rerun into the same folder under other settings names --fresh (before: only "use a new --run-id")
+    const again = demoCommand({
+      out: path.join(dir, 'with-docker'),
+      minibench: path.join(dir, 'minibench'),
+      cacheDir: path.join(dir, 'cache'),
+      recording: DEMO_RECORDING_DIR,
+      docker: false,
+    });
+    await expect(again).rejects.toThrow(/rerun with --fresh to discard the earlier demo run/);
   });
 
   it('without Docker: localization, repair and selection, then the analysis, saying what was left out', { timeout: 300_000 }, async () => {

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
-import { evaluateRun } from '../../src/commands/eval-loc.ts';
+import { evaluateRun, evaluateRunFunctions } from '../../src/commands/eval-loc.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
@@ -95,5 +96,14 @@ describe('eval-loc', () => {
     expect((bad as { stderr: string }).stderr).toMatch(/no such run folder/);
     const wrongStage = await run(process.execPath, [BIN, 'eval-loc', dir, '--stage', 'localize-files']).catch((e: { stderr: string }) => e);
     expect((wrongStage as { stderr: string }).stderr).toMatch(/has no "localize-files" stage; it has retrieve/);
+  });
+
+  it('--level function on a stage that names no functions is an error, not a table of zeros', async () => {
+    const instances = ['o__r-1', 'o__r-2'].map((id) => ({ instance_id: id, repo: 'o/r', base_commit: 'x', patch: '' }) as unknown as SweInstance);
+    await expect(
+      evaluateRunFunctions(dir, 'retrieve', instances, async () => {
+        throw new Error('no repository needed');
+      }),
+    ).rejects.toThrow(/stage "retrieve" holds no function-level predictions/);
   });
 });

@@ -418,6 +418,23 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     const again = await run(['--predictions', predictionsFile, '--run-id', 'cli-preds']);
     expect(again.stdout).toContain('(existing report)');
 
+    // the evaluation folders are run folders: analyze and compare read them (before: "no instances.jsonl")
+    const locfix = (args: string[]) => execFileAsync(process.execPath, [cli, ...args], { cwd: dir });
+    const analyzed = JSON.parse((await locfix(['analyze', path.join(dir, 'runs', 'cli-preds'), '--json'])).stdout) as {
+      summary: { total: number; judged: number; categories: Record<string, { count: number }> };
+      instances: Array<{ instanceId: string; category: string }>;
+    };
+    // the wrong patch edits the gold file, so its failure is past file level; no function stage: judged on lines
+    expect(analyzed.summary).toMatchObject({ total: 1, judged: 1 });
+    expect(analyzed.instances[0].instanceId).toBe(wrongId);
+    expect(['line', 'patch-generation']).toContain(analyzed.instances[0].category);
+    const compared = JSON.parse((await locfix(['compare', path.join(dir, 'runs', 'cli-gold'), path.join(dir, 'runs', 'cli-preds'), '--json'])).stdout) as {
+      arms: Array<{ arm: string }>;
+      alignedInstances: number;
+    };
+    expect(compared.arms.map((a) => a.arm)).toEqual(['cli-gold', 'cli-preds']);
+    expect(compared.alignedInstances).toBe(0);
+
     await expect(run(['--predictions', predictionsFile, '--run-id', 'x', '--timeout', 'soon'])).rejects.toMatchObject({
       stderr: expect.stringContaining('--timeout must be a positive number'),
     });

@@ -1,0 +1,74 @@
+/**
+ * `locfix evaluate` writes the run-folder contract too (results/run-folder.ts), so that `analyze`, `compare` and
+ * `report` read an evaluation of predictions like any run: each prediction as the `select` stage's artifact (the
+ * patch), each outcome as the `evaluate` stage's (resolved, or the evaluation error with its kind), and a manifest
+ * whose arm is the predictions file and its models. The harness-format files (`evaluation/`, the summary) stay
+ * as they are.
+ */
+import path from 'node:path';
+import type { SweInstance } from '../dataset/schema.ts';
+import { recordStageRun } from '../run/manifest.ts';
+import { RunLayout } from '../run/run-layout.ts';
+import type { StageArtifact } from '../run/stage-runner.ts';
+import { STAGE } from '../run/stage.ts';
+import { writeJsonAtomic } from '../util/fsx.ts';
+import type { Selection } from '../../repair/types.ts';
+import type { InstanceOutcome } from '../../validation/evaluate.ts';
+import type { Prediction } from '../../validation/predictions.ts';
+import type { EvaluateStageOutput } from '../../validation/stages.ts';
+
+function artifact<T>(stage: string, instanceId: string, body: Pick<StageArtifact<T>, 'status' | 'output' | 'error'>, durationMs = 0): StageArtifact<T> {
+  const now = new Date().toISOString();
+  return { stage, instanceId, startedAt: now, finishedAt: now, durationMs, attempt: 1, ...body };
+}
+
+export async function recordEvaluationRun(
+  runDir: string,
+  run: {
+    dataset: readonly SweInstance[];
+    datasetName: string;
+    predictions: readonly Prediction[];
+    outcomes: readonly InstanceOutcome[];
+    source: string;
+    network: string;
+  },
+): Promise<void> {
+  const layout = new RunLayout(runDir);
+  const outcomeOf = new Map(run.outcomes.map((o) => [o.instanceId, o]));
+  const predicted = new Set(run.predictions.map((p) => p.instance_id));
+  for (const p of run.predictions) {
+    const patch = p.model_patch ?? '';
+    const selection: Selection = { patch, filter: 'none', voteTable: [] };
+    await writeJsonAtomic(
+      layout.artifactPath(STAGE.select, p.instance_id),
+      artifact<Selection>(STAGE.select, p.instance_id, { status: 'ok', output: selection }),
+    );
+    const o = outcomeOf.get(p.instance_id);
+    const evaluated: StageArtifact<EvaluateStageOutput> | undefined = !patch.trim()
+      ? artifact(STAGE.evaluate, p.instance_id, {
+          status: 'ok',
+          output: { instanceId: p.instance_id, completed: false, resolved: false, reused: false, durationMs: 0, patchEmpty: true },
+        })
+      : !o
+        ? undefined // not evaluated in this invocation (interrupted): not reached, not a failure
+        : o.completed
+          ? artifact(STAGE.evaluate, p.instance_id, { status: 'ok', output: { ...o, patchEmpty: false } }, o.durationMs)
+          : artifact(
+              STAGE.evaluate,
+              p.instance_id,
+              { status: 'error', error: { message: o.error ?? 'evaluation did not complete', kind: o.errorKind ?? 'evaluation-error' } },
+              o.durationMs,
+            );
+    if (evaluated) await writeJsonAtomic(layout.artifactPath(STAGE.evaluate, p.instance_id), evaluated);
+  }
+  const models = [...new Set(run.predictions.map((p) => p.model_name_or_path).filter(Boolean))].sort();
+  await recordStageRun(layout, {
+    kind: 'stage',
+    stage: STAGE.evaluate,
+    localizer: 'predictions',
+    models: { llm: models.join(', ') || undefined },
+    dataset: run.datasetName,
+    instances: run.dataset.filter((i) => predicted.has(i.instance_id)),
+    settings: { predictions: path.basename(run.source), models, network: run.network },
+  });
+}
