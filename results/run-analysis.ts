@@ -24,9 +24,9 @@ import type { EvaluateStageOutput, ValidateStageOutput } from '../validation/sta
 import { analyzeInstance, goldElements, NOT_JUDGED, summarizeFailures, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
 import type { RunOutcome } from './compare.ts';
 import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
-import type { HandoffSummary, RunReport, RunSpend, StageCost } from './report.ts';
+import type { HandoffSummary, RunReport, StageCost } from './report.ts';
 import { computeRunnerMetrics, runnerRow, type RunnerRow } from './runner-metrics.ts';
-import { readSpendLedger } from '../src/run/spend-ledger.ts';
+import { filesOfPatch, localizationCost, runSpend, spentAtCap } from './run-costs.ts';
 
 export async function writeRunInstances(layout: RunLayout, instances: readonly SweInstance[]): Promise<void> {
   await writeJsonlAtomic(layout.file(INSTANCES_FILE), instances);
@@ -118,19 +118,6 @@ function stageArtifacts(a: InstanceArtifacts): Record<string, StageArtifact<unkn
     [STAGE.validate]: a.validate,
     [STAGE.select]: a.select,
     [STAGE.evaluate]: a.evaluate,
-  };
-}
-
-/** What a stage that met its spend cap spent itself: recorded with its budget_exhausted error. */
-function spentAtCap(artifact: StageArtifact<unknown> | undefined): { promptTokens: number; completionTokens: number; cost: number; calls: number } | undefined {
-  if (artifact?.status !== 'error' || artifact.error?.kind !== 'budget_exhausted') return undefined;
-  const spent = artifact.error.details?.stageSpent as { promptTokens?: unknown; completionTokens?: unknown; cost?: unknown; calls?: unknown } | undefined;
-  if (typeof spent?.promptTokens !== 'number' || typeof spent.completionTokens !== 'number' || typeof spent.cost !== 'number') return undefined;
-  return {
-    promptTokens: spent.promptTokens,
-    completionTokens: spent.completionTokens,
-    cost: spent.cost,
-    calls: typeof spent.calls === 'number' ? spent.calls : 0,
   };
 }
 
@@ -338,23 +325,6 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
   return { runId: layout.id, localizer: outcome.localizer, upperBound, model: manifest?.models.llm, instances: analyses, report, outcome, warnings };
 }
 
-/** The report's spend section from the run's ledger; nothing when there is none (or it cannot be read: warned). */
-async function runSpend(layout: RunLayout, budgetExhausted: number, warnings: string[]): Promise<{ spend?: RunSpend }> {
-  try {
-    const ledger = await readSpendLedger(layout);
-    if (!ledger) return {};
-    let maxInstance: RunSpend['maxInstance'];
-    for (const [instanceId, s] of Object.entries(ledger.instances)) {
-      const tokens = s.promptTokens + s.completionTokens;
-      if (!maxInstance || tokens > maxInstance.tokens) maxInstance = { instanceId, tokens, cost: s.cost };
-    }
-    return { spend: { caps: ledger.caps, run: ledger.run, budgetExhausted, maxInstance } };
-  } catch (err) {
-    warnings.push((err as Error).message);
-    return {};
-  }
-}
-
 /** Writes runs/<id>/analysis.json (per-instance categories + summary) and returns the analysis. */
 export async function writeRunAnalysis(runDir: string, options: AnalyzeOptions = {}): Promise<RunAnalysis> {
   const analysis = await analyzeRun(runDir, options);
@@ -371,30 +341,4 @@ export async function writeRunAnalysis(runDir: string, options: AnalyzeOptions =
     instances: analysis.instances,
   });
   return analysis;
-}
-
-/** The files a patch edits (none for an unreadable patch). */
-function filesOfPatch(patch: string): string[] {
-  try {
-    return patch.trim() ? modifiedExistingFiles(patch) : [];
-  } catch {
-    return [];
-  }
-}
-
-/** What localizing one instance cost (agent wall clock; tokens when the localizer recorded usage), error rows included. */
-function localizationCost(artifact: StageArtifact<FileLocalization> | undefined): NonNullable<RunOutcome['operations']>[string] | undefined {
-  if (!artifact) return undefined;
-  const details = (artifact.error?.details ?? {}) as { agent?: { elapsedMs?: number }; usage?: FileLocalization['usage'] };
-  const agent = artifact.output?.agent ?? details.agent;
-  const usage = artifact.output?.usage ?? details.usage;
-  // an imported answer's artifact took the import's time, not the published agent's: unknown unless recorded
-  const imported = (artifact.output?.details as { imported?: { tokensRecorded?: boolean } } | undefined)?.imported;
-  const elapsedMs = agent?.elapsedMs ?? (imported ? undefined : artifact.durationMs);
-  const recorded = usage && (usage.calls > 0 || usage.promptTokens > 0) && (!imported || imported.tokensRecorded);
-  if (elapsedMs === undefined && !recorded) return undefined;
-  return {
-    ...(elapsedMs !== undefined ? { agentSeconds: elapsedMs / 1000 } : {}),
-    ...(recorded ? { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens } : {}),
-  };
 }

@@ -81,12 +81,24 @@ export function repoFromInstanceId(id: string): string {
   return m ? `${m[1]}/${m[2]}` : 'unknown';
 }
 
+/** The rows of instances.jsonl; a line that is not a dataset row (a hand edit, a truncated file) is named. */
 async function readRows(file: string): Promise<SweInstance[]> {
   const text = await readFile(file, 'utf8');
-  return text
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => SweInstanceSchema.parse(JSON.parse(l)));
+  const rows: SweInstance[] = [];
+  for (const [index, line] of text.split('\n').entries()) {
+    if (!line.trim()) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      throw new Error(`${file}:${index + 1}: not JSON (${(err as Error).message})`);
+    }
+    const parsed = SweInstanceSchema.safeParse(value);
+    if (!parsed.success)
+      throw new Error(`${file}:${index + 1}: not a dataset row (${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})`);
+    rows.push(parsed.data);
+  }
+  return rows;
 }
 
 /** The selection files of a folder, by stage name, in pipeline order (retrieve stands where localize-files does). */

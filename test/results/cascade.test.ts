@@ -152,7 +152,7 @@ describe('import of published runs', () => {
       ({
         instance_id: id,
         repo: 'o/r',
-        base_commit: 'x',
+        base_commit: 'a'.repeat(40),
         problem_statement: `issue ${id}`,
         patch: `diff --git a/${id}.py b/${id}.py\n--- a/${id}.py\n+++ b/${id}.py\n@@ -1 +1 @@\n-a\n+b\n`,
       }) as SweInstance,

@@ -1,0 +1,65 @@
+/** The one reader of run folders: what it refuses, and what it derives when a folder records little. */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRunFolder, repoFromInstanceId, stageState } from '../../results/run-folder.ts';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'locfix-run-folder-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('openRunFolder', () => {
+  it('a folder that is no run, and a corrupt instances.jsonl, are clear errors', async () => {
+    await expect(openRunFolder(path.join(root, 'missing'))).rejects.toThrow(/no such run folder/);
+    const empty = path.join(root, 'empty');
+    await mkdir(empty);
+    await expect(openRunFolder(empty)).rejects.toThrow(/is not a locfix run folder: it has neither instances.jsonl/);
+    const corrupt = path.join(root, 'corrupt');
+    await mkdir(corrupt);
+    await writeFile(path.join(corrupt, 'instances.jsonl'), '{"instance_id": "a__b-1"}\n{"truncated');
+    await expect(openRunFolder(corrupt)).rejects.toThrow(/instances.jsonl:1: not a dataset row/);
+  });
+
+  it('an older stage folder (a selection, no manifest): repositories from the ids, its own arm, later stages left out', async () => {
+    const old = path.join(root, 'old-stage');
+    await mkdir(old);
+    await writeFile(
+      path.join(old, 'retrieve.selection.json'),
+      JSON.stringify({
+        stage: 'retrieve',
+        dataset: 'nowhere.jsonl',
+        instances: ['django__django-11099'],
+        gold: { 'django__django-11099': ['a.py'] },
+        settings: { localizer: 'retrieval' },
+      }),
+    );
+    const folder = await openRunFolder(old);
+    expect(folder).toMatchObject({ kind: 'stage', fileStage: 'retrieve', arm: { localizer: 'retrieval' } });
+    expect(folder.arm.key).toBeUndefined();
+    expect(folder.instances).toEqual([{ id: 'django__django-11099', repo: 'django/django', goldFiles: ['a.py'] }]);
+    expect(stageState(folder, 'repair', undefined)).toEqual({ state: 'not-reached', reason: 'this folder holds the stages retrieve only' });
+    expect(
+      stageState(folder, 'retrieve', {
+        stage: 'retrieve',
+        instanceId: 'x',
+        status: 'error',
+        startedAt: '',
+        finishedAt: '',
+        durationMs: 0,
+        attempt: 1,
+        error: { message: 'boom', kind: 'timeout' },
+      }),
+    ).toEqual({
+      state: 'failed',
+      kind: 'timeout',
+      message: 'boom',
+    });
+    expect(repoFromInstanceId('pylint-dev__pylint-7080')).toBe('pylint-dev/pylint');
+    expect(repoFromInstanceId('weird')).toBe('unknown');
+  });
+});
