@@ -37,11 +37,12 @@ import { localizeEditLocations } from '../localizer/hierarchy/edit-locations.ts'
 import type { TraceEvent } from '../src/artifacts/localization.ts';
 import { ScriptedModelServer, type ScriptedChatRequest } from '../test/support/scripted-model-server.ts';
 import { scriptedChatModel } from '../test/support/scenario-helpers.ts';
+import { benchInput } from './bench-inputs.ts';
 
 const { values } = parseArgs({
   options: {
-    dataset: { type: 'string', default: '/work/shared/data/swe-bench-lite.jsonl' },
-    mirrors: { type: 'string', default: '/work/.mirror' },
+    dataset: { type: 'string' },
+    mirrors: { type: 'string' },
     instances: { type: 'string', default: '60' },
     out: { type: 'string' },
   },
@@ -233,7 +234,7 @@ function locLinesOf(elements: ReturnType<typeof goldElements>, defs: Map<string,
 }
 
 async function main(): Promise<void> {
-  const rows = (await readFile(values.dataset!, 'utf8'))
+  const rows = (await readFile(benchInput(values, 'dataset'), 'utf8'))
     .split('\n')
     .filter(Boolean)
     .map((l) => SweInstanceSchema.parse(JSON.parse(l)));
@@ -244,7 +245,7 @@ async function main(): Promise<void> {
   const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'bench-agentless-'));
   const server = new ScriptedModelServer({});
   await server.start();
-  const services = new Services({ cacheDir, mirrorsDir: values.mirrors, embedder: 'lexical' });
+  const services = new Services({ cacheDir, mirrorsDir: benchInput(values, 'mirrors'), embedder: 'lexical' });
   const llm = scriptedChatModel(server);
   const perInstance: Array<{ id: string; repo: string; locfix: Record<Stage, number>; agentless: Record<Stage, number>; lineStage: boolean }> = [];
   try {

@@ -48,6 +48,7 @@ import { safeFileName } from '../src/util/fsx.ts';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
 import { blagentPolicy } from '../test/blagent/scripted-policy.ts';
+import { benchInput } from './bench-inputs.ts';
 
 const CONFIGS: Record<string, { label: string; options: BlagentOptions }> = {
   paper: { label: 'paper settings (pool 15, M=5, 5 anchors), locfix defaults: notes history, skeletons ≤ 3k, EAR ≤ 16k', options: {} },
@@ -178,8 +179,8 @@ function summarize(label: string, rows: InstanceCost[]): string {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      dataset: { type: 'string', default: '/work/shared/data/swe-bench-lite.jsonl' },
-      mirrors: { type: 'string', default: '/work/.mirror' },
+      dataset: { type: 'string' },
+      mirrors: { type: 'string' },
       every: { type: 'string', default: '6' },
       limit: { type: 'string' },
       pattern: { type: 'string' },
@@ -214,7 +215,7 @@ async function main(): Promise<void> {
     );
     return;
   }
-  const dataset = await loadDataset(values.dataset!);
+  const dataset = await loadDataset(benchInput(values, 'dataset'));
   if (dataset.errors.length) throw new Error(`dataset rows rejected: ${dataset.errors.map((e) => e.message).join('; ')}`);
   const every = Number(values.every);
   if (!Number.isInteger(every) || every < 1) throw new Error(`--every must be a positive integer, got ${values.every}`);
@@ -240,7 +241,7 @@ async function main(): Promise<void> {
   const server = new ScriptedModelServer({ name: 'blagent-fixed-policy', policy: blagentPolicy({ inspect }) });
   await server.start();
   const llm = createChatModel({ model: `openai:scripted@${server.openaiURL}` });
-  const services = new Services({ cacheDir: path.resolve(values['cache-dir']!), mirrorsDir: values.mirrors, embedder: 'lexical' });
+  const services = new Services({ cacheDir: path.resolve(values['cache-dir']!), mirrorsDir: benchInput(values, 'mirrors'), embedder: 'lexical' });
   const results: Record<string, InstanceCost[]> = Object.fromEntries(configNames.map((c) => [c, []]));
   const localizers = Object.fromEntries(configNames.map((c) => [c, new BlagentLocalizer(CONFIGS[c]!.options as Record<string, unknown>)]));
   const started = performance.now();

@@ -19,14 +19,15 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchInput } from './bench-inputs.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin/locfix.js');
 
 const { values } = parseArgs({
   options: {
-    dataset: { type: 'string', default: path.resolve(ROOT, '../shared/data/swe-bench-lite.jsonl') },
-    mirrors: { type: 'string', default: '/work/.mirror' },
+    dataset: { type: 'string' },
+    mirrors: { type: 'string' },
     repo: { type: 'string', multiple: true },
     out: { type: 'string', default: path.join(ROOT, 'bench-results/concurrency') },
   },
@@ -56,10 +57,10 @@ function locfix(args: string[]): Promise<Done> {
 const retrieve = (run: string, cache: string) => [
   'retrieve',
   '--dataset',
-  values.dataset!,
+  benchInput(values, 'dataset'),
   ...repos.flatMap((r) => ['--repo', r]),
   '--mirrors',
-  values.mirrors!,
+  benchInput(values, 'mirrors'),
   '--cache-dir',
   path.join(out, cache),
   '--out',

@@ -34,6 +34,7 @@ import { writeJsonAtomic } from '../src/util/fsx.ts';
 import { computeRunnerMetrics, formatRunnerMetrics, type RunnerRow } from '../results/runner-metrics.ts';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
 import { scriptedExplorer } from '../test/explorer/scripted-explorer.ts';
+import { benchInput } from './bench-inputs.ts';
 
 interface Row {
   id: string;
@@ -81,8 +82,8 @@ function runDirect(script: string, cwd: string): Promise<number> {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      dataset: { type: 'string', default: '/work/shared/data/swe-bench-lite.jsonl' },
-      mirrors: { type: 'string', default: '/work/.mirror' },
+      dataset: { type: 'string' },
+      mirrors: { type: 'string' },
       every: { type: 'string', default: '6' },
       limit: { type: 'string' },
       pattern: { type: 'string' },
@@ -90,13 +91,13 @@ async function main(): Promise<void> {
       out: { type: 'string', default: 'bench-results/explorer.json' },
     },
   });
-  const dataset = await loadDataset(values.dataset!);
+  const dataset = await loadDataset(benchInput(values, 'dataset'));
   const { instances: all } = selectInstances(dataset.instances, { pattern: values.pattern, limit: values.limit ? Number(values.limit) : undefined });
   const selected = groupByRepo(all.filter((_, i) => i % Number(values.every) === 0));
   const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'locfix-bench-explorer-'));
   const server = new ScriptedModelServer({ policy: scriptedExplorer });
   await server.start();
-  const services = new Services({ cacheDir, mirrorsDir: values.mirrors, allowClone: false, runId: `bench-explorer-${process.pid}` });
+  const services = new Services({ cacheDir, mirrorsDir: benchInput(values, 'mirrors'), allowClone: false, runId: `bench-explorer-${process.pid}` });
   const llm = createChatModel(`openai:scripted@${server.openaiURL}`);
   const localizer = new ExplorerLocalizer(ExplorerOptionsSchema.parse({}));
   const rows: Row[] = [];

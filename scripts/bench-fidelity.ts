@@ -31,11 +31,12 @@ import { logParserFor } from '../validation/log-parsers.ts';
 import { diagnoseTestRun, patchedFiles, repositoryRoots } from '../validation/run-diagnosis.ts';
 import { envImageFor, executeFidelity } from './fidelity-execute.ts';
 import { summarizeFidelity } from './fidelity-summary.ts';
+import { benchInput } from './bench-inputs.ts';
 
 const { values } = parseArgs({
   options: {
     regrade: { type: 'string' },
-    dataset: { type: 'string', default: path.resolve(import.meta.dirname, '../../shared/data/swe-bench-lite-full.jsonl') },
+    dataset: { type: 'string' },
     pattern: { type: 'string' },
     out: { type: 'string' },
     execute: { type: 'boolean' },
@@ -44,7 +45,7 @@ const { values } = parseArgs({
     repos: { type: 'string' },
     published: { type: 'string' },
     workers: { type: 'string', default: '2' },
-    mirrors: { type: 'string', default: '/work/.mirror' },
+    mirrors: { type: 'string' },
     'runs-dir': { type: 'string', default: path.join(os.tmpdir(), 'locfix-fidelity-runs') },
     timeout: { type: 'string', default: '1800' },
   },
@@ -75,7 +76,7 @@ function finishedRows(out: string): Set<string> {
 }
 
 async function execute(): Promise<void> {
-  const loaded = await loadDataset(values.dataset!, { cacheDir: path.resolve('.locfix', 'cache') });
+  const loaded = await loadDataset(benchInput(values, 'dataset'), { cacheDir: path.resolve('.locfix', 'cache') });
   const repos = values.repos?.split(',');
   const { instances } = selectInstances(loaded.instances, { pattern: values.pattern });
   const served = instances.filter((i) => envImageFor(i) && (!repos || repos.includes(i.repo)));
@@ -93,7 +94,7 @@ async function execute(): Promise<void> {
   await executeFidelity({
     instances: todo,
     runsDir: values['runs-dir']!,
-    mirrors: values.mirrors!,
+    mirrors: benchInput(values, 'mirrors'),
     out,
     workers: Number(values.workers),
     timeoutMs: Number(values.timeout) * 1000,
@@ -181,7 +182,7 @@ async function main(): Promise<void> {
   if (values.execute) return execute();
   if (values.summarize) return void console.log(summarizeFidelity(values.summarize));
   if (!values.regrade) throw new Error('usage: npm run bench:fidelity -- --regrade DIR (a folder of <instance>/{test_output.txt,report.json})');
-  const loaded = await loadDataset(values.dataset!, { cacheDir: path.resolve('.locfix', 'cache') });
+  const loaded = await loadDataset(benchInput(values, 'dataset'), { cacheDir: path.resolve('.locfix', 'cache') });
   const { instances } = selectInstances(loaded.instances, { pattern: values.pattern });
   const present = new Set(readdirSync(values.regrade));
   const rows: InstanceFidelity[] = [];

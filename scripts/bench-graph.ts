@@ -18,6 +18,7 @@ import type { FileFacts } from '../src/graph/file-facts.ts';
 import { buildRepoGraph } from '../src/graph/repo-graph.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
+import { benchDatasets, benchInput } from './bench-inputs.ts';
 
 /** warm builds per repository: the base commits of its next instances */
 const WARM_COMMITS = 2;
@@ -26,15 +27,19 @@ const pct = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixe
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      dataset: { type: 'string', multiple: true, default: ['/work/shared/data/swe-bench-lite.jsonl', '/work/shared/data/swe-bench-multilingual-dev.jsonl'] },
-      mirrors: { type: 'string', default: '/work/.mirror' },
+      dataset: { type: 'string', multiple: true },
+      mirrors: { type: 'string' },
       out: { type: 'string', default: 'bench-results/graph.json' },
     },
   });
-  const store = new RepoStore({ cacheDir: await mkdtemp(path.join(os.tmpdir(), 'locfix-graph-')), mirrorsDir: values.mirrors, allowClone: false });
+  const store = new RepoStore({
+    cacheDir: await mkdtemp(path.join(os.tmpdir(), 'locfix-graph-')),
+    mirrorsDir: benchInput(values, 'mirrors'),
+    allowClone: false,
+  });
   // per repository: its first instance's commit (cold) and the commits of its next instances (warm)
   const commitsByRepo = new Map<string, string[]>();
-  for (const file of values.dataset!) {
+  for (const file of benchDatasets(values.dataset)) {
     const dataset = await loadDataset(file);
     for (const inst of dataset.instances) {
       const list = commitsByRepo.get(inst.repo) ?? [];

@@ -19,11 +19,12 @@ import { openChromaStore } from '../src/vectorstore/supervised.ts';
 import { buildRepoIndex } from '../src/index/repo-index.ts';
 import { IndexMemo } from '../src/index/index-memo.ts';
 import type { DenseFilterStrategy, IndexTimings } from '../src/index/types.ts';
+import { benchInput } from './bench-inputs.ts';
 
 const { values } = parseArgs({
   options: {
-    dataset: { type: 'string', default: '../shared/data/swe-bench-lite.jsonl' },
-    mirrors: { type: 'string', default: '/work/.mirror' },
+    dataset: { type: 'string' },
+    mirrors: { type: 'string' },
     repos: { type: 'string' },
     limit: { type: 'string' },
     cache: { type: 'string' },
@@ -54,7 +55,7 @@ async function mirrorPath(mirrorsDir: string, repo: string): Promise<string> {
   throw new Error(`no mirror of ${repo} under ${mirrorsDir}`);
 }
 
-const rows = (await readFile(values.dataset!, 'utf8'))
+const rows = (await readFile(benchInput(values, 'dataset'), 'utf8'))
   .split('\n')
   .filter(Boolean)
   .map((l) => JSON.parse(l) as Row)
@@ -65,7 +66,7 @@ for (const r of rows) byRepo.set(r.repo, [...(byRepo.get(r.repo) ?? []), r]);
 
 const cacheDir = values.cache ?? (await mkdtemp(path.join(os.tmpdir(), 'locfix-bench-index-')));
 const mirrors: Record<string, string> = {};
-for (const repo of byRepo.keys()) mirrors[repo] = await mirrorPath(values.mirrors!, repo);
+for (const repo of byRepo.keys()) mirrors[repo] = await mirrorPath(benchInput(values, 'mirrors'), repo);
 const repoStore = new RepoStore({ cacheDir: path.join(cacheDir, 'repos'), mirrors, allowClone: false });
 const { store, server, close } = await openChromaStore({ cacheDir });
 /** CPU seconds used so far by the Chroma server process (it runs beside this one) */

@@ -28,6 +28,7 @@ import { writeJsonAtomic } from '../src/util/fsx.ts';
 import { computeLocMetrics, formatLocMetricsTable, metricsSummary } from '../results/loc-metrics.ts';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
 import { searchingAgent } from '../test/locagent/scripted-agent.ts';
+import { benchInput } from './bench-inputs.ts';
 
 interface Row {
   id: string;
@@ -55,8 +56,8 @@ const max = (xs: number[]) => (xs.length ? Math.max(...xs) : 0);
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      dataset: { type: 'string', default: '/work/shared/data/swe-bench-lite.jsonl' },
-      mirrors: { type: 'string', default: '/work/.mirror' },
+      dataset: { type: 'string' },
+      mirrors: { type: 'string' },
       every: { type: 'string', default: '6' },
       limit: { type: 'string' },
       pattern: { type: 'string' },
@@ -64,14 +65,14 @@ async function main(): Promise<void> {
       out: { type: 'string', default: 'bench-results/locagent.json' },
     },
   });
-  const dataset = await loadDataset(values.dataset!);
+  const dataset = await loadDataset(benchInput(values, 'dataset'));
   const { instances: all } = selectInstances(dataset.instances, { pattern: values.pattern, limit: values.limit ? Number(values.limit) : undefined });
   const every = Number(values.every);
   const selected = groupByRepo(all.filter((_, i) => i % every === 0));
   const cacheDir = values['cache-dir'] ?? (await mkdtemp(path.join(os.tmpdir(), 'locfix-bench-locagent-')));
   const server = new ScriptedModelServer({ policy: searchingAgent });
   await server.start();
-  const services = new Services({ cacheDir, mirrorsDir: values.mirrors, allowClone: false });
+  const services = new Services({ cacheDir, mirrorsDir: benchInput(values, 'mirrors'), allowClone: false });
   // no response cache: every step is a real round trip
   const llm = createChatModel(`openai:scripted@${server.openaiURL}`);
   const localizer = new LocagentLocalizer(LocagentOptionsSchema.parse({ samples: 1, temperature: 0 }));

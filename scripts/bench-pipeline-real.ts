@@ -18,6 +18,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runExperiment } from '../src/commands/run.ts';
@@ -31,6 +32,7 @@ import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
 import { PipelinePolicy } from '../test/e2e/pipeline-policy.ts';
 import { offlineEnvImages } from './fidelity-execute.ts';
 import { dealPlans, PythonAnalyzer, realInstanceScript, type RealScript } from './pipeline-real-scripts.ts';
+import { benchInput } from './bench-inputs.ts';
 
 /** Rows whose gold evaluation takes under 15 s in the offline images (bench:fidelity), 6 Django + 6 sympy. */
 const DEFAULT_ROWS = [
@@ -98,9 +100,9 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       instances: { type: 'string' },
-      out: { type: 'string', default: '/tmp/locfix-pipeline-real' },
-      mirrors: { type: 'string', default: '/work/.mirror' },
-      dataset: { type: 'string', default: path.resolve('../shared/data/swe-bench-lite-full.jsonl') },
+      out: { type: 'string', default: path.join(os.tmpdir(), 'locfix-pipeline-real') },
+      mirrors: { type: 'string' },
+      dataset: { type: 'string' },
       'run-id': { type: 'string', default: 'pipeline-real' },
       concurrency: { type: 'string', default: '2' },
     },
@@ -108,12 +110,12 @@ async function main(): Promise<void> {
   const ids = values.instances ? values.instances.split(',').map((s) => s.trim()) : DEFAULT_ROWS;
   const out = path.resolve(values.out!);
   await mkdir(out, { recursive: true });
-  const dataset = await loadDataset(values.dataset!);
+  const dataset = await loadDataset(benchInput(values, 'dataset'));
   const rows = ids.map((id) => dataset.instances.find((i) => i.instance_id === id) ?? id);
   const missing = rows.filter((r) => typeof r === 'string');
-  if (missing.length) throw new Error(`not in ${values.dataset}: ${missing.join(', ')}`);
+  if (missing.length) throw new Error(`not in ${benchInput(values, 'dataset')}: ${missing.join(', ')}`);
 
-  const store = new RepoStore({ cacheDir: path.join(out, 'repo-cache'), mirrorsDir: values.mirrors, allowClone: false });
+  const store = new RepoStore({ cacheDir: path.join(out, 'repo-cache'), mirrorsDir: benchInput(values, 'mirrors'), allowClone: false });
   const analyzer = await PythonAnalyzer.create();
   const scripts: RealScript[] = [];
   const skipped: Array<{ id: string; reason: string }> = [];
@@ -141,9 +143,9 @@ async function main(): Promise<void> {
       parseRunConfig({
         runId,
         runsDir: path.join(out, 'runs'),
-        dataset: values.dataset,
+        dataset: benchInput(values, 'dataset'),
         instances: scripts.map((s) => s.instance.instance_id),
-        mirrorsDir: values.mirrors,
+        mirrorsDir: benchInput(values, 'mirrors'),
         cacheDir: path.join(out, 'cache'),
         embedder: 'lexical',
         llm: `openai:scripted@${server.openaiURL}`,

@@ -22,6 +22,7 @@ import { gitApplyCheck } from '../repair/diff.ts';
 import { processOutput } from '../repair/process.ts';
 import { selectPatch } from '../repair/select.ts';
 import type { EditLocationSet, RepairSample } from '../repair/types.ts';
+import { benchInput } from './bench-inputs.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -30,8 +31,8 @@ const opt = (name: string, fallback: string) => {
 };
 const instanceId = opt('instance', 'django__django-12589');
 const runs = Number(opt('runs', '7'));
-const dataset = opt('dataset', '/work/shared/data/swe-bench-lite.jsonl');
-const mirrors = opt('mirrors', '/work/.mirror');
+const dataset = benchInput({ dataset: opt('dataset', '') || undefined }, 'dataset');
+const mirrors = benchInput({ mirrors: opt('mirrors', '') || undefined }, 'mirrors');
 
 interface LiteRow {
   instance_id: string;

@@ -41,6 +41,7 @@ import { lazyHistorySearch } from '../src/index/commit-history-index.ts';
 import type { FileFacts } from '../src/graph/file-facts.ts';
 import { entityNeighbors } from '../src/graph/neighbors.ts';
 import { buildRepoGraph } from '../src/graph/repo-graph.ts';
+import { benchInput } from './bench-inputs.ts';
 
 interface BenchConfig {
   label: string;
@@ -126,8 +127,8 @@ function metricsFor(runs: readonly InstanceRun[], label: string, filter: (i: num
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      dataset: { type: 'string', default: '/work/shared/data/swe-bench-lite.jsonl' },
-      mirrors: { type: 'string', default: '/work/.mirror' },
+      dataset: { type: 'string' },
+      mirrors: { type: 'string' },
       limit: { type: 'string' },
       pattern: { type: 'string' },
       record: { type: 'string' },
@@ -144,7 +145,7 @@ async function main(): Promise<void> {
     },
   });
   const t0 = performance.now();
-  const dataset = await loadDataset(values.dataset!);
+  const dataset = await loadDataset(benchInput(values, 'dataset'));
   if (dataset.errors.length) throw new Error(`dataset rows rejected: ${dataset.errors.map((e) => e.message).join('; ')}`);
   const { instances: selected } = selectInstances(dataset.instances, {
     pattern: values.pattern,
@@ -166,7 +167,11 @@ async function main(): Promise<void> {
   const notRecorded: string[] = [];
   if (values.replay) {
     // recordings made before the history channel existed get it from the mirrors, as a live run would
-    const historyStore = new RepoStore({ cacheDir: await mkdtemp(path.join(os.tmpdir(), 'locfix-replay-')), mirrorsDir: values.mirrors, allowClone: false });
+    const historyStore = new RepoStore({
+      cacheDir: await mkdtemp(path.join(os.tmpdir(), 'locfix-replay-')),
+      mirrorsDir: benchInput(values, 'mirrors'),
+      allowClone: false,
+    });
     for (const inst of ordered) {
       const gold = goldPaths(inst.patch);
       const file = path.join(values.replay, `${safeFileName(inst.instance_id)}.json`);
@@ -194,7 +199,7 @@ async function main(): Promise<void> {
   } else {
     const cacheDir = values['cache-dir'] ? path.resolve(values['cache-dir']) : await mkdtemp(path.join(os.tmpdir(), 'locfix-bench-'));
     if (values.record) await mkdir(values.record, { recursive: true });
-    const store = new RepoStore({ cacheDir, mirrorsDir: values.mirrors, allowClone: false });
+    const store = new RepoStore({ cacheDir, mirrorsDir: benchInput(values, 'mirrors'), allowClone: false });
     if (values['vector-store'] !== 'chroma' && values['vector-store'] !== 'memory') throw new Error('--vector-store must be chroma or memory');
     // memory: exact cosine in-process, no server; isolates locfix's own indexing cost from Chroma's
     const chroma =
