@@ -5,8 +5,6 @@
  * failed to produce a ranking at all, count 0; the denominator is every selected instance.
  */
 
-export const DEFAULT_KS = [1, 3, 5, 10, 15] as const;
-
 export interface InstanceLocOutcome {
   instanceId: string;
   gold: readonly string[];

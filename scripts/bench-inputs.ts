@@ -11,12 +11,6 @@ const SOURCES = {
   mirrors: { env: 'LOCFIX_MIRRORS', what: 'a folder of bare git mirrors laid out as owner+name/repo' },
 } as const;
 
-/** The options every benchmark that reads rows and repositories takes (no defaults: see benchInput). */
-export const BENCH_INPUT_OPTIONS = {
-  dataset: { type: 'string' },
-  mirrors: { type: 'string' },
-} as const;
-
 /** `--dataset` / `--mirrors` as given, else from the environment, else an error that says how to give it. */
 export function benchInput(values: { dataset?: string | string[]; mirrors?: string }, name: keyof typeof SOURCES): string {
   const given = values[name];

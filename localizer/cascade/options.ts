@@ -47,4 +47,3 @@ export const CascadeOptionsSchema = z
   });
 
 export type CascadeOptions = z.output<typeof CascadeOptionsSchema>;
-export type TierOptions = CascadeOptions['tiers'][number];

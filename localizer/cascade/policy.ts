@@ -13,15 +13,6 @@
  */
 import type { ConfidenceSignals } from '../../src/artifacts/confidence.ts';
 
-export interface EscalationRule {
-  /** a signal of the tier's answer (src/artifacts/confidence.ts) */
-  signal: string;
-  /** escalate when the signal is below this value */
-  below?: number;
-  /** escalate this fraction (0–1) of the run, least confident first */
-  share?: number;
-}
-
 export type MergeRule = 'replace' | 'fuse';
 
 export interface EscalationDecision {

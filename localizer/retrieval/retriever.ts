@@ -12,7 +12,7 @@ import { candidatePool, rankFiles, reciprocalRankFusion, weightedScoreFusion, ty
 import { definitionScores, type DefinitionEvidence } from './definition-boost.ts';
 import { type GraphEvidence, type GraphLookup, type GraphNeighbor, graphScores } from './graph-expansion.ts';
 import { pathSignalScores, RepoPathMatcher, type PathEvidence } from './path-match.ts';
-import { resolveRetrievalOptions, type ChannelWeights, type DeepPartial, type RetrievalOptions } from './options.ts';
+import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './options.ts';
 import { assertQueries, type RetrievalQuery } from './query.ts';
 
 export interface ChunkHit {
@@ -38,8 +38,6 @@ export interface RetrievalIndex {
   /** code-graph neighbours of an entity (absent: no graph channel) */
   neighborsOf?(entityId: string): readonly GraphNeighbor[];
 }
-
-export type ChannelKind = keyof ChannelWeights;
 
 export interface EvidenceChunk {
   path: string;

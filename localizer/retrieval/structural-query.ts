@@ -296,5 +296,3 @@ export function structuralQueryText(signals: StructuralSignals): string {
   if (ordered.length) lines.push(ordered.map((n) => n.name).join(' '));
   return lines.join('\n');
 }
-
-export const SOURCE_ORDER = SOURCE_RANK;

@@ -217,13 +217,3 @@ export function resolveFileFilter(options: FileFilterOptions, paths: readonly st
   if (options.extensions || options.languages === 'all') return options;
   return { ...options, extensions: mainLanguageExtensions(paths) };
 }
-
-/** Stable description of the filter for cache keys and reports. */
-export function describeFileFilter(options: FileFilterOptions = {}): string {
-  return JSON.stringify({
-    extensions: options.extensions ?? options.languages ?? 'main',
-    excludeTests: options.excludeTests ?? true,
-    include: options.include ?? [],
-    exclude: options.exclude ?? [],
-  });
-}

@@ -44,10 +44,6 @@ export function extractDefinitions(path: string, source: string, parser?: Parser
   return extractFileSymbols(path, source, parser).definitions;
 }
 
-export function extractModuleAssignments(path: string, source: string, parser?: Parser): ModuleAssignment[] {
-  return extractFileSymbols(path, source, parser).assignments;
-}
-
 function collect(statements: Node[], scope: string | undefined, inClass: boolean, atModule: boolean, path: string, source: string, out: FileSymbols): void {
   for (const statement of statements) {
     const definition = definitionOf(statement);

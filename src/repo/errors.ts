@@ -17,7 +17,3 @@ export class RepoError extends Error {
     this.commit = options?.commit;
   }
 }
-
-export function isRepoError(err: unknown): err is RepoError {
-  return err instanceof RepoError;
-}

@@ -261,8 +261,3 @@ export function codeTokens(text: string): string[] {
   forEachCodeToken(text, (t) => out.push(t));
   return out;
 }
-
-/** Tokens of a repository path: whole path, module form, segments, stem and their parts. */
-export function pathTokens(path: string): string[] {
-  return codeTokens(path);
-}

@@ -5,7 +5,7 @@
  * killed at any moment leaves either the old file or the new one, never a torn one. That property is what
  * lets every stage resume by "does the output file exist?".
  */
-import { promises as fs, openSync, writeSync, fsyncSync, closeSync, renameSync, mkdirSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -24,19 +24,6 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
     await handle.close();
   }
   await fs.rename(tmp, file);
-}
-
-export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = tempSibling(file);
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
 }
 
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
