@@ -27,7 +27,7 @@ import path from 'node:path';
 import { RepoError } from './errors.ts';
 import { CommitHistoryReader } from './history.ts';
 import { findGitDir, gitEnv, runGit } from './git.ts';
-import { LruCache } from '../util/lru-cache.ts';
+import { LRUCache } from 'lru-cache';
 import { assertRepoName, defaultCloneUrl, describeGitFailure, mirrorFolderName, Mirror, type FileTree } from './mirrors.ts';
 import { GitRepoSnapshot, type SnapshotSource } from './snapshot.ts';
 
@@ -59,7 +59,7 @@ export class RepoStore implements SnapshotSource {
   private readonly allowClone: boolean;
   private readonly opened = new Map<string, Promise<Mirror>>();
   private readonly commits = new Map<string, Promise<string>>();
-  private readonly trees: LruCache<string, Promise<FileTree>>;
+  private readonly trees: LRUCache<string, Promise<FileTree>>;
   private readonly inflight = new Set<Promise<unknown>>();
   /** commits before a snapshot's commit, memoized per mirror */
   readonly history = new CommitHistoryReader();
@@ -70,7 +70,7 @@ export class RepoStore implements SnapshotSource {
     this.mirrorsDir = options.mirrorsDir === undefined ? undefined : path.resolve(options.mirrorsDir);
     this.cloneUrl = options.cloneUrl ?? defaultCloneUrl;
     this.allowClone = options.allowClone ?? true;
-    this.trees = new LruCache(Math.max(1, options.treeCacheSize ?? 16));
+    this.trees = new LRUCache({ max: Math.max(1, options.treeCacheSize ?? 16) });
   }
 
   /** A read-only view of `repo` at `commit` (short ids and refs resolve to the full commit id). */
