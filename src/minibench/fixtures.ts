@@ -178,8 +178,9 @@ export async function loadFixtures(sourceDir: string): Promise<LoadedProject[]> 
 export async function hashMiniBenchSources(sourceDir: string = MINIBENCH_SOURCE_DIR): Promise<string> {
   const hash = createHash('sha256');
   hash.update(`minibench-builder-v${MINIBENCH_BUILDER_VERSION}\0`);
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  for (const file of BUILDER_FILES) hash.update(await fs.readFile(path.join(here, file)));
+  // the builder's TypeScript sources, also when this runs compiled from dist/ (whose minibench/ links to the real one)
+  const builderDir = path.join(path.dirname(await fs.realpath(MINIBENCH_SOURCE_DIR)), 'src', 'minibench');
+  for (const file of BUILDER_FILES) hash.update(await fs.readFile(path.join(builderDir, file)));
   for (const sub of ['projects', 'instances']) {
     const files = await readTree(path.join(sourceDir, sub));
     for (const [rel, content] of files) {
