@@ -2,7 +2,12 @@
  * What locfix knows about one programming language, in one record: its tree-sitter grammar, which files
  * are its source files, the syntax-tree node types the structural code walks, and the text rules of the
  * lexical channels (module paths, test files, traceback frames). Adding a language is one such record in
- * `./<language>.ts` plus one line in `./index.ts`; nothing outside this folder names a language's rules.
+ * `./<language>.ts` plus one line in `./index.ts`, and a query file in `./queries/`.
+ *
+ * Two conventions still live outside this folder, because they span languages: which files are tests or
+ * generated code by their names (`src/index/file-filter.ts`: `test_x.py`, `x_test.go`, `x.spec.ts`, `_pb2.py` …),
+ * and the index files of a module folder (`src/graph/module-resolver.ts`: `__init__`, `index`, `mod`, `lib`,
+ * Rust's `crate`/`self`). A language whose conventions differ there touches those files too.
  */
 import type { DefinitionKind } from '../types.ts';
 
