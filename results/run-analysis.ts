@@ -57,15 +57,20 @@ async function loadArtifacts(layout: RunLayout, id: string, fileStage: string): 
 
 const ok = <T>(a: StageArtifact<T> | undefined): T | undefined => (a?.status === 'ok' ? a.output : undefined);
 
-/** The reason an instance has no patch, from the first stage that stopped it. */
-function emptyReasonOf(a: InstanceArtifacts): string | undefined {
-  for (const [stage, artifact] of [
+/** The stages on the way to a patch, with this instance's artifacts, in pipeline order. */
+function patchPath(a: InstanceArtifacts): ReadonlyArray<readonly [string, StageArtifact<unknown> | undefined]> {
+  return [
     [STAGE.files, a.files],
     [STAGE.functions, a.functions],
     [STAGE.lines, a.lines],
     [STAGE.repair, a.repair],
     [STAGE.select, a.select],
-  ] as const) {
+  ];
+}
+
+/** The reason an instance has no patch, from the first stage that stopped it. */
+function emptyReasonOf(a: InstanceArtifacts): string | undefined {
+  for (const [stage, artifact] of patchPath(a)) {
     if (!artifact) return `not run: ${stage}`;
     if (artifact.status === 'error') return `${stage} failed: ${artifact.error?.message.split('\n')[0] ?? 'error'}`;
   }
@@ -78,13 +83,7 @@ function emptyReasonOf(a: InstanceArtifacts): string | undefined {
  * misconfigured. Undefined when every stage ran and the patch is empty for a reason of the instance's own.
  */
 function notReachedReason(folder: RunFolder, a: InstanceArtifacts): string | undefined {
-  for (const [stage, artifact] of [
-    [STAGE.files, a.files],
-    [STAGE.functions, a.functions],
-    [STAGE.lines, a.lines],
-    [STAGE.repair, a.repair],
-    [STAGE.select, a.select],
-  ] as const) {
+  for (const [stage, artifact] of patchPath(a)) {
     const state = stageState(folder, stage, artifact);
     if (state.state === 'not-reached') return `${stage}: ${state.reason}`;
     if (state.state === 'failed')

@@ -17,6 +17,18 @@ import { ensureDocker } from '../support/docker.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 
 const execFileAsync = promisify(execFile);
+
+/** A diff adding `file` with `lines`. */
+const addFile = (file: string, lines: string[]) =>
+  [
+    `diff --git a/${file} b/${file}`,
+    'new file mode 100644',
+    '--- /dev/null',
+    `+++ b/${file}`,
+    `@@ -0,0 +1,${lines.length} @@`,
+    ...lines.map((l) => `+${l}`),
+    '',
+  ].join('\n');
 const hasDocker = await ensureDocker('SWE-bench evaluation tests');
 
 describe.skipIf(!hasDocker)('evaluation in Docker', () => {
@@ -204,16 +216,6 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
   it('tests that cannot run make an evaluation error with its reason, never "unresolved": no test ran, network needed', async () => {
     const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const base = fixture.instance;
-    const addFile = (file: string, lines: string[]) =>
-      [
-        `diff --git a/${file} b/${file}`,
-        'new file mode 100644',
-        '--- /dev/null',
-        `+++ b/${file}`,
-        `@@ -0,0 +1,${lines.length} @@`,
-        ...lines.map((l) => `+${l}`),
-        '',
-      ].join('\n');
     const network = {
       ...base,
       instance_id: `${base.instance_id}-net`,
@@ -249,16 +251,6 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
   it("a run that cannot run is the patch's failure when the gold patch's tests run in the same image (graded unresolved), else an evaluation error", async () => {
     const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const base = fixture.instance;
-    const addFile = (file: string, lines: string[]) =>
-      [
-        `diff --git a/${file} b/${file}`,
-        'new file mode 100644',
-        '--- /dev/null',
-        `+++ b/${file}`,
-        `@@ -0,0 +1,${lines.length} @@`,
-        ...lines.map((l) => `+${l}`),
-        '',
-      ].join('\n');
     // the new test imports a name only the gold patch adds; the model patch changes another file, so the
     // ImportError at collection names no patched file: before, an evaluation error; the harness says unresolved
     const goldAddsName = [
