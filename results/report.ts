@@ -8,6 +8,7 @@ import type { SignalCalibration } from './calibration.ts';
 import { formatCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import type { Comparison, MetricComparison } from './compare.ts';
 import { FAILURE_CATEGORIES, NOT_JUDGED, type FailureCategory, type FailureSummary } from './failure-analysis.ts';
+import type { Handoff } from '../src/artifacts/localization.ts';
 import type { InstanceMetrics } from './instance-metrics.ts';
 
 export interface StageCost {
@@ -49,7 +50,7 @@ export interface RunReport {
 }
 
 export interface HandoffSummary {
-  contract: 'top' | 'soft' | 'hard';
+  contract: Handoff;
   /** instances whose function level followed files beyond the handed ones (soft) */
   beyond: number;
   /** of those, instances where a gold file was reached only beyond the handoff */

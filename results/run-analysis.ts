@@ -8,7 +8,7 @@ import { addToCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import path from 'node:path';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { RunLayout } from '../src/run/run-layout.ts';
-import { readArtifact, type StageArtifact } from '../src/run/stage-runner.ts';
+import { readArtifact, STAGE_ERROR_KIND, type StageArtifact } from '../src/run/stage-runner.ts';
 import { PIPELINE_STAGES, STAGE, type StageName } from '../src/run/stage.ts';
 import { extractDefinitions } from '../src/parsing/definitions.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
@@ -103,7 +103,7 @@ function notEvaluatedReason(folder: RunFolder, a: InstanceArtifacts): string | u
 /** The first stage a spend cap stopped, with what the instance had spent then (budget_exhausted errors). */
 function budgetExhaustedAt(a: InstanceArtifacts): string | undefined {
   for (const [stage, artifact] of Object.entries(stageArtifacts(a))) {
-    if (artifact?.status === 'error' && artifact.error?.kind === 'budget_exhausted') return `${stage}: ${artifact.error.message.split('\n')[0]}`;
+    if (artifact?.status === 'error' && artifact.error?.kind === STAGE_ERROR_KIND.budgetExhausted) return `${stage}: ${artifact.error.message.split('\n')[0]}`;
   }
   return undefined;
 }

@@ -5,7 +5,7 @@
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import { modifiedExistingFiles } from '../src/patch.ts';
 import type { RunLayout } from '../src/run/run-layout.ts';
-import type { StageArtifact } from '../src/run/stage-runner.ts';
+import { STAGE_ERROR_KIND, type StageArtifact } from '../src/run/stage-runner.ts';
 import { readSpendLedger } from '../src/run/spend-ledger.ts';
 import type { RunOutcome } from './compare.ts';
 import type { RunSpend } from './report.ts';
@@ -14,7 +14,7 @@ import type { RunSpend } from './report.ts';
 export function spentAtCap(
   artifact: StageArtifact<unknown> | undefined,
 ): { promptTokens: number; completionTokens: number; cost: number; calls: number } | undefined {
-  if (artifact?.status !== 'error' || artifact.error?.kind !== 'budget_exhausted') return undefined;
+  if (artifact?.status !== 'error' || artifact.error?.kind !== STAGE_ERROR_KIND.budgetExhausted) return undefined;
   const spent = artifact.error.details?.stageSpent as { promptTokens?: unknown; completionTokens?: unknown; cost?: unknown; calls?: unknown } | undefined;
   if (typeof spent?.promptTokens !== 'number' || typeof spent.completionTokens !== 'number' || typeof spent.cost !== 'number') return undefined;
   return {

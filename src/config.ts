@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { HANDOFFS } from './artifacts/localization.ts';
 import { LlmConfigSchema } from './llm/config.ts';
 
 const positiveInt = z.number().int().positive();
@@ -53,7 +54,7 @@ export const RunConfigSchema = z
      * the base commit are followed. "hard": only the localizer's predicted set (the explorer's answer,
      * else the first topFiles) is visible.
      */
-    handoff: z.enum(['top', 'soft', 'hard']).default('top'),
+    handoff: z.enum(HANDOFFS).default('top'),
     functionLevel: z.record(z.string(), z.unknown()).default({}),
     lineLevel: z.record(z.string(), z.unknown()).default({}),
     repair: z

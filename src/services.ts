@@ -19,6 +19,7 @@ import { UsageMeter } from './llm/usage.ts';
 import { RepoStore } from './repo/store.ts';
 import type { RepoSnapshot } from './repo/types.ts';
 import { openChromaStore } from './vectorstore/supervised.ts';
+import { STAGE_ERROR_KIND } from './run/stage-runner.ts';
 import type { FileFacts } from './graph/file-facts.ts';
 import { buildRepoGraph, type RepoGraph } from './graph/repo-graph.ts';
 import type { VectorStore } from './vectorstore/types.ts';
@@ -94,7 +95,7 @@ export class Services {
   /** The chat model for a stage that cannot work without one; the error says how to configure it. */
   requireLlm(purpose: string): ChatModel {
     const llm = this.llm;
-    if (!llm) throw Object.assign(new Error(`${purpose} needs a chat model: set "llm" in the config or pass --llm`), { kind: 'no-llm' });
+    if (!llm) throw Object.assign(new Error(`${purpose} needs a chat model: set "llm" in the config or pass --llm`), { kind: STAGE_ERROR_KIND.noModel });
     return llm;
   }
 
@@ -112,7 +113,7 @@ export class Services {
       throw Object.assign(
         new Error(`${check.needsModel} needs a chat model: pass --llm (e.g. ollama:gpt-oss:120b, openai:MODEL@URL) or set "llm" in the config`),
         {
-          kind: 'configuration',
+          kind: STAGE_ERROR_KIND.configuration,
         },
       );
     }
@@ -132,7 +133,7 @@ export class Services {
         new Error(
           `--mirrors ${this.settings.mirrorsDir}: no mirror for ${missing.length} of the selection's ${new Set(check.repos).size} repositories (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}). ${first}. Fix --mirrors (folders laid out as owner+name/repo), or give one with --mirror owner/name=PATH`,
         ),
-        { kind: 'configuration' },
+        { kind: STAGE_ERROR_KIND.configuration },
       );
     }
   }

@@ -21,6 +21,7 @@ import type { FileLocalizer, LocalizerContext } from '../types.ts';
 import { type ExplorerRun, runExplorer } from './agent.ts';
 import { ALLOWED_PROGRAMS } from './commands.ts';
 import type { ExplorerOptions } from './options.ts';
+import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 
 const ERROR_KIND: Record<Exclude<ExplorerRun['stop'], 'answer'>, string> = {
   time: 'explorer-timeout',
@@ -35,7 +36,7 @@ export class ExplorerLocalizer implements FileLocalizer {
   constructor(private readonly options: ExplorerOptions) {}
 
   async localize(ctx: LocalizerContext): Promise<FileLocalization> {
-    if (!ctx.llm) throw Object.assign(new Error('the explorer localizer needs a chat model (--llm)'), { kind: 'no-llm' });
+    if (!ctx.llm) throw Object.assign(new Error('the explorer localizer needs a chat model (--llm)'), { kind: STAGE_ERROR_KIND.noModel });
     if (!ctx.workspace) throw Object.assign(new Error('the explorer localizer needs a sandbox for its commands (Docker)'), { kind: 'no-sandbox' });
     const o = this.options;
     const started = Date.now();

@@ -12,7 +12,7 @@ import { languageForPath } from '../../src/parsing/languages/index.ts';
 import { parserForPath } from '../../src/parsing/parsers.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
-import type { CodeElement } from '../../src/artifacts/localization.ts';
+import type { CodeElement, Handoff } from '../../src/artifacts/localization.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { loadSources, type ShownSource } from './files.ts';
 import { parseLocations, resolveLocations, type ResolvedLocation } from './locations.ts';
@@ -32,7 +32,7 @@ export interface RelatedElementsOptions {
   /** Agentless runs with --compress_assign (30/10/10) */
   skeleton?: CompressedSkeletonOptions;
   /** soft: places named in files that were not shown are followed when the file exists; otherwise ignored */
-  handoff?: 'top' | 'soft' | 'hard';
+  handoff?: Handoff;
 }
 
 export interface ResolvedElement extends ResolvedLocation {}

@@ -3,7 +3,7 @@
  * `locfix localize-functions|lines` run them. They take the top files of any file localizer's ranking, so
  * Agentless' hierarchy runs the same after `blagent`, `agentless`, `retrieval` or `oracle`.
  */
-import type { FileLocalization } from '../../src/artifacts/localization.ts';
+import type { FileLocalization, Handoff } from '../../src/artifacts/localization.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
@@ -28,7 +28,7 @@ export interface FunctionStageOutput extends RelatedElementsOutput {
  * candidates, and places the model names in other existing files are followed. hard: only the localizer's
  * predicted set (the explorer's answer), whole.
  */
-export type Handoff = 'top' | 'soft' | 'hard';
+export type { Handoff };
 
 /**
  * The files a file localization hands to the hierarchy. A soft handoff takes the first `topFiles` as ranked

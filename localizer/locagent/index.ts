@@ -20,6 +20,7 @@ import { mergeByReciprocalRank, parseAnswer, type ParsedAnswer } from './answer.
 import { describeTools } from './fn-call.ts';
 import type { LocagentOptions } from './options.ts';
 import { toolSpecsFor } from './tools.ts';
+import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 
 export interface LocagentFileEvidence {
   source: 'agent' | 'trajectory';
@@ -38,7 +39,7 @@ export class LocagentLocalizer implements FileLocalizer {
   constructor(private readonly options: LocagentOptions) {}
 
   async localize(ctx: LocalizerContext): Promise<FileLocalization> {
-    if (!ctx.llm) throw Object.assign(new Error('the locagent localizer needs a chat model (--llm)'), { kind: 'no-llm' });
+    if (!ctx.llm) throw Object.assign(new Error('the locagent localizer needs a chat model (--llm)'), { kind: STAGE_ERROR_KIND.noModel });
     const o = this.options;
     const started = Date.now();
     const deadline = o.timeLimitSeconds > 0 ? started + o.timeLimitSeconds * 1000 : undefined;

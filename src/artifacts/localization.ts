@@ -99,3 +99,10 @@ export interface CodeElement {
 
 /** The element name of module-level code (variables, imports, statements outside any definition). */
 export const MODULE_LEVEL = '<module>';
+
+/**
+ * How file localization hands files to the later stages: the first topFiles (`top`, Agentless' way), those plus
+ * places the function level names elsewhere (`soft`), or only the localizer's predicted set (`hard`).
+ */
+export const HANDOFFS = ['top', 'soft', 'hard'] as const;
+export type Handoff = (typeof HANDOFFS)[number];

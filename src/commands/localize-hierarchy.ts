@@ -12,6 +12,7 @@ import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { groupByRepo } from '../run/repo-release.ts';
 import { RunLayout } from '../run/run-layout.ts';
+import { HANDOFFS, type Handoff } from '../artifacts/localization.ts';
 import { recordStageRun } from '../run/manifest.ts';
 import { STAGE, runStageOver } from '../run/stage.ts';
 import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
@@ -32,9 +33,9 @@ async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags)
   const instances = await loadSelection(flags, `localize-${level}`);
   const services = servicesFrom(flags);
   const concurrency = positiveInt('--concurrency', flags.concurrency) ?? 1;
-  if (flags.handoff !== undefined && !['top', 'soft', 'hard'].includes(flags.handoff))
+  if (flags.handoff !== undefined && !(HANDOFFS as readonly string[]).includes(flags.handoff))
     throw new Error(`--handoff must be top, soft or hard, got "${flags.handoff}"`);
-  const merged = { ...options, ...(topFiles ? { topFiles } : {}), ...(flags.handoff ? { handoff: flags.handoff as 'top' | 'soft' | 'hard' } : {}) };
+  const merged = { ...options, ...(topFiles ? { topFiles } : {}), ...(flags.handoff ? { handoff: flags.handoff as Handoff } : {}) };
   const stage = level === 'functions' ? functionLocalizationStage(services, merged) : lineLocalizationStage(services, merged);
   // every instance would fail alike without a model: say so once instead of recording it per instance
   services.requireLlm(`localize-${level}`);

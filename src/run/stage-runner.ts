@@ -35,11 +35,37 @@ export class StageNotRecorded extends Error {
 }
 
 /**
+ * The error kinds (StageError.kind) that other modules act on, declared once. Other kinds (a localizer's
+ * `max-steps`, evaluation's `cannot-run:*`) are reported as they are.
+ */
+export const STAGE_ERROR_KIND = {
+  /** a spend cap stopped the instance (src/llm/spend.ts); the analysis reports what it had spent */
+  budgetExhausted: 'budget_exhausted',
+  /** work that needs a chat model ran without one */
+  noModel: 'no-llm',
+  /** the run's configuration cannot work (checked at start since issue 29) */
+  configuration: 'configuration',
+  /** an unknown localizer or option */
+  badConfig: 'bad-config',
+  /** no mirror or clone of the instance's repository */
+  missingRepo: 'missing-repo',
+  /** an earlier stage has no artifact for the instance, or recorded an error */
+  missingInput: 'missing-input',
+  inputFailed: 'input-failed',
+} as const;
+export type StageErrorKind = (typeof STAGE_ERROR_KIND)[keyof typeof STAGE_ERROR_KIND];
+
+/**
  * Error kinds that are the run's configuration's fault, not the instance's (no model configured, a mirror that
  * is not where --mirrors says, an unknown localizer): never an outcome of the instance, and never reused — a
  * rerun after the fix runs the instance again, --retry-errors or not.
  */
-export const CONFIGURATION_KINDS: ReadonlySet<string> = new Set(['configuration', 'no-llm', 'bad-config', 'missing-repo']);
+export const CONFIGURATION_KINDS: ReadonlySet<string> = new Set<StageErrorKind>([
+  STAGE_ERROR_KIND.configuration,
+  STAGE_ERROR_KIND.noModel,
+  STAGE_ERROR_KIND.badConfig,
+  STAGE_ERROR_KIND.missingRepo,
+]);
 
 export interface StageArtifact<T> {
   stage: string;

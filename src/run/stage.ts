@@ -10,7 +10,7 @@
 import type { SweInstance } from '../dataset/schema.ts';
 import type { RunLayout } from './run-layout.ts';
 import { acquireRunLock } from './run-lock.ts';
-import { readArtifact, runStage, type RunStageOptions, type StageArtifact } from './stage-runner.ts';
+import { readArtifact, runStage, STAGE_ERROR_KIND, type RunStageOptions, type StageArtifact } from './stage-runner.ts';
 
 export const STAGE = {
   files: 'localize-files',
@@ -54,7 +54,7 @@ export interface PipelineStage<T = unknown> {
   prepare?(instances: readonly SweInstance[], hooks: StagePrepareHooks): Promise<void>;
 }
 
-function inputError(message: string, kind: 'missing-input' | 'input-failed'): Error {
+function inputError(message: string, kind: typeof STAGE_ERROR_KIND.missingInput | typeof STAGE_ERROR_KIND.inputFailed): Error {
   return Object.assign(new Error(message), { kind });
 }
 
@@ -63,7 +63,7 @@ export function memoryInput(instance: SweInstance, outputs: ReadonlyMap<string, 
   return {
     instance,
     output: async <T>(stage: StageName) => {
-      if (!outputs.has(stage)) throw inputError(`internal: stage "${stage}" has no output for ${instance.instance_id}`, 'missing-input');
+      if (!outputs.has(stage)) throw inputError(`internal: stage "${stage}" has no output for ${instance.instance_id}`, STAGE_ERROR_KIND.missingInput);
       return outputs.get(stage) as T;
     },
     optionalOutput: async <T>(stage: StageName) => outputs.get(stage) as T | undefined,
@@ -81,9 +81,10 @@ export function runFolderInput(layout: RunLayout, instance: SweInstance, sources
     output: async <T>(stage: StageName) => {
       const folder = sources[stage] ?? stage;
       const artifact = await read<T>(stage);
-      if (!artifact) throw inputError(`no ${folder} artifact for ${instance.instance_id} in ${layout.root} (run that stage first)`, 'missing-input');
+      if (!artifact)
+        throw inputError(`no ${folder} artifact for ${instance.instance_id} in ${layout.root} (run that stage first)`, STAGE_ERROR_KIND.missingInput);
       if (artifact.status !== 'ok' || artifact.output === undefined) {
-        throw inputError(`${folder} failed for ${instance.instance_id}: ${artifact.error?.message ?? 'no output'}`, 'input-failed');
+        throw inputError(`${folder} failed for ${instance.instance_id}: ${artifact.error?.message ?? 'no output'}`, STAGE_ERROR_KIND.inputFailed);
       }
       return artifact.output;
     },
