@@ -7,9 +7,9 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { artifactSettings, loadRunConfig, parseRunConfig, type RunConfig, type RunConfigInput } from '../config.ts';
+import { artifactSettings, loadRunConfig, parseRunConfig, type RunConfig } from '../config.ts';
 import { settingsChanges } from '../util/settings-diff.ts';
-import { loadSelection, positiveInt, runSelectionFlags } from './common.ts';
+import { loadSelection, runSelectionFlags } from './common.ts';
 import { defaultCacheDir } from '../dataset/load.ts';
 import { Services } from '../services.ts';
 import { RunLayout } from '../run/run-layout.ts';
@@ -23,152 +23,15 @@ import { SpendLedger, type SpendCaps } from '../run/spend-ledger.ts';
 import { STAGE } from '../run/stage.ts';
 import { writeJsonAtomic } from '../util/fsx.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
-import { localizerNames, localizerNeedsModel, validateLocalizer } from '../../localizer/registry.ts';
+import { localizerNeedsModel, validateLocalizer } from '../../localizer/registry.ts';
 import { writeReports } from './report.ts';
 import { writePredictions } from './predictions.ts';
 import { runOnCluster } from './run-cluster.ts';
+import { overridesFrom, RUN_FLAGS } from './run-flags.ts';
+
+export { overridesFrom, RUN_FLAGS };
 import type { ExperimentResult, ShardRunResult } from '../run/run-result.ts';
 import { makeRunSummary } from '../../validation/evaluate.ts';
-
-/** A `locfix run` flag and the config key it sets: flags and config are declared in this one table. */
-interface RunFlag {
-  flag: string;
-  description: string;
-  /** the config key (and, for an object-valued key, the field) the flag sets */
-  key: keyof RunConfigInput;
-  field?: string;
-  parse?: (text: string, flag: string) => unknown;
-  /** repeatable: each use adds one value to a list */
-  repeat?: boolean;
-}
-
-/** Typed entry: `field` must be a field of that config key's object. */
-function flag<K extends keyof RunConfigInput>(
-  key: K,
-  spec: Omit<RunFlag, 'key' | 'field'> & { field?: keyof Extract<Exclude<RunConfigInput[K], undefined>, object> & string },
-): RunFlag {
-  return { key, ...spec };
-}
-
-const list = (text: string): string[] =>
-  text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-const nonNegativeInt = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} expects a non-negative integer, got "${text}"`);
-  return n;
-};
-const positiveNumber = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} expects a positive number, got "${text}"`);
-  return n;
-};
-const integer = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n)) throw new Error(`${name} expects an integer, got "${text}"`);
-  return n;
-};
-
-export const RUN_FLAGS: readonly RunFlag[] = [
-  flag('runId', { flag: '--run-id <id>', description: 'names runs/<id>' }),
-  flag('dataset', { flag: '--dataset <source>', description: 'SWE-bench instances: file or Hub name' }),
-  flag('instances', { flag: '--instances <ids>', description: 'comma-separated instance ids', parse: list }),
-  flag('pattern', { flag: '--pattern <pattern>', description: 'instance ids matching this glob or /regex/' }),
-  flag('repos', { flag: '--repo <owner/name>', description: 'instances of this repository (repeatable)', repeat: true }),
-  flag('limit', { flag: '--limit <n>', description: 'at most this many instances', parse: (t, f) => positiveInt(f, t) }),
-  flag('shard', { flag: '--shard <i/n>', description: 'only part i of n of the selection; `locfix merge` joins the parts' }),
-  flag('llm', { flag: '--llm <spec>', description: 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1' }),
-  flag('llm', {
-    field: 'timeoutMs',
-    flag: '--llm-timeout <seconds>',
-    description: 'per model request (default 300)',
-    parse: (t, f) => positiveInt(f, t)! * 1000,
-  }),
-  flag('llm', { field: 'maxRetries', flag: '--llm-retries <n>', description: 'retries of a failed model request (default 4)', parse: nonNegativeInt }),
-  flag('localizer', { field: 'name', flag: '--localizer <name>', description: `file localizer: ${localizerNames().join(' | ')}` }),
-  flag('handoff', {
-    flag: '--handoff <contract>',
-    description: 'top (default: the first topFiles) | soft (those, and later stages may look beyond) | hard (only the predicted set)',
-  }),
-  flag('embedder', { flag: '--embedder <spec>', description: 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]' }),
-  flag('mirrorsDir', { flag: '--mirrors <dir>', description: 'folder with bare mirrors laid out as owner+name/repo' }),
-  flag('cacheDir', { flag: '--cache-dir <dir>', description: 'mirrors, embeddings, LLM responses, local Chroma' }),
-  flag('chromaUrl', { flag: '--chroma-url <url>', description: 'a running Chroma server' }),
-  flag('runsDir', { flag: '--runs-dir <dir>', description: 'where run directories go (default runs)' }),
-  flag('docker', {
-    field: 'backend',
-    flag: '--backend <name>',
-    description: 'local (default) | docker-pool: where validation and evaluation run; slurm: whole instances as a job array (cluster.*)',
-  }),
-  flag('docker', {
-    field: 'engines',
-    flag: '--engine <url[=n]>',
-    description: 'an engine of the docker-pool backend, e.g. unix:///run/docker2.sock=2 (repeatable)',
-    repeat: true,
-  }),
-  flag('cluster', { field: 'shards', flag: '--shards <n>', description: 'slurm: parts the run is split into (default 4)', parse: (t, f) => positiveInt(f, t) }),
-  flag('cluster', { field: 'partition', flag: '--partition <name>', description: 'slurm: partition of the tasks' }),
-  flag('cluster', { field: 'timeLimit', flag: '--time-limit <time>', description: 'slurm: wall-clock limit per task, e.g. 02:00:00' }),
-  flag('cluster', { field: 'cpusPerTask', flag: '--cpus-per-task <n>', description: 'slurm: CPUs per task (default 2)', parse: (t, f) => positiveInt(f, t) }),
-  flag('cluster', { field: 'memory', flag: '--mem <size>', description: 'slurm: memory per task, e.g. 8G (default)' }),
-  flag('cluster', {
-    field: 'maxAttempts',
-    flag: '--max-attempts <n>',
-    description: 'slurm: submissions of a failing shard before it is given up (default 3)',
-    parse: (t, f) => positiveInt(f, t),
-  }),
-  flag('stopAfter', { flag: '--stop-after <stage>', description: 'stop after this stage, e.g. localize-files' }),
-  flag('seed', { flag: '--seed <n>', description: 'seed recorded in the manifest and used for sampling', parse: integer }),
-  flag('budget', {
-    field: 'instanceTokens',
-    flag: '--max-instance-tokens <n>',
-    description: 'spend cap per instance: tokens',
-    parse: (t, f) => positiveInt(f, t),
-  }),
-  flag('budget', { field: 'instanceDollars', flag: '--max-instance-dollars <usd>', description: 'spend cap per instance: dollars', parse: positiveNumber }),
-  flag('budget', { field: 'runTokens', flag: '--max-run-tokens <n>', description: 'spend cap of the run: tokens', parse: (t, f) => positiveInt(f, t) }),
-  flag('budget', { field: 'runDollars', flag: '--max-run-dollars <usd>', description: 'spend cap of the run: dollars', parse: positiveNumber }),
-  flag('concurrency', {
-    field: 'instances',
-    flag: '--concurrency <n>',
-    description: 'instances in flight through the pipeline',
-    parse: (t, f) => positiveInt(f, t),
-  }),
-];
-
-/** commander's option name for a flag ("--run-id <id>" -> "runId"). */
-function optionName(spec: RunFlag): string {
-  return spec.flag
-    .split(' ')[0]
-    .slice(2)
-    .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
-}
-
-/** The config overrides the given flags make (unset flags make none). */
-export function overridesFrom(flags: Record<string, unknown>): Record<string, unknown> {
-  const overrides: Record<string, unknown> = {};
-  for (const spec of RUN_FLAGS) {
-    const raw = flags[optionName(spec)];
-    if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) continue;
-    const name = spec.flag.split(' ')[0];
-    const value = spec.parse && typeof raw === 'string' ? spec.parse(raw, name) : raw;
-    // a field of a key that also takes a plain string (`llm`: a model spec) keeps that string as the model
-    const before = overrides[spec.key];
-    if (spec.field) overrides[spec.key] = { ...(typeof before === 'string' ? { model: before } : (before as object | undefined)), [spec.field]: value };
-    else overrides[spec.key] = value;
-  }
-  // `--backend slurm` runs whole instances on the cluster; validation and evaluation keep the configured engine(s)
-  const docker = overrides.docker as { backend?: unknown } | undefined;
-  if (docker?.backend === 'slurm') {
-    const { backend: _slurm, ...rest } = docker;
-    if (Object.keys(rest).length) overrides.docker = rest;
-    else delete overrides.docker;
-    overrides.cluster = { ...(overrides.cluster as object | undefined), scheduler: 'slurm' };
-  }
-  return overrides;
-}
 
 /** The artifact settings of a manifest written before they were recorded, when its config still parses. */
 function recordedSettings(config: Record<string, unknown>): Record<string, unknown> | undefined {

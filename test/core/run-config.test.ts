@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { artifactSettings, loadRunConfig, parseRunConfig } from '../../src/config.ts';
 import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { overridesFrom, RUN_FLAGS } from '../../src/commands/run.ts';
+import { RUN_FLAG_COVERAGE } from '../../src/commands/run-flags.ts';
 import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
 
 async function configFile(content: unknown): Promise<string> {
@@ -49,6 +50,38 @@ describe('run flags', () => {
     // before: "flags: runId: Invalid input: expected string, received undefined"
     await expect(loadRunConfig(undefined, {})).rejects.toThrow(/locfix run needs a run id \(--run-id ID.*\) and a dataset \(--dataset FILE/);
     await expect(loadRunConfig(undefined, { runId: 'x' })).rejects.toThrow(/^locfix run needs a dataset/);
+  });
+
+  it('every config key is named in the coverage table, and a key marked as set by flags has one', () => {
+    // the table's type lists every key of RunConfigInput: a new key without an entry does not compile
+    const byFlags = new Set(RUN_FLAGS.map((f) => f.key));
+    for (const [key, covered] of Object.entries(RUN_FLAG_COVERAGE)) {
+      if (covered === true) expect(byFlags.has(key as keyof typeof RUN_FLAG_COVERAGE), `${key} is marked as set by a flag`).toBe(true);
+      else expect(byFlags.has(key as keyof typeof RUN_FLAG_COVERAGE), `${key} has a flag but is marked config-only`).toBe(false);
+    }
+    for (const key of byFlags) expect(RUN_FLAG_COVERAGE[key], key).toBe(true);
+  });
+
+  it('--mirror, --top-files and --localizer-options set their keys', async () => {
+    const overrides = overridesFrom({
+      mirror: ['o/r=/m/r', 'p/q=/m/q'],
+      topFiles: '5',
+      localizer: 'retrieval',
+      localizerOptions: '{"retrieval":{"weights":{"history":0}}}',
+    });
+    expect(overrides).toMatchObject({
+      mirrors: { 'o/r': '/m/r', 'p/q': '/m/q' },
+      topFiles: 5,
+      localizer: { name: 'retrieval', options: { retrieval: { weights: { history: 0 } } } },
+    });
+    const config = await loadRunConfig(undefined, { runId: 'x', dataset: 'd.jsonl', ...overrides });
+    expect(config).toMatchObject({
+      mirrors: { 'o/r': '/m/r' },
+      topFiles: 5,
+      localizer: { name: 'retrieval', options: { retrieval: { weights: { history: 0 } } } },
+    });
+    expect(() => overridesFrom({ mirror: ['nope'] })).toThrow(/--mirror expects owner\/name=PATH, got "nope"/);
+    expect(() => overridesFrom({ localizerOptions: '[1]' })).toThrow(/--localizer-options expects a JSON object/);
   });
 
   it('every flag sets a different config key', () => {
