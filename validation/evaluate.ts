@@ -271,6 +271,7 @@ export async function evaluateInstance(
               fn,
             ),
           apply: (sandbox) => applyModelPatch(sandbox, undefined),
+          recordFile: path.join(logDir, 'gold_baseline.json'),
         }),
       );
       const why = baseline && !baseline.runs ? `; the gold patch's tests cannot run here either (${baseline.reason})` : '';

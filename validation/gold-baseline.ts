@@ -12,6 +12,7 @@
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { DOCKER_PATCH } from '../src/harness/constants.ts';
 import type { Sandbox } from '../src/sandbox/types.ts';
+import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
 import { statusMapFromLog } from './grading.ts';
 import type { LogParser } from './log-parsers.ts';
 import { diagnoseTestRun, patchedFiles, type CannotRun } from './run-diagnosis.ts';
@@ -23,8 +24,17 @@ export interface GoldBaseline {
   reason?: string;
 }
 
-/** Baselines of this process, by instance and image: the gold run is paid once, whatever the number of predictions. */
+/**
+ * Baselines of this process, by instance and image: the gold run is paid once, whatever the number of predictions.
+ * With `recordFile`, the baseline is also kept on disk (the instance's evaluation folder), so a resumed or retried
+ * evaluation of the run reads it instead of running the gold patch again, while the image is the same.
+ */
 const baselines = new Map<string, Promise<GoldBaseline>>();
+
+/** Forgets this process's baselines: the next evaluation reads them from their records (what a new process does). */
+export function forgetGoldBaselines(): void {
+  baselines.clear();
+}
 
 export interface BaselineRun {
   instance: SweInstance;
@@ -37,6 +47,8 @@ export interface BaselineRun {
   inSandbox<T>(fn: (sandbox: Sandbox) => Promise<T>): Promise<T>;
   /** applies the patch copied to DOCKER_PATCH with the harness chain */
   apply(sandbox: Sandbox): Promise<{ applied: boolean; output: string }>;
+  /** where the baseline is kept across invocations (read when it names the same image) */
+  recordFile?: string;
 }
 
 /** The gold patch's run in the image, once per instance and image in this process. */
@@ -44,11 +56,23 @@ export function goldBaseline(run: BaselineRun): Promise<GoldBaseline> {
   const key = `${run.instance.instance_id}@${run.image}`;
   let baseline = baselines.get(key);
   if (!baseline) {
-    baseline = runGold(run);
+    baseline = recordedOrRun(run);
     baselines.set(key, baseline);
     // a baseline that could not be had (the engine failed) is not kept: the next prediction tries again
     baseline.catch(() => baselines.delete(key));
   }
+  return baseline;
+}
+
+async function recordedOrRun(run: BaselineRun): Promise<GoldBaseline> {
+  if (run.recordFile) {
+    const recorded = await readJsonIfExists<GoldBaseline & { image?: string }>(run.recordFile).catch(() => undefined);
+    if (recorded?.image === run.image && typeof recorded.runs === 'boolean')
+      return { runs: recorded.runs, ...(recorded.reason ? { reason: recorded.reason } : {}) };
+  }
+  const baseline = await runGold(run);
+  if (run.recordFile)
+    await writeJsonAtomic(run.recordFile, { ...baseline, image: run.image, instanceId: run.instance.instance_id, at: new Date().toISOString() });
   return baseline;
 }
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_LABEL, DockerRuntime } from '../../docker/sandbox.ts';
 import { ImageProvider } from '../../docker/images.ts';
 import { instanceLogDir } from '../../validation/evaluate.ts';
+import { forgetGoldBaselines } from '../../validation/gold-baseline.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
 import { goldPredictions, type Prediction } from '../../validation/predictions.ts';
 import { buildMiniBenchmark } from '../../src/minibench/build.ts';
@@ -296,6 +297,22 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     expect(error.reason).toMatch(/the gold patch's tests cannot run here either/);
     const log = await fs.readFile(path.join(instanceLogDir(runsDir, runId, importsNew.instance_id), 'run_instance.log'), 'utf8');
     expect(log).toMatch(/they run with the gold patch in the same image: the patch's failure/);
+    // the baseline is kept in the instance's evaluation folder: evaluating the environment error again reads it
+    const kept = path.join(instanceLogDir(runsDir, runId, broken.instance_id), 'gold_baseline.json');
+    expect(JSON.parse(await fs.readFile(kept, 'utf8'))).toMatchObject({ runs: false, instanceId: broken.instance_id });
+    const before = (await fs.stat(kept)).mtimeMs;
+    forgetGoldBaselines(); // as a new process would: only the record remains
+    const again = await runEvaluation({
+      runId,
+      runsDir,
+      dataset: [broken],
+      predictions: predictions.filter((p) => p.instance_id === broken.instance_id),
+      runtime,
+      images,
+      timeoutMs: 120_000,
+    });
+    expect(again.summary.error_ids).toEqual([broken.instance_id]);
+    expect((await fs.stat(kept)).mtimeMs).toBe(before);
     // and the gold patch itself resolves it
     const gold = await runEvaluation({
       runId: `${runId}-gold`,
