@@ -236,7 +236,10 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
 
     let definitionsOf: (p: string) => ReturnType<typeof extractDefinitions> = () => [];
     let baseSource: InstanceEvidence['baseSource'];
-    if (options.snapshot && row?.patch) {
+    // the base files judge function level and docstring-aware line level: read them only where either is judged
+    // (an imported or localization-only folder has neither; 300 "unreadable" warnings there would say nothing)
+    const judgedBelowFiles = Boolean(functions) || Boolean(selection?.patch.trim());
+    if (judgedBelowFiles && options.snapshot && row?.patch) {
       try {
         const snapshot = await options.snapshot(row);
         const sources = await snapshot.readFiles(modifiedExistingFiles(row.patch));
@@ -248,7 +251,7 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
         // say so in the analysis instead of silently judging differently
         warnings.push(`${id}: base files unreadable (${(err as Error).message.split('\n')[0]}); function level judged at file level`);
       }
-    } else if (row?.patch) {
+    } else if (judgedBelowFiles && row?.patch) {
       warnings.push(`${id}: no repository access; function level judged at file level`);
     }
     // what the later stages could see: the handed files (by the run's contract) and, soft, those followed beyond

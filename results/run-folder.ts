@@ -16,6 +16,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { artifactSettingsOfConfig } from '../src/config.ts';
 import { loadDataset } from '../src/dataset/load.ts';
 import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
@@ -127,8 +128,16 @@ function withoutSeed(settings: Record<string, unknown>): Record<string, unknown>
   return rest;
 }
 
+/** The artifact settings a `locfix run` manifest records, or, for one written before they were, its config's. */
+function recordedSettings(manifest: RunManifest): Record<string, unknown> | undefined {
+  if (manifest.settings) return manifest.settings;
+  // a config of an older schema gives none: the run is an arm of its own
+  return manifest.kind === 'stage' || manifest.kind === 'imported' ? undefined : artifactSettingsOfConfig(manifest.config);
+}
+
 function armOf(kind: RunFolderKind, manifest: RunManifest | undefined, selections: Map<string, StageSelection>): RunArm {
-  if (manifest?.settings && (kind === 'pipeline' || kind === 'merged' || manifest.kind === 'stage')) {
+  const settings = manifest ? recordedSettings(manifest) : undefined;
+  if (manifest && settings && (kind === 'pipeline' || kind === 'merged' || manifest.kind === 'stage')) {
     const config = manifest.config as { dataset?: string };
     return {
       localizer: manifest.localizer,
@@ -136,21 +145,21 @@ function armOf(kind: RunFolderKind, manifest: RunManifest | undefined, selection
       embedder: manifest.models.embedder,
       dataset: config.dataset ?? manifest.dataset,
       seed: manifest.seed,
-      key: stableJson({ ...withoutSeed(manifest.settings), dataset: config.dataset ?? manifest.dataset ?? null }),
-      settings: manifest.settings,
+      key: stableJson({ ...withoutSeed(settings), dataset: config.dataset ?? manifest.dataset ?? null }),
+      settings,
     };
   }
   const first = [...selections.values()][0];
-  const settings = (first?.settings ?? {}) as Record<string, unknown>;
-  const localizer = String(settings.localizer ?? manifest?.localizer ?? 'unknown');
+  const selected = (first?.settings ?? {}) as Record<string, unknown>;
   const imported = kind === 'imported';
   return {
-    localizer,
-    embedder: typeof settings.embedder === 'string' ? settings.embedder : undefined,
+    localizer: String(selected.localizer ?? manifest?.localizer ?? 'unknown'),
+    ...(manifest?.models.llm ? { model: manifest.models.llm } : {}),
+    embedder: typeof selected.embedder === 'string' ? selected.embedder : undefined,
     dataset: first?.dataset,
     // an imported run is what its file holds; an older stage folder did not record its options
-    ...(imported ? { key: stableJson({ ...settings, dataset: first?.dataset ?? null }) } : {}),
-    settings,
+    ...(imported ? { key: stableJson({ ...selected, dataset: first?.dataset ?? null }) } : {}),
+    settings: selected,
   };
 }
 

@@ -264,3 +264,13 @@ export function artifactSettings(config: RunConfig): Record<string, unknown> {
     docker: { baseImage: config.docker.baseImage ?? null, envImages: config.docker.envImages, instanceSetup: config.docker.instanceSetup },
   };
 }
+
+/** The artifact settings of a recorded config (a manifest written before settings were recorded); undefined when
+ * the config is of an older schema, so there is nothing to compare against. */
+export function artifactSettingsOfConfig(config: Record<string, unknown>): Record<string, unknown> | undefined {
+  try {
+    return artifactSettings(parseRunConfig(config));
+  } catch {
+    return undefined;
+  }
+}

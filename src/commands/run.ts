@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { artifactSettings, loadRunConfig, parseRunConfig, type RunConfig } from '../config.ts';
+import { artifactSettings, artifactSettingsOfConfig, loadRunConfig, type RunConfig } from '../config.ts';
 import { settingsChanges } from '../util/settings-diff.ts';
 import { loadSelection, runSelectionFlags } from './common.ts';
 import { defaultCacheDir } from '../dataset/load.ts';
@@ -32,15 +32,6 @@ import { overridesFrom, RUN_FLAGS } from './run-flags.ts';
 export { overridesFrom, RUN_FLAGS };
 import type { ExperimentResult, ShardRunResult } from '../run/run-result.ts';
 import { makeRunSummary } from '../../validation/evaluate.ts';
-
-/** The artifact settings of a manifest written before they were recorded, when its config still parses. */
-function recordedSettings(config: Record<string, unknown>): Record<string, unknown> | undefined {
-  try {
-    return artifactSettings(parseRunConfig(config));
-  } catch {
-    return undefined; // a config of an older schema: nothing to compare against
-  }
-}
 
 /** The run's spend ledger under the configured caps; a dollar cap needs the model's price. */
 async function openSpendLedger(layout: RunLayout, config: RunConfig, services: Services): Promise<SpendLedger> {
@@ -102,7 +93,7 @@ async function runExperimentLocked(
   const previous = await readManifest(layout);
   const settings = artifactSettings(config);
   if (previous) {
-    const recorded = previous.settings ?? recordedSettings(previous.config);
+    const recorded = previous.settings ?? artifactSettingsOfConfig(previous.config);
     const changes = recorded ? settingsChanges(recorded, settings) : [];
     if (changes.length) {
       throw new Error(

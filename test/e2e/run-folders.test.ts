@@ -58,6 +58,9 @@ describe('run folders of every kind, one reader', () => {
     expect(a.summary.categories['not-reached'].count).toBe(5);
     expect(a.summary.categories['empty-patch'].count).toBe(0);
     expect(a.instances[0].notJudged).toMatch(/localize-functions: this folder holds the stages localize-files only/);
+    // nothing below file level is judged there, so no base file is read and nothing warns (before: one warning each)
+    const written = JSON.parse(await readFile(path.join(runs('ret-a'), 'analysis.json'), 'utf8')) as { warnings: string[] };
+    expect(written.warnings).toEqual([]);
     await locfix(['report', runs('ret-a'), runs('ret-b'), '--out', runs('report-ab')]);
     const md = await readFile(path.join(runs('report-ab'), 'report.md'), 'utf8');
     expect(md).toMatch(/5 instances selected by every run; 5 localized by every run \(localization statistics\); 0 judged by every run/);

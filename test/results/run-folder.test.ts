@@ -62,4 +62,33 @@ describe('openRunFolder', () => {
     expect(repoFromInstanceId('pylint-dev__pylint-7080')).toBe('pylint-dev/pylint');
     expect(repoFromInstanceId('weird')).toBe('unknown');
   });
+
+  it('a locfix run from before settings were recorded: its arm key comes from its config, so seeds stay one arm', async () => {
+    const row = { instance_id: 'o__r-1', repo: 'o/r', base_commit: 'a'.repeat(40), problem_statement: 'x', patch: '', test_patch: '' };
+    const keys: Array<string | undefined> = [];
+    for (const seed of [1, 2]) {
+      const dir = path.join(root, `old-run-${seed}`);
+      await mkdir(dir);
+      await writeFile(path.join(dir, 'instances.jsonl'), `${JSON.stringify(row)}\n`);
+      const config = { runId: `old-run-${seed}`, dataset: 'd.jsonl', seed, localizer: { name: 'retrieval', options: {} } };
+      await writeFile(
+        path.join(dir, 'manifest.json'),
+        JSON.stringify({
+          runId: config.runId,
+          config,
+          models: { embedder: 'lexical' },
+          seed,
+          localizer: 'retrieval',
+          instances: ['o__r-1'],
+          createdAt: '',
+          invocations: [],
+        }),
+      );
+      const folder = await openRunFolder(dir);
+      expect(folder.kind).toBe('pipeline');
+      keys.push(folder.arm.key);
+    }
+    expect(keys[0]).toBeDefined();
+    expect(keys[0]).toBe(keys[1]);
+  });
 });
