@@ -198,3 +198,16 @@ export function buildEvalFixture(): EvalFixture {
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }
+
+/** A diff adding `file` with `lines` (a test patch or model patch of a new file). */
+export function addFile(file: string, lines: string[]): string {
+  return [
+    `diff --git a/${file} b/${file}`,
+    'new file mode 100644',
+    '--- /dev/null',
+    `+++ b/${file}`,
+    `@@ -0,0 +1,${lines.length} @@`,
+    ...lines.map((l) => `+${l}`),
+    '',
+  ].join('\n');
+}
