@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const SOURCE_ROOTS = ['src', 'localizer', 'repair', 'validation', 'docker', 'results'];
+const SOURCE_ROOTS = ['app', 'src', 'localizer', 'repair', 'validation', 'docker', 'results'];
 
 function newerThan(dir, time) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -26,11 +26,11 @@ function compiledIsCurrent() {
 }
 
 if (compiledIsCurrent()) {
-  const { main } = await import('../dist/src/cli.js');
+  const { main } = await import('../dist/app/cli.js');
   await main();
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  const { main } = await import('../src/cli.ts');
+  const { main } = await import('../app/cli.ts');
   await main();
 }

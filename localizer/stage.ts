@@ -24,7 +24,7 @@ import { settingsChanges } from '../src/util/settings-diff.ts';
 import path from 'node:path';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
 
-/** What file localization needs from the run's services (src/services.ts provides it). */
+/** What file localization needs from the run's services (app/services.ts provides it). */
 export interface LocalizationServices {
   snapshot(repo: string, commit: string): Promise<RepoSnapshot>;
   index(snapshot: RepoSnapshot, parser?: FileParser): Promise<RepoIndex>;

@@ -215,3 +215,20 @@ export function splitIds(ids: readonly string[], seed = 'locfix-cascade-1'): { a
   for (const id of ids) (createHash('sha256').update(`${seed}\0${id}`).digest()[0]! < 128 ? a : b).push(id);
   return { a, b };
 }
+
+/** The curve as the text table `locfix calibrate` prints. */
+export function formatCurve(signal: string, points: readonly CurvePoint[]): string {
+  const lines = [
+    `escalation curve by ${signal} (least confident first; ties of the signal can make the share escalated differ from the share asked)`,
+    '  asked  escalated  threshold   Top-1    MRR  LLM runs      tokens',
+  ];
+  for (const p of points) {
+    const s = p.summary;
+    const t = Number.isFinite(p.threshold) ? p.threshold.toFixed(3) : p.threshold > 0 ? 'all' : 'none';
+    lines.push(
+      `  ${(p.share * 100).toFixed(0).padStart(4)}%  ${(p.escalated * 100).toFixed(1).padStart(8)}%  ${t.padStart(9)}  ${s.top1.toFixed(3)}  ${s.mrr.toFixed(3)}  ${String(s.llmRuns).padStart(8)}  ${String(s.tokens).padStart(10)}${s.tokensComplete ? '' : '*'}`,
+    );
+  }
+  if (points.some((p) => !p.summary.tokensComplete)) lines.push('  * some answers did not record their tokens');
+  return lines.join('\n');
+}

@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
-import { Services } from '../src/services.ts';
+import { Services } from '../app/services.ts';
 import { countTokens } from '../src/llm/tokens.ts';
 import { compressedSkeleton } from '../src/parsing/compressed-skeleton.ts';
 import { extractFileSymbols } from '../src/parsing/definitions.ts';

@@ -32,7 +32,7 @@ import { loadDataset } from '../src/dataset/load.ts';
 import { selectInstances } from '../src/dataset/select.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { createChatModel } from '../src/llm/factory.ts';
-import { Services } from '../src/services.ts';
+import { Services } from '../app/services.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
 import { groupByRepo } from '../src/run/repo-release.ts';

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { calibrateRun } from '../results/calibration.ts';
 import { choosePolicy, escalationCurve, replayCascade, splitIds, type PolicyChoice, type ReplaySummary } from '../results/cascade-replay.ts';
 import { loadTierRun, type TierRun } from '../results/tier-run.ts';
-import { formatCurve } from '../src/commands/calibrate.ts';
+import { formatCurve } from '../results/cascade-replay.ts';
 import type { TokenPrice } from '../src/llm/usage.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
 

@@ -17,7 +17,8 @@ import type { RunOutcome } from '../results/compare.ts';
 import { instanceMetrics } from '../results/instance-metrics.ts';
 import { analyzeRun } from '../results/run-analysis.ts';
 import { clusteredBootstrap, pairedBootstrap, wilcoxonSignedRank, DEFAULT_BOOTSTRAP } from '../results/statistics.ts';
-import { parseArmFlags, writeReports } from '../src/commands/report.ts';
+import { parseArmFlags } from '../app/commands/report.ts';
+import { writeReports } from '../results/report-files.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
 
 const { values, positionals } = parseArgs({

@@ -23,7 +23,7 @@ import { selectInstances } from '../src/dataset/select.ts';
 import { createChatModel } from '../src/llm/factory.ts';
 import { countTokens } from '../src/llm/tokens.ts';
 import { groupByRepo } from '../src/run/repo-release.ts';
-import { Services } from '../src/services.ts';
+import { Services } from '../app/services.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
 import { computeLocMetrics, formatLocMetricsTable, metricsSummary } from '../results/loc-metrics.ts';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';

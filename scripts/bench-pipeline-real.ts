@@ -21,7 +21,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runExperiment } from '../src/commands/run.ts';
+import { runExperiment } from '../app/engine/experiment.ts';
 import { parseRunConfig } from '../src/config.ts';
 import { loadDataset } from '../src/dataset/load.ts';
 import { RepoStore } from '../src/repo/store.ts';

@@ -24,9 +24,9 @@ import { LocalDockerBackend } from '../docker/local-backend.ts';
 import { DockerPoolBackend, parseEngineSpec } from '../docker/pool-backend.ts';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../src/minibench/build.ts';
 import type { ExecutionBackend } from '../src/sandbox/types.ts';
-import { Services } from '../src/services.ts';
+import { Services } from '../app/services.ts';
 import { evaluateInstance } from '../validation/evaluate.ts';
-import { shardRunId } from '../src/cluster/shard-driver.ts';
+import { shardRunId } from '../app/cluster/shard-driver.ts';
 import { readDemoRecording, splitDemoConfig } from '../test/support/demo-shards.ts';
 import { startSecondEngine } from '../test/support/docker-engine.ts';
 

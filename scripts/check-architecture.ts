@@ -15,19 +15,34 @@ import { fileURLToPath } from 'node:url';
 
 /** Layers, top first. A room may import rooms of its own layer (without forming a cycle) or of lower ones. */
 export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> = [
-  { name: 'entry', rooms: ['bin', 'src/cli.ts'] },
-  { name: 'surface', rooms: ['src/commands', 'scripts'] },
-  { name: 'assembly', rooms: ['src/orchestrator', 'src/cluster'] },
+  { name: 'entry', rooms: ['bin', 'app/cli.ts'] },
+  { name: 'surface', rooms: ['app/commands', 'scripts'] },
+  { name: 'assembly', rooms: ['app/engine', 'app/cluster', 'app/services.ts'] },
   { name: 'analysis', rooms: ['results'] },
   { name: 'localizers', rooms: ['localizer'] },
   { name: 'stages', rooms: ['repair', 'validation'] },
-  { name: 'services', rooms: ['src/services.ts', 'src/config.ts', 'src/minibench', 'docker', 'src/index', 'src/graph'] },
+  { name: 'services', rooms: ['src/config.ts', 'src/minibench', 'docker', 'src/index', 'src/graph'] },
   { name: 'providers', rooms: ['src/embedding', 'src/vectorstore', 'src/llm', 'src/dataset', 'src/run', 'src/artifacts', 'src/sandbox', 'src/harness'] },
   { name: 'foundations', rooms: ['src/text', 'src/parsing', 'src/repo', 'src/prompts.ts', 'src/util', 'src/patch.ts'] },
 ];
 
+/**
+ * The whole picture: the top-level folders, top first. What the layers allow inside one folder, this also asks
+ * across folders: a folder imports only folders on its own floor or below, so `src/` is the foundation alone and
+ * no arrow between two top-level folders points up (a folder both above and below another is what this forbids).
+ */
+export const FLOORS: ReadonlyArray<readonly string[]> = [
+  ['bin'],
+  ['app', 'scripts'],
+  ['results'],
+  ['localizer'],
+  ['repair', 'validation'],
+  ['docker'],
+  ['src'],
+];
+
 /** Folders whose code is checked. test/ may import anything; scripts may import test/support (the scripted model). */
-export const CODE_ROOTS = ['bin', 'src', 'localizer', 'repair', 'validation', 'docker', 'results', 'scripts'];
+export const CODE_ROOTS = ['bin', 'app', 'src', 'localizer', 'repair', 'validation', 'docker', 'results', 'scripts'];
 const ALLOWED_EXTRA: Record<string, readonly string[]> = { scripts: ['test'] };
 /** Imports the layers would allow but a seam forbids, with the reason the message gives. */
 export const FORBIDDEN: ReadonlyArray<{ from: string; to: string; why: string }> = [
@@ -69,6 +84,14 @@ export function roomOf(file: string): string | undefined {
   }
   if (!best && file.startsWith('test/')) return 'test';
   return best;
+}
+
+const topFolder = (file: string): string => file.split('/')[0];
+/** Whether an import from `file` to `target` points to a higher floor (a folder on no floor is never compared). */
+function climbsFloors(file: string, target: string): boolean {
+  const from = FLOORS.findIndex((floor) => floor.includes(topFolder(file)));
+  const to = FLOORS.findIndex((floor) => floor.includes(topFolder(target)));
+  return from >= 0 && to >= 0 && to < from;
 }
 
 const layerIndex = new Map(LAYERS.flatMap((layer, i) => layer.rooms.map((room) => [room, i] as const)));
@@ -152,6 +175,11 @@ export function checkArchitecture(root: string): Violation[] {
       const to = layerIndex.get(targetRoom)!;
       if (to < from) {
         violations.push({ kind: 'upward', message: `${file}:${line} (${LAYERS[from].name}) imports ${target} from the higher layer ${LAYERS[to].name}` });
+      } else if (climbsFloors(file, target)) {
+        violations.push({
+          kind: 'upward',
+          message: `${file}:${line} imports ${target}: the folder ${topFolder(target)}/ stands above ${topFolder(file)}/ (FLOORS)`,
+        });
       }
       if (!roomGraph.has(room)) roomGraph.set(room, new Set());
       roomGraph.get(room)!.add(targetRoom);

@@ -13,7 +13,7 @@ import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runExperiment } from '../src/commands/run.ts';
+import { runExperiment } from '../app/engine/experiment.ts';
 import { parseRunConfig } from '../src/config.ts';
 import { buildMiniBenchmark } from '../src/minibench/build.ts';
 import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../src/minibench/demo-run.ts';

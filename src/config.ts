@@ -132,7 +132,7 @@ export const RunConfigSchema = z
       .default({}),
     /**
      * Whole pipeline instances on a cluster: `scheduler: "slurm"` splits the run into `shards` parts submitted
-     * as one `sbatch` job array (src/cluster/); each task runs `locfix run --shard i/n` on its node, and the
+     * as one `sbatch` job array (app/cluster/); each task runs `locfix run --shard i/n` on its node, and the
      * parts are merged into runs/<runId> at the end. "none" (default): this process runs every instance.
      */
     cluster: z

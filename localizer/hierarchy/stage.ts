@@ -47,7 +47,7 @@ export interface LineStageOutput extends EditLocationsOutput {
   files: string[];
 }
 
-/** What the hierarchy needs from the run's services (src/services.ts provides it). */
+/** What the hierarchy needs from the run's services (app/services.ts provides it). */
 export interface HierarchyServices {
   snapshot(repo: string, commit: string): Promise<RepoSnapshot>;
   requireLlm(purpose: string): ChatModel;

@@ -17,7 +17,7 @@ interface LockInfo {
   host: string;
   startedAt: string;
   argv: string[];
-  /** the cluster task that holds it (LOCFIX_TASK_ID, set by the task script of src/cluster/) */
+  /** the cluster task that holds it (LOCFIX_TASK_ID, set by the task script of app/cluster/) */
   task?: string;
 }
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
 import { startChromaServer, type ChromaServer } from '../../src/vectorstore/chroma-server.ts';
-import { Services } from '../../src/services.ts';
+import { Services } from '../../app/services.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
 import { readArtifact } from '../../src/run/stage-runner.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';

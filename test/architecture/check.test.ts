@@ -47,7 +47,8 @@ describe('architecture check', () => {
 
   it('places files in the most specific room', () => {
     expect(roomOf('src/run/stage-runner.ts')).toBe('src/run');
-    expect(roomOf('src/cli.ts')).toBe('src/cli.ts');
+    expect(roomOf('app/cli.ts')).toBe('app/cli.ts');
+    expect(roomOf('app/engine/experiment.ts')).toBe('app/engine');
     expect(roomOf('localizer/blagent/index.ts')).toBe('localizer');
     expect(roomOf('src/nowhere/x.ts')).toBeUndefined();
   });
@@ -72,9 +73,12 @@ describe('architecture check', () => {
       'repair/big.ts': 'const a = 1;\n'.repeat(401),
       'validation/run.ts': "import { DockerRuntime } from '../docker/sandbox.ts';\n",
       'docker/sandbox.ts': 'export class DockerRuntime {}\n',
+      // one layer (services), but docker/ stands above src/: the whole picture forbids the arrow
+      'src/index/uses-docker.ts': "import { DockerRuntime } from '../../docker/sandbox.ts';\n",
     });
     const kinds = checkArchitecture(dir).map((v) => [v.kind, v.message.split(' ')[0]]);
     expect(kinds).toContainEqual(['upward', 'src/util/low.ts:1']);
+    expect(kinds).toContainEqual(['upward', 'src/index/uses-docker.ts:1']);
     expect(kinds).toContainEqual(['room-cycle', 'rooms']);
     expect(kinds).toContainEqual(['unplaced', 'src/mystery/z.ts']);
     expect(kinds).toContainEqual(['size', 'repair/big.ts']);

@@ -8,10 +8,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runShards, shardRunId, taskScript } from '../../src/cluster/shard-driver.ts';
+import { runShards, shardRunId, taskScript } from '../../app/cluster/shard-driver.ts';
 import type { ShardRunResult } from '../../src/run/run-result.ts';
-import { arraySpec, parseSqueue, sbatchArgs, SlurmScheduler } from '../../src/cluster/slurm.ts';
-import type { ShardScheduler, ShardSubmission, ShardTaskState } from '../../src/cluster/types.ts';
+import { arraySpec, parseSqueue, sbatchArgs, SlurmScheduler } from '../../app/cluster/slurm.ts';
+import type { ShardScheduler, ShardSubmission, ShardTaskState } from '../../app/cluster/types.ts';
 
 let dir: string;
 afterEach(async () => {

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { artifactSettings, loadRunConfig, parseRunConfig } from '../../src/config.ts';
 import { settingsChanges } from '../../src/util/settings-diff.ts';
-import { overridesFrom, RUN_FLAGS } from '../../src/commands/run.ts';
-import { RUN_FLAG_COVERAGE } from '../../src/commands/run-flags.ts';
+import { overridesFrom, RUN_FLAGS } from '../../app/commands/run-flags.ts';
+import { RUN_FLAG_COVERAGE } from '../../app/commands/run-flags.ts';
 import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
 
 async function configFile(content: unknown): Promise<string> {

@@ -95,7 +95,7 @@ describe('corrupt artifacts', () => {
 
 describe('runPipeline', () => {
   it('moves each instance through the stages, stops an instance at its failing stage, and resumes', async () => {
-    const { runPipeline } = await import('../../src/orchestrator/pipeline.ts');
+    const { runPipeline } = await import('../../app/engine/pipeline.ts');
     dir = mkdtempSync(path.join(tmpdir(), 'locfix-pipeline-'));
     const layout = new RunLayout(dir);
     const calls: string[] = [];
@@ -127,7 +127,7 @@ describe('runPipeline', () => {
   });
 
   it('Ctrl-C (shouldStop): the stage in flight finishes and is kept, nothing is recorded for work not started, and a resume does the rest', async () => {
-    const { runPipeline } = await import('../../src/orchestrator/pipeline.ts');
+    const { runPipeline } = await import('../../app/engine/pipeline.ts');
     dir = mkdtempSync(path.join(tmpdir(), 'locfix-pipeline-'));
     const layout = new RunLayout(dir);
     let stop = false;

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
 import { DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';
 import { buildMiniBenchmark } from '../../src/minibench/build.ts';
-import { Services } from '../../src/services.ts';
+import { Services } from '../../app/services.ts';
 import { runLocfix } from '../support/cli.ts';
 import { ensureDocker } from '../support/docker.ts';
 

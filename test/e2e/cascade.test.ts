@@ -8,7 +8,7 @@
 import { readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExperiment } from '../../src/commands/run.ts';
+import { runExperiment } from '../../app/engine/experiment.ts';
 import { parseRunConfig, type RunConfigInput } from '../../src/config.ts';
 import type { MiniBenchBuild } from '../../src/minibench/build.ts';
 import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';

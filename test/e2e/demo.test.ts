@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoCommand } from '../../src/commands/demo.ts';
+import { demoCommand } from '../../app/commands/demo.ts';
 import { DEMO_RECORDING_DIR, type DemoRecordingFile } from '../../src/minibench/demo-run.ts';
 import { ensureDocker } from '../support/docker.ts';
 

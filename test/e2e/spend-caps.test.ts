@@ -8,9 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExperiment } from '../../src/commands/run.ts';
+import { runExperiment } from '../../app/engine/experiment.ts';
 import { loadRunConfig, type RunConfigInput } from '../../src/config.ts';
-import { overridesFrom } from '../../src/commands/run.ts';
+import { overridesFrom } from '../../app/commands/run-flags.ts';
 import type { MiniBenchBuild } from '../../src/minibench/build.ts';
 import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import type { SpendLedgerFile } from '../../src/run/spend-ledger.ts';

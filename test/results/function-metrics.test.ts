@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { functionOutcome } from '../../results/function-metrics.ts';
 import { computeLocMetrics } from '../../results/loc-metrics.ts';
-import { evaluateRunFunctions } from '../../src/commands/eval-loc.ts';
+import { evaluateRunFunctions } from '../../results/run-loc-evaluation.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
 import { RepoStore } from '../../src/repo/store.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
-import { evaluateRun, evaluateRunFunctions } from '../../src/commands/eval-loc.ts';
+import { evaluateRun, evaluateRunFunctions } from '../../results/run-loc-evaluation.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 
 const run = promisify(execFile);

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runExperiment } from '../../src/commands/run.ts';
+import { runExperiment } from '../../app/engine/experiment.ts';
 import { parseRunConfig, type RunConfigInput } from '../../src/config.ts';
 import type { MiniBenchBuild } from '../../src/minibench/build.ts';
 import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../../src/minibench/demo-run.ts';

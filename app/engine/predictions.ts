@@ -1,9 +1,9 @@
 /** `predictions.jsonl` of a run: the selected patch of every instance whose selection finished, as the SWE-bench harness reads it. */
-import type { SweInstance } from '../dataset/schema.ts';
-import type { RunLayout } from '../run/run-layout.ts';
-import { readArtifact } from '../run/stage-runner.ts';
-import { STAGE } from '../run/stage.ts';
-import { writeJsonlAtomic } from '../util/fsx.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
+import type { RunLayout } from '../../src/run/run-layout.ts';
+import { readArtifact } from '../../src/run/stage-runner.ts';
+import { STAGE } from '../../src/run/stage.ts';
+import { writeJsonlAtomic } from '../../src/util/fsx.ts';
 import type { Selection } from '../../repair/types.ts';
 
 export async function writePredictions(

@@ -6,11 +6,11 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { calibrateRun, formatCalibration } from '../../results/calibration.ts';
-import { escalationCurve, type CurvePoint } from '../../results/cascade-replay.ts';
+import { escalationCurve, formatCurve, type CurvePoint } from '../../results/cascade-replay.ts';
 import { loadTierRun } from '../../results/tier-run.ts';
 import { escalationCurveChart, reliabilityDiagram } from '../../results/calibration-chart.ts';
 import { escapeHtml } from '../../results/report.ts';
-import { writeFileAtomic } from '../util/fsx.ts';
+import { writeFileAtomic } from '../../src/util/fsx.ts';
 
 interface CalibrateFlags {
   escalateTo?: string;
@@ -19,22 +19,6 @@ interface CalibrateFlags {
   steps: string;
   json?: boolean;
   html?: string;
-}
-
-export function formatCurve(signal: string, points: readonly CurvePoint[]): string {
-  const lines = [
-    `escalation curve by ${signal} (least confident first; ties of the signal can make the share escalated differ from the share asked)`,
-    '  asked  escalated  threshold   Top-1    MRR  LLM runs      tokens',
-  ];
-  for (const p of points) {
-    const s = p.summary;
-    const t = Number.isFinite(p.threshold) ? p.threshold.toFixed(3) : p.threshold > 0 ? 'all' : 'none';
-    lines.push(
-      `  ${(p.share * 100).toFixed(0).padStart(4)}%  ${(p.escalated * 100).toFixed(1).padStart(8)}%  ${t.padStart(9)}  ${s.top1.toFixed(3)}  ${s.mrr.toFixed(3)}  ${String(s.llmRuns).padStart(8)}  ${String(s.tokens).padStart(10)}${s.tokensComplete ? '' : '*'}`,
-    );
-  }
-  if (points.some((p) => !p.summary.tokensComplete)) lines.push('  * some answers did not record their tokens');
-  return lines.join('\n');
 }
 
 export function register(program: Command): void {

@@ -6,9 +6,10 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { defaultCacheDir } from '../dataset/load.ts';
+import { defaultCacheDir } from '../../src/dataset/load.ts';
 import { parsePublishedRun, PUBLISHED_FORMATS, writeImportedRun, type PublishedFormat } from '../../localizer/interchange/published-runs.ts';
-import { addSelectionOptions, loadSelectionWithDataset, type SelectionFlags } from './common.ts';
+import { addSelectionOptions } from './common.ts';
+import { loadSelectionWithDataset, type SelectionFlags } from '../engine/selection.ts';
 
 interface ImportFlags extends SelectionFlags {
   format: string;

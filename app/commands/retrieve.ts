@@ -1,6 +1,6 @@
 /**
  * `locfix retrieve`: model-free file retrieval (dense + BM25 + structural signals + similar past commits) for
- * a dataset selection; repositories, indexes and Chroma come from the shared Services (src/services.ts).
+ * a dataset selection; repositories, indexes and Chroma come from the shared Services (app/services.ts).
  *
  *   locfix retrieve --dataset FILE [--instances id,id | --pattern P | --repo R… | --limit N]
  *     [--embedder lexical|ollama:nomic-embed-text|openai:…] [--mirrors DIR] [--mirror owner/name=PATH]
@@ -15,12 +15,13 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createProgress } from '../run/progress.ts';
+import { createProgress } from '../../src/run/progress.ts';
 import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
 import { assertQueries, externalQuery, issueQueryText, type QueryPreset, type RetrievalQuery } from '../../localizer/retrieval/query.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../../localizer/retrieval/options.ts';
-import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
+import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
+import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
 
 export interface RetrieveCommandOptions extends SelectionFlags, Omit<ServiceFlags, 'llm'> {
   queries: string;

@@ -4,9 +4,9 @@
  * does: `true` where flags set it, or the reason it is set in the config file only; the compiler refuses a
  * config key that is missing there, and test/core/run-config.test.ts checks the table against RUN_FLAGS.
  */
-import type { RunConfigInput } from '../config.ts';
+import type { RunConfigInput } from '../../src/config.ts';
 import { localizerNames } from '../../localizer/registry.ts';
-import { positiveInt } from './common.ts';
+import { positiveInt } from '../engine/selection.ts';
 
 /** A `locfix run` flag and the config key it sets: flags and config are declared in this one table. */
 interface RunFlag {

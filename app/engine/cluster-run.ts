@@ -1,16 +1,16 @@
 /**
- * `locfix run --backend slurm`: the experiment as shards on the cluster (src/cluster/shard-driver.ts), each
+ * `locfix run --backend slurm`: the experiment as shards on the cluster (app/cluster/shard-driver.ts), each
  * task running this same configuration with `--shard i/n` on its node, then one merged run folder with its
  * analysis and report, as `locfix run` makes in one piece.
  */
 import path from 'node:path';
-import type { RunConfig } from '../config.ts';
+import type { RunConfig } from '../../src/config.ts';
 import { runShards, shardRunId, type ShardDriverResult } from '../cluster/shard-driver.ts';
-import type { ExperimentResult, ShardRunResult } from '../run/run-result.ts';
+import type { ExperimentResult, ShardRunResult } from '../../src/run/run-result.ts';
 import { SlurmScheduler } from '../cluster/slurm.ts';
 import type { ShardScheduler } from '../cluster/types.ts';
-import { pathExists, readJsonIfExists } from '../util/fsx.ts';
-import { loadSelection, runSelectionFlags } from './common.ts';
+import { pathExists, readJsonIfExists } from '../../src/util/fsx.ts';
+import { loadSelection, runSelectionFlags } from './selection.ts';
 import { mergeAndReport } from './merge.ts';
 
 const LOCFIX_BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');

@@ -1,36 +1,31 @@
 /**
- * `locfix run`: a whole SWE-bench experiment — file → function → line localization, repair, validation,
+ * The experiment engine: a whole SWE-bench experiment — file → function → line localization, repair, validation,
  * selection, evaluation — then the analysis and reports. Every stage's output per instance is an atomic file
- * under runs/<id>/, so an interrupted run (Ctrl-C, a crash, `kill -9`) resumes by running the same command.
- *
- *   locfix run --config experiment.json [--run-id ID] [--llm SPEC] [--localizer NAME] [--limit N] …
+ * under runs/<id>/, so an interrupted run (Ctrl-C, a crash, `kill -9`) resumes by running it again.
+ * `locfix run` (app/commands/run.ts), the benchmarks and the tests call `runExperiment`.
  */
-import type { Command } from 'commander';
 import path from 'node:path';
-import { artifactSettings, artifactSettingsOfConfig, loadRunConfig, type RunConfig } from '../config.ts';
-import { settingsChanges } from '../util/settings-diff.ts';
-import { loadSelection, runSelectionFlags } from './common.ts';
-import { defaultCacheDir } from '../dataset/load.ts';
+import { artifactSettings, artifactSettingsOfConfig, loadRunConfig, type RunConfig } from '../../src/config.ts';
+import { settingsChanges } from '../../src/util/settings-diff.ts';
+import { loadSelection, runSelectionFlags } from './selection.ts';
+import { defaultCacheDir } from '../../src/dataset/load.ts';
 import { Services } from '../services.ts';
-import { RunLayout } from '../run/run-layout.ts';
-import { closeInvocation, openManifest, readManifest } from '../run/manifest.ts';
-import { runPipeline, type InstancePipelineResult } from '../orchestrator/pipeline.ts';
-import { groupByRepo, releaseAfterLastInstance } from '../run/repo-release.ts';
-import { createProgress } from '../run/progress.ts';
-import { assembleStages, runPlan } from '../orchestrator/stages.ts';
-import { acquireRunLock } from '../run/run-lock.ts';
-import { SpendLedger, type SpendCaps } from '../run/spend-ledger.ts';
-import { STAGE } from '../run/stage.ts';
-import { writeJsonAtomic } from '../util/fsx.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import { closeInvocation, openManifest, readManifest } from '../../src/run/manifest.ts';
+import { runPipeline, type InstancePipelineResult } from './pipeline.ts';
+import { groupByRepo, releaseAfterLastInstance } from '../../src/run/repo-release.ts';
+import { createProgress } from '../../src/run/progress.ts';
+import { assembleStages, runPlan } from './stages.ts';
+import { acquireRunLock } from '../../src/run/run-lock.ts';
+import { SpendLedger, type SpendCaps } from '../../src/run/spend-ledger.ts';
+import { STAGE } from '../../src/run/stage.ts';
+import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
 import { localizerNeedsModel, validateLocalizer } from '../../localizer/registry.ts';
-import { writeReports } from './report.ts';
+import { writeReports } from '../../results/report-files.ts';
 import { writePredictions } from './predictions.ts';
-import { runOnCluster } from './run-cluster.ts';
-import { overridesFrom, RUN_FLAGS } from './run-flags.ts';
-
-export { overridesFrom, RUN_FLAGS };
-import type { ExperimentResult, ShardRunResult } from '../run/run-result.ts';
+import { runOnCluster } from './cluster-run.ts';
+import type { ExperimentResult, ShardRunResult } from '../../src/run/run-result.ts';
 import { makeRunSummary } from '../../validation/evaluate.ts';
 
 /** The run's spend ledger under the configured caps; a dollar cap needs the model's price. */
@@ -211,7 +206,7 @@ async function runExperimentLocked(
   await writeReports([analysis], layout.file('report'));
   await closeInvocation(layout, stageCounts());
   await services.close();
-  // last: a cluster task is done when this says so (src/cluster/shard-driver.ts)
+  // last: a cluster task is done when this says so (app/cluster/shard-driver.ts)
   await writeResult({ interrupted: false, failed, total: instances.length });
   const cats = analysis.report.failures.categories;
   log(
@@ -219,30 +214,4 @@ async function runExperimentLocked(
   );
   log(`report: ${layout.file('report', 'report.html')}`);
   return { runDir: layout.root, interrupted: false, failed, total: instances.length };
-}
-
-export function register(program: Command): void {
-  const command = program
-    .command('run')
-    .description('a whole experiment: localization → repair → validation → selection → evaluation → analysis (resumable)')
-    .option('--config <file>', 'JSON run configuration (see README); flags override it');
-  for (const spec of RUN_FLAGS) {
-    if (spec.repeat) command.option(spec.flag, spec.description, (v: string, acc: string[]) => [...acc, v], [] as string[]);
-    else command.option(spec.flag, spec.description);
-  }
-  command
-    .option('--retry-errors', 'rerun instance stages that recorded an error')
-    .action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: boolean }) => {
-      const config = await loadRunConfig(flags.config, overridesFrom(flags));
-      const result = await runExperiment(config, { retryErrors: flags.retryErrors });
-      if (result.budgetExhausted) process.exitCode = 3;
-      else if (result.incomplete) process.exitCode = 1;
-      else if (result.interrupted) process.exitCode = 130;
-      else if (result.total > 0 && result.failed === result.total) {
-        process.stderr.write(
-          `run: every instance (${result.total}) failed at some stage; each error is recorded in its stage artifact under ${result.runDir}\n`,
-        );
-        process.exitCode = 1;
-      }
-    });
 }

@@ -5,25 +5,25 @@
  * Commands and the orchestrator get everything from here, so a provider is configured in one place and a
  * stage never builds its own Chroma server or cat-file processes.
  */
-import { createEmbedder } from './embedding/factory.ts';
-import type { Embedder } from './embedding/types.ts';
-import { buildRepoIndex } from './index/repo-index.ts';
-import { defaultIndexMemo } from './index/index-memo.ts';
-import type { RepoIndex } from './index/types.ts';
-import type { FileFilterOptions } from './index/file-filter.ts';
-import type { FileParser } from './index/file-parser.ts';
-import { createChatModel } from './llm/factory.ts';
-import type { LlmConfigInput } from './llm/config.ts';
-import type { ChatModel } from './llm/types.ts';
-import { UsageMeter } from './llm/usage.ts';
-import { RepoStore } from './repo/store.ts';
-import type { RepoSnapshot } from './repo/types.ts';
-import { openChromaStore } from './vectorstore/supervised.ts';
-import { STAGE_ERROR_KIND } from './run/stage-runner.ts';
-import type { FileFacts } from './graph/file-facts.ts';
-import { buildRepoGraph, type RepoGraph } from './graph/repo-graph.ts';
-import type { VectorStore } from './vectorstore/types.ts';
-import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, ReadOnlyWorkspaces } from './sandbox/types.ts';
+import { createEmbedder } from '../src/embedding/factory.ts';
+import type { Embedder } from '../src/embedding/types.ts';
+import { buildRepoIndex } from '../src/index/repo-index.ts';
+import { defaultIndexMemo } from '../src/index/index-memo.ts';
+import type { RepoIndex } from '../src/index/types.ts';
+import type { FileFilterOptions } from '../src/index/file-filter.ts';
+import type { FileParser } from '../src/index/file-parser.ts';
+import { createChatModel } from '../src/llm/factory.ts';
+import type { LlmConfigInput } from '../src/llm/config.ts';
+import type { ChatModel } from '../src/llm/types.ts';
+import { UsageMeter } from '../src/llm/usage.ts';
+import { RepoStore } from '../src/repo/store.ts';
+import type { RepoSnapshot } from '../src/repo/types.ts';
+import { openChromaStore } from '../src/vectorstore/supervised.ts';
+import { STAGE_ERROR_KIND } from '../src/run/stage-runner.ts';
+import type { FileFacts } from '../src/graph/file-facts.ts';
+import { buildRepoGraph, type RepoGraph } from '../src/graph/repo-graph.ts';
+import type { VectorStore } from '../src/vectorstore/types.ts';
+import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, ReadOnlyWorkspaces } from '../src/sandbox/types.ts';
 
 export interface ServiceSettings {
   /** mirrors, embeddings, LLM cache, the local Chroma database */

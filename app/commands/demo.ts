@@ -15,11 +15,11 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
 import { DockerRuntime } from '../../docker/sandbox.ts';
-import { defaultCacheDir } from '../dataset/load.ts';
-import { buildMiniBenchmark, DEFAULT_MINIBENCH_DIR } from '../minibench/build.ts';
-import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../minibench/demo-run.ts';
-import { parseRunConfig } from '../config.ts';
-import { runExperiment } from './run.ts';
+import { defaultCacheDir } from '../../src/dataset/load.ts';
+import { buildMiniBenchmark, DEFAULT_MINIBENCH_DIR } from '../../src/minibench/build.ts';
+import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../../src/minibench/demo-run.ts';
+import { parseRunConfig } from '../../src/config.ts';
+import { runExperiment } from '../engine/experiment.ts';
 
 interface DemoFlags {
   out: string;

@@ -2,25 +2,13 @@
  * Options shared by the commands that work on a dataset selection with repositories, indexes and models,
  * so every command spells them the same way and builds its providers through one Services object.
  */
-import type { RunConfig } from '../config.ts';
-import type { LlmConfigInput } from '../llm/config.ts';
+import type { LlmConfigInput } from '../../src/llm/config.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
-import { defaultCacheDir, loadDataset } from '../dataset/load.ts';
-import type { SweInstance } from '../dataset/schema.ts';
-import { parseShard, selectInstances } from '../dataset/select.ts';
-import { parseMirrorSpecs } from '../repo/mirrors.ts';
+import { defaultCacheDir } from '../../src/dataset/load.ts';
+import { positiveInt } from '../engine/selection.ts';
+import { parseMirrorSpecs } from '../../src/repo/mirrors.ts';
 import { Services } from '../services.ts';
-
-export interface SelectionFlags {
-  dataset: string;
-  instances?: string;
-  pattern?: string;
-  repo?: string[];
-  limit?: string;
-  /** "i/n": this process's part of the selection (src/dataset/select.ts shardOf) */
-  shard?: string;
-}
 
 export interface ServiceFlags {
   cacheDir: string;
@@ -58,56 +46,6 @@ export function addServiceOptions(command: Command, options: { llm?: boolean } =
     .option('--llm <spec>', 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1')
     .option('--llm-timeout <seconds>', 'per model request (default 300)')
     .option('--llm-retries <n>', 'retries of a failed model request (default 4)');
-}
-
-export function positiveInt(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} expects a positive integer, got "${value}"`);
-  return n;
-}
-
-/** The selection a run config names, as loadSelection's flags. */
-export function runSelectionFlags(config: RunConfig, cacheDir: string): SelectionFlags & { cacheDir: string } {
-  return {
-    dataset: config.dataset,
-    instances: config.instances?.join(','),
-    pattern: config.pattern,
-    repo: config.repos,
-    limit: config.limit?.toString(),
-    shard: config.shard,
-    cacheDir,
-  };
-}
-
-/** Loads and selects instances; bad rows and unknown ids are reported on stderr, not fatal. */
-export async function loadSelection(flags: SelectionFlags & { cacheDir: string }, commandName: string): Promise<SweInstance[]> {
-  return (await loadSelectionWithDataset(flags, commandName)).selection;
-}
-
-/** The same, also returning the whole dataset (for formats that point into its order). */
-export async function loadSelectionWithDataset(
-  flags: SelectionFlags & { cacheDir: string },
-  commandName: string,
-): Promise<{ dataset: SweInstance[]; selection: SweInstance[] }> {
-  const dataset = await loadDataset(flags.dataset, { cacheDir: path.resolve(flags.cacheDir) });
-  for (const e of dataset.errors) process.stderr.write(`${commandName}: skipping ${e.message}\n`);
-  const { instances, unknownIds, unknownRepos } = selectInstances(dataset.instances, {
-    ids: flags.instances
-      ? flags.instances
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : undefined,
-    pattern: flags.pattern,
-    repos: flags.repo?.length ? flags.repo : undefined,
-    limit: positiveInt('--limit', flags.limit),
-    ...(flags.shard ? { shard: parseShard(flags.shard) } : {}),
-  });
-  if (unknownIds.length) process.stderr.write(`${commandName}: not in ${flags.dataset}: ${unknownIds.join(', ')}\n`);
-  if (unknownRepos.length) process.stderr.write(`${commandName}: no instance of ${unknownRepos.join(', ')} in ${flags.dataset}\n`);
-  if (instances.length === 0) throw new Error(`no instance of ${flags.dataset} matches the selection`);
-  return { dataset: dataset.instances, selection: instances };
 }
 
 export function servicesFrom(flags: ServiceFlags): Services {

@@ -17,9 +17,9 @@
  */
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { acquireRunLock, RUN_LOCK_FILE } from '../run/run-lock.ts';
-import type { ShardRunResult } from '../run/run-result.ts';
-import { pathExists, readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
+import { acquireRunLock, RUN_LOCK_FILE } from '../../src/run/run-lock.ts';
+import type { ShardRunResult } from '../../src/run/run-result.ts';
+import { pathExists, readJsonIfExists, writeJsonAtomic } from '../../src/util/fsx.ts';
 import type { ShardResources, ShardScheduler } from './types.ts';
 
 export interface ShardDriverOptions {

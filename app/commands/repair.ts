@@ -7,15 +7,16 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { createProgress } from '../run/progress.ts';
-import { RunLayout } from '../run/run-layout.ts';
-import { recordStageRun } from '../run/manifest.ts';
-import { groupByRepo } from '../run/repo-release.ts';
-import { STAGE, runStageOver } from '../run/stage.ts';
+import { createProgress } from '../../src/run/progress.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import { recordStageRun } from '../../src/run/manifest.ts';
+import { groupByRepo } from '../../src/run/repo-release.ts';
+import { STAGE, runStageOver } from '../../src/run/stage.ts';
 import { PythonAnalyzer } from '../../repair/analyzer.ts';
 import { repairStage, runSelectStage } from '../../repair/stage.ts';
-import { defaultCacheDir } from '../dataset/load.ts';
-import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
+import { defaultCacheDir } from '../../src/dataset/load.ts';
+import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
+import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
 
 interface RepairFlags extends SelectionFlags, ServiceFlags {
   out: string;

@@ -10,17 +10,17 @@
  */
 import path from 'node:path';
 import PQueue from 'p-queue';
-import type { RunConfig } from '../config.ts';
+import type { RunConfig } from '../../src/config.ts';
 import type { Services } from '../services.ts';
-import { PIPELINE_STAGES, type PipelineStage } from '../run/stage.ts';
-import type { RunPlan } from '../run/manifest.ts';
+import { PIPELINE_STAGES, type PipelineStage } from '../../src/run/stage.ts';
+import type { RunPlan } from '../../src/run/manifest.ts';
 import { createLocalizer } from '../../localizer/registry.ts';
 import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
 import { LocalDockerBackend } from '../../docker/local-backend.ts';
 import { DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';
-import type { ExecutionBackend } from '../sandbox/types.ts';
+import type { ExecutionBackend } from '../../src/sandbox/types.ts';
 import { evaluateStage, validateStage } from '../../validation/stages.ts';
 
 export interface StageAssembly {

@@ -1,5 +1,5 @@
 /**
- * The `locfix` command line. Each command lives in `src/commands/<name>.ts` and exports
+ * The `locfix` command line. Each command lives in `app/commands/<name>.ts` and exports
  * `register(program)`; this file only wires them together, so adding a command is one new file plus one
  * line in COMMANDS.
  */

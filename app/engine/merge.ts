@@ -1,24 +1,19 @@
 /**
- * `locfix merge --out DIR RUN…`: one run folder from the shards of a split run (`--shard i/n`) or from runs of
- * disjoint instances. Artifacts are joined (src/run/merge-runs.ts); predictions, the harness summary, the
- * analysis and the reports are computed again over the merged folder, exactly as `locfix run` computes them.
+ * One run folder from the shards of a split run (`--shard i/n`) or from runs of disjoint instances. Artifacts are
+ * joined (src/run/merge-runs.ts); predictions, the harness summary, the analysis and the reports are computed
+ * again over the merged folder, exactly as a run computes them.
  */
-import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { mergeRunFolders } from '../run/merge-runs.ts';
-import { RunLayout } from '../run/run-layout.ts';
-import { STAGE } from '../run/stage.ts';
-import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
+import { mergeRunFolders } from '../../src/run/merge-runs.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import { STAGE } from '../../src/run/stage.ts';
+import { readJsonIfExists, writeJsonAtomic } from '../../src/util/fsx.ts';
 import { writeRunAnalysis } from '../../results/run-analysis.ts';
 import { openRunFolder } from '../../results/run-folder.ts';
 import { makeRunSummary } from '../../validation/evaluate.ts';
-import { writeReports } from './report.ts';
+import { writeReports } from '../../results/report-files.ts';
 import { writePredictions } from './predictions.ts';
-
-export async function mergeCommand(inputs: readonly string[], flags: { out: string }): Promise<void> {
-  await mergeAndReport(path.resolve(flags.out), inputs, (line) => process.stderr.write(line + '\n'));
-}
 
 /** Joins `inputs` into `out`, then computes its predictions, harness summary, analysis and reports. */
 export async function mergeAndReport(out: string, inputs: readonly string[], log: (line: string) => void): Promise<void> {
@@ -59,13 +54,4 @@ async function checkSameArm(inputs: readonly string[]): Promise<void> {
       );
     }
   }
-}
-
-export function register(program: Command): void {
-  program
-    .command('merge')
-    .description('join run folders (the shards of a split run) into one, with its analysis and report')
-    .argument('<runs...>', 'run folders to join')
-    .requiredOption('--out <dir>', 'the merged run folder')
-    .action(mergeCommand);
 }

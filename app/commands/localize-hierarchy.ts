@@ -7,15 +7,16 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { createProgress } from '../run/progress.ts';
+import { createProgress } from '../../src/run/progress.ts';
 import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../localizer/interchange/loc-outputs.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
-import { groupByRepo } from '../run/repo-release.ts';
-import { RunLayout } from '../run/run-layout.ts';
-import { HANDOFFS, type Handoff } from '../artifacts/localization.ts';
-import { recordStageRun } from '../run/manifest.ts';
-import { STAGE, runStageOver } from '../run/stage.ts';
-import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
+import { groupByRepo } from '../../src/run/repo-release.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import { HANDOFFS, type Handoff } from '../../src/artifacts/localization.ts';
+import { recordStageRun } from '../../src/run/manifest.ts';
+import { STAGE, runStageOver } from '../../src/run/stage.ts';
+import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
+import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
 
 interface HierarchyFlags extends SelectionFlags, ServiceFlags {
   out: string;

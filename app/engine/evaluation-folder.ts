@@ -6,12 +6,12 @@
  * as they are.
  */
 import path from 'node:path';
-import type { SweInstance } from '../dataset/schema.ts';
-import { recordStageRun } from '../run/manifest.ts';
-import { RunLayout } from '../run/run-layout.ts';
-import type { StageArtifact } from '../run/stage-runner.ts';
-import { STAGE } from '../run/stage.ts';
-import { writeJsonAtomic } from '../util/fsx.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
+import { recordStageRun } from '../../src/run/manifest.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import type { StageArtifact } from '../../src/run/stage-runner.ts';
+import { STAGE } from '../../src/run/stage.ts';
+import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import type { Selection } from '../../repair/types.ts';
 import type { InstanceOutcome } from '../../validation/evaluate.ts';
 import type { Prediction } from '../../validation/predictions.ts';

@@ -4,11 +4,12 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { createProgress } from '../run/progress.ts';
+import { createProgress } from '../../src/run/progress.ts';
 import { createLocalizer, localizerNames, localizerNeedsModel, validateLocalizer } from '../../localizer/registry.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
-import { STAGE } from '../run/stage.ts';
-import { addSelectionOptions, addServiceOptions, loadSelection, positiveInt, servicesFrom, type SelectionFlags, type ServiceFlags } from './common.ts';
+import { STAGE } from '../../src/run/stage.ts';
+import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
+import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
 
 interface LocalizeFlags extends SelectionFlags, ServiceFlags {
   localizer: string;

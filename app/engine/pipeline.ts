@@ -8,12 +8,12 @@
  * analysis reads the recorded error as the reason.
  */
 import PQueue from 'p-queue';
-import type { SweInstance } from '../dataset/schema.ts';
-import type { RunLayout } from '../run/run-layout.ts';
-import { memoryInput, type PipelineStage } from '../run/stage.ts';
-import { runInstanceStage, StageNotRecorded, type StageArtifact, type StageEvent } from '../run/stage-runner.ts';
-import type { SpendLedger } from '../run/spend-ledger.ts';
-import { BudgetExhaustedError, SpendScope, subtractSpent, type SpendBudget } from '../llm/spend.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
+import type { RunLayout } from '../../src/run/run-layout.ts';
+import { memoryInput, type PipelineStage } from '../../src/run/stage.ts';
+import { runInstanceStage, StageNotRecorded, type StageArtifact, type StageEvent } from '../../src/run/stage-runner.ts';
+import type { SpendLedger } from '../../src/run/spend-ledger.ts';
+import { BudgetExhaustedError, SpendScope, subtractSpent, type SpendBudget } from '../../src/llm/spend.ts';
 
 export interface PipelineOptions {
   layout: RunLayout;

@@ -3,13 +3,13 @@
  * Resumes by existing report.json files; writes runs/<id>/evaluation/summary.json.
  */
 import type { Command } from 'commander';
-import { recordEvaluationRun } from './evaluation-folder.ts';
+import { recordEvaluationRun } from '../engine/evaluation-folder.ts';
 import os from 'node:os';
 import path from 'node:path';
-import { loadDataset } from '../dataset/load.ts';
-import { RepoStore } from '../repo/store.ts';
-import { acquireRunLock } from '../run/run-lock.ts';
-import { NETWORK_MODES, type NetworkMode } from '../sandbox/types.ts';
+import { loadDataset } from '../../src/dataset/load.ts';
+import { RepoStore } from '../../src/repo/store.ts';
+import { acquireRunLock } from '../../src/run/run-lock.ts';
+import { NETWORK_MODES, type NetworkMode } from '../../src/sandbox/types.ts';
 import { DockerRuntime } from '../../docker/sandbox.ts';
 import { CACHE_LEVELS, DEFAULT_BASE_IMAGE, ImageProvider, type ImageConfig } from '../../docker/images.ts';
 import { DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';

@@ -1,25 +1,19 @@
 /**
- * `locfix eval-loc RUN [--stage retrieve] [--json]`: file-level Top-k (Hit@k), Acc@k (every gold file in the
- * first k) and MRR of a run.
- *
- * The denominator is every instance the run's manifest selected; an instance whose artifact is missing
- * (never finished) or recorded an error counts as a miss.
+ * Localization metrics of any run folder: file-level Top-k (Hit@k), Acc@k and MRR of a stage, and
+ * function-level Top-k/MRR. The denominator is every instance the folder selected that reached the stage.
  */
-import type { Command } from 'commander';
-import { readJsonIfExists } from '../util/fsx.ts';
-import { rankedPathsOf } from '../artifacts/localization.ts';
-import { RunLayout, type StageSelection } from '../run/run-layout.ts';
-import { openRunFolder, type RunFolder } from '../../results/run-folder.ts';
-import { defaultCacheDir, loadDataset } from '../dataset/load.ts';
-import type { SweInstance } from '../dataset/schema.ts';
-import { RepoStore } from '../repo/store.ts';
-import type { RepoSnapshot } from '../repo/types.ts';
-import { modifiedExistingFiles } from '../patch.ts';
-import { extractDefinitions } from '../parsing/definitions.ts';
-import { goldElements } from '../../results/failure-analysis.ts';
-import { functionOutcome, predictedElementsOf } from '../../results/function-metrics.ts';
-import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetricsDetail } from '../../results/loc-metrics.ts';
-import { computeRunnerMetrics, formatRunnerMetrics, runnerRow, type RunnerMetrics, type RunnerRow } from '../../results/runner-metrics.ts';
+import { readJsonIfExists } from '../src/util/fsx.ts';
+import { rankedPathsOf } from '../src/artifacts/localization.ts';
+import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
+import { openRunFolder, type RunFolder } from './run-folder.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import type { RepoSnapshot } from '../src/repo/types.ts';
+import { modifiedExistingFiles } from '../src/patch.ts';
+import { extractDefinitions } from '../src/parsing/definitions.ts';
+import { goldElements } from './failure-analysis.ts';
+import { functionOutcome, predictedElementsOf } from './function-metrics.ts';
+import { computeLocMetrics, type LocMetricsDetail } from './loc-metrics.ts';
+import { computeRunnerMetrics, runnerRow, type RunnerMetrics, type RunnerRow } from './runner-metrics.ts';
 
 export interface RunLocEvaluation extends LocMetricsDetail {
   /** the stage scored */
@@ -107,49 +101,4 @@ export async function evaluateRunFunctions(
     );
   }
   return { ...computeLocMetrics(outcomes), missingGold };
-}
-
-export function register(program: Command): void {
-  program
-    .command('eval-loc')
-    .description('file- or function-level localization metrics (Top-1/3/5/10/15, MRR) of a run')
-    .argument('<run>', 'run directory, e.g. runs/my-run')
-    .option(
-      '--stage <name>',
-      "stage whose artifacts to score (default: the run's file localization, localize-files or retrieve; localize-functions with --level function)",
-    )
-    .option('--json', 'print one JSON object {"n","top1".."top15","mrr","acc1".."acc15"} (top = some gold file in the first k, acc = every gold file)')
-    .option('--level <level>', 'file | function (function level reads the base files: pass --dataset and --mirrors)', 'file')
-    .option('--dataset <source>', "the run's dataset (function level: gold patches)")
-    .option('--mirrors <dir>', 'bare mirrors laid out as owner+name/repo (function level)')
-    .option('--cache-dir <dir>', 'repository and dataset cache', defaultCacheDir())
-    .action(async (run: string, opts: { stage?: string; json?: boolean; level: string; dataset?: string; mirrors?: string; cacheDir: string }) => {
-      let m: LocMetricsDetail & { missingGold: string[]; runner?: RunnerMetrics; notAttempted?: string[]; stage?: string };
-      if (opts.level === 'function') {
-        opts.stage ??= 'localize-functions';
-        if (!opts.dataset) throw new Error('--level function needs --dataset (the gold patches) and usually --mirrors');
-        const { instances } = await loadDataset(opts.dataset, { cacheDir: opts.cacheDir });
-        const store = new RepoStore({ cacheDir: opts.cacheDir, mirrorsDir: opts.mirrors });
-        try {
-          m = await evaluateRunFunctions(run, opts.stage, instances, (i) => store.snapshot(i.repo, i.base_commit));
-        } finally {
-          await store.close();
-        }
-      } else if (opts.level === 'file') m = await evaluateRun(run, opts.stage);
-      else throw new Error(`--level must be file or function, got "${opts.level}"`);
-      if (opts.json) {
-        process.stdout.write(JSON.stringify({ ...metricsSummary(m), ...('runner' in m ? { runner: m.runner } : {}) }) + '\n');
-        return;
-      }
-      const stage = m.stage ?? opts.stage;
-      process.stdout.write(formatLocMetricsTable([{ label: `${run} (${stage})`, metrics: m }]) + '\n');
-      const notes = [`n = ${m.n} scored; ${m.failed} of them without a ranking (the stage failed) count as misses`];
-      if (m.notAttempted?.length) notes.push(`${m.notAttempted.length} selected instances never reached this stage and are in no denominator`);
-      if (m.missingGold.length)
-        notes.push(
-          `${m.missingGold.length} selected instances have no ${opts.level === 'function' ? 'function-level gold edit' : 'gold patch'} and are left out`,
-        );
-      process.stdout.write(notes.join('\n') + '\n');
-      if (m.runner) process.stdout.write(`\n${formatRunnerMetrics(`${run} (${stage})`, m.runner)}\n`);
-    });
 }

@@ -8,27 +8,10 @@
  */
 import type { Command } from 'commander';
 import path from 'node:path';
-import { compareRuns } from '../../results/compare.ts';
 import { analyzeRun, writeRunAnalysis, type RunAnalysis } from '../../results/run-analysis.ts';
-import { renderMarkdown, type Report } from '../../results/report.ts';
-import { renderHtml } from '../../results/report-html.ts';
+import { renderMarkdown } from '../../results/report.ts';
+import { buildReport, writeReports } from '../../results/report-files.ts';
 import { FAILURE_CATEGORIES, NOT_JUDGED } from '../../results/failure-analysis.ts';
-import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.ts';
-
-export function buildReport(analyses: readonly RunAnalysis[], arms?: Record<string, string[]>): Report {
-  return {
-    generatedAt: new Date().toISOString(),
-    runs: analyses.map((a) => a.report),
-    ...(analyses.length > 1
-      ? {
-          comparison: compareRuns(
-            analyses.map((a) => a.outcome),
-            arms ? { arms } : {},
-          ),
-        }
-      : {}),
-  };
-}
 
 /** `--arm NAME=RUN,RUN` (repeatable): runs the user groups into one arm, by run id (the folder's name). */
 export function parseArmFlags(values: readonly string[] | undefined): Record<string, string[]> | undefined {
@@ -46,15 +29,6 @@ export function parseArmFlags(values: readonly string[] | undefined): Record<str
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
-
-/** Writes report.json, report.md and report.html into `outDir`; returns the report. */
-export async function writeReports(analyses: readonly RunAnalysis[], outDir: string, arms?: Record<string, string[]>): Promise<Report> {
-  const report = buildReport(analyses, arms);
-  await writeJsonAtomic(path.join(outDir, 'report.json'), report);
-  await writeFileAtomic(path.join(outDir, 'report.md'), renderMarkdown(report));
-  await writeFileAtomic(path.join(outDir, 'report.html'), renderHtml(report));
-  return report;
-}
 
 function printAnalysis(a: RunAnalysis): void {
   const s = a.report.failures;
