@@ -20,10 +20,9 @@ import { RepoStore } from '../src/repo/store.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { openChromaStore } from '../src/vectorstore/supervised.ts';
 import { STAGE_ERROR_KIND } from '../src/run/stage-runner.ts';
-import type { FileFacts } from '../src/graph/file-facts.ts';
-import { buildRepoGraph, type RepoGraph } from '../src/graph/repo-graph.ts';
+import type { RepoGraph } from '../src/index/graph/repo-graph.ts';
+import { codeGraphOf } from '../src/index/channels/graph.ts';
 import type { VectorStore } from '../src/vectorstore/types.ts';
-import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, ReadOnlyWorkspaces } from '../src/sandbox/types.ts';
 
 export interface ServiceSettings {
   /** mirrors, embeddings, LLM cache, the local Chroma database */
@@ -50,10 +49,6 @@ export class Services {
   private llmInstance?: ChatModel;
   /** the last few indexes, so consecutive stages on one snapshot do not rebuild BM25 and definitions */
   private readonly indexes = new Map<string, Promise<RepoIndex>>();
-  private readonly graphs = new Map<string, Promise<RepoGraph>>();
-  /** file facts of the repositories in use (dropped with releaseRepo), so the next commit's graph parses only changed files */
-  private readonly graphFacts = new Map<string, FileFacts>();
-  private workspaces?: ReadOnlyWorkspaces;
 
   constructor(readonly settings: ServiceSettings) {
     this.store = new RepoStore({
@@ -163,39 +158,16 @@ export class Services {
   }
 
   /**
-   * The code graph of a snapshot (src/graph): built once per commit in this process, incrementally from the
-   * facts of earlier commits; facts persist under `<cacheDir>/graph/`, keyed by blob and the queries' hash.
+   * The code graph of a snapshot alone (the `graph` capability), from the same cache as the index's graph
+   * channel (src/index/channels/graph.ts): built once per commit, incrementally from earlier commits' facts.
    */
   graph(snapshot: RepoSnapshot): Promise<RepoGraph> {
-    const key = `${snapshot.repo}@${snapshot.commit}`;
-    let graph = this.graphs.get(key);
-    if (!graph) {
-      graph = buildRepoGraph(snapshot, {
-        cacheDir: this.settings.cacheDir,
-        memo: this.graphFacts,
-        ...(this.settings.fileFilter ? { fileFilter: { ...this.settings.fileFilter, excludeTests: false } } : {}),
-      });
-      graph.catch(() => this.graphs.delete(key));
-      this.graphs.set(key, graph);
-      while (this.graphs.size > 2) this.graphs.delete(this.graphs.keys().next().value!);
-    }
-    return graph;
-  }
-
-  /**
-   * A read-only sandbox holding the snapshot (the explorer's commands run there), on the Docker engine of
-   * DOCKER_HOST or the local socket. `settings.runId` labels it, so a crashed run's leftovers can be swept.
-   */
-  async workspace(snapshot: RepoSnapshot, options: Omit<ReadOnlyWorkspaceOptions, 'runId'>): Promise<ReadOnlyWorkspace> {
-    this.workspaces ??= new (await import('../docker/read-only-workspace.ts')).DockerReadOnlyWorkspaces();
-    return this.workspaces.open(snapshot, { ...options, ...(this.settings.runId ? { runId: this.settings.runId } : {}) });
+    return codeGraphOf(snapshot, { cacheDir: this.settings.cacheDir, ...(this.settings.fileFilter ? { fileFilter: this.settings.fileFilter } : {}) });
   }
 
   /** Forgets a repository's indexes, graphs, parse results and commit history (a run that has moved on to another one). */
   releaseRepo(repo: string): void {
     for (const key of [...this.indexes.keys()]) if (key.startsWith(`${repo}@`)) this.indexes.delete(key);
-    for (const key of [...this.graphs.keys()]) if (key.startsWith(`${repo}@`)) this.graphs.delete(key);
-    for (const key of [...this.graphFacts.keys()]) if (key.startsWith(`${repo}\0`)) this.graphFacts.delete(key);
     defaultIndexMemo().forgetRepo(repo);
     this.store.releaseRepo(repo);
   }

@@ -4,7 +4,8 @@
  * first use, so a run without Docker stages never talks to the daemon.
  */
 import PQueue from 'p-queue';
-import type { ExecutionBackend, ExecutionEngine } from '../src/sandbox/types.ts';
+import type { ExecutionBackend, ExecutionEngine, ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, WorkspaceSnapshot } from '../src/sandbox/types.ts';
+import { DockerReadOnlyWorkspaces, sweepWorkspaceVolumes } from './read-only-workspace.ts';
 import type { MirrorLocator } from './images.ts';
 import { ImageProvider, type ImageConfig } from './images.ts';
 import { DockerRuntime } from './sandbox.ts';
@@ -22,6 +23,7 @@ export class LocalDockerBackend implements ExecutionBackend {
   private readonly queue: PQueue;
   private runtimeInstance?: DockerRuntime;
   private imagesInstance?: ImageProvider;
+  private workspaces?: DockerReadOnlyWorkspaces;
 
   constructor(
     private readonly mirrors: MirrorLocator,
@@ -47,8 +49,14 @@ export class LocalDockerBackend implements ExecutionBackend {
     return this.queue.add(() => work(this.engine)) as Promise<T>;
   }
 
-  sweep(runId: string): Promise<number> {
-    return this.runtime.sweepContainers(runId);
+  openWorkspace(snapshot: WorkspaceSnapshot, options: ReadOnlyWorkspaceOptions): Promise<ReadOnlyWorkspace> {
+    this.workspaces ??= new DockerReadOnlyWorkspaces(this.runtime.docker);
+    return this.workspaces.open(snapshot, options);
+  }
+
+  async sweep(runId: string): Promise<number> {
+    // containers first: a workspace's snapshot volume is in use until its container is gone
+    return (await this.runtime.sweepContainers(runId)) + (await sweepWorkspaceVolumes(runId, this.runtime.docker));
   }
 
   async close(): Promise<void> {

@@ -11,7 +11,8 @@
  * run's containers from every engine that still answers.
  */
 import Docker from 'dockerode';
-import type { ExecutionBackend, ExecutionEngine } from '../src/sandbox/types.ts';
+import type { ExecutionBackend, ExecutionEngine, ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, WorkspaceSnapshot } from '../src/sandbox/types.ts';
+import { DockerReadOnlyWorkspaces, sweepWorkspaceVolumes } from './read-only-workspace.ts';
 import { DEFAULT_BASE_IMAGE, ImageProvider, type ImageConfig, type MirrorLocator } from './images.ts';
 import { DockerRuntime } from './sandbox.ts';
 
@@ -159,9 +160,19 @@ export class DockerPoolBackend implements ExecutionBackend {
     for (const engine of this.engines) if (!engine.drained) await engine.images.releaseAll().catch(() => undefined);
   }
 
+  /** on the healthy engine with the most free capacity; a workspace takes no validation slot (it only reads) */
+  async openWorkspace(snapshot: WorkspaceSnapshot, options: ReadOnlyWorkspaceOptions): Promise<ReadOnlyWorkspace> {
+    const healthy = this.engines.filter((e) => !e.drained).sort((a, b) => b.spec.maxWorkers - b.active - (a.spec.maxWorkers - a.active));
+    if (!healthy[0]) throw new Error(`docker-pool: every engine is drained (${this.engines.map((e) => `${e.id}: ${e.drained}`).join('; ')})`);
+    return new DockerReadOnlyWorkspaces(healthy[0].runtime.docker).open(snapshot, options);
+  }
+
   async sweep(runId: string): Promise<number> {
     let removed = 0;
-    for (const engine of this.engines) removed += await engine.runtime.sweepContainers(runId).catch(() => 0);
+    for (const engine of this.engines) {
+      removed += await engine.runtime.sweepContainers(runId).catch(() => 0);
+      removed += await sweepWorkspaceVolumes(runId, engine.runtime.docker).catch(() => 0);
+    }
     return removed;
   }
 }

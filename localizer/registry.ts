@@ -4,58 +4,75 @@
  * file or `--options` is checked before any instance runs.
  */
 import type { z } from 'zod';
+import type { Capability, LocalizerNeeds } from './capabilities.ts';
 import { parseLocalizerOptions } from './options.ts';
 import type { FileLocalizer } from './types.ts';
-import type { LocagentOptions } from './locagent/options.ts';
-import type { ExplorerOptions } from './explorer/options.ts';
-import type { CascadeOptions } from './cascade/options.ts';
 
-export interface LocalizerEntry {
-  /** the schema of the options a config file or `--options` may give */
-  options(): Promise<z.ZodType<Record<string, unknown>>>;
+/**
+ * One localizer, typed from its schema to its constructor: `options` is the schema a config file or
+ * `--localizer-options` is checked against, and `needs`, `nested` and `create` receive what it parsed.
+ */
+export interface LocalizerDefinition<Options> {
+  options(): Promise<z.ZodType<Options>>;
+  /** capabilities it cannot answer without, given its options (checked before any instance runs) */
+  needs?(options: Options): Capability[];
+  /** capabilities it uses when the run has them, given its options */
+  uses?(options: Options): Capability[];
   /** localizers nested in these options (a cascade's tiers), validated with them before any instance runs */
-  nested?(options: Record<string, unknown>): Array<{ name: string; options: Record<string, unknown>; set(parsed: Record<string, unknown>): void }>;
-  /** true when the localizer cannot answer without a chat model (checked before any instance runs) */
-  needsModel?(options: Record<string, unknown>): boolean;
+  nested?(options: Options): Array<{ name: string; options: Record<string, unknown>; set(parsed: Record<string, unknown>): void }>;
   /** `options` already validated; `run.seed` is the run's seed (localizers that sample may use it) */
-  create(options: Record<string, unknown>, run: { seed?: number }): Promise<FileLocalizer>;
+  create(options: Options, run: { seed?: number }): Promise<FileLocalizer>;
 }
 
+/** A definition with its option type erased, as the registry keeps it. */
+export type LocalizerEntry = LocalizerDefinition<Record<string, unknown>>;
+
+/**
+ * The registry keeps definitions of different option types in one table. Erasing the type is safe because the
+ * registry calls `needs`, `nested` and `create` only with what that definition's own schema parsed.
+ */
+export function defineLocalizer<Options>(definition: LocalizerDefinition<Options>): LocalizerEntry {
+  return definition as unknown as LocalizerEntry;
+}
+
+/** The options' own seed wins; otherwise the run's. */
+const withRunSeed = <O extends { seed?: number }>(options: O, run: { seed?: number }): O => ({
+  ...(run.seed !== undefined ? { seed: run.seed } : {}),
+  ...options,
+});
+
 export const LOCALIZERS: Record<string, LocalizerEntry> = {
-  retrieval: {
+  retrieval: defineLocalizer({
     options: async () => (await import('./retrieval-localizer.ts')).RetrievalOptionsSchema,
     create: async (options) => new (await import('./retrieval-localizer.ts')).RetrievalLocalizer(options),
-  },
-  oracle: {
+  }),
+  oracle: defineLocalizer({
     options: async () => (await import('./oracle.ts')).OracleOptionsSchema,
     create: async () => new (await import('./oracle.ts')).OracleLocalizer(),
-  },
-  blagent: {
+  }),
+  blagent: defineLocalizer({
     options: async () => (await import('./blagent/options.ts')).BlagentOptionsSchema,
-    needsModel: (options) => options.allowNoLlm !== true,
-    // the options' own seed wins; otherwise the run's
-    create: async (options, run) =>
-      new (await import('./blagent/index.ts')).BlagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options }),
-  },
-  locagent: {
+    needs: (options) => (options.allowNoLlm === true ? [] : ['model']),
+    uses: () => ['model'],
+    create: async (options, run) => new (await import('./blagent/index.ts')).BlagentLocalizer(withRunSeed(options, run)),
+  }),
+  locagent: defineLocalizer({
     options: async () => (await import('./locagent/options.ts')).LocagentOptionsSchema,
-    needsModel: () => true,
-    // the options' own seed wins; otherwise the run's
-    create: async (options, run) =>
-      new (await import('./locagent/index.ts')).LocagentLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options } as LocagentOptions),
-  },
-  explorer: {
+    needs: () => ['model', 'graph'],
+    create: async (options, run) => new (await import('./locagent/index.ts')).LocagentLocalizer(withRunSeed(options, run)),
+  }),
+  explorer: defineLocalizer({
     options: async () => (await import('./explorer/options.ts')).ExplorerOptionsSchema,
-    needsModel: () => true,
-    // the options' own seed wins; otherwise the run's
-    create: async (options, run) =>
-      new (await import('./explorer/index.ts')).ExplorerLocalizer({ ...(run.seed !== undefined ? { seed: run.seed } : {}), ...options } as ExplorerOptions),
-  },
-  cascade: {
+    needs: () => ['model', 'workspace'],
+    create: async (options, run) => new (await import('./explorer/index.ts')).ExplorerLocalizer(withRunSeed(options, run)),
+  }),
+  cascade: defineLocalizer({
     options: async () => (await import('./cascade/options.ts')).CascadeOptionsSchema,
-    needsModel: (options) => (options as CascadeOptions).tiers.some((tier) => localizerNeedsModel(tier.localizer, tier.options)),
+    // a cascade needs what any tier needs (a tier may run for every instance), and keeps its tiers' answers in parts
+    needs: (options) => [...new Set<Capability>(['parts', ...options.tiers.flatMap((tier) => localizerNeeds(tier.localizer, tier.options).needs)])],
+    uses: (options) => options.tiers.flatMap((tier) => localizerNeeds(tier.localizer, tier.options).uses),
     nested: (options) =>
-      (options as CascadeOptions).tiers.map((tier) => ({
+      options.tiers.map((tier) => ({
         name: tier.localizer,
         options: tier.options,
         set: (parsed) => {
@@ -64,18 +81,20 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
       })),
     // tiers are built through this registry, with the run's seed
     create: async (options, run) =>
-      new (await import('./cascade/index.ts')).CascadeLocalizer(options as CascadeOptions, (name, tierOptions) => createLocalizer(name, tierOptions, run)),
-  },
-  agentless: {
+      new (await import('./cascade/index.ts')).CascadeLocalizer(options, (name, tierOptions) => createLocalizer(name, tierOptions, run)),
+  }),
+  agentless: defineLocalizer({
     options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,
-    needsModel: () => true,
+    needs: () => ['model'],
     create: async (options) => new (await import('./agentless/index.ts')).AgentlessLocalizer(options),
-  },
+  }),
 };
 
-/** Whether a localizer with these (validated) options needs a chat model. */
-export function localizerNeedsModel(name: string, options: Record<string, unknown> = {}): boolean {
-  return entryOf(name, 'localizer.name').needsModel?.(options) ?? false;
+/** What a localizer with these (validated) options needs of the run, and what else it uses when there. */
+export function localizerNeeds(name: string, options: Record<string, unknown> = {}): LocalizerNeeds {
+  const entry = entryOf(name, 'localizer.name');
+  const needs = entry.needs?.(options) ?? [];
+  return { needs, uses: [...new Set([...needs, ...(entry.uses?.(options) ?? [])])] };
 }
 
 export function localizerNames(): string[] {

@@ -9,8 +9,7 @@ import { z } from 'zod';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { defaultQueries, type QueryPreset, type RetrievalQuery } from './retrieval/query.ts';
-import { type RetrievalIndex, type RetrievalResult, retrieveFiles } from './retrieval/retriever.ts';
-import { entityNeighbors } from '../src/graph/neighbors.ts';
+import { type RetrievalResult, retrieveFiles } from './retrieval/retriever.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
 import { agreementWith, scoreSignals, signals, type ConfidenceSignals } from '../src/artifacts/confidence.ts';
@@ -52,16 +51,10 @@ export class RetrievalLocalizer implements FileLocalizer {
     const queries =
       this.settings.queriesFor?.(ctx.instance) ??
       defaultQueries(ctx.instance.problem_statement, this.settings.queries, { environmentReports: this.settings.environmentReports });
-    // the graph channel needs the commit's code graph; without one it is off, and the answer says so
-    let searchable: RetrievalIndex = index;
-    const graphWarnings: string[] = [];
-    if (this.options.weights.graph > 0) {
-      if (ctx.graph) {
-        const { graph } = await ctx.graph();
-        searchable = { ...index, neighborsOf: (id: string) => entityNeighbors(graph, id) };
-      } else graphWarnings.push('weights.graph is set but this run has no code graph: the graph channel was off');
-    }
-    const result = await retrieveFiles(searchable, queries, this.options);
+    // the graph channel needs the commit's code graph; an index without one leaves it off, and the answer says so
+    const graphWarnings =
+      this.options.weights.graph > 0 && !index.graphNeighbors ? ['weights.graph is set but this index has no code graph: the graph channel was off'] : [];
+    const result = await retrieveFiles(index, queries, this.options);
     const listing = await ctx.snapshot.listFiles().then(
       (entries) => entries.map((e) => e.path),
       () => undefined, // the index was built from this listing; a second read failing leaves only the check out

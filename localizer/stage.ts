@@ -11,7 +11,7 @@ import type { FileParser } from '../src/index/file-parser.ts';
 import type { RepoIndex } from '../src/index/types.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
-import type { RepoGraph } from '../src/graph/repo-graph.ts';
+import type { RepoGraph } from '../src/index/graph/repo-graph.ts';
 import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions } from '../src/sandbox/types.ts';
 import { groupByRepo, releaseAfterLastInstance } from '../src/run/repo-release.ts';
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
@@ -22,16 +22,22 @@ import type { StageArtifact, StageEvent } from '../src/run/stage-runner.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
 import { settingsChanges } from '../src/util/settings-diff.ts';
 import path from 'node:path';
+import { declares, type Capability, type CapabilitySupply, type LocalizerNeeds } from './capabilities.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
 
 /** What file localization needs from the run's services (app/services.ts provides it). */
 export interface LocalizationServices {
   snapshot(repo: string, commit: string): Promise<RepoSnapshot>;
   index(snapshot: RepoSnapshot, parser?: FileParser): Promise<RepoIndex>;
+  /** the code graph alone (the `graph` capability) */
   graph?(snapshot: RepoSnapshot): Promise<RepoGraph>;
-  workspace?(snapshot: RepoSnapshot, options: Omit<ReadOnlyWorkspaceOptions, 'runId'>): Promise<ReadOnlyWorkspace>;
   releaseRepo(repo: string): void;
   readonly llm: ChatModel | undefined;
+}
+
+/** Where read-only workspaces come from (the `workspace` capability): the run's execution backend. */
+export interface WorkspaceProvider {
+  openWorkspace?(snapshot: RepoSnapshot, options: ReadOnlyWorkspaceOptions): Promise<ReadOnlyWorkspace>;
 }
 
 export interface FileStageOptions {
@@ -41,6 +47,23 @@ export interface FileStageOptions {
   runDir?: string;
   /** limits index builds (CPU- and memory-heavy) when instances run concurrently */
   limitIndexing?: <T>(build: () => Promise<T>) => Promise<T>;
+  /**
+   * what the localizer declared (registry.ts `localizerNeeds`): only these capabilities reach its context. A
+   * localizer built by hand (tests, benchmarks) declares nothing and is given whatever these services have.
+   */
+  capabilities?: LocalizerNeeds;
+  /** opens the workspaces of the `workspace` capability */
+  workspaces?: WorkspaceProvider;
+}
+
+/** What this stage can supply of each capability, or why not: checked against a localizer's needs before any instance. */
+export function capabilitySupply(services: LocalizationServices, options: FileStageOptions): CapabilitySupply {
+  return {
+    model: services.llm ? true : 'a chat model: pass --llm (e.g. ollama:gpt-oss:120b, openai:MODEL@URL) or set "llm" in the config',
+    graph: services.graph ? true : 'a code graph, and these services build none',
+    workspace: options.workspaces?.openWorkspace ? true : 'read-only workspaces, which need a Docker execution backend (docker.backend local or docker-pool)',
+    parts: options.runDir ? true : 'a run folder to keep its parts in',
+  };
 }
 
 export function fileLocalizationStage(
@@ -50,8 +73,11 @@ export function fileLocalizationStage(
 ): PipelineStage<FileLocalization> {
   const limit = options.limitIndexing ?? ((build) => build());
   const name = options.name ?? STAGE.files;
-  const graph = services.graph?.bind(services);
-  const workspace = services.workspace?.bind(services);
+  const granted = (c: Capability) => !options.capabilities || declares(options.capabilities, c);
+  const graph = granted('graph') ? services.graph?.bind(services) : undefined;
+  const openWorkspace = granted('workspace') ? options.workspaces?.openWorkspace?.bind(options.workspaces) : undefined;
+  // workspaces carry the run's id, so the sandboxes of a killed invocation can be swept
+  const runId = options.runDir ? path.basename(options.runDir) : undefined;
   const contextOf = async (instance: SweInstance, layout: RunLayout | undefined): Promise<LocalizerContext> => {
     const snapshot = await services.snapshot(instance.repo, instance.base_commit);
     return {
@@ -59,9 +85,9 @@ export function fileLocalizationStage(
       snapshot,
       index: (parser) => limit(() => services.index(snapshot, parser)),
       ...(graph ? { graph: () => limit(() => graph(snapshot)) } : {}),
-      ...(workspace ? { workspace: (o: Omit<ReadOnlyWorkspaceOptions, 'runId'>) => workspace(snapshot, o) } : {}),
-      llm: services.llm,
-      ...(layout ? { parts: partStoreOf(layout, name, instance.instance_id) } : {}),
+      ...(openWorkspace ? { workspace: (o: Omit<ReadOnlyWorkspaceOptions, 'runId'>) => openWorkspace(snapshot, { ...o, ...(runId ? { runId } : {}) }) } : {}),
+      ...(granted('model') && services.llm ? { llm: services.llm } : {}),
+      ...(layout && granted('parts') ? { parts: partStoreOf(layout, name, instance.instance_id) } : {}),
     };
   };
   const runLayout = options.runDir ? new RunLayout(options.runDir) : undefined;
@@ -74,10 +100,10 @@ export function fileLocalizationStage(
       await loaded.prepareRun({
         instances,
         context: (instance) => contextOf(instance, hooks.layout),
-        partsOf: (instance) => partStoreOf(hooks.layout, name, instance.instance_id),
+        partsOf: (instance) => (granted('parts') ? partStoreOf(hooks.layout, name, instance.instance_id) : undefined),
         within: hooks.within,
         shouldStop: hooks.shouldStop,
-        parts: partStoreOf(hooks.layout, name),
+        ...(granted('parts') ? { parts: partStoreOf(hooks.layout, name) } : {}),
       });
     },
   };
@@ -95,6 +121,9 @@ export interface LocalizationStageSettings {
   settings?: Record<string, unknown>;
   /** the localizer's options as resolved, recorded in the folder's manifest (two option sets are two arms) */
   localizerOptions?: unknown;
+  /** what the localizer declared, and where its workspaces come from (FileStageOptions) */
+  capabilities?: LocalizerNeeds;
+  workspaces?: WorkspaceProvider;
 }
 
 /** runs/<id>/<stage>.selection.json: every selected instance in order, with its gold files. */
@@ -140,7 +169,12 @@ export async function runFileLocalization(
   services: LocalizationServices & { readonly embedder: { readonly id: string } },
   settings: LocalizationStageSettings,
 ): Promise<Array<StageArtifact<FileLocalization>>> {
-  const stage = fileLocalizationStage(localizer, services, { name: settings.stage, runDir: settings.runDir });
+  const stage = fileLocalizationStage(localizer, services, {
+    name: settings.stage,
+    runDir: settings.runDir,
+    ...(settings.capabilities ? { capabilities: settings.capabilities } : {}),
+    ...(settings.workspaces ? { workspaces: settings.workspaces } : {}),
+  });
   // Consecutive instances of one repository reuse its index caches.
   const ordered = groupByRepo(instances);
   const selectionSettings = { localizer: localizer.name, embedder: services.embedder.id, ...settings.settings };

@@ -9,27 +9,34 @@ import type { FileParser } from '../src/index/file-parser.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
-import type { RepoGraph } from '../src/graph/repo-graph.ts';
+import type { RepoGraph } from '../src/index/graph/repo-graph.ts';
 import type { ReadOnlyWorkspace, ReadOnlyWorkspaceOptions } from '../src/sandbox/types.ts';
 import type { PartStore } from '../src/run/part-store.ts';
 
+/**
+ * One instance as a localizer sees it: the instance, its snapshot and the repository index, which every
+ * localizer has, and the capabilities (localizer/capabilities.ts) its registry entry declares. The assembly
+ * hands a localizer only what it declared and checks before any instance that the run can supply what it
+ * needs, so a declared need is present here.
+ */
 export interface LocalizerContext {
   instance: SweInstance;
   snapshot: RepoSnapshot;
   /**
-   * the retrieval index of the snapshot (built on first use, shared across stages); with `parser`, an index
-   * of the same snapshot chunked differently, through the same embedder, vector store and caches
+   * the retrieval index of the snapshot (built on first use, shared across stages; its code-graph channel is
+   * built on first use too); with `parser`, an index of the same snapshot chunked differently, through the
+   * same embedder, vector store and caches
    */
   index(parser?: FileParser): Promise<RepoIndex>;
-  /** the code graph of the snapshot (facts cached next to the index); absent: the localizer builds one uncached */
-  graph?(): Promise<RepoGraph>;
-  /** a read-only sandbox holding the snapshot (the caller disposes it); absent: no sandbox backend configured */
-  workspace?(options: Omit<ReadOnlyWorkspaceOptions, 'runId'>): Promise<ReadOnlyWorkspace>;
-  /** undefined when no model is configured; LLM localizers then fail with a clear message or degrade */
+  /** `model`: the run's chat model */
   llm?: ChatModel;
-  signal?: AbortSignal;
-  /** this instance's parts of the stage (kept across resumes): a cascade keeps each tier's answer here */
+  /** `graph`: the code graph alone, without building the index (absent: the localizer builds one uncached) */
+  graph?(): Promise<RepoGraph>;
+  /** `workspace`: a read-only sandbox holding the snapshot, from the execution backend (the caller disposes it) */
+  workspace?(options: Omit<ReadOnlyWorkspaceOptions, 'runId'>): Promise<ReadOnlyWorkspace>;
+  /** `parts`: this instance's parts of the stage (kept across resumes): a cascade keeps each tier's answer here */
   parts?: PartStore;
+  signal?: AbortSignal;
 }
 
 /** What a localizer sees of the whole run before any instance is localized (`prepareRun`). */

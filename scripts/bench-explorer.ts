@@ -30,6 +30,7 @@ import { createChatModel } from '../src/llm/factory.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { groupByRepo } from '../src/run/repo-release.ts';
 import { Services } from '../app/services.ts';
+import { LocalDockerBackend } from '../docker/local-backend.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
 import { computeRunnerMetrics, formatRunnerMetrics, type RunnerRow } from '../results/runner-metrics.ts';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
@@ -97,7 +98,10 @@ async function main(): Promise<void> {
   const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'locfix-bench-explorer-'));
   const server = new ScriptedModelServer({ policy: scriptedExplorer });
   await server.start();
-  const services = new Services({ cacheDir, mirrorsDir: benchInput(values, 'mirrors'), allowClone: false, runId: `bench-explorer-${process.pid}` });
+  const runId = `bench-explorer-${process.pid}`;
+  const services = new Services({ cacheDir, mirrorsDir: benchInput(values, 'mirrors'), allowClone: false, runId });
+  // workspaces open through the execution backend, as in a run
+  const backend = new LocalDockerBackend(services.store, { memoryGiB: 4, cpus: 1, images: {}, concurrency: 1 });
   const llm = createChatModel(`openai:scripted@${server.openaiURL}`);
   const localizer = new ExplorerLocalizer(ExplorerOptionsSchema.parse({}));
   const rows: Row[] = [];
@@ -113,7 +117,7 @@ async function main(): Promise<void> {
           instance: inst,
           snapshot,
           index: () => Promise.reject(new Error('not used')),
-          workspace: (o) => services.workspace(snapshot, o),
+          workspace: (o) => backend.openWorkspace(snapshot, { ...o, runId }),
           llm,
         });
         const commands: Row['commands'] = loc.trace.flatMap((e) =>

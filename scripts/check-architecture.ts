@@ -21,7 +21,7 @@ export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> =
   { name: 'analysis', rooms: ['results'] },
   { name: 'localizers', rooms: ['localizer'] },
   { name: 'stages', rooms: ['repair', 'validation'] },
-  { name: 'services', rooms: ['src/config.ts', 'src/minibench', 'docker', 'src/index', 'src/graph'] },
+  { name: 'services', rooms: ['src/config.ts', 'src/minibench', 'docker', 'src/index'] },
   { name: 'providers', rooms: ['src/embedding', 'src/vectorstore', 'src/llm', 'src/dataset', 'src/run', 'src/artifacts', 'src/sandbox', 'src/harness'] },
   { name: 'foundations', rooms: ['src/text', 'src/parsing', 'src/repo', 'src/prompts.ts', 'src/util', 'src/patch.ts'] },
 ];

@@ -5,8 +5,12 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
-import { createLocalizer, localizerNames, localizerNeedsModel, validateLocalizer } from '../../localizer/registry.ts';
-import { runFileLocalization } from '../../localizer/stage.ts';
+import { createLocalizer, localizerNames, localizerNeeds, validateLocalizer } from '../../localizer/registry.ts';
+import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
+import { capabilitySupply, runFileLocalization } from '../../localizer/stage.ts';
+import { RunConfigSchema } from '../../src/config.ts';
+import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
+import { runBackend } from '../engine/backends.ts';
 import { STAGE } from '../../src/run/stage.ts';
 import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
 import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
@@ -26,25 +30,30 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const localizer = await createLocalizer(flags.localizer, options);
   const instances = await loadSelection(flags, 'localize');
   const services = servicesFrom(flags);
-  await services
-    .checkConfiguration({
-      repos: instances.map((i) => i.repo),
-      needsModel: localizerNeedsModel(flags.localizer, options) ? `the ${flags.localizer} localizer` : undefined,
-    })
-    .catch(async (err) => {
-      await services.close();
-      throw err;
-    });
+  const runDir = path.resolve(flags.out);
+  const capabilities = localizerNeeds(flags.localizer, options);
+  // a localizer that reads through a sandbox (the explorer) gets one on the local Docker engine
+  const workspaces = declares(capabilities, 'workspace') ? runBackend(RunConfigSchema.parse({ dataset: flags.dataset, runId: path.basename(runDir) }), services.store) : undefined;
+  const missing = missingCapabilities(flags.localizer, capabilities.needs, capabilitySupply(services, { runDir, ...(workspaces ? { workspaces } : {}) }));
+  await (async () => {
+    if (missing) throw Object.assign(new Error(missing), { kind: STAGE_ERROR_KIND.configuration });
+    await services.checkConfiguration({ repos: instances.map((i) => i.repo) });
+  })().catch(async (err) => {
+    await services.close();
+    throw err;
+  });
   const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 1 });
   progress.begin(STAGE.files, instances.length);
   try {
     const artifacts = await runFileLocalization(instances, localizer, services, {
-      runDir: path.resolve(flags.out),
+      runDir,
       dataset: flags.dataset,
       concurrency: positiveInt('--concurrency', flags.concurrency),
       retryErrors: flags.retryErrors,
       onEvent: (e) => progress.event(e),
       localizerOptions: options,
+      capabilities,
+      ...(workspaces ? { workspaces } : {}),
     });
     return { ok: artifacts.filter((a) => a.status === 'ok').length, total: artifacts.length };
   } finally {

@@ -19,9 +19,12 @@ import { assembleStages, runPlan } from './stages.ts';
 import { acquireRunLock } from '../../src/run/run-lock.ts';
 import { SpendLedger, type SpendCaps } from '../../src/run/spend-ledger.ts';
 import { STAGE } from '../../src/run/stage.ts';
+import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
-import { localizerNeedsModel, validateLocalizer } from '../../localizer/registry.ts';
+import { localizerNeeds, validateLocalizer } from '../../localizer/registry.ts';
+import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
+import { capabilitySupply } from '../../localizer/stage.ts';
 import { writeReports } from '../../results/report-files.ts';
 import { writePredictions } from './predictions.ts';
 import { runOnCluster } from './cluster-run.ts';
@@ -100,12 +103,16 @@ async function runExperimentLocked(
   const { stages, docker } = assembleStages(config, services, layout);
   // what would fail every instance alike stops the run here, before anything is recorded
   const modelStages = stages.filter((s) => s.name === STAGE.functions || s.name === STAGE.lines || s.name === STAGE.repair).map((s) => s.name);
-  const needsModel = localizerNeedsModel(config.localizer.name, config.localizer.options)
-    ? `the ${config.localizer.name} localizer`
-    : modelStages.length
-      ? `${modelStages.join(', ')} (stop earlier with --stop-after localize-files)`
-      : undefined;
-  await services.checkConfiguration({ repos: instances.map((i) => i.repo), needsModel }).catch(async (err) => {
+  const declared = localizerNeeds(config.localizer.name, config.localizer.options);
+  const missing = missingCapabilities(config.localizer.name, declared.needs, capabilitySupply(services, { runDir: layout.root, workspaces: docker }));
+  const check = (async () => {
+    if (missing) throw Object.assign(new Error(missing), { kind: STAGE_ERROR_KIND.configuration });
+    await services.checkConfiguration({
+      repos: instances.map((i) => i.repo),
+      needsModel: modelStages.length ? `${modelStages.join(', ')} (stop earlier with --stop-after localize-files)` : undefined,
+    });
+  })();
+  await check.catch(async (err) => {
     await services.close();
     throw err;
   });
@@ -122,23 +129,13 @@ async function runExperimentLocked(
     plan: runPlan(config, stages, options.leftOut),
   });
   const spend = await openSpendLedger(layout, config, services);
-  if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate)) {
-    // An invocation killed with -9 leaves its sandboxes (`sleep infinity`) running; they carry this run's id.
+  if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate) || declares(declared, 'workspace')) {
+    // An invocation killed with -9 leaves its sandboxes (`sleep infinity`) and workspace snapshots; they carry this run's id.
     try {
       const removed = await docker.sweep(layout.id);
-      if (removed) log(`removed ${removed} container(s) left behind by an interrupted invocation of run ${layout.id}`);
-    } catch {
-      // Docker not reachable now: the Docker stages record that themselves
-    }
-  }
-  if (config.localizer.name === 'explorer') {
-    // the explorer's read-only workspaces (a container and a snapshot volume each) of a killed invocation
-    try {
-      const { sweepWorkspaceVolumes } = await import('../../docker/read-only-workspace.ts');
-      const removed = (await docker.sweep(layout.id)) + (await sweepWorkspaceVolumes(layout.id));
       if (removed) log(`removed ${removed} sandbox container(s) and volume(s) left behind by an interrupted invocation of run ${layout.id}`);
     } catch {
-      // Docker not reachable now: each instance records that itself
+      // Docker not reachable now: the stages that need it record that themselves
     }
   }
   log(

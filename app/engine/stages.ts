@@ -14,12 +14,11 @@ import type { RunConfig } from '../../src/config.ts';
 import type { Services } from '../services.ts';
 import { PIPELINE_STAGES, type PipelineStage } from '../../src/run/stage.ts';
 import type { RunPlan } from '../../src/run/manifest.ts';
-import { createLocalizer } from '../../localizer/registry.ts';
+import { createLocalizer, localizerNeeds } from '../../localizer/registry.ts';
 import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
-import { LocalDockerBackend } from '../../docker/local-backend.ts';
-import { DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';
+import { runBackend } from './backends.ts';
 import type { ExecutionBackend } from '../../src/sandbox/types.ts';
 import { evaluateStage, validateStage } from '../../validation/stages.ts';
 
@@ -30,17 +29,8 @@ export interface StageAssembly {
 }
 
 export function assembleStages(config: RunConfig, services: Services, layout: { root: string }): StageAssembly {
-  const images = {
-    ...(config.docker.baseImage ? { baseImage: config.docker.baseImage } : {}),
-    envImages: config.docker.envImages,
-    instanceSetup: config.docker.instanceSetup,
-    useOfficialImages: config.docker.useOfficialImages,
-  };
-  const limits = { memoryGiB: config.docker.memoryGiB, cpus: config.docker.cpus };
-  const docker: ExecutionBackend =
-    config.docker.backend === 'docker-pool'
-      ? new DockerPoolBackend(services.store, { ...limits, images, engines: config.docker.engines.map((e) => parseEngineSpec(e, config.concurrency.docker)) })
-      : new LocalDockerBackend(services.store, { ...limits, images, concurrency: config.concurrency.docker }); // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
+  const docker = runBackend(config, services.store);
+  // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
   const indexQueue = new PQueue({ concurrency: config.concurrency.index });
   const runsDir = path.dirname(layout.root);
   const runId = path.basename(layout.root);
@@ -50,7 +40,12 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
   localizer.catch(() => undefined);
 
   const stages: PipelineStage[] = [
-    fileLocalizationStage(localizer, services, { runDir: layout.root, limitIndexing: <T>(build: () => Promise<T>) => indexQueue.add(build) as Promise<T> }),
+    fileLocalizationStage(localizer, services, {
+      runDir: layout.root,
+      limitIndexing: <T>(build: () => Promise<T>) => indexQueue.add(build) as Promise<T>,
+      capabilities: localizerNeeds(config.localizer.name, config.localizer.options),
+      workspaces: docker,
+    }),
     functionLocalizationStage(services, { ...config.functionLevel, topFiles, handoff: config.handoff }),
     lineLocalizationStage(services, { ...config.lineLevel, topFiles, handoff: config.handoff }),
     repairStage({ model: () => services.requireLlm('repair'), snapshot: (i) => services.snapshot(i.repo, i.base_commit), config: config.repair }),

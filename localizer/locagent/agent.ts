@@ -9,7 +9,7 @@
  * answer.
  */
 import type { TraceEvent } from '../../src/artifacts/localization.ts';
-import type { GraphTools } from '../../src/graph/tools.ts';
+import type { GraphTools } from '../../src/index/graph/tools.ts';
 import { LlmError } from '../../src/llm/errors.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import type { ChatMessage, ChatModel } from '../../src/llm/types.ts';

@@ -12,8 +12,8 @@ import { agreementWith, earlyStop, signals } from '../../src/artifacts/confidenc
 import { renderPrompt } from '../../src/prompts.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { isTestPath, mainLanguageExtensions } from '../../src/index/file-filter.ts';
-import { buildRepoGraph } from '../../src/graph/repo-graph.ts';
-import { GraphTools } from '../../src/graph/tools.ts';
+import { buildRepoGraph } from '../../src/index/graph/repo-graph.ts';
+import { GraphTools } from '../../src/index/graph/tools.ts';
 import type { FileLocalizer, LocalizerContext } from '../types.ts';
 import { type SampleRun, runSample } from './agent.ts';
 import { mergeByReciprocalRank, parseAnswer, type ParsedAnswer } from './answer.ts';

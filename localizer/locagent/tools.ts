@@ -2,9 +2,9 @@
  * The agent's tools: LocAgent's names and parameters (`search_code_snippets`, `explore_tree_structure`,
  * `get_entity_contents`, `finish`), described in locfix's words, each run on the commit's GraphTools.
  */
-import type { GraphTools } from '../../src/graph/tools.ts';
-import type { Direction } from '../../src/graph/traverse.ts';
-import type { EdgeType, NodeType } from '../../src/graph/types.ts';
+import type { GraphTools } from '../../src/index/graph/tools.ts';
+import type { Direction } from '../../src/index/graph/traverse.ts';
+import type { EdgeType, NodeType } from '../../src/index/graph/types.ts';
 import type { ToolSpec } from './fn-call.ts';
 
 const NODE_TYPES: readonly NodeType[] = ['directory', 'file', 'class', 'function'];

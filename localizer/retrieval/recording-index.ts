@@ -6,7 +6,7 @@
  * retrieval is exactly the live one as long as it asks no deeper than was recorded.
  */
 import type { Definition } from '../../src/parsing/types.ts';
-import type { GraphNeighbor } from './graph-expansion.ts';
+import type { GraphLookup, GraphNeighbor } from './graph-expansion.ts';
 import type { ChunkHit, FileHit, RetrievalIndex } from './retriever.ts';
 
 /** A chunk hit without the chunk text (evidence needs only where it is). */
@@ -104,10 +104,16 @@ export class RecordingIndex implements RetrievalIndex {
     return defs;
   }
 
-  neighborsOf(entityId: string): readonly GraphNeighbor[] {
-    const found = this.inner.neighborsOf ? this.inner.neighborsOf(entityId) : [];
-    (this.rec.neighbors ??= {})[entityId] ??= found.map((n) => ({ ...n }));
-    return found;
+  async graphNeighbors(): Promise<GraphLookup> {
+    const inner = this.inner.graphNeighbors ? await this.inner.graphNeighbors() : undefined;
+    const neighbors = (this.rec.neighbors ??= {});
+    return {
+      neighborsOf: (entityId) => {
+        const found = inner ? inner.neighborsOf(entityId) : [];
+        neighbors[entityId] ??= found.map((n) => ({ ...n }));
+        return found;
+      },
+    };
   }
 
   recording(): IndexRecording {
@@ -153,11 +159,16 @@ export class ReplayIndex implements RetrievalIndex {
     if (this.rec.history?.[text] === undefined && this.history) return this.history(text, k);
     return this.hits(this.rec.history ?? {}, 'history', text, k, this.rec.depth.file);
   }
-  neighborsOf(entityId: string): readonly GraphNeighbor[] {
-    if (!this.rec.neighbors) return []; // recorded without a graph
-    const found = this.rec.neighbors[entityId];
-    if (!found) throw new Error(`replay index: graph neighbours of "${entityId}" were not recorded`);
-    return found;
+  async graphNeighbors(): Promise<GraphLookup> {
+    const recorded = this.rec.neighbors;
+    return {
+      neighborsOf: (entityId) => {
+        if (!recorded) return []; // recorded without a graph
+        const found = recorded[entityId];
+        if (!found) throw new Error(`replay index: graph neighbours of "${entityId}" were not recorded`);
+        return found;
+      },
+    };
   }
   definitionsOf(name: string): readonly Definition[] {
     const defs = this.rec.definitions[name];

@@ -10,7 +10,7 @@
 import type { CodeChunk, Definition } from '../../src/parsing/types.ts';
 import { candidatePool, rankFiles, reciprocalRankFusion, weightedScoreFusion, type Channel, type RankedFile } from './fusion.ts';
 import { definitionScores, type DefinitionEvidence } from './definition-boost.ts';
-import { type GraphEvidence, type GraphLookup, type GraphNeighbor, graphScores } from './graph-expansion.ts';
+import { type GraphEvidence, type GraphLookup, graphScores } from './graph-expansion.ts';
 import { pathSignalScores, RepoPathMatcher, type PathEvidence } from './path-match.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './options.ts';
 import { assertQueries, type RetrievalQuery } from './query.ts';
@@ -35,8 +35,8 @@ export interface RetrievalIndex {
   /** files changed by earlier commits similar to the text (absent: no history channel) */
   searchHistory?(text: string, k: number): Promise<FileHit[]>;
   definitionsOf(name: string): readonly Definition[];
-  /** code-graph neighbours of an entity (absent: no graph channel) */
-  neighborsOf?(entityId: string): readonly GraphNeighbor[];
+  /** the code-graph channel, read as neighbours of an entity (absent: no graph channel) */
+  graphNeighbors?(): Promise<GraphLookup>;
 }
 
 export interface EvidenceChunk {
@@ -125,6 +125,8 @@ export async function retrieveFiles(
   const started = performance.now();
   const w = options.weights;
   let matcher: RepoPathMatcher | undefined;
+  // the graph channel builds the commit's code graph on first use: only when its weight is on
+  const graphLookup = w.graph > 0 && index.graphNeighbors ? await index.graphNeighbors() : undefined;
 
   const allChannels: Channel[] = [];
   const perQuery: QueryRanking[] = [];
@@ -174,7 +176,7 @@ export async function retrieveFiles(
     }
     if (query.signals) {
       const signals = query.signals;
-      if (w.definitions > 0 || (w.graph > 0 && index.neighborsOf)) {
+      if (w.definitions > 0 || graphLookup) {
         const t0 = performance.now();
         const { scores, evidence } = definitionScores(signals, index, options);
         timings.definitions = Math.round((performance.now() - t0) * 10) / 10;
@@ -182,9 +184,9 @@ export async function retrieveFiles(
           channels.push({ label: `${query.label}/definitions`, scores, weight: w.definitions * qw });
           for (const e of evidence) pushTo(defEvidence, e.path, e);
         }
-        if (w.graph > 0 && index.neighborsOf) {
+        if (graphLookup) {
           const t1 = performance.now();
-          const graph = graphScores(evidence, index as GraphLookup, options);
+          const graph = graphScores(evidence, graphLookup, options);
           timings.graph = Math.round((performance.now() - t1) * 10) / 10;
           channels.push({ label: `${query.label}/graph`, scores: graph.scores, weight: w.graph * qw });
           for (const e of graph.evidence) pushTo(graphEvidence, e.path, e);

@@ -6,6 +6,8 @@
 import type { EmbeddingCache } from '../embedding/cache.ts';
 import { TermDictionary, type TermVector } from './bm25.ts';
 import { CommitTermMemo } from './commit-history-index.ts';
+import type { FileFacts } from './graph/file-facts.ts';
+import type { RepoGraph } from './graph/repo-graph.ts';
 import type { FileRecordStore } from './record-store.ts';
 import type { FileRecord } from './types.ts';
 
@@ -28,11 +30,17 @@ export class IndexMemo {
   readonly recordStores = new Map<string, Promise<FileRecordStore>>();
   /** record-store file → its repository (for forgetRepo) */
   readonly recordStoreRepos = new Map<string, string>();
+  /** code-graph facts by repo + blob + path, so the next commit's graph parses only changed files */
+  readonly graphFacts = new Map<string, FileFacts>();
+  /** `repo@commit` → its code graph (the graph channel keeps the last few) */
+  readonly graphs = new Map<string, Promise<RepoGraph>>();
 
   /** drops the parsed files of one repository (e.g. when a run moves on to the next repository) */
   forgetRepo(repo: string): void {
     const prefix = `${repo}\0`;
     for (const key of this.records.keys()) if (key.startsWith(prefix)) this.records.delete(key);
+    for (const key of this.graphFacts.keys()) if (key.startsWith(prefix)) this.graphFacts.delete(key);
+    for (const key of this.graphs.keys()) if (key.startsWith(`${repo}@`)) this.graphs.delete(key);
     this.chunkTerms.delete(repo);
     // chunk -> vector names are recomputed (cheaply) if the repository comes back; the stored ids stay
     for (const key of this.vectorIds.keys()) if (key.startsWith(prefix)) this.vectorIds.delete(key);

@@ -4,14 +4,15 @@
  * This file plans the per-file work and composes the channels: it lists the commit's files, reuses every
  * file record whose (blob, path) an earlier commit of the process already built (or an earlier process
  * left in the on-disk record store), parses and tokenizes only the rest, and hands every record to each
- * index channel (src/index/channels/: dense vectors, BM25, definitions, history), whose parts together
- * are the RepoIndex. A new channel is one file there plus one entry in CHANNELS.
+ * index channel (src/index/channels/: dense vectors, BM25, definitions, history, code graph), whose parts
+ * together are the RepoIndex. A new channel is one file there plus one line in the list of step 2.
  */
 import type { RepoSnapshot } from '../repo/types.ts';
 import type { BuildRepoIndexDeps } from './build-options.ts';
 import { bm25Channel } from './channels/bm25.ts';
 import { definitionsChannel } from './channels/definitions.ts';
 import { denseChannel } from './channels/dense.ts';
+import { graphChannel } from './channels/graph.ts';
 import { historyChannel } from './channels/history.ts';
 import type { ChannelBuild, ChannelContext } from './channels/types.ts';
 import { createFileVerdict, resolveFileFilter, summarizeFileSelection } from './file-filter.ts';
@@ -75,13 +76,14 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   timings.listMs = now() - t;
 
   // 2. the channels; the dense one finishes last, so the vector store's last batches overlap the others' builds
-  const [definitions, bm25, history, dense] = [
+  const [definitions, bm25, history, graph, dense] = [
     await definitionsChannel.open(ctx),
     await bm25Channel.open(ctx),
     await historyChannel.open(ctx),
+    await graphChannel.open(ctx),
     await denseChannel.open(ctx),
   ] as const;
-  const builds: ChannelBuild<unknown>[] = [definitions, bm25, history, dense];
+  const builds: ChannelBuild<unknown>[] = [definitions, bm25, history, graph, dense];
   const add = (record: FileRecord): void => {
     for (const b of builds) b.add?.(record);
   };
@@ -158,6 +160,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   const definitionsPart = await definitions.finish(records);
   const bm25Part = await bm25.finish(records);
   const historyPart = await history.finish(records);
+  const graphPart = await graph.finish(records);
   const densePart = await dense.finish(records);
   const files = records.map((r) => r.file);
   const chunks = records.flatMap((r) => r.chunks);
@@ -180,6 +183,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     searchDense: densePart.searchDense,
     ...bm25Part,
     ...historyPart,
+    ...graphPart,
     ...definitionsPart,
     chunksOfFile: (p) => chunksByFile.get(p) ?? none,
     hasFile: (p) => fileSet.has(p),

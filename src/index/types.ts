@@ -5,6 +5,8 @@
 import type { FileSelection } from './file-filter.ts';
 import type { CodeChunk, Definition } from '../parsing/types.ts';
 import type { TermVector } from './bm25.ts';
+import type { EntityNeighbor } from './graph/neighbors.ts';
+import type { RepoGraph } from './graph/repo-graph.ts';
 
 export interface IndexedChunk extends CodeChunk {
   /** content id (path + text); the vector store record id when vectors are named by chunk (vector-sync.ts) */
@@ -85,6 +87,10 @@ export interface RepoIndex {
   /** files changed by the earlier commits whose messages best match the query (src/index/commit-history-index.ts);
    * empty when the snapshot has no history or history is off */
   searchHistory(query: string, k: number): Promise<FileHit[]>;
+  /** the commit's code graph (src/index/channels/graph.ts), built on the first call */
+  graph(): Promise<RepoGraph>;
+  /** the graph as retrieval reads it: the invokes/inherits neighbours of an entity */
+  graphNeighbors(): Promise<{ neighborsOf(entityId: string): readonly EntityNeighbor[] }>;
   /** every class/function/method with this bare name */
   definitionsOf(name: string): readonly Definition[];
   /** definitions whose qualified name is exactly this ("Class.method") */

@@ -155,15 +155,15 @@ export interface ReadOnlyWorkspaceOptions {
 
 /** Opens read-only workspaces of snapshots (listFiles + readBlob is all it reads). */
 export interface ReadOnlyWorkspaces {
-  open(
-    snapshot: {
-      readonly repo: string;
-      readonly commit: string;
-      listFiles(): Promise<Array<{ path: string; blob: string }>>;
-      readBlob(blob: string): Promise<Buffer>;
-    },
-    options: ReadOnlyWorkspaceOptions,
-  ): Promise<ReadOnlyWorkspace>;
+  open(snapshot: WorkspaceSnapshot, options: ReadOnlyWorkspaceOptions): Promise<ReadOnlyWorkspace>;
+}
+
+/** What a workspace reads of a snapshot: its files and their blobs. */
+export interface WorkspaceSnapshot {
+  readonly repo: string;
+  readonly commit: string;
+  listFiles(): Promise<Array<{ path: string; blob: string }>>;
+  readBlob(blob: string): Promise<Buffer>;
 }
 
 /** One place that runs sandboxes: a runtime and the instance images built or found on it. */
@@ -183,7 +183,12 @@ export interface ExecutionEngine {
 export interface ExecutionBackend {
   readonly name: string;
   run<T>(label: string, work: (engine: ExecutionEngine) => Promise<T>): Promise<T>;
-  /** removes the sandboxes a run left behind (a killed invocation's), on every engine; returns how many */
+  /**
+   * a read-only sandbox holding a snapshot (the explorer's commands run there), for backends that can hold one;
+   * it carries `options.runId`, so `sweep` removes what a killed invocation left of it
+   */
+  openWorkspace?(snapshot: WorkspaceSnapshot, options: ReadOnlyWorkspaceOptions): Promise<ReadOnlyWorkspace>;
+  /** removes the sandboxes (and workspace snapshots) a run left behind (a killed invocation's), on every engine; returns how many */
   sweep(runId: string): Promise<number>;
   /** the run is over: each engine's image cache policy may remove the environment images it built */
   close?(): Promise<void>;

@@ -5,9 +5,9 @@
  * counts of what resolved.
  */
 import { describe, expect, it } from 'vitest';
-import { buildCodeGraph } from '../../src/graph/build.ts';
-import { fileFacts } from '../../src/graph/file-facts.ts';
-import { ModuleResolver } from '../../src/graph/module-resolver.ts';
+import { buildCodeGraph } from '../../src/index/graph/build.ts';
+import { fileFacts } from '../../src/index/graph/file-facts.ts';
+import { ModuleResolver } from '../../src/index/graph/module-resolver.ts';
 
 const graphOf = (files: Record<string, string>) => buildCodeGraph(Object.entries(files).map(([p, s]) => fileFacts(p, s)));
 const edges = (g: ReturnType<typeof graphOf>['graph'], id: string, type: string) =>
@@ -127,7 +127,7 @@ describe('the code graph of a repository commit', () => {
     const os = await import('node:os');
     const path = await import('node:path');
     const { MemorySnapshot } = await import('../support/memory-snapshot.ts');
-    const { buildRepoGraph } = await import('../../src/graph/repo-graph.ts');
+    const { buildRepoGraph } = await import('../../src/index/graph/repo-graph.ts');
     const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'locfix-graph-'));
     const memo = new Map();
     const a = await buildRepoGraph(new MemorySnapshot('acme/pkg', 'a'.repeat(40), commitA), { cacheDir, memo });

@@ -4,10 +4,10 @@
  * RetrieveEntity's numbered content.
  */
 import { describe, expect, it } from 'vitest';
-import { buildCodeGraph } from '../../src/graph/build.ts';
-import { entityContent, EntityIndex } from '../../src/graph/entities.ts';
-import { fileFacts } from '../../src/graph/file-facts.ts';
-import { traverseTree } from '../../src/graph/traverse.ts';
+import { buildCodeGraph } from '../../src/index/graph/build.ts';
+import { entityContent, EntityIndex } from '../../src/index/graph/entities.ts';
+import { fileFacts } from '../../src/index/graph/file-facts.ts';
+import { traverseTree } from '../../src/index/graph/traverse.ts';
 
 const files: Record<string, string> = {
   'app/core.py': [

@@ -4,8 +4,8 @@
  * and BM25 content; line context; TraverseGraph by name; RetrieveEntity; test files left out).
  */
 import { describe, expect, it } from 'vitest';
-import { buildRepoGraph } from '../../src/graph/repo-graph.ts';
-import { GraphTools, globToRegExp } from '../../src/graph/tools.ts';
+import { buildRepoGraph } from '../../src/index/graph/repo-graph.ts';
+import { GraphTools, globToRegExp } from '../../src/index/graph/tools.ts';
 import { coerceArgs, describeTools, parseReply } from '../../localizer/locagent/fn-call.ts';
 import { mergeByReciprocalRank, parseAnswer } from '../../localizer/locagent/answer.ts';
 import { TOOL_SPECS } from '../../localizer/locagent/tools.ts';

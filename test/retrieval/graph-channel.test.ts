@@ -8,9 +8,9 @@ import { graphScores } from '../../localizer/retrieval/graph-expansion.ts';
 import { defaultQueries } from '../../localizer/retrieval/query.ts';
 import { RecordingIndex, ReplayIndex } from '../../localizer/retrieval/recording-index.ts';
 import { retrieveFiles, type RetrievalIndex } from '../../localizer/retrieval/retriever.ts';
-import { buildCodeGraph } from '../../src/graph/build.ts';
-import { fileFacts } from '../../src/graph/file-facts.ts';
-import { entityNeighbors } from '../../src/graph/neighbors.ts';
+import { buildCodeGraph } from '../../src/index/graph/build.ts';
+import { fileFacts } from '../../src/index/graph/file-facts.ts';
+import { entityNeighbors } from '../../src/index/graph/neighbors.ts';
 
 const files: Record<string, string> = {
   'app/core.py': 'from app.util import helper\n\nclass Engine:\n    def run(self):\n        return helper()\n',
@@ -30,7 +30,7 @@ function index(withGraph: boolean): RetrievalIndex {
     searchChunksBm25: async () => [],
     searchFilesBm25: async () => [],
     definitionsOf: (name) => definitions.filter((d) => d.name === name),
-    ...(withGraph ? { neighborsOf: (id: string) => entityNeighbors(graph, id) } : {}),
+    ...(withGraph ? { graphNeighbors: async () => ({ neighborsOf: (id: string) => entityNeighbors(graph, id) }) } : {}),
   };
 }
 

@@ -9,13 +9,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
 import { LexicalEmbedder } from '../../src/embedding/lexical.ts';
-import { buildRepoGraph } from '../../src/graph/repo-graph.ts';
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
 import { MemoryVectorStore } from '../../src/vectorstore/memory.ts';
 import { shopSnapshot } from '../locagent/fixture.ts';
 
 describe('the retrieval localizer with the graph channel', () => {
-  it('uses the context graph when weights.graph is on, with graph evidence; warns when there is no graph', async () => {
+  it('uses the index’s graph channel when weights.graph is on, with graph evidence; warns when the index has none', async () => {
     const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'locfix-graph-retrieval-'));
     try {
       const snapshot = shopSnapshot();
@@ -28,13 +27,13 @@ describe('the retrieval localizer with the graph channel', () => {
         patch: '',
       } as never;
       const localizer = new RetrievalLocalizer({ retrieval: { weights: { graph: 1 } } });
-      const withGraph = await localizer.localize({ instance, snapshot, index: async () => index, graph: () => buildRepoGraph(snapshot) });
+      const withGraph = await localizer.localize({ instance, snapshot, index: async () => index });
       const pricing = withGraph.files.find((f) => f.path === 'shop/pricing.py')!;
       expect(pricing.evidence!.graph).toEqual([
         expect.objectContaining({ from: 'shop/cart.py:Cart.total', to: 'shop/pricing.py:apply_discount', relation: 'invokes' }),
       ]);
       expect(withGraph.warnings ?? []).toEqual([]);
-      const noGraph = await localizer.localize({ instance, snapshot, index: async () => index });
+      const noGraph = await localizer.localize({ instance, snapshot, index: async () => ({ ...index, graphNeighbors: undefined }) as never });
       expect(noGraph.warnings).toEqual([expect.stringContaining('no code graph')]);
     } finally {
       await rm(cacheDir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  *
  * Two conventions still live outside this folder, because they span languages: which files are tests or
  * generated code by their names (`src/index/file-filter.ts`: `test_x.py`, `x_test.go`, `x.spec.ts`, `_pb2.py` …),
- * and the index files of a module folder (`src/graph/module-resolver.ts`: `__init__`, `index`, `mod`, `lib`,
+ * and the index files of a module folder (`src/index/graph/module-resolver.ts`: `__init__`, `index`, `mod`, `lib`,
  * Rust's `crate`/`self`). A language whose conventions differ there touches those files too.
  */
 import type { DefinitionKind } from '../types.ts';

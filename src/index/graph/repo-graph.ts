@@ -3,8 +3,8 @@
  * from this process's memo, else from the facts file on disk — so the next commit parses only the files
  * that changed; the graph itself is rebuilt from the facts (resolution depends on every file).
  */
-import { createFileVerdict, type FileFilterOptions, resolveFileFilter } from '../index/file-filter.ts';
-import type { RepoSnapshot } from '../repo/types.ts';
+import { createFileVerdict, type FileFilterOptions, resolveFileFilter } from '../file-filter.ts';
+import type { RepoSnapshot } from '../../repo/types.ts';
 import { type BuiltGraph, buildCodeGraph } from './build.ts';
 import { FactsStore } from './facts-store.ts';
 import { type FileFacts, fileFacts } from './file-facts.ts';

@@ -48,7 +48,7 @@ export class ModuleResolver {
   /** The files an import of `from` refers to (empty when it is external or unknown). */
   resolve(from: string, importText: string): string[] {
     const text = importText.trim();
-    if (text.startsWith('.') && (text.startsWith('./') || text.startsWith('../') || !text.includes('/'))) return this.resolveRelative(from, text);
+    if (text.startsWith('.') && (text.startsWith('./') || text.startsWith('../../') || !text.includes('/'))) return this.resolveRelative(from, text);
     const asFile = this.byFileSuffix.get(text.replace(/^\/+/, ''));
     if (asFile) return [closest(from, asFile)];
     const segments = text.split('/');
@@ -85,7 +85,7 @@ export class ModuleResolver {
   private resolveRelative(from: string, text: string): string[] {
     let base = dirname(from).split('/').filter(Boolean);
     let rest: string[];
-    if (text.startsWith('./') || text.startsWith('../')) {
+    if (text.startsWith('./') || text.startsWith('../../')) {
       rest = [];
       for (const part of text.split('/')) {
         if (part === '..') base = base.slice(0, -1);

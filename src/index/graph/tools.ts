@@ -10,9 +10,9 @@
  * Test files are left out of every answer, as LocAgent does. Every id an answer showed is counted in `shown`
  * (the agent's trajectory evidence).
  */
-import { isTestPath } from '../index/file-filter.ts';
-import { Bm25Index, TermDictionary, queryTermsOf, termVectorOf } from '../index/bm25.ts';
-import type { RepoSnapshot } from '../repo/types.ts';
+import { isTestPath } from '../file-filter.ts';
+import { Bm25Index, TermDictionary, queryTermsOf, termVectorOf } from '../bm25.ts';
+import type { RepoSnapshot } from '../../repo/types.ts';
 import type { CodeGraph } from './code-graph.ts';
 import { EntityIndex, entityContent } from './entities.ts';
 import { type Direction, traverseTree } from './traverse.ts';

@@ -7,7 +7,7 @@
  * - `entityContent`: `RetrieveEntity`'s block — the entity's lines from the file, numbered
  *   (`  12 | code`, numbers right-aligned to the widest), in a code fence.
  */
-import { isTestPath } from '../index/file-filter.ts';
+import { isTestPath } from '../file-filter.ts';
 import type { CodeGraph } from './code-graph.ts';
 import type { GraphNode } from './types.ts';
 

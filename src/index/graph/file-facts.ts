@@ -3,12 +3,12 @@
  * hierarchy localizers use) and its references. Facts depend on the path and content only, so a graph of
  * the next commit can reuse them for every unchanged blob.
  */
-import { symbolsOfTree } from '../parsing/definitions.ts';
-import { languageForPath } from '../parsing/languages/index.ts';
-import { withParsed } from '../parsing/parse.ts';
-import { parserForPath } from '../parsing/parsers.ts';
-import { type Reference, referencesOfTree } from '../parsing/references.ts';
-import type { Definition } from '../parsing/types.ts';
+import { symbolsOfTree } from '../../parsing/definitions.ts';
+import { languageForPath } from '../../parsing/languages/index.ts';
+import { withParsed } from '../../parsing/parse.ts';
+import { parserForPath } from '../../parsing/parsers.ts';
+import { type Reference, referencesOfTree } from '../../parsing/references.ts';
+import type { Definition } from '../../parsing/types.ts';
 
 export interface FileFacts {
   path: string;

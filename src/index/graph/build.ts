@@ -13,7 +13,7 @@ import { CodeGraph } from './code-graph.ts';
 import type { FileFacts } from './file-facts.ts';
 import { ModuleResolver } from './module-resolver.ts';
 import type { ResolutionStats } from './types.ts';
-import type { Definition } from '../parsing/types.ts';
+import type { Definition } from '../../parsing/types.ts';
 
 export interface BuiltGraph {
   graph: CodeGraph;

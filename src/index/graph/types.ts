@@ -5,7 +5,7 @@
  * (file → file), `invokes` (definition or file → the definition it calls) and `inherits` (class → base).
  * Ids follow LocAgent: a directory or file is its repository path, an entity is `path:Qualified.name`.
  */
-import type { ReferenceKind } from '../parsing/references.ts';
+import type { ReferenceKind } from '../../parsing/references.ts';
 
 export type NodeType = 'directory' | 'file' | 'class' | 'function';
 export type EdgeType = 'contains' | 'imports' | 'invokes' | 'inherits';

@@ -3,7 +3,7 @@
  * both directions (`invokes`, `invoked-by`, `inherits`, `inherited-by`), test files left out — a test
  * calling the named function is not where its fix goes.
  */
-import { isTestPath } from '../index/file-filter.ts';
+import { isTestPath } from '../file-filter.ts';
 import type { CodeGraph } from './code-graph.ts';
 
 export interface EntityNeighbor {

@@ -9,10 +9,10 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Reference } from '../parsing/references.ts';
-import type { Definition } from '../parsing/types.ts';
-import { safeFileName } from '../util/fsx.ts';
-import { KeyedJsonlFile } from '../util/keyed-jsonl.ts';
+import type { Reference } from '../../parsing/references.ts';
+import type { Definition } from '../../parsing/types.ts';
+import { safeFileName } from '../../util/fsx.ts';
+import { KeyedJsonlFile } from '../../util/keyed-jsonl.ts';
 import type { FileFacts } from './file-facts.ts';
 
 /** bump when the same content can give different facts for a reason the queries do not show */
@@ -22,7 +22,7 @@ let versionKey: string | undefined;
 /** FACTS_VERSION and the content of every query file, hashed */
 export function factsVersionKey(): string {
   if (versionKey) return versionKey;
-  const dir = fileURLToPath(new URL('../parsing/languages/queries/', import.meta.url));
+  const dir = fileURLToPath(new URL('../../parsing/languages/queries/', import.meta.url));
   const hash = createHash('sha256').update(`facts:${FACTS_VERSION}\n`);
   for (const file of readdirSync(dir).sort()) hash.update(`${file}\n`).update(readFileSync(path.join(dir, file)));
   versionKey = hash.digest('hex').slice(0, 16);

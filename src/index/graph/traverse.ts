@@ -9,7 +9,7 @@
  * - output: the start id, then one line per edge, `├── ` / `└── ` + `<edge type> ── ` + node id, children
  *   indented under their parent by `│` or a space plus the connector's width.
  */
-import { isTestPath } from '../index/file-filter.ts';
+import { isTestPath } from '../file-filter.ts';
 import type { CodeGraph } from './code-graph.ts';
 import type { EdgeType, NodeType } from './types.ts';
 

@@ -1,0 +1,49 @@
+/**
+ * Execution backends by name (config `docker.backend`, `--backend`): where validation, evaluation and the
+ * explorer's read-only workspaces run. Adding one is its file in docker/ plus one line here; the run and
+ * `locfix evaluate` both build theirs through `createExecutionBackend`.
+ */
+import type { RunConfig } from '../../src/config.ts';
+import type { ExecutionBackend } from '../../src/sandbox/types.ts';
+import { LocalDockerBackend } from '../../docker/local-backend.ts';
+import type { ImageConfig, MirrorLocator } from '../../docker/images.ts';
+import { DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';
+
+export type BackendName = RunConfig['docker']['backend'];
+
+export interface BackendSettings {
+  images: ImageConfig;
+  memoryGiB: number;
+  cpus: number;
+  /** sandboxes at once (per engine unless an engine names its own) */
+  concurrency: number;
+  /** the pool's engines, "URL" or "URL=N" */
+  engines: readonly string[];
+}
+
+const BACKENDS: Record<BackendName, (mirrors: MirrorLocator, s: BackendSettings) => ExecutionBackend> = {
+  local: (mirrors, s) => new LocalDockerBackend(mirrors, { memoryGiB: s.memoryGiB, cpus: s.cpus, images: s.images, concurrency: s.concurrency }),
+  'docker-pool': (mirrors, s) =>
+    new DockerPoolBackend(mirrors, { memoryGiB: s.memoryGiB, cpus: s.cpus, images: s.images, engines: s.engines.map((e) => parseEngineSpec(e, s.concurrency)) }),
+};
+
+export function createExecutionBackend(name: BackendName, mirrors: MirrorLocator, settings: BackendSettings): ExecutionBackend {
+  return BACKENDS[name](mirrors, settings);
+}
+
+/** The backend a run configuration names. */
+export function runBackend(config: Pick<RunConfig, 'docker' | 'concurrency'>, mirrors: MirrorLocator): ExecutionBackend {
+  const d = config.docker;
+  return createExecutionBackend(d.backend, mirrors, {
+    images: {
+      ...(d.baseImage ? { baseImage: d.baseImage } : {}),
+      envImages: d.envImages,
+      instanceSetup: d.instanceSetup,
+      useOfficialImages: d.useOfficialImages,
+    },
+    memoryGiB: d.memoryGiB,
+    cpus: d.cpus,
+    concurrency: config.concurrency.docker,
+    engines: d.engines,
+  });
+}
