@@ -11,10 +11,10 @@
  * could not be used (no action and no answer, unparseable scores, actions past the limit); when those run
  * out, the phase falls back to retrieval order and says why.
  */
-import type { ChatMessage } from '../../src/llm/types.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { Phase1History } from './options.ts';
-import { callModel, type CallContext } from './llm-call.ts';
+import { type AgentState, type AgentStep, runAgent } from '../agent/core.ts';
+import type { CallContext } from './llm-call.ts';
 import { CandidateMatcher, parseScores } from './scoring-parse.ts';
 
 export const TOOL_NAME = 'ReadFileSkeleton';
@@ -133,13 +133,8 @@ export interface SkeletonAgentResult {
 
 export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInput, settings: SkeletonAgentSettings): Promise<SkeletonAgentResult> {
   const matcher = new CandidateMatcher(input.candidates);
-  const messages: ChatMessage[] = [
-    { role: 'system', content: renderPrompt('blagent-sas-system', { max_steps: String(settings.maxSteps) }) },
-    {
-      role: 'user',
-      content: renderPrompt('blagent-sas-user', { issue: input.issue.trim(), candidates: input.candidates.map((c, i) => `${i + 1}. ${c}`).join('\n') }),
-    },
-  ];
+  const system = renderPrompt('blagent-sas-system', { max_steps: String(settings.maxSteps) });
+  const task = renderPrompt('blagent-sas-user', { issue: input.issue.trim(), candidates: input.candidates.map((c, i) => `${i + 1}. ${c}`).join('\n') });
   const inspected: string[] = [];
   /** message indexes of full skeleton observations, for the 'outline' history */
   const fullObservations: Array<{ at: number; path: string; skeleton: string }> = [];
@@ -148,16 +143,6 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
   let turns = 0;
   let retries = 0;
   let lastProblem = '';
-  const retry = (reply: string, problem: string, expected: string): void => {
-    retries += 1;
-    lastProblem = problem;
-    messages.push({ role: 'assistant', content: reply }, { role: 'user', content: renderPrompt('blagent-retry', { problem, expected }) });
-    ctx.trace.push({
-      type: 'note',
-      step: 'phase1',
-      message: `unusable reply (${retries <= settings.maxRetries ? `retry ${retries} of ${settings.maxRetries}` : 'no retries left'}): ${problem}`,
-    });
-  };
   const finish = (scores: Map<string, number>, fallback?: string): SkeletonAgentResult => {
     const rank = new Map(input.candidates.map((c, i) => [c, i]));
     const order = [...input.candidates].sort((a, b) => {
@@ -170,18 +155,25 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
     if (fallback) ctx.trace.push({ type: 'note', step: 'phase1', message: `fell back to retrieval order: ${fallback}` });
     return { order, scores, inspected, steps, turns, dropped, ...(fallback ? { fallback } : {}) };
   };
+  const fellBack = () =>
+    finish(new Map(), `no usable answer after ${settings.maxRetries} retries (${turns} replies, ${steps} inspections); last problem: ${lastProblem}`);
+  /** an unusable reply: the retry prompt, or the fall back when no retry is left */
+  const retry = (problem: string, expected: string): AgentStep<SkeletonAgentResult> => {
+    retries += 1;
+    lastProblem = problem;
+    ctx.trace.push({
+      type: 'note',
+      step: 'phase1',
+      message: `unusable reply (${retries <= settings.maxRetries ? `retry ${retries} of ${settings.maxRetries}` : 'no retries left'}): ${problem}`,
+    });
+    return retries > settings.maxRetries ? { end: fellBack() } : { next: renderPrompt('blagent-retry', { problem, expected }) };
+  };
 
-  while (retries <= settings.maxRetries) {
-    const { content } = await callModel(ctx, 'phase1', messages, ['\nObservation:', 'Observation:']);
+  const onReply = async (content: string, state: AgentState): Promise<AgentStep<SkeletonAgentResult>> => {
     turns += 1;
     const reply = parseAgentReply(content);
     if (reply.kind === 'invalid') {
-      retry(
-        content,
-        reply.reason,
-        `Reply with "Thought: …" followed by either "Action: ${TOOL_NAME}[<candidate path>]" or "Final Answer:" and the JSON scores.`,
-      );
-      continue;
+      return retry(reply.reason, `Reply with "Thought: …" followed by either "Action: ${TOOL_NAME}[<candidate path>]" or "Final Answer:" and the JSON scores.`);
     }
     if (reply.kind === 'final') {
       try {
@@ -196,26 +188,21 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
           message: `scores for ${parsed.scores.size} of ${input.candidates.length} candidates`,
           data: Object.fromEntries(parsed.scores),
         });
-        return finish(parsed.scores);
+        return { end: finish(parsed.scores) };
       } catch (err) {
-        retry(
-          content,
+        return retry(
           `the Final Answer could not be read: ${(err as Error).message}.`,
           'Give the Final Answer again as one JSON object mapping exact candidate paths to scores from 0 to 10, e.g. {"pkg/module.py": 8}.',
         );
-        continue;
       }
     }
     if (steps >= settings.maxSteps) {
-      retry(
-        content,
+      return retry(
         `the step limit (${settings.maxSteps} inspections) is reached.`,
         'Give your Final Answer now: one JSON object mapping candidate paths to scores from 0 to 10.',
       );
-      continue;
     }
     steps += 1;
-    messages.push({ role: 'assistant', content: reply.text });
     const path = matcher.resolve(reply.argument);
     let observation: string;
     if (!path) {
@@ -228,12 +215,36 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
       inspected.push(path);
       observation = await input.readSkeleton(path);
       if (settings.history === 'outline' || settings.history === 'notes') {
+        const messages = state.messages;
         for (const older of fullObservations.splice(0)) messages[older.at] = { role: 'user', content: condensedObservation(older, settings.history) };
+        // the observation goes right after this reply
         fullObservations.push({ at: messages.length, path, skeleton: observation });
       }
     }
     if (steps === settings.maxSteps) observation += `\n\n(That was your last inspection: give your Final Answer next.)`;
-    messages.push({ role: 'user', content: `Observation: ${observation}` });
-  }
-  return finish(new Map(), `no usable answer after ${settings.maxRetries} retries (${turns} replies, ${steps} inspections); last problem: ${lastProblem}`);
+    // the reply is kept up to its action: what the model wrote after it would be invented tool output
+    return { assistant: reply.text, next: `Observation: ${observation}` };
+  };
+
+  const agent = await runAgent<SkeletonAgentResult>(
+    {
+      llm: ctx.llm,
+      trace: ctx.trace,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      call: {
+        temperature: ctx.settings.temperature,
+        ...(ctx.settings.maxTokens !== undefined ? { maxTokens: ctx.settings.maxTokens } : {}),
+        ...(ctx.settings.seed !== undefined ? { seed: ctx.settings.seed } : {}),
+        stop: ['\nObservation:', 'Observation:'],
+        purpose: 'blagent.phase1',
+        traceStep: 'phase1',
+      },
+      // every turn inspects (at most maxSteps), retries (the one past maxRetries ends it) or answers
+      limits: { maxSteps: settings.maxSteps + settings.maxRetries + 1 },
+      onReply,
+    },
+    system,
+    task,
+  );
+  return agent.answer ?? fellBack();
 }

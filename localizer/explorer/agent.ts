@@ -1,6 +1,6 @@
 /**
- * The explorer loop, mini-swe-agent's shape: the message list is the trajectory. Each step is one model
- * call. Its reply either runs one checked command in the read-only workspace (the observation is the next
+ * The explorer's protocol over the shared agent core (localizer/agent/core.ts, mini-swe-agent's loop: the message
+ * list is the trajectory, each step is one model call, budgets and deadline handled there). Its reply either runs one checked command in the read-only workspace (the observation is the next
  * user message), or ends the run with the final answer. A refused command, a reply without exactly one
  * action and a malformed answer each get a message the model reads. A malformed answer gets one such
  * repair prompt; a second one ends the run as an error.
@@ -16,9 +16,9 @@
  * Transport and spend-cap errors propagate: the stage records them (a spend cap stops the run).
  */
 import type { TraceEvent } from '../../src/artifacts/localization.ts';
-import { LlmError } from '../../src/llm/errors.ts';
 import type { ChatMessage, ChatModel } from '../../src/llm/types.ts';
 import type { ReadOnlyWorkspace } from '../../src/sandbox/types.ts';
+import { runAgent } from '../agent/core.ts';
 import { parseReply } from './answer.ts';
 import { READ_PROGRAMS, checkCommandLine } from './commands.ts';
 
@@ -70,86 +70,59 @@ export interface ExplorerContext {
 }
 
 export async function runExplorer(ctx: ExplorerContext, system: string, task: string, settings: ExplorerSettings): Promise<ExplorerRun> {
-  const messages: ChatMessage[] = [
-    { role: 'system', content: system },
-    { role: 'user', content: task },
-  ];
-  const run: ExplorerRun = {
-    stop: 'max-steps',
-    files: [],
-    thought: '',
-    steps: 0,
-    commands: 0,
-    reads: 0,
-    refused: 0,
-    formatErrors: 0,
-    commandTimeouts: 0,
-    commandMs: 0,
-    tokens: 0,
-    messages,
-  };
-  let maxSteps = settings.maxSteps;
-  let asked: 'max-steps' | 'tokens' | undefined;
+  const counts = { commands: 0, reads: 0, refused: 0, formatErrors: 0, commandTimeouts: 0, commandMs: 0 };
   let malformedAnswers = 0;
-
-  while (run.steps < maxSteps) {
-    if (settings.deadline !== undefined && Date.now() >= settings.deadline) return { ...run, stop: 'time' };
-    if (run.steps === maxSteps - 1 && !asked) {
-      messages.push({ role: 'user', content: LAST_STEP_MESSAGE });
-      asked = 'max-steps';
-    }
-    const reply = await call(ctx, messages, settings);
-    if (reply === undefined) return { ...run, stop: 'time' };
-    run.steps++;
-    run.tokens += reply.tokens;
-    messages.push({ role: 'assistant', content: reply.content });
-    const parsed = parseReply(reply.content, ctx.workspace.root);
-
-    if (parsed.kind === 'answer') return { ...run, stop: 'answer', files: parsed.files, thought: parsed.thought };
-    let next: string;
-    if (parsed.kind === 'malformed-answer') {
-      run.formatErrors++;
-      if (++malformedAnswers >= 2) return { ...run, stop: 'invalid-answer', thought: parsed.thought };
-      next = `Your final answer could not be read: ${parsed.problem}. Reply again with one \`\`\`json block of the form {"files": ["path/one.ext", "path/two.ext"]} and nothing else to run.`;
-    } else if (parsed.kind === 'format-error') {
-      run.formatErrors++;
-      next = `Format error: ${parsed.problem}. Reply with a THOUGHT and exactly one \`\`\`bash block (one command line), or with the final \`\`\`json block.`;
-    } else {
-      next = await execute(ctx, parsed.command, settings, run);
-    }
-    if (run.tokens >= settings.tokenBudget && !asked) {
-      next += `\n\n${TOKENS_SPENT_MESSAGE}`;
-      asked = 'tokens';
-      maxSteps = run.steps + 1;
-    }
-    messages.push({ role: 'user', content: next });
-  }
-  return { ...run, stop: asked ?? 'max-steps' };
+  const agent = await runAgent<{ stop: 'answer' | 'invalid-answer'; files: string[]; thought: string }>(
+    {
+      llm: ctx.llm,
+      trace: ctx.trace,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      call: {
+        temperature: settings.temperature,
+        ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
+        ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
+        purpose: 'explorer.step',
+        traceStep: 'explore',
+      },
+      limits: { maxSteps: settings.maxSteps, tokenBudget: settings.tokenBudget, ...(settings.deadline !== undefined ? { deadline: settings.deadline } : {}) },
+      prompts: { lastStep: LAST_STEP_MESSAGE, tokensSpent: TOKENS_SPENT_MESSAGE },
+      onReply: async (reply) => {
+        const parsed = parseReply(reply, ctx.workspace.root);
+        if (parsed.kind === 'answer') return { end: { stop: 'answer', files: parsed.files, thought: parsed.thought } };
+        if (parsed.kind === 'malformed-answer') {
+          counts.formatErrors++;
+          if (++malformedAnswers >= 2) return { end: { stop: 'invalid-answer', files: [], thought: parsed.thought } };
+          return {
+            next: `Your final answer could not be read: ${parsed.problem}. Reply again with one \`\`\`json block of the form {"files": ["path/one.ext", "path/two.ext"]} and nothing else to run.`,
+          };
+        }
+        if (parsed.kind === 'format-error') {
+          counts.formatErrors++;
+          return {
+            next: `Format error: ${parsed.problem}. Reply with a THOUGHT and exactly one \`\`\`bash block (one command line), or with the final \`\`\`json block.`,
+          };
+        }
+        return { next: await execute(ctx, parsed.command, settings, counts) };
+      },
+    },
+    system,
+    task,
+  );
+  const ended = agent.answer;
+  return {
+    stop: ended ? ended.stop : agent.stop === 'done' ? 'max-steps' : agent.stop,
+    files: ended?.stop === 'answer' ? ended.files : [],
+    thought: ended?.thought ?? '',
+    steps: agent.steps,
+    ...counts,
+    tokens: agent.tokens,
+    messages: agent.messages,
+  };
 }
 
-async function call(ctx: ExplorerContext, messages: ChatMessage[], settings: ExplorerSettings): Promise<{ content: string; tokens: number } | undefined> {
-  const timeLeft = settings.deadline === undefined ? undefined : settings.deadline - Date.now();
-  const deadline = timeLeft === undefined ? undefined : AbortSignal.timeout(Math.max(1, timeLeft));
-  const signals = [ctx.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
-  try {
-    const response = await ctx.llm.chat({
-      messages: [...messages],
-      temperature: settings.temperature,
-      ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
-      ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
-      purpose: 'explorer.step',
-      ...(signals.length ? { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) } : {}),
-      trace: (t) => ctx.trace.push({ type: 'llm', step: 'explore', trace: t }),
-    });
-    return { content: response.choices[0]?.content ?? '', tokens: response.usage.promptTokens + response.usage.completionTokens };
-  } catch (err) {
-    // our deadline (not the caller's signal) cancelled the call: the run ran out of time
-    if (err instanceof LlmError && err.kind === 'aborted' && deadline?.aborted && !ctx.signal?.aborted) return undefined;
-    throw err;
-  }
-}
+type CommandCounts = Pick<ExplorerRun, 'commands' | 'reads' | 'refused' | 'commandTimeouts' | 'commandMs'>;
 
-async function execute(ctx: ExplorerContext, command: string, settings: ExplorerSettings, run: ExplorerRun): Promise<string> {
+async function execute(ctx: ExplorerContext, command: string, settings: ExplorerSettings, run: CommandCounts): Promise<string> {
   const checked = checkCommandLine(command);
   if (!checked.ok) {
     run.refused++;

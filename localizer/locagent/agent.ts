@@ -1,6 +1,6 @@
 /**
- * One LocAgent sample: a tool-calling loop in which the message list is the trajectory (mini-swe-agent's
- * shape). Each step is one model call; a reply with a tool call gets the tool's result, a reply without
+ * One LocAgent sample: LocAgent's tool-calling protocol over the shared agent core (localizer/agent/core.ts,
+ * mini-swe-agent's loop: the message list is the trajectory). Each step is one model call; a reply with a tool call gets the tool's result, a reply without
  * one is asked to go on (LocAgent's fake user message), a repeated reply is told so, and a reply that calls
  * `finish` ends the sample with the text before the call as the answer. Budgets: steps (the last step asks
  * for the final answer, as LocAgent does at max_iteration_num), tokens (when spent, one more call asks for
@@ -10,9 +10,9 @@
  */
 import type { TraceEvent } from '../../src/artifacts/localization.ts';
 import type { GraphTools } from '../../src/index/graph/tools.ts';
-import { LlmError } from '../../src/llm/errors.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import type { ChatMessage, ChatModel } from '../../src/llm/types.ts';
+import { runAgent } from '../agent/core.ts';
 import { STOP_WORDS, coerceArgs, observation, parseReply, type ToolSpec } from './fn-call.ts';
 import { FINISH, runTool } from './tools.ts';
 
@@ -59,89 +59,54 @@ export interface SampleContext {
 }
 
 export async function runSample(ctx: SampleContext, system: string, task: string, settings: SampleSettings): Promise<SampleRun> {
-  const messages: ChatMessage[] = [
-    { role: 'system', content: system },
-    { role: 'user', content: task },
-  ];
-  const run: SampleRun = { answer: '', stopReason: 'max-steps', steps: 0, toolCalls: 0, invalidReplies: 0, messages };
-  let tokens = 0;
-  let last: string | undefined;
-  /** why the agent was asked for its answer before it finished on its own */
-  let asked: 'max-steps' | 'tokens' | undefined;
   const specs = new Map(ctx.specs.map((s) => [s.name, s]));
-
-  while (run.steps < settings.maxSteps) {
-    if (settings.deadline !== undefined && Date.now() >= settings.deadline) {
-      run.stopReason = 'time';
-      break;
-    }
-    if (run.steps === settings.maxSteps - 1 && !asked) {
-      messages.push({ role: 'user', content: LAST_STEP_MESSAGE });
-      asked = 'max-steps';
-    }
-    const reply = await call(ctx, messages, settings);
-    if (reply === undefined) {
-      run.stopReason = 'time';
-      break;
-    }
-    run.steps++;
-    tokens += reply.tokens;
-    const parsed = parseReply(reply.content);
-    // the stop word cuts the closing tag: put it back so the history shows well-formed calls
-    const content = parsed.call && !/<\/function\s*>/.test(reply.content) ? `${reply.content.trimEnd()}\n</function>` : reply.content;
-    messages.push({ role: 'assistant', content });
-    run.answer = parsed.thought || run.answer;
-
-    if (parsed.call?.name === FINISH) {
-      run.stopReason = asked ?? 'finish';
-      return run;
-    }
-    if (tokens >= settings.tokenBudget && !asked) {
-      // the budget is spent: one more call for the answer
-      messages.push({ role: 'user', content: TOKENS_SPENT_MESSAGE });
-      asked = 'tokens';
-      settings = { ...settings, maxSteps: run.steps + 1 };
-      continue;
-    }
-    let next: string;
-    if (!parsed.call) {
-      run.invalidReplies++;
-      next = parsed.malformed
-        ? `Your function call could not be read (${parsed.malformed}). ${CONTINUE_MESSAGE}`
-        : reply.content.trim() === last
-          ? REPEAT_MESSAGE
-          : CONTINUE_MESSAGE;
-    } else {
-      next = await execute(ctx, parsed.call.name, parsed.call.params, specs, settings.observationTokens, run);
-    }
-    last = reply.content.trim();
-    messages.push({ role: 'user', content: next });
-  }
-  if (run.stopReason !== 'time') run.stopReason = asked ?? 'max-steps';
-  return run;
-}
-
-async function call(ctx: SampleContext, messages: ChatMessage[], settings: SampleSettings): Promise<{ content: string; tokens: number } | undefined> {
-  const timeLeft = settings.deadline === undefined ? undefined : settings.deadline - Date.now();
-  const deadline = timeLeft === undefined ? undefined : AbortSignal.timeout(Math.max(1, timeLeft));
-  const signals = [ctx.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
-  try {
-    const response = await ctx.llm.chat({
-      messages: [...messages],
-      temperature: settings.temperature,
-      ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
-      ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
-      stop: STOP_WORDS,
-      purpose: 'locagent.step',
-      ...(signals.length ? { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) } : {}),
-      trace: (t) => ctx.trace.push({ type: 'llm', step: ctx.label, trace: t }),
-    });
-    return { content: response.choices[0]?.content ?? '', tokens: response.usage.promptTokens + response.usage.completionTokens };
-  } catch (err) {
-    // our deadline (not the caller's signal) cancelled the call: the sample ran out of time
-    if (err instanceof LlmError && err.kind === 'aborted' && deadline?.aborted && !ctx.signal?.aborted) return undefined;
-    throw err;
-  }
+  const counts = { toolCalls: 0, invalidReplies: 0 };
+  let answer = '';
+  let last: string | undefined;
+  const agent = await runAgent<'finish'>(
+    {
+      llm: ctx.llm,
+      trace: ctx.trace,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      call: {
+        temperature: settings.temperature,
+        ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
+        ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
+        stop: STOP_WORDS,
+        purpose: 'locagent.step',
+        traceStep: ctx.label,
+      },
+      limits: { maxSteps: settings.maxSteps, tokenBudget: settings.tokenBudget, ...(settings.deadline !== undefined ? { deadline: settings.deadline } : {}) },
+      prompts: { lastStep: LAST_STEP_MESSAGE, tokensSpent: TOKENS_SPENT_MESSAGE },
+      onReply: async (reply, state) => {
+        const parsed = parseReply(reply);
+        // the stop word cuts the closing tag: put it back so the history shows well-formed calls
+        const assistant = parsed.call && !/<\/function\s*>/.test(reply) ? `${reply.trimEnd()}\n</function>` : reply;
+        answer = parsed.thought || answer;
+        if (parsed.call?.name === FINISH) return { end: 'finish', assistant };
+        // the budget is spent: no tool runs, the next call is for the answer (LocAgent's way)
+        if (state.budgetSpent) return { assistant };
+        let next: string;
+        if (!parsed.call) {
+          counts.invalidReplies++;
+          next = parsed.malformed
+            ? `Your function call could not be read (${parsed.malformed}). ${CONTINUE_MESSAGE}`
+            : reply.trim() === last
+              ? REPEAT_MESSAGE
+              : CONTINUE_MESSAGE;
+        } else {
+          next = await execute(ctx, parsed.call.name, parsed.call.params, specs, settings.observationTokens, counts);
+        }
+        last = reply.trim();
+        return { next, assistant };
+      },
+    },
+    system,
+    task,
+  );
+  // asked for its answer (last step, spent budget), the agent's finish still counts as being asked
+  const stopReason: StopReason = agent.stop === 'done' ? (agent.asked ?? 'finish') : agent.stop;
+  return { answer, stopReason, steps: agent.steps, ...counts, messages: agent.messages };
 }
 
 async function execute(
@@ -150,7 +115,7 @@ async function execute(
   params: Record<string, string>,
   specs: ReadonlyMap<string, ToolSpec>,
   observationTokens: number,
-  run: SampleRun,
+  run: Pick<SampleRun, 'toolCalls' | 'invalidReplies'>,
 ): Promise<string> {
   const spec = specs.get(name);
   if (!spec) {
