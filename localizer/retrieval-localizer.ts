@@ -10,7 +10,7 @@ import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { defaultQueries, type QueryPreset, type RetrievalQuery } from './retrieval/query.ts';
 import { type RetrievalResult, retrieveFiles } from './retrieval/retriever.ts';
-import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
+import { RetrievalTuningSchema, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
 import { agreementWith, scoreSignals, signals, type ConfidenceSignals } from '../src/artifacts/confidence.ts';
 
@@ -21,7 +21,7 @@ export const RetrievalOptionsSchema = z
     /** 'drop' (default) searches the issue without its `pip list` / show_versions tables; 'keep' as written */
     environmentReports: z.enum(['drop', 'keep'], { message: 'must be "drop" or "keep"' }).optional(),
     /** the retriever's weights and depths (localizer/retrieval/options.ts) */
-    retrieval: z.record(z.string(), z.unknown()).optional(),
+    retrieval: RetrievalTuningSchema.optional(),
   })
   .strict();
 

@@ -15,6 +15,8 @@ import type { Services } from '../services.ts';
 import { PIPELINE_STAGES, type PipelineStage } from '../../src/run/stage.ts';
 import type { RunPlan } from '../../src/run/manifest.ts';
 import { createLocalizer, localizerNeeds } from '../../localizer/registry.ts';
+import { parseLocalizerOptions } from '../../localizer/options.ts';
+import { FunctionLevelOptionsSchema, LineLevelOptionsSchema } from '../../localizer/hierarchy/options.ts';
 import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
@@ -35,6 +37,9 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
   const runsDir = path.dirname(layout.root);
   const runId = path.basename(layout.root);
   const topFiles = config.topFiles;
+  // the stages' own options, checked against their schemas before anything runs (a misspelled key fails here)
+  const functionLevel = parseLocalizerOptions('functionLevel', FunctionLevelOptionsSchema, config.functionLevel);
+  const lineLevel = parseLocalizerOptions('lineLevel', LineLevelOptionsSchema, config.lineLevel);
   const localizer = createLocalizer(config.localizer.name, config.localizer.options, { seed: config.seed });
   // a rejected localizer is reported by the stage that awaits it; this keeps it from counting as unhandled first
   localizer.catch(() => undefined);
@@ -46,8 +51,8 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
       capabilities: localizerNeeds(config.localizer.name, config.localizer.options),
       workspaces: docker,
     }),
-    functionLocalizationStage(services, { ...config.functionLevel, topFiles, handoff: config.handoff }),
-    lineLocalizationStage(services, { ...config.lineLevel, topFiles, handoff: config.handoff }),
+    functionLocalizationStage(services, { ...functionLevel, topFiles, handoff: config.handoff }),
+    lineLocalizationStage(services, { ...lineLevel, topFiles, handoff: config.handoff }),
     repairStage({ model: () => services.requireLlm('repair'), snapshot: (i) => services.snapshot(i.repo, i.base_commit), config: config.repair }),
   ];
   if (config.validation.regression || config.validation.reproduction) {

@@ -1,7 +1,7 @@
 /** BLAgent's options: one zod schema, the paper's settings as defaults (README "Options" table). */
 import { z } from 'zod';
 import { nonNegativeInt, parseLocalizerOptions, positiveInt } from '../options.ts';
-import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../retrieval/options.ts';
+import { RetrievalTuningSchema, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../retrieval/options.ts';
 
 export const BlagentOptionsSchema = z
   .object({
@@ -33,7 +33,7 @@ export const BlagentOptionsSchema = z
     /** without a chat model: rank in retrieval order instead of failing */
     allowNoLlm: z.boolean().default(false),
     /** options of the underlying retriever (weights, depths) */
-    retrieval: z.record(z.string(), z.unknown()).optional(),
+    retrieval: RetrievalTuningSchema.optional(),
   })
   .strict();
 

@@ -2,6 +2,7 @@
  * Every tunable of the model-free retriever in one place. The defaults were chosen on the even-indexed
  * SWE-bench Lite instances and checked on the odd ones (BENCHMARKS.md); nothing here is per repository.
  */
+import { z } from 'zod';
 import type { Normalization } from './fusion.ts';
 import type { MentionSource } from './structural-query.ts';
 
@@ -82,6 +83,43 @@ export const DEFAULT_RETRIEVAL_OPTIONS: RetrievalOptions = {
   pathWeights: { path: 1, frame: 1, module: 0.7, moduleName: 0 },
   frameDecay: 0.5,
 };
+
+const weight = () => z.number({ message: 'must be a number >= 0' }).nonnegative({ message: 'must be a number >= 0' });
+const factor = () => z.number({ message: 'must be a number' });
+const depth = () =>
+  z.number({ message: 'must be a positive integer' }).int({ message: 'must be a positive integer' }).positive({ message: 'must be a positive integer' });
+
+/**
+ * The retriever's options as a config file or `--localizer-options` may give them (`retrieval: {...}`): every key
+ * optional and merged over DEFAULT_RETRIEVAL_OPTIONS, unknown keys refused, so a misspelled weight fails at start.
+ */
+export const RetrievalTuningSchema = z
+  .object({
+    fusion: z.enum(['weighted', 'rrf'], { message: 'must be "weighted" or "rrf"' }),
+    normalization: z.enum(['max', 'minmax'], { message: 'must be "max" or "minmax"' }),
+    rrfK: factor(),
+    weights: z
+      .object({ dense: weight(), chunkBm25: weight(), fileBm25: weight(), definitions: weight(), paths: weight(), history: weight(), graph: weight() })
+      .partial()
+      .strict(),
+    queryWeights: z.record(z.string(), factor()),
+    historyQueries: z.union([z.literal('all'), z.array(z.string())], { message: 'must be "all" or a list of query labels' }),
+    chunkAggregation: z.object({ topN: depth(), decay: factor() }).partial().strict(),
+    chunkDepth: depth(),
+    fileDepth: depth(),
+    poolPerQuery: depth(),
+    poolCap: depth(),
+    rankingDepth: depth(),
+    evidencePerFile: depth(),
+    mentionWeights: z.object({ frame: factor(), backtick: factor(), code: factor(), prose: factor() }).partial().strict(),
+    qualifiedWeight: factor(),
+    definitionSpreadExponent: factor(),
+    maxDefiningFiles: depth(),
+    pathWeights: z.object({ path: factor(), frame: factor(), module: factor(), moduleName: factor() }).partial().strict(),
+    frameDecay: factor(),
+  })
+  .partial()
+  .strict() satisfies z.ZodType<DeepPartial<RetrievalOptions>>;
 
 /** Deep-merges partial options over the defaults and checks the values. */
 export function resolveRetrievalOptions(partial: DeepPartial<RetrievalOptions> = {}): RetrievalOptions {

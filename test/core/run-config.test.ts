@@ -8,6 +8,7 @@ import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { overridesFrom, RUN_FLAGS } from '../../app/commands/run-flags.ts';
 import { RUN_FLAG_COVERAGE } from '../../app/commands/run-flags.ts';
 import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
+import { assembleStages } from '../../app/engine/stages.ts';
 
 async function configFile(content: unknown): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-config-'));
@@ -105,6 +106,26 @@ describe('localizer names and options', () => {
     await expect(validateLocalizer('agentless', { combineTopN: 'three' })).rejects.toThrow(/agentless option combineTopN must be a positive integer/);
     await expect(validateLocalizer('oracle', { topN: 1 })).rejects.toThrow(/oracle: unknown option\(s\) topN/);
     expect(await validateLocalizer('blagent', { m: 8 })).toMatchObject({ m: 8, earFiles: 5, phase1History: 'notes' });
+  });
+
+  it('the retriever’s own options are typed too: a misspelled weight or a bad depth fails before any instance', async () => {
+    // before: `retrieval` was any object, so {"weights":{"histroy":0}} ran with the history channel on
+    await expect(validateLocalizer('retrieval', { retrieval: { weights: { histroy: 0 } } })).rejects.toThrow(
+      /retrieval: unknown option\(s\) histroy in retrieval\.weights/,
+    );
+    await expect(validateLocalizer('blagent', { retrieval: { chunkDepth: 0 } })).rejects.toThrow(
+      /blagent option retrieval\.chunkDepth must be a positive integer, got 0/,
+    );
+    expect(await validateLocalizer('retrieval', { retrieval: { weights: { history: 0 } } })).toEqual({ retrieval: { weights: { history: 0 } } });
+  });
+
+  it('the function- and line-level stages check their options when the run is assembled', () => {
+    const assemble = (config: Record<string, unknown>) =>
+      assembleStages(parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', ...config }), { store: {} } as never, { root: '/tmp/locfix-typed' });
+    // before: spread unchecked into the stages, so a typo was silently a default
+    expect(() => assemble({ functionLevel: { maxAttemps: 2 } })).toThrow(/functionLevel: unknown option\(s\) maxAttemps; known: .*maxAttempts/);
+    expect(() => assemble({ lineLevel: { samples: 0 } })).toThrow(/lineLevel option samples must be a positive integer, got 0/);
+    expect(assemble({ functionLevel: { maxAttempts: 2 }, lineLevel: { samples: 2 } }).stages.map((s) => s.name)).toContain('localize-lines');
   });
 
   it('the run seed reaches a sampling localizer unless its options set one', async () => {
