@@ -7,7 +7,7 @@
  * offline by scripts/build-env-image.sh) and instance images (`locfix/sweb.inst.*`). Official
  * `swebench/*` images and the user's own are never removed.
  */
-import type { CacheLevel } from './images.ts';
+import type { CacheLevel } from '../src/sandbox/types.ts';
 import { ENV_IMAGE_PREFIX, INSTANCE_IMAGE_PREFIX } from './images.ts';
 import type { DockerRuntime } from './sandbox.ts';
 

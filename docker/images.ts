@@ -25,7 +25,7 @@ import path from 'node:path';
 import { runGit } from '../src/repo/git.ts';
 import { officialImageName, type ImageArch, type InstanceSpec } from '../src/harness/instance-spec.ts';
 import type { ResolvedSpec } from '../src/harness/specs.ts';
-import type { InstanceImage, InstanceImages, SandboxLimits } from '../src/sandbox/types.ts';
+import type { CacheLevel, InstanceImage, InstanceImages, SandboxLimits } from '../src/sandbox/types.ts';
 import type { DockerRuntime, DockerSandbox } from './sandbox.ts';
 
 export const DEFAULT_BASE_IMAGE = 'locfix/base:bookworm';
@@ -60,9 +60,6 @@ export interface ImageConfig {
 }
 
 export type ImageLog = (line: string) => void;
-
-export type CacheLevel = 'none' | 'base' | 'env' | 'instance';
-export const CACHE_LEVELS: readonly CacheLevel[] = ['none', 'base', 'env', 'instance'];
 
 export class ImageBuildError extends Error {
   constructor(

@@ -49,6 +49,10 @@ export class LocalDockerBackend implements ExecutionBackend {
     return this.queue.add(() => work(this.engine)) as Promise<T>;
   }
 
+  check(): Promise<void> {
+    return this.runtime.ping();
+  }
+
   openWorkspace(snapshot: WorkspaceSnapshot, options: ReadOnlyWorkspaceOptions): Promise<ReadOnlyWorkspace> {
     this.workspaces ??= new DockerReadOnlyWorkspaces(this.runtime.docker);
     return this.workspaces.open(snapshot, options);

@@ -160,6 +160,11 @@ export class DockerPoolBackend implements ExecutionBackend {
     for (const engine of this.engines) if (!engine.drained) await engine.images.releaseAll().catch(() => undefined);
   }
 
+  async check(): Promise<void> {
+    const answers = await Promise.all(this.engines.map((e) => this.answers(e)));
+    if (!answers.some(Boolean)) throw new Error(`docker-pool: no engine answers (${this.engines.map((e) => e.id).join(', ')})`);
+  }
+
   /** on the healthy engine with the most free capacity; a workspace takes no validation slot (it only reads) */
   async openWorkspace(snapshot: WorkspaceSnapshot, options: ReadOnlyWorkspaceOptions): Promise<ReadOnlyWorkspace> {
     const healthy = this.engines.filter((e) => !e.drained).sort((a, b) => b.spec.maxWorkers - b.active - (a.spec.maxWorkers - a.active));

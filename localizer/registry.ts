@@ -3,6 +3,7 @@
  * model-free run never imports the LLM localizers) and exports a zod schema of its options, so a config
  * file or `--options` is checked before any instance runs.
  */
+import { STAGE_ERROR_KIND } from '../src/run/stage-runner.ts';
 import type { z } from 'zod';
 import type { Capability, LocalizerNeeds } from './capabilities.ts';
 import { parseLocalizerOptions } from './options.ts';
@@ -104,7 +105,9 @@ export function localizerNames(): string[] {
 function entryOf(name: string, where: string): LocalizerEntry {
   const entry = Object.hasOwn(LOCALIZERS, name) ? LOCALIZERS[name] : undefined;
   if (!entry)
-    throw Object.assign(new Error(`${where}: unknown localizer ${JSON.stringify(name)}; known: ${localizerNames().join(', ')}`), { kind: 'bad-config' });
+    throw Object.assign(new Error(`${where}: unknown localizer ${JSON.stringify(name)}; known: ${localizerNames().join(', ')}`), {
+      kind: STAGE_ERROR_KIND.badConfig,
+    });
   return entry;
 }
 

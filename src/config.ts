@@ -3,6 +3,8 @@
  * its field instead of silently falling back to a default. CLI flags override file values; every default
  * below is the Agentless 1.5 / BLAgent paper setting unless its comment says otherwise.
  */
+import { IMAGE_ARCHS } from './harness/instance-spec.ts';
+import { CACHE_LEVELS, NETWORK_MODES } from './sandbox/types.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -81,7 +83,7 @@ export const RunConfigSchema = z
         enabled: z.boolean().default(true),
         timeoutSeconds: positiveInt.default(1800),
         /** the sandbox network of evaluation: none (offline), or the engine's bridge / host for parity with the harness */
-        network: z.enum(['none', 'bridge', 'host']).default('none'),
+        network: z.enum(NETWORK_MODES, { message: `must be one of ${NETWORK_MODES.join(', ')}` }).default('none'),
       })
       .strict()
       .default({ enabled: true, timeoutSeconds: 1800, network: 'none' }),
@@ -95,6 +97,12 @@ export const RunConfigSchema = z
         instanceSetup: z.record(z.string(), z.array(z.string())).default({}),
         /** use official swebench/sweb.eval.* images when present locally */
         useOfficialImages: z.boolean().default(true),
+        /** try `docker pull` for absent official images (off: a pull reaches a remote registry) */
+        pullOfficialImages: z.boolean().default(false),
+        /** the architecture official image names carry */
+        arch: z.enum(IMAGE_ARCHS, { message: `must be one of ${IMAGE_ARCHS.join(', ')}` }).default('x86_64'),
+        /** which images locfix built are kept, as the harness' --cache_level */
+        cacheLevel: z.enum(CACHE_LEVELS, { message: `must be one of ${CACHE_LEVELS.join(', ')}` }).default('env'),
         memoryGiB: z.number().positive().default(4),
         cpus: z.number().positive().default(1),
         /** where validation and evaluation run: one engine (DOCKER_HOST or the local socket), or a pool of engines */
@@ -104,7 +112,18 @@ export const RunConfigSchema = z
       })
       .strict()
       .refine((d) => d.backend === 'local' || d.engines.length > 0, { message: 'backend "docker-pool" needs at least one engine (docker.engines, --engine)' })
-      .default({ envImages: {}, instanceSetup: {}, useOfficialImages: true, memoryGiB: 4, cpus: 1, backend: 'local', engines: [] }),
+      .default({
+        envImages: {},
+        instanceSetup: {},
+        useOfficialImages: true,
+        pullOfficialImages: false,
+        arch: 'x86_64',
+        cacheLevel: 'env',
+        memoryGiB: 4,
+        cpus: 1,
+        backend: 'local',
+        engines: [],
+      }),
     concurrency: z
       .object({
         /** instances in flight through the pipeline */

@@ -33,6 +33,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<{ summa
   if (!options.backend && !(options.runtime && options.images)) throw new Error('runEvaluation: give a backend, or a runtime and its images');
   await options.runtime?.ping();
   const backend = options.backend ?? oneEngine(options.runtime!, options.images!, Math.max(1, options.maxWorkers ?? 1));
+  await backend.check?.();
   // an earlier invocation of this run killed with -9 leaves its containers running; they carry the run id
   const swept = await backend.sweep(options.runId);
   if (swept) options.onSweep?.(swept);

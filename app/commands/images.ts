@@ -5,7 +5,7 @@
  * harness' --cache_level keeps them. Official swebench/* images and the user's own are never touched.
  */
 import type { Command } from 'commander';
-import { CACHE_LEVELS, type CacheLevel } from '../../docker/images.ts';
+import { CACHE_LEVELS, type CacheLevel } from '../../src/sandbox/types.ts';
 import { listLocfixImages, pruneLocfixImages, type LocfixImage } from '../../docker/image-inventory.ts';
 import { DockerRuntime } from '../../docker/sandbox.ts';
 

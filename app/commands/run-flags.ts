@@ -4,7 +4,10 @@
  * does: `true` where flags set it, or the reason it is set in the config file only; the compiler refuses a
  * config key that is missing there, and test/core/run-config.test.ts checks the table against RUN_FLAGS.
  */
+import type { Command } from 'commander';
 import type { RunConfigInput } from '../../src/config.ts';
+import { IMAGE_ARCHS } from '../../src/harness/instance-spec.ts';
+import { CACHE_LEVELS, NETWORK_MODES } from '../../src/sandbox/types.ts';
 import { localizerNames } from '../../localizer/registry.ts';
 import { positiveInt } from '../engine/selection.ts';
 
@@ -20,6 +23,8 @@ interface RunFlag {
   repeat?: boolean;
   /** a repeatable flag's parsed values as the config key takes them (default: the list) */
   collect?: (values: unknown[]) => unknown;
+  /** a `--no-…` flag: sets the key to false when given, and nothing otherwise */
+  negate?: boolean;
 }
 
 /** Typed entry: `field` must be a field of that config key's object. */
@@ -56,6 +61,21 @@ function mirrorSpec(text: string, name: string): [string, string] {
   const at = text.indexOf('=');
   if (at <= 0 || !text.slice(0, at).includes('/')) throw new Error(`${name} expects owner/name=PATH, got "${text}"`);
   return [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** One of a list of values. */
+const oneOf =
+  (allowed: readonly string[]) =>
+  (text: string, name: string): string => {
+    if (!allowed.includes(text)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(text)}`);
+    return text;
+  };
+
+/** "KEY=VALUE" of a repeatable flag, KEY an "owner/name[@version]". */
+function keyed(text: string, name: string): [string, string] {
+  const eq = text.indexOf('=');
+  if (eq <= 0 || eq === text.length - 1) throw new Error(`${name} expects owner/name[@version]=VALUE, got ${JSON.stringify(text)}`);
+  return [text.slice(0, eq), text.slice(eq + 1)];
 }
 
 /** A JSON object given on the command line. */
@@ -153,22 +173,87 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     description: 'instances in flight through the pipeline',
     parse: (t, f) => positiveInt(f, t),
   }),
+  // the sandboxes of validation and evaluation; `locfix evaluate` takes the same flags (EVALUATE_FLAGS)
+  flag('concurrency', { field: 'docker', flag: '--max-workers <n>', description: 'sandboxes at once (default 2; evaluate: 1)', parse: (t, f) => positiveInt(f, t) }),
+  flag('docker', { field: 'memoryGiB', flag: '--memory <GiB>', description: 'memory limit per container (default 4)', parse: positiveNumber }),
+  flag('docker', { field: 'cpus', flag: '--cpus <n>', description: 'CPU limit per container (default 1)', parse: positiveNumber }),
+  flag('docker', { field: 'baseImage', flag: '--base-image <image>', description: 'base image for spec-built environments (default locfix/base:bookworm)' }),
+  flag('docker', {
+    field: 'envImages',
+    flag: '--env-image <repo[@version]=image>',
+    description: 'environment image to build instance images on (repeatable)',
+    repeat: true,
+    parse: keyed,
+    collect: (pairs) => Object.fromEntries(pairs as Array<[string, string]>),
+  }),
+  flag('docker', {
+    field: 'instanceSetup',
+    flag: '--instance-setup <repo[@version]=command>',
+    description: 'command run in /testbed on an --env-image instead of the spec install (repeatable; several for one key run in order)',
+    repeat: true,
+    parse: keyed,
+    collect: (pairs) => {
+      const setup: Record<string, string[]> = {};
+      for (const [key, command] of pairs as Array<[string, string]>) (setup[key] ??= []).push(command);
+      return setup;
+    },
+  }),
+  flag('docker', {
+    field: 'useOfficialImages',
+    flag: '--no-official-images',
+    description: 'do not use official swebench/sweb.eval.* images even when present',
+    negate: true,
+  }),
+  flag('docker', { field: 'pullOfficialImages', flag: '--pull', description: 'try to pull absent official images (contacts a remote registry)' }),
+  flag('docker', { field: 'arch', flag: '--arch <arch>', description: `architecture in official image names: ${IMAGE_ARCHS.join(' | ')}`, parse: oneOf(IMAGE_ARCHS) }),
+  flag('docker', {
+    field: 'cacheLevel',
+    flag: '--cache-level <level>',
+    description: `images kept after evaluation, as the harness: ${CACHE_LEVELS.join(' | ')} (default env: instance images removed)`,
+    parse: oneOf(CACHE_LEVELS),
+  }),
+  flag('evaluation', {
+    field: 'timeoutSeconds',
+    flag: '--timeout <seconds>',
+    description: 'timeout of one evaluation script (default 1800)',
+    parse: (t, f) => positiveInt(f, t),
+  }),
+  flag('evaluation', {
+    field: 'network',
+    flag: '--network <mode>',
+    description: "evaluation sandbox network: none (default, offline), or the engine's bridge / host for parity with the harness",
+    parse: oneOf(NETWORK_MODES),
+  }),
 ];
 
-/** commander's option name for a flag ("--run-id <id>" -> "runId"). */
+/** The config keys `locfix evaluate` takes from the same table: where it reads and writes, and the sandboxes. */
+const EVALUATE_KEYS = new Set(['runId', 'runsDir', 'dataset', 'mirrorsDir', 'cacheDir', 'docker', 'concurrency.docker', 'evaluation.timeoutSeconds', 'evaluation.network']);
+export const EVALUATE_FLAGS: readonly RunFlag[] = RUN_FLAGS.filter((f) => EVALUATE_KEYS.has(f.key) || EVALUATE_KEYS.has(`${f.key}.${f.field}`));
+
+/** Declares the table's flags on a command. */
+export function declareFlags(command: Command, flags: readonly RunFlag[]): Command {
+  for (const spec of flags) {
+    if (spec.repeat) command.option(spec.flag, spec.description, (v: string, acc: string[]) => [...acc, v], [] as string[]);
+    else command.option(spec.flag, spec.description);
+  }
+  return command;
+}
+
+/** commander's option name for a flag ("--run-id <id>" -> "runId", "--no-official-images" -> "officialImages"). */
 function optionName(spec: RunFlag): string {
   return spec.flag
     .split(' ')[0]
-    .slice(2)
+    .slice(spec.negate ? 5 : 2)
     .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 }
 
 /** The config overrides the given flags make (unset flags make none). */
-export function overridesFrom(flags: Record<string, unknown>): Record<string, unknown> {
+export function overridesFrom(flags: Record<string, unknown>, table: readonly RunFlag[] = RUN_FLAGS): Record<string, unknown> {
   const overrides: Record<string, unknown> = {};
-  for (const spec of RUN_FLAGS) {
+  for (const spec of table) {
     const raw = flags[optionName(spec)];
     if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) continue;
+    if (spec.negate && raw !== false) continue; // commander's default for a `--no-…` flag
     const name = spec.flag.split(' ')[0];
     const parse = spec.parse;
     const value =
@@ -193,8 +278,17 @@ export function overridesFrom(flags: Record<string, unknown>): Record<string, un
   return overrides;
 }
 
-/** Every top-level config key: `true` when RUN_FLAGS sets it, else why it is a config-file key only. */
-export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]: true | string } = {
+/** Each field of an object-valued config key: `true` when RUN_FLAGS sets it, else why it is a config-file field only. */
+type FieldCoverage<T> = { readonly [F in keyof Required<Exclude<T, undefined | string>>]: true | string };
+/** The object-valued config keys whose fields are listed one by one. */
+type ObjectKeys = 'llm' | 'localizer' | 'repair' | 'validation' | 'evaluation' | 'docker' | 'concurrency' | 'budget' | 'cluster';
+
+/**
+ * Every config key, and every field of the object-valued ones: `true` when RUN_FLAGS sets it, else why it is set
+ * in the config file only. The compiler refuses a key or field missing here; test/core/run-config.test.ts checks
+ * that what says `true` has a flag and that every flag is listed.
+ */
+export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]: K extends ObjectKeys ? FieldCoverage<RunConfigInput[K]> : true | string } = {
   runId: true,
   runsDir: true,
   dataset: true,
@@ -208,19 +302,72 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
   mirrorsDir: true,
   embedder: true,
   chromaUrl: true,
-  llm: true,
   seed: true,
-  localizer: true,
   topFiles: true,
   handoff: true,
   stopAfter: true,
-  docker: true,
-  cluster: true,
-  budget: true,
-  concurrency: true,
-  functionLevel: 'a JSON object of the function-level stage options (README "Agentless localization")',
-  lineLevel: 'a JSON object of the line-level stage options',
-  repair: 'the repair sampling settings (samples, temperatures, token limits) belong to an experiment file',
-  validation: 'regression / reproduction switches and sample counts belong to an experiment file',
-  evaluation: 'evaluation switches and limits belong to an experiment file (locfix evaluate has its own flags)',
+  llm: {
+    model: true,
+    timeoutMs: true,
+    maxRetries: true,
+    baseURL: 'part of the --llm spec (MODEL@URL)',
+    apiKeyEnv: 'the name of the environment variable with the API key belongs to an experiment file',
+    concurrency: 'requests at once per model server belong to an experiment file',
+    maxPromptTokens: 'a property of the model (its context window)',
+    retryBaseDelayMs: 'retry pacing belongs to an experiment file',
+    retryMaxDelayMs: 'retry pacing belongs to an experiment file',
+    circuitBreaker: 'circuit-breaker thresholds belong to an experiment file',
+    prices: 'a table of model prices belongs to an experiment file',
+    cacheDir: 'where model answers are cached; --cache-dir sets the cache of everything',
+    supportsN: 'a property of the model server (openai provider)',
+    maxTokensField: 'a property of the model server (openai provider)',
+    numCtx: 'a property of the model (ollama provider)',
+    think: 'a property of the model (ollama provider)',
+    keepAlive: 'a property of the model server (ollama provider)',
+    extra: 'provider request fields belong to an experiment file',
+  },
+  localizer: { name: true, options: true },
+  functionLevel: 'a JSON object of the function-level stage options (localizer/hierarchy/options.ts)',
+  lineLevel: 'a JSON object of the line-level stage options (localizer/hierarchy/options.ts)',
+  repair: {
+    samplesPerSet: 'the repair sampling settings belong to an experiment file',
+    greedy: 'the repair sampling settings belong to an experiment file',
+    temperature: 'the repair sampling settings belong to an experiment file',
+    maxTokens: 'the repair sampling settings belong to an experiment file',
+    contextWindow: 'the repair sampling settings belong to an experiment file',
+  },
+  validation: {
+    regression: 'regression / reproduction switches belong to an experiment file',
+    reproduction: 'regression / reproduction switches belong to an experiment file',
+    reproductionSamples: 'reproduction sample counts belong to an experiment file',
+    timeoutSeconds: 'validation limits belong to an experiment file',
+  },
+  evaluation: { enabled: 'evaluation is on unless an experiment file turns it off (or --stop-after)', timeoutSeconds: true, network: true },
+  docker: {
+    backend: true,
+    engines: true,
+    memoryGiB: true,
+    cpus: true,
+    baseImage: true,
+    envImages: true,
+    instanceSetup: true,
+    useOfficialImages: true,
+    pullOfficialImages: true,
+    arch: true,
+    cacheLevel: true,
+  },
+  concurrency: { instances: true, docker: true, index: 'index builds at once (memory-bound) belong to an experiment file' },
+  budget: { instanceTokens: true, instanceDollars: true, runTokens: true, runDollars: true },
+  cluster: {
+    scheduler: true,
+    shards: true,
+    partition: true,
+    timeLimit: true,
+    cpusPerTask: true,
+    memory: true,
+    maxAttempts: true,
+    maxRunning: 'tasks running at once (sbatch %N) belong to an experiment file',
+    sbatchArgs: 'extra sbatch arguments belong to an experiment file',
+    pollSeconds: 'how often the driver polls the scheduler belongs to an experiment file',
+  },
 };

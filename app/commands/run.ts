@@ -8,18 +8,14 @@
 import type { Command } from 'commander';
 import { loadRunConfig } from '../../src/config.ts';
 import { runExperiment } from '../engine/experiment.ts';
-import { overridesFrom, RUN_FLAGS } from './run-flags.ts';
+import { declareFlags, overridesFrom, RUN_FLAGS } from './run-flags.ts';
 
 export function register(program: Command): void {
   const command = program
     .command('run')
     .description('a whole experiment: localization → repair → validation → selection → evaluation → analysis (resumable)')
     .option('--config <file>', 'JSON run configuration (see README); flags override it');
-  for (const spec of RUN_FLAGS) {
-    if (spec.repeat) command.option(spec.flag, spec.description, (v: string, acc: string[]) => [...acc, v], [] as string[]);
-    else command.option(spec.flag, spec.description);
-  }
-  command
+  declareFlags(command, RUN_FLAGS)
     .option('--retry-errors', 'rerun instance stages that recorded an error')
     .action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: boolean }) => {
       const config = await loadRunConfig(flags.config, overridesFrom(flags));

@@ -9,6 +9,7 @@
  * of an upper tier leaves the lower answer standing with a warning that says so; a spend cap or an abort is
  * not a failure of the tier and stops the instance, as it would any localizer.
  */
+import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 import PQueue from 'p-queue';
 import type { FileLocalization, TraceEvent } from '../../src/artifacts/localization.ts';
 import type { ConfidenceSignals } from '../../src/artifacts/confidence.ts';
@@ -145,7 +146,7 @@ export class CascadeLocalizer implements FileLocalizer {
       throw Object.assign(
         new Error(`cascade: tier ${this.tierName(i)} escalates a share of the run, and ${instanceId} was not in the run-level pass that ranks it`),
         {
-          kind: 'bad-config',
+          kind: STAGE_ERROR_KIND.badConfig,
         },
       );
     return decideShare(new Set(step.escalated), instanceId, confidence?.[rule.signal], rule.signal, rule.share!);

@@ -37,7 +37,8 @@ export class ExplorerLocalizer implements FileLocalizer {
 
   async localize(ctx: LocalizerContext): Promise<FileLocalization> {
     if (!ctx.llm) throw Object.assign(new Error('the explorer localizer needs a chat model (--llm)'), { kind: STAGE_ERROR_KIND.noModel });
-    if (!ctx.workspace) throw Object.assign(new Error('the explorer localizer needs a sandbox for its commands (Docker)'), { kind: 'no-sandbox' });
+    if (!ctx.workspace)
+      throw Object.assign(new Error('the explorer localizer needs a sandbox for its commands (Docker)'), { kind: STAGE_ERROR_KIND.configuration });
     const o = this.options;
     const started = Date.now();
     const trace: TraceEvent[] = [];

@@ -22,7 +22,9 @@ export interface InstanceSpec {
   evalScript(options?: EvalScriptOptions): string;
 }
 
-export type ImageArch = 'x86_64' | 'arm64';
+/** the architectures official image names carry */
+export const IMAGE_ARCHS = ['x86_64', 'arm64'] as const;
+export type ImageArch = (typeof IMAGE_ARCHS)[number];
 
 /** The harness' name for the prebuilt evaluation image of an instance. */
 export function officialImageName(instanceId: string, arch: ImageArch = 'x86_64', namespace = 'swebench', tag = 'latest'): string {

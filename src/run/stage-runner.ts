@@ -45,8 +45,10 @@ export const STAGE_ERROR_KIND = {
   noModel: 'no-llm',
   /** the run's configuration cannot work (checked at start since issue 29) */
   configuration: 'configuration',
-  /** an unknown localizer or option */
+  /** an unknown localizer */
   badConfig: 'bad-config',
+  /** a localizer's or stage's option the schema refuses */
+  badOptions: 'bad-options',
   /** no mirror or clone of the instance's repository */
   missingRepo: 'missing-repo',
   /** an earlier stage has no artifact for the instance, or recorded an error */
@@ -64,6 +66,7 @@ export const CONFIGURATION_KINDS: ReadonlySet<string> = new Set<StageErrorKind>(
   STAGE_ERROR_KIND.configuration,
   STAGE_ERROR_KIND.noModel,
   STAGE_ERROR_KIND.badConfig,
+  STAGE_ERROR_KIND.badOptions,
   STAGE_ERROR_KIND.missingRepo,
 ]);
 

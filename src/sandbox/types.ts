@@ -37,8 +37,12 @@ export interface SandboxOptions {
   network?: NetworkMode;
 }
 
-export type NetworkMode = 'none' | 'bridge' | 'host';
-export const NETWORK_MODES: readonly NetworkMode[] = ['none', 'bridge', 'host'];
+export const NETWORK_MODES = ['none', 'bridge', 'host'] as const;
+export type NetworkMode = (typeof NETWORK_MODES)[number];
+
+/** which images locfix built are kept after a run, as the harness' --cache_level (docker/images.ts) */
+export const CACHE_LEVELS = ['none', 'base', 'env', 'instance'] as const;
+export type CacheLevel = (typeof CACHE_LEVELS)[number];
 
 export interface ExecOptions {
   /** kill the container when the command runs longer (default: no timeout) */
@@ -183,6 +187,8 @@ export interface ExecutionEngine {
 export interface ExecutionBackend {
   readonly name: string;
   run<T>(label: string, work: (engine: ExecutionEngine) => Promise<T>): Promise<T>;
+  /** fails, saying why, when no engine of the backend answers (a command checks this before any instance) */
+  check?(): Promise<void>;
   /**
    * a read-only sandbox holding a snapshot (the explorer's commands run there), for backends that can hold one;
    * it carries `options.runId`, so `sweep` removes what a killed invocation left of it

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { artifactSettings, loadRunConfig, parseRunConfig } from '../../src/config.ts';
 import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { overridesFrom, RUN_FLAGS } from '../../app/commands/run-flags.ts';
-import { RUN_FLAG_COVERAGE } from '../../app/commands/run-flags.ts';
+import { EVALUATE_FLAGS, RUN_FLAG_COVERAGE } from '../../app/commands/run-flags.ts';
+import { evaluationConfig } from '../../app/commands/evaluate.ts';
 import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
 import { assembleStages } from '../../app/engine/stages.ts';
 
@@ -53,14 +54,56 @@ describe('run flags', () => {
     await expect(loadRunConfig(undefined, { runId: 'x' })).rejects.toThrow(/^locfix run needs a dataset/);
   });
 
-  it('every config key is named in the coverage table, and a key marked as set by flags has one', () => {
-    // the table's type lists every key of RunConfigInput: a new key without an entry does not compile
-    const byFlags = new Set(RUN_FLAGS.map((f) => f.key));
-    for (const [key, covered] of Object.entries(RUN_FLAG_COVERAGE)) {
-      if (covered === true) expect(byFlags.has(key as keyof typeof RUN_FLAG_COVERAGE), `${key} is marked as set by a flag`).toBe(true);
-      else expect(byFlags.has(key as keyof typeof RUN_FLAG_COVERAGE), `${key} has a flag but is marked config-only`).toBe(false);
-    }
-    for (const key of byFlags) expect(RUN_FLAG_COVERAGE[key], key).toBe(true);
+  it('every config key and field is named in the coverage table, and what is marked as set by flags has a flag', () => {
+    // the table's type lists every key of RunConfigInput and every field of its object keys: a new one does not compile
+    // `--llm SPEC` sets the model (the key's string form); `--backend slurm` the scheduler (overridesFrom)
+    const alias: Record<string, string> = { llm: 'llm.model', 'docker.backend': 'cluster.scheduler' };
+    const byFlags = new Set(RUN_FLAGS.map((f) => (f.field ? `${f.key}.${f.field}` : f.key)).map((p) => (p === 'llm' ? alias[p]! : p)));
+    byFlags.add(alias['docker.backend']!);
+    const marked: Array<[string, true | string]> = Object.entries(RUN_FLAG_COVERAGE).flatMap(([key, covered]) =>
+      typeof covered === 'object' ? Object.entries(covered).map(([field, c]) => [`${key}.${field}`, c] as [string, true | string]) : [[key, covered]],
+    );
+    for (const [path, covered] of marked)
+      expect(byFlags.has(path), `${path} is marked ${covered === true ? 'as set by a flag' : 'config-only'}`).toBe(covered === true);
+    const listed = new Set(marked.map(([path]) => path));
+    for (const path of byFlags) expect(listed.has(path), `${path} has a flag but no entry`).toBe(true);
+  });
+
+  it('locfix evaluate takes the run’s own flags for the sandboxes: the same names, parsing and config keys', () => {
+    // before: evaluate declared --memory, --cpus, --backend … again, beside docker.memoryGiB, docker.cpus …
+    const flags = EVALUATE_FLAGS.map((f) => f.flag.split(' ')[0]);
+    expect(flags).toEqual(
+      expect.arrayContaining([
+        '--memory',
+        '--cpus',
+        '--backend',
+        '--engine',
+        '--max-workers',
+        '--timeout',
+        '--network',
+        '--no-official-images',
+        '--cache-level',
+      ]),
+    );
+    const config = evaluationConfig({
+      dataset: 'd.jsonl',
+      predictions: 'gold',
+      runId: 'ev',
+      memory: '2',
+      cpus: '0.5',
+      officialImages: false,
+      cacheLevel: 'instance',
+      timeout: '60',
+      network: 'bridge',
+    });
+    expect(config.docker).toMatchObject({ memoryGiB: 2, cpus: 0.5, useOfficialImages: false, cacheLevel: 'instance' });
+    expect(config.evaluation).toMatchObject({ timeoutSeconds: 60, network: 'bridge' });
+    expect(config.concurrency.docker).toBe(1); // the harness' default of one worker
+    expect(evaluationConfig({ dataset: 'd.jsonl', predictions: 'gold', runId: 'ev', officialImages: true }).docker.useOfficialImages).toBe(true);
+    expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', cacheLevel: 'all' })).toThrow(
+      /--cache-level must be one of none, base, env, instance/,
+    );
+    expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'slurm' })).toThrow(/evaluate runs on local or docker-pool/);
   });
 
   it('--mirror, --top-files and --localizer-options set their keys', async () => {

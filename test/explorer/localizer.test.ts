@@ -174,7 +174,7 @@ describe.skipIf(!hasDocker)('ExplorerLocalizer in the read-only Docker workspace
   it('needs a model and a sandbox, and is in the registry with checked options', async () => {
     await expect(new ExplorerLocalizer(options()).localize(context(undefined))).rejects.toMatchObject({ kind: 'no-llm' });
     const { workspace: _, ...noSandbox } = context(scriptedChatModel(scripted.server));
-    await expect(new ExplorerLocalizer(options()).localize(noSandbox)).rejects.toMatchObject({ kind: 'no-sandbox' });
+    await expect(new ExplorerLocalizer(options()).localize(noSandbox)).rejects.toMatchObject({ kind: 'configuration' });
     expect((await createLocalizer('explorer', { maxSteps: 5 })).name).toBe('explorer');
     await expect(createLocalizer('explorer', { maxStep: 5 })).rejects.toThrow(/unknown option/);
   });

@@ -321,7 +321,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     expect(compared.alignedInstances).toBe(0);
 
     await expect(run(['--predictions', predictionsFile, '--run-id', 'x', '--timeout', 'soon'])).rejects.toMatchObject({
-      stderr: expect.stringContaining('--timeout must be a positive number'),
+      stderr: expect.stringContaining('--timeout expects a positive integer, got "soon"'),
     });
   }, 600_000);
 
