@@ -6,6 +6,7 @@
  * as a probe: when it succeeds the breaker closes; when it fails, the breaker stays open for another
  * cool-down. Shared by every model on the same server in the process, like the endpoint queue.
  */
+import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
 import { endpointKey } from './endpoint-queue.ts';
 import { LlmError } from './errors.ts';
 
@@ -22,58 +23,69 @@ export function isServerDown(err: unknown): boolean {
   return err.kind === 'connection' || err.kind === 'timeout' || (err.kind === 'http' && (err.status ?? 0) >= 500);
 }
 
+/**
+ * cockatiel's circuit breaker (consecutive failures, then half-open after the cool-down) with locfix's rules on
+ * top: only server-down failures count; an answer of any kind (even a refusal) shows the server is up and
+ * resets the count; a spend cap refusal never reached the server and changes nothing. While one probe is in
+ * flight, other calls wait for its outcome. An open breaker fails with an LlmError that says why.
+ */
 export class CircuitBreaker {
   private failuresInARow = 0;
-  private openUntil = 0;
-  private probing = false;
+  private openedAt = 0;
   private lastError = '';
+  private readonly policy: CircuitBreakerPolicy;
   readonly threshold: number;
   readonly coolDownMs: number;
 
   constructor(
     readonly server: string,
     options: BreakerOptions = {},
-    private readonly now: () => number = Date.now,
   ) {
     this.threshold = options.threshold ?? 3;
     this.coolDownMs = options.coolDownMs ?? 60_000;
+    this.policy = circuitBreaker(handleWhen(isServerDown), { halfOpenAfter: this.coolDownMs, breaker: new ConsecutiveBreaker(this.threshold) });
+    this.policy.onFailure(({ reason, handled }) => {
+      if (!handled || !('error' in reason)) return;
+      this.failuresInARow += 1;
+      this.lastError = reason.error instanceof Error ? reason.error.message.slice(0, 200) : String(reason.error);
+    });
+    this.policy.onSuccess(() => {
+      this.failuresInARow = 0;
+    });
+    this.policy.onBreak(() => {
+      this.openedAt = Date.now();
+    });
   }
 
   get open(): boolean {
-    return this.failuresInARow >= this.threshold;
+    return this.policy.state !== CircuitState.Closed;
   }
 
   /** Runs `call` unless the breaker is open (then rejects at once with a 'connection' LlmError saying why). */
   async run<T>(call: () => Promise<T>, modelId: string): Promise<T> {
-    let probe = false;
-    if (this.open) {
-      if (this.now() < this.openUntil || this.probing) {
-        throw new LlmError(
-          'connection',
-          `${modelId}: not called: the last ${this.failuresInARow} calls to ${this.server} failed (${this.lastError}); ` +
-            `next try in ${Math.max(0, Math.ceil((this.openUntil - this.now()) / 1000))} s. Rerun with --retry-errors once the server is back`,
-          { modelId },
-        );
-      }
-      probe = true;
-      this.probing = true;
-    }
+    let outcome: { value: T } | { answered: unknown };
     try {
-      const result = await call();
-      this.failuresInARow = 0;
-      return result;
+      outcome = await this.policy.execute(async () => {
+        try {
+          return { value: await call() };
+        } catch (err) {
+          // server-down failures count, a spend cap's refusal passes by; any other failure is an answer
+          if (isServerDown(err) || (err instanceof LlmError && err.kind === 'budget_exhausted')) throw err;
+          return { answered: err };
+        }
+      });
     } catch (err) {
-      if (isServerDown(err)) {
-        this.failuresInARow += 1;
-        this.lastError = err instanceof Error ? err.message.slice(0, 200) : String(err);
-        if (this.open) this.openUntil = this.now() + this.coolDownMs;
-      } else if (!(err instanceof LlmError && err.kind === 'budget_exhausted')) {
-        this.failuresInARow = 0; // the server answered, if not usefully: it is up (a spend cap never asked it)
-      }
-      throw err;
-    } finally {
-      if (probe) this.probing = false;
+      if (!(err instanceof BrokenCircuitError)) throw err;
+      const nextTry = Math.max(0, Math.ceil((this.openedAt + this.coolDownMs - Date.now()) / 1000));
+      throw new LlmError(
+        'connection',
+        `${modelId}: not called: the last ${this.failuresInARow} calls to ${this.server} failed (${this.lastError}); ` +
+          `next try in ${nextTry} s. Rerun with --retry-errors once the server is back`,
+        { modelId },
+      );
     }
+    if ('answered' in outcome) throw outcome.answered;
+    return outcome.value;
   }
 }
 

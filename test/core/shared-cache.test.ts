@@ -5,6 +5,7 @@
  * cache at once, re-opening them between batches as new processes would; afterwards every record any of
  * them wrote must read back intact.
  */
+import { acquireFileLock } from '../../src/util/file-lock.ts';
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -75,14 +76,14 @@ describe('caches shared by concurrent processes', () => {
     const first = await EmbeddingCache.open(folder, 'e');
     first.set('kept', vectorOf('kept'));
     await first.flush();
-    // the other process: holds the lock (a live pid: ours) and has written half of its record
+    // the other process: holds the lock and has written half of its record
     const record = await encodedRecord('e', 'in flight', vectorOf('in flight'));
-    writeFileSync(`${file}.lock`, String(process.pid));
+    const release = await acquireFileLock(`${file}.lock`);
     appendFileSync(file, record.subarray(0, 600));
     const opening = EmbeddingCache.open(folder, 'e');
     await new Promise((r) => setTimeout(r, 100));
     appendFileSync(file, record.subarray(600));
-    rmSync(`${file}.lock`);
+    await release();
     const opened = await opening;
     expect(opened.get('in flight')).toEqual(vectorOf('in flight'));
     // and the file is still well-formed for the next reader
@@ -99,13 +100,31 @@ describe('caches shared by concurrent processes', () => {
     await writer.flush();
     const { readFileSync } = await import('node:fs');
     const line = readFileSync(path.join(dir, 'race', 'writer.jsonl'), 'utf8');
-    writeFileSync(`${file}.lock`, String(process.pid));
+    const release = await acquireFileLock(`${file}.lock`);
     appendFileSync(file, line.slice(0, 20));
     const opening = FileRecordStore.open(file);
     await new Promise((r) => setTimeout(r, 100));
     appendFileSync(file, line.slice(20));
-    rmSync(`${file}.lock`);
+    await release();
     expect((await opening).restore('blob-g', 'pkg/g.py', content)?.chunks[0]?.text).toBe(chunk.text);
+  });
+
+  it('a holder killed with -9 leaves a lock that goes stale and is taken over; a live one is waited for', { timeout: 60_000 }, async () => {
+    const lock = path.join(dir, 'killed.lock');
+    const holder = spawn(process.execPath, [
+      '--import',
+      'tsx',
+      '-e',
+      `import('${path.resolve('src/util/file-lock.ts')}').then(async (m) => { await m.acquireFileLock(${JSON.stringify(lock)}); process.stdout.write('held\\n'); setInterval(() => {}, 1000); })`,
+    ]);
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    // held and kept fresh: another taker waits, and gives up at its timeout saying why
+    await expect(acquireFileLock(lock, { timeoutMs: 300, what: 'the test lock' })).rejects.toThrow(/the test lock: locked by another process/);
+    holder.kill('SIGKILL');
+    const started = Date.now();
+    const release = await acquireFileLock(lock, { timeoutMs: 30_000, pollMs: 200 });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    await release();
   });
 
   it('three processes writing the embedding and parsed-file caches at once lose and tear nothing', { timeout: 120_000 }, async () => {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CircuitBreaker } from '../../src/llm/circuit-breaker.ts';
 import { LlmError } from '../../src/llm/errors.ts';
 import { createChatModel } from '../../src/llm/factory.ts';
@@ -9,8 +9,11 @@ const down = () => Promise.reject(new LlmError('connection', 'ECONNREFUSED'));
 
 describe('CircuitBreaker', () => {
   it('opens after `threshold` server-down failures in a row, fails fast, and closes after a successful probe', async () => {
-    let now = 0;
-    const breaker = new CircuitBreaker('http://model:1', { threshold: 2, coolDownMs: 1_000 }, () => now);
+    // the clock alone is faked (cockatiel reads Date.now)
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1_000_000);
+    const setNow = (ms: number) => vi.setSystemTime(1_000_000 + ms);
+    const breaker = new CircuitBreaker('http://model:1', { threshold: 2, coolDownMs: 1_000 });
     let calls = 0;
     const counted = (fn: () => Promise<string>) => () => {
       calls += 1;
@@ -35,7 +38,7 @@ describe('CircuitBreaker', () => {
     expect((fast as LlmError).message).toMatch(/m: not called: the last 2 calls to http:\/\/model:1 failed \(ECONNREFUSED\); next try in 1 s/);
     expect(calls).toBe(4);
 
-    now = 1_001; // cool-down over: one probe; it fails, so the breaker stays open for another cool-down
+    setNow(1_001); // cool-down over: one probe; it fails, so the breaker stays open for another cool-down
     await expect(breaker.run(counted(down), 'm')).rejects.toThrow('ECONNREFUSED');
     expect(calls).toBe(5);
     await expect(
@@ -44,7 +47,7 @@ describe('CircuitBreaker', () => {
         'm',
       ),
     ).rejects.toThrow(/not called/);
-    now = 2_100;
+    setNow(2_100);
     expect(
       await breaker.run(
         counted(() => Promise.resolve('back')),
@@ -58,6 +61,7 @@ describe('CircuitBreaker', () => {
         'm',
       ),
     ).toBe('again');
+    vi.useRealTimers();
   });
 });
 
