@@ -98,6 +98,19 @@ export function localizerNeeds(name: string, options: Record<string, unknown> = 
   return { needs, uses: [...new Set([...needs, ...(entry.uses?.(options) ?? [])])] };
 }
 
+/**
+ * Whether a localizer of this name may call a model, by what it declares. A name the registry does not know (a
+ * run imported from elsewhere) or options it cannot read are assumed to: costs are not left out by guessing.
+ */
+export function localizerMayUseModel(name: string): boolean {
+  if (!Object.hasOwn(LOCALIZERS, name)) return true;
+  try {
+    return localizerNeeds(name).uses.includes('model');
+  } catch {
+    return true;
+  }
+}
+
 export function localizerNames(): string[] {
   return Object.keys(LOCALIZERS).sort();
 }

@@ -5,6 +5,7 @@
  * spend caps' price table. `bench:cascade` chooses a threshold on one split and reports it on the other with
  * these functions; the live `cascade` localizer applies the same rules (localizer/cascade/policy.ts).
  */
+import { localizerMayUseModel } from '../localizer/registry.ts';
 import { createHash } from 'node:crypto';
 import { costOf, type TokenPrice } from '../src/llm/usage.ts';
 import { decideBelow, mergeRankings, thresholdForShare, type MergeRule } from '../localizer/cascade/policy.ts';
@@ -52,7 +53,7 @@ export interface ReplaySummary extends ReplayCost {
 const EMPTY: TierAnswer = { files: [], confidence: {}, calls: 0, promptTokens: 0, completionTokens: 0, tokensRecorded: true, usesLlm: false };
 
 function addCost(cost: ReplayCost, tier: ReplayTier, answer: TierAnswer | undefined): void {
-  const usesLlm = answer?.usesLlm ?? tier.run.localizer !== 'retrieval';
+  const usesLlm = answer?.usesLlm ?? localizerMayUseModel(tier.run.localizer);
   if (!usesLlm) return;
   cost.llmRuns += 1;
   if (!answer) return;

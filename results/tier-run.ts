@@ -4,6 +4,7 @@
  * `locfix retrieve` run, or an imported published run), so the calibration report and the cascade replay
  * treat them alike.
  */
+import { localizerMayUseModel } from '../localizer/registry.ts';
 import path from 'node:path';
 import type { ConfidenceSignals } from '../src/artifacts/confidence.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
@@ -37,9 +38,6 @@ export interface TierRun {
   answers: Map<string, TierAnswer>;
 }
 
-/** Localizers that answer without a model. */
-const MODEL_FREE = new Set(['retrieval', 'oracle']);
-
 /** Any run folder with a file-localization stage (localize-files, or retrieve for `locfix retrieve` runs). */
 export async function loadTierRun(dir: string, name = path.basename(dir)): Promise<TierRun> {
   const folder = await openRunFolder(dir);
@@ -59,7 +57,7 @@ export async function loadTierRun(dir: string, name = path.basename(dir)): Promi
     const imported = (out.details as { imported?: { tokensRecorded?: boolean } } | undefined)?.imported;
     // a locfix answer used a model when it recorded calls (cached ones count: they are what it cost); an
     // imported one, unless a model-free localizer made it
-    const usesLlm = imported ? !MODEL_FREE.has(localizer) : (out.usage?.calls ?? 0) > 0;
+    const usesLlm = imported ? localizerMayUseModel(localizer) : (out.usage?.calls ?? 0) > 0;
     answers.set(id, {
       files,
       confidence: out.confidence ?? {},
