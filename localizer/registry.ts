@@ -48,8 +48,8 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
     create: async (options) => new (await import('./retrieval-localizer.ts')).RetrievalLocalizer(options),
   }),
   oracle: defineLocalizer({
-    options: async () => (await import('./oracle.ts')).OracleOptionsSchema,
-    create: async () => new (await import('./oracle.ts')).OracleLocalizer(),
+    options: async () => (await import('./oracle/index.ts')).OracleOptionsSchema,
+    create: async () => new (await import('./oracle/index.ts')).OracleLocalizer(),
   }),
   blagent: defineLocalizer({
     options: async () => (await import('./blagent/options.ts')).BlagentOptionsSchema,

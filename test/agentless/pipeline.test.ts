@@ -16,7 +16,7 @@ import type { SweInstance } from '../../src/dataset/schema.ts';
 import { AgentlessLocalizer } from '../../localizer/agentless/index.ts';
 import { agentlessTree } from '../../localizer/agentless/tree.ts';
 import { combineFileLists } from '../../localizer/agentless/combine.ts';
-import { OracleLocalizer } from '../../localizer/oracle.ts';
+import { OracleLocalizer } from '../../localizer/oracle/index.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage, type FunctionStageOutput, type LineStageOutput } from '../../localizer/hierarchy/stage.ts';
 import { STAGE, runStageOver } from '../../src/run/stage.ts';

@@ -4,9 +4,9 @@
  * labels it as such through `upperBound`.
  */
 import { z } from 'zod';
-import { modifiedExistingFiles } from '../src/patch.ts';
-import type { FileLocalizer, LocalizerContext } from './types.ts';
-import type { FileLocalization } from '../src/artifacts/localization.ts';
+import { modifiedExistingFiles } from '../../src/patch.ts';
+import type { FileLocalizer, LocalizerContext } from '../types.ts';
+import type { FileLocalization } from '../../src/artifacts/localization.ts';
 
 /** The oracle takes no options. */
 export const OracleOptionsSchema = z.object({}).strict();
