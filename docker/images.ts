@@ -215,7 +215,7 @@ export class ImageProvider implements InstanceImages {
     if (configured) return configured;
     if (spec.spec.instance_setup) return spec.spec.instance_setup;
     // On a user-named environment image the harness' own install step applies (e.g. `pip install -e .`).
-    return userNamedEnv && spec.spec.install ? [...(spec.spec.pre_install ?? []), spec.spec.install] : [];
+    return userNamedEnv && spec.spec.install ? [...(spec.spec.pre_install ?? []), ...spec.spec.install] : [];
   }
 
   private async imageId(name: string): Promise<string> {

@@ -26,8 +26,9 @@ import type { SweInstance } from '../src/dataset/schema.ts';
 import { selectInstances } from '../src/dataset/select.ts';
 import { END_TEST_OUTPUT, START_TEST_OUTPUT } from '../src/harness/constants.ts';
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
+import { pythonTestCommand } from '../src/harness/specs.ts';
 import { evalReport, statusMapFromLog, type InstanceReport, type TestsStatus } from '../validation/grading.ts';
-import { logParserFor } from '../validation/log-parsers.ts';
+import { logParserFor } from '../validation/log-parsers/index.ts';
 import { diagnoseTestRun, patchedFiles, repositoryRoots } from '../validation/run-diagnosis.ts';
 import { envImageFor, executeFidelity } from './fidelity-execute.ts';
 import { summarizeFidelity } from './fidelity-summary.ts';
@@ -145,11 +146,11 @@ function regradeOne(instance: SweInstance, dir: string): InstanceFidelity | unde
   // Logs of harness versions before the start/end markers (SWE-Fixer's are such) were parsed whole by that
   // harness (grading.get_logs_eval then): read them the same way by marking the whole log as the output.
   const legacy = !raw.includes(START_TEST_OUTPUT);
-  const log = legacy ? markLegacyLog(raw, makeInstanceSpec(instance).spec.spec.test_cmd) : raw;
+  const log = legacy ? markLegacyLog(raw, pythonTestCommand(makeInstanceSpec(instance).spec.spec)) : raw;
   const harness = (JSON.parse(readFileSync(reportFile, 'utf8')) as InstanceReport)[instance.instance_id];
   const patch = existsSync(path.join(dir, 'patch.diff')) ? readFileSync(path.join(dir, 'patch.diff'), 'utf8') : '';
   const spec = makeInstanceSpec(instance);
-  const parser = logParserFor(spec.spec);
+  const parser = logParserFor(spec.spec, instance.instance_id);
   const ours = evalReport(instance.instance_id, patch, log, instance, parser)[instance.instance_id];
   // no execution here, so no gold baseline: a stop that names the repository's own code is the patch's (conservative)
   const cannotRun = diagnoseTestRun(log, statusMapFromLog(log, parser).statusMap, instance, {

@@ -21,6 +21,7 @@ import type { SweInstance } from '../src/dataset/schema.ts';
 import { DOCKER_WORKDIR } from '../src/harness/constants.ts';
 import { testDirectives } from '../src/harness/eval-script.ts';
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
+import { pythonTestCommand } from '../src/harness/specs.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { ImageProvider } from '../docker/images.ts';
 import { DockerRuntime } from '../docker/sandbox.ts';
@@ -190,7 +191,7 @@ export async function executeFidelity(options: ExecuteOptions): Promise<void> {
                 if (applied.exitCode !== 0) return { error: `patches do not apply: ${applied.output.slice(0, 200)}` };
                 const command = [
                   ...(spec.spec.spec.eval_commands ?? []),
-                  [spec.spec.spec.test_cmd, ...testDirectives(instance.test_patch, spec.spec.testDirectives)].join(' '),
+                  [pythonTestCommand(spec.spec.spec), ...testDirectives(instance.test_patch, spec.spec.testDirectives)].join(' '),
                 ].join(' && ');
                 const tests = await sandbox.exec(['bash', '-c', command], { workdir: DOCKER_WORKDIR, timeoutMs: options.timeoutMs });
                 return { testMs: tests.durationMs, exitCode: tests.exitCode, timedOut: tests.timedOut, containerMs: Date.now() - containerStarted };

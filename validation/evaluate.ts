@@ -35,7 +35,7 @@ import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, statusMapFromLog, type InstanceReport } from './grading.ts';
 import { diagnoseTestRun, patchedFiles } from './run-diagnosis.ts';
 import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
-import { logParserFor } from './log-parsers.ts';
+import { logParserFor } from './log-parsers/index.ts';
 import type { Prediction } from './predictions.ts';
 
 export class EvaluationError extends Error {
@@ -196,7 +196,7 @@ export async function evaluateInstance(
     let instanceImage = await options.images.instanceImage(spec, (line) => log.info(line));
     image = instanceImage;
     timings.imageMs = Date.now() - imageStarted;
-    const parser = logParserFor(spec.spec);
+    const parser = logParserFor(spec.spec, instance.instance_id);
     const containerStarted = Date.now();
     const inSandbox = <T>(fn: (sandbox: Sandbox) => Promise<T>): Promise<T> =>
       options.runtime.withSandbox(

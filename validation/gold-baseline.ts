@@ -14,7 +14,7 @@ import { DOCKER_PATCH } from '../src/harness/constants.ts';
 import type { Sandbox } from '../src/sandbox/types.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
 import { statusMapFromLog } from './grading.ts';
-import type { LogParser } from './log-parsers.ts';
+import type { LogParser } from './log-parsers/index.ts';
 import { diagnoseTestRun, patchedFiles, type CannotRun } from './run-diagnosis.ts';
 
 export interface GoldBaseline {

@@ -13,7 +13,7 @@ import {
   TESTS_TIMEOUT,
   TestStatus,
 } from '../src/harness/constants.ts';
-import type { LogParser, StatusMap } from './log-parsers.ts';
+import type { LogParser, StatusMap } from './log-parsers/index.ts';
 
 export function testPassed(test: string, map: StatusMap): boolean {
   return test in map && (map[test] === TestStatus.PASSED || map[test] === TestStatus.XFAIL);

@@ -9,8 +9,9 @@
 import type { ChatModel } from '../src/llm/types.ts';
 import { renderPrompt } from '../src/prompts.ts';
 import { testDirectives, testPatchFiles } from '../src/harness/eval-script.ts';
+import { pythonTestCommand } from '../src/harness/specs.ts';
 import { testMaintained, testPassed } from './grading.ts';
-import { logParserFor, type StatusMap } from './log-parsers.ts';
+import { logParserFor, type StatusMap } from './log-parsers/index.ts';
 import type { InstanceTestbed } from './testbed.ts';
 
 /** Lines of the last fenced block of a model answer (no block: no lines). */
@@ -55,13 +56,13 @@ export function regressionCommand(testbed: InstanceTestbed, configured?: string)
     })
     .join('');
   const directives = testDirectives(modifiedOnly, spec.testDirectives);
-  if (directives.length > 0) return `${spec.spec.test_cmd} ${directives.join(' ')}`;
+  if (directives.length > 0) return `${pythonTestCommand(spec.spec)} ${directives.join(' ')}`;
   if (configured) return configured;
   throw new Error(`${testbed.instance.instance_id}: no regression tests: the test patch modifies no existing test file and no test command is configured`);
 }
 
 function parse(testbed: InstanceTestbed, output: string): StatusMap {
-  return logParserFor(testbed.image.spec)(output);
+  return logParserFor(testbed.image.spec, testbed.instance.instance_id)(output);
 }
 
 export async function selectRegressionTests(testbed: InstanceTestbed, options: RegressionOptions = {}): Promise<RegressionSelection> {

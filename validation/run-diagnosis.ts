@@ -21,7 +21,7 @@
 import { END_TEST_OUTPUT, START_TEST_OUTPUT, TestStatus } from '../src/harness/constants.ts';
 import { parsePatch } from '../src/patch.ts';
 import type { GoldTests } from './grading.ts';
-import type { StatusMap } from './log-parsers.ts';
+import type { StatusMap } from './log-parsers/index.ts';
 
 export type CannotRunKind = 'no-test-output' | 'no-tests-ran' | 'collection-failed' | 'network';
 

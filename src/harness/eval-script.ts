@@ -1,10 +1,12 @@
 /**
- * The per-instance evaluation script, written the way the harness writes it (test_spec/python.py):
- * show the state, check out the test files at the base commit, apply the test patch, run the test command
- * with directives derived from the test patch between start/end markers, and revert the test files.
+ * The per-instance evaluation script, written the way the harness writes it. Python (test_spec/python.py): show
+ * the state, check out the test files at the base commit, apply the test patch, run the test command with
+ * directives derived from the test patch between start/end markers, and revert the test files. Every other
+ * language (test_spec/utils.py, make_eval_script_list_common, at SWE-bench b8d5332): reset the test files, apply
+ * the test patch, run the spec's build commands, then its test commands between the markers, and reset again.
  */
 import { parsePatch } from '../patch.ts';
-import type { ResolvedSpec } from './specs.ts';
+import { pythonTestCommand, testCommandsOf, type ResolvedSpec } from './specs.ts';
 import { DOCKER_WORKDIR, END_TEST_OUTPUT, HEREDOC_DELIMITER, NON_TEST_EXTS, START_TEST_OUTPUT } from './constants.ts';
 
 /** File paths named by `diff --git a/… b/<path>` lines, as the harness' regex reads them. */
@@ -19,6 +21,7 @@ export function isDjangoTestFile(file: string): boolean {
 
 /** Test directives: test file paths, or for Django dotted module names relative to tests/. */
 export function testDirectives(testPatch: string, style: ResolvedSpec['testDirectives']): string[] {
+  if (style === 'none') return [];
   const files = diffTargets(testPatch).filter((f) => !NON_TEST_EXTS.some((ext) => f.endsWith(ext)));
   if (style !== 'django_modules') return files;
   return files.filter(isDjangoTestFile).map((f) => {
@@ -66,7 +69,9 @@ export function makeEvalScript(instance: EvalScriptInput, spec: ResolvedSpec, op
   const reset: string[] = [];
   if (modified.length) reset.push(`git checkout ${instance.base_commit} ${modified.map(shellQuote).join(' ')}`);
   if (created.length) reset.push(`rm -f ${created.map(shellQuote).join(' ')}`);
-  const testCommand = [options.testCommand ?? spec.spec.test_cmd, ...testDirectives(instance.test_patch, spec.testDirectives).map(shellQuote)].join(' ');
+  const testCommand = [options.testCommand ?? pythonTestCommand(spec.spec), ...testDirectives(instance.test_patch, spec.testDirectives).map(shellQuote)].join(
+    ' ',
+  );
   const lines = [
     ...prelude,
     `cd ${DOCKER_WORKDIR}`,
@@ -77,7 +82,7 @@ export function makeEvalScript(instance: EvalScriptInput, spec: ResolvedSpec, op
     'git show',
     `git -c core.fileMode=false diff ${instance.base_commit}`,
     ...prelude,
-    ...(options.runInstall && spec.spec.install ? [spec.spec.install] : []),
+    ...(options.runInstall && spec.spec.install ? spec.spec.install : []),
     ...reset,
     `git apply -v - <<'${HEREDOC_DELIMITER}'\n${instance.test_patch}\n${HEREDOC_DELIMITER}`,
     `: '${START_TEST_OUTPUT}'`,
@@ -86,4 +91,28 @@ export function makeEvalScript(instance: EvalScriptInput, spec: ResolvedSpec, op
     ...reset,
   ];
   return '#!/bin/bash\nset -uxo pipefail\n' + lines.join('\n') + '\n';
+}
+
+/**
+ * The eval script of a repository in any language but Python, line for line as the harness writes it: the test
+ * files the patch modifies are reset (files it creates are left, as the harness leaves them), the test patch is
+ * applied with `--reject`, the build commands run, and the test commands run as the spec names them (no
+ * directives are appended). `testCommands` replaces the spec's (a single test file's run, for reproduction).
+ */
+export function makeCommonEvalScript(instance: EvalScriptInput, spec: ResolvedSpec, options: { testCommands?: readonly string[] } = {}): string {
+  const { modified } = testPatchFiles(instance.test_patch);
+  const reset = modified.length ? `git checkout ${instance.base_commit} ${modified.join(' ')}` : 'echo "No test files to reset"';
+  const lines = [
+    `cd ${DOCKER_WORKDIR}`,
+    `git config --global --add safe.directory ${DOCKER_WORKDIR}`,
+    `cd ${DOCKER_WORKDIR}`,
+    reset,
+    `git apply --verbose --reject - <<'${HEREDOC_DELIMITER}'\n${instance.test_patch}\n${HEREDOC_DELIMITER}`,
+    ...(spec.spec.build ?? []),
+    `: '${START_TEST_OUTPUT}'`,
+    ...(options.testCommands ?? testCommandsOf(spec.spec)),
+    `: '${END_TEST_OUTPUT}'`,
+    reset,
+  ];
+  return ['#!/bin/bash', 'set -uxo pipefail', ...lines].join('\n') + '\n';
 }

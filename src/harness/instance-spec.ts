@@ -5,7 +5,7 @@
  * it, so "what is run" is decided here once.
  */
 import type { SweInstance } from '../dataset/schema.ts';
-import { makeEvalScript, testDirectives, type EvalScriptOptions } from './eval-script.ts';
+import { makeCommonEvalScript, makeEvalScript, testDirectives, type EvalScriptOptions } from './eval-script.ts';
 import { loadBuiltinSpecs, type ResolvedSpec, type SpecRegistry } from './specs.ts';
 
 export interface InstanceSpec {
@@ -42,8 +42,12 @@ export function makeInstanceSpec(instance: SweInstance, specs: SpecRegistry = (b
     version: spec.version,
     baseCommit: instance.base_commit,
     spec,
-    testDirectives: testDirectives(instance.test_patch, spec.testDirectives),
+    testDirectives: spec.testDirectives === 'none' ? [] : testDirectives(instance.test_patch, spec.testDirectives),
     officialImage: officialImageName(instance.instance_id),
-    evalScript: (options) => makeEvalScript(instance, spec, options),
+    // Python's script runs in a conda environment with directives; the others' as the harness' common form
+    evalScript: (options) =>
+      spec.language === 'py'
+        ? makeEvalScript(instance, spec, options)
+        : makeCommonEvalScript(instance, spec, options?.testCommand ? { testCommands: [options.testCommand] } : {}),
   };
 }

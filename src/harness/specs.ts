@@ -18,12 +18,16 @@ const commandList = z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.arr
 
 export const EnvSpecSchema = z
   .object({
-    test_cmd: z.preprocess((v) => (Array.isArray(v) ? v[v.length - 1] : v), z.string().min(1)),
+    /** one command (Python: the test directives are appended) or several run in order (other languages) */
+    test_cmd: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    /** other languages: commands run after the test patch is applied and before the tests (compile) */
+    build: commandList.optional(),
     python: z.string().optional(),
     packages: z.string().optional(),
     pip_packages: z.array(z.string()).optional(),
     pre_install: commandList.optional(),
-    install: z.string().optional(),
+    /** the repository's install commands (Python: one; other languages: several) */
+    install: commandList.optional(),
     eval_commands: commandList.optional(),
     env_from: z.literal('base').optional(),
     env_setup: commandList.optional(),
@@ -32,11 +36,20 @@ export const EnvSpecSchema = z
   .passthrough();
 export type EnvSpec = z.infer<typeof EnvSpecSchema>;
 
+/** The harness' language keys (MAP_REPO_TO_EXT): Python's eval script differs from the others' (test_spec/). */
+export const SPEC_LANGUAGES = ['py', 'c', 'go', 'java', 'js', 'php', 'rb', 'rs'] as const;
+export type SpecLanguage = (typeof SPEC_LANGUAGES)[number];
+
 const RepoEntrySchema = z.object({
+  /** the repository's language as the harness keys it; decides the eval script's form (default py) */
+  language: z.enum(SPEC_LANGUAGES).default('py'),
   /** the test-log format (validation/log-parsers.ts owns the names and checks them when grading) */
   log_parser: z.string().min(1),
-  /** how test directives come out of the test patch: file paths, or Django's dotted test modules */
-  test_directives: z.enum(['paths', 'django_modules']).default('paths'),
+  /**
+   * how test directives come out of the test patch: file paths, Django's dotted test modules, or none (the
+   * other languages' test commands name what they run)
+   */
+  test_directives: z.enum(['paths', 'django_modules', 'none']).default('paths'),
   groups: z.array(z.object({ versions: z.array(z.string()).min(1), spec: EnvSpecSchema })).min(1),
 });
 
@@ -47,9 +60,20 @@ export interface ResolvedSpec {
   version: string;
   /** the pattern of the spec file entry that matched */
   pattern: string;
+  language: SpecLanguage;
   logParser: string;
-  testDirectives: 'paths' | 'django_modules';
+  testDirectives: 'paths' | 'django_modules' | 'none';
   spec: EnvSpec;
+}
+
+/** The spec's test commands in order. */
+export function testCommandsOf(spec: EnvSpec): string[] {
+  return typeof spec.test_cmd === 'string' ? [spec.test_cmd] : [...spec.test_cmd];
+}
+
+/** A Python spec's one test command, to which the directives are appended (a list means its last command). */
+export function pythonTestCommand(spec: EnvSpec): string {
+  return testCommandsOf(spec).at(-1)!;
 }
 
 type RepoEntry = z.infer<typeof RepoEntrySchema>;
@@ -84,7 +108,7 @@ export class SpecRegistry {
     const v = version ?? '';
     const group = entry.groups.find((g) => g.versions.includes(v)) ?? entry.groups.find((g) => g.versions.includes('*'));
     if (!group) return undefined;
-    return { repo, version: v, pattern, logParser: entry.log_parser, testDirectives: entry.test_directives, spec: group.spec };
+    return { repo, version: v, pattern, language: entry.language, logParser: entry.log_parser, testDirectives: entry.test_directives, spec: group.spec };
   }
 
   /** Like `find`, but a missing spec is an error that names what is missing. */

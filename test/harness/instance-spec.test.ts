@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { makeInstanceSpec } from '../../src/harness/instance-spec.ts';
 import { loadBuiltinSpecs, SpecRegistry } from '../../src/harness/specs.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
-import { LOG_PARSER_NAMES, logParserFor } from '../../validation/log-parsers.ts';
+import { LOG_PARSER_NAMES, logParserFor } from '../../validation/log-parsers/index.ts';
 
 const TEST_PATCH = [
   'diff --git a/tests/admin_views/tests.py b/tests/admin_views/tests.py',

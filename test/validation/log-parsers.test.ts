@@ -7,7 +7,7 @@ import {
   parseLogPytestV2,
   parseLogSeaborn,
   parseLogSympy,
-} from '../../validation/log-parsers.ts';
+} from '../../validation/log-parsers/python.ts';
 
 describe('pytest parser', () => {
   const log = [

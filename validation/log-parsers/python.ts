@@ -1,14 +1,12 @@
 /**
- * Test-log parsers: test name -> status, behaving like the SWE-bench harness' parsers (log_parsers/python.py)
+ * Python test-log parsers: test name -> status, behaving like the SWE-bench harness' parsers (log_parsers/python.py)
  * line for line, including their quirks. The FAIL_TO_PASS / PASS_TO_PASS names in the dataset were produced
  * by those parsers, so a "better" parser would grade differently: e.g. for `FAILED x - msg` the harness
  * turns " - " into a space and takes the second word, which also cuts a parametrized id that contains
  * " - " or a space at that point.
  */
-import { TestStatus } from '../src/harness/constants.ts';
-
-export type StatusMap = Record<string, TestStatus>;
-export type LogParser = (log: string) => StatusMap;
+import { TestStatus } from '../../src/harness/constants.ts';
+import type { StatusMap } from './types.ts';
 
 const STATUSES = Object.values(TestStatus);
 const STATUS_ALT = STATUSES.join('|');
@@ -192,25 +190,4 @@ export function parseLogSeaborn(log: string): StatusMap {
     }
   }
   return map;
-}
-
-/** The test-log formats a spec may name (`log_parser` in docker/specs/*.json). */
-export const LOG_PARSER_NAMES = ['pytest', 'pytest_options', 'pytest_v2', 'django', 'sympy', 'matplotlib', 'seaborn'] as const;
-export type LogParserName = (typeof LOG_PARSER_NAMES)[number];
-
-export const LOG_PARSERS: Record<LogParserName, LogParser> = {
-  pytest: parseLogPytest,
-  pytest_options: parseLogPytestOptions,
-  pytest_v2: parseLogPytestV2,
-  django: parseLogDjango,
-  sympy: parseLogSympy,
-  matplotlib: parseLogMatplotlib,
-  seaborn: parseLogSeaborn,
-};
-
-/** The parser a spec names; an unknown name is an error that lists the known ones. */
-export function logParserFor(spec: { repo: string; version: string; logParser: string }): LogParser {
-  const parser = (LOG_PARSERS as Record<string, LogParser | undefined>)[spec.logParser];
-  if (!parser) throw new Error(`the spec of ${spec.repo}@${spec.version} names log parser "${spec.logParser}"; known: ${LOG_PARSER_NAMES.join(', ')}`);
-  return parser;
 }

@@ -1,0 +1,101 @@
+/**
+ * SWE-bench Multilingual rows get what the harness gives them: a spec for each of the 46 non-Python repositories
+ * of the harness at b8d5332 (docker/specs/swebench-<language>.json), a log parser that exists, and an eval
+ * script identical, byte for byte, to the one the harness writes (fixture made with that commit's test_spec code).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { makeInstanceSpec } from '../../src/harness/instance-spec.ts';
+import { loadBuiltinSpecs } from '../../src/harness/specs.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
+import { LOG_PARSER_NAMES, logParserFor } from '../../validation/log-parsers/index.ts';
+import { evalReport } from '../../validation/grading.ts';
+
+const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/multilingual/harness-eval-scripts.json');
+const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as {
+  rows: Array<{
+    instance_id: string;
+    repo: string;
+    version: string;
+    base_commit: string;
+    test_patch: string;
+    eval_script: string;
+    FAIL_TO_PASS: string;
+    PASS_TO_PASS: string;
+  }>;
+  sha256: Record<string, { repo: string; version: string; sha256: string }>;
+};
+const DEV = path.resolve(import.meta.dirname, '../../../shared/data/swe-bench-multilingual-dev.jsonl');
+const row = (r: (typeof fixture.rows)[number]) => ({ ...r, patch: '', problem_statement: '' }) as unknown as SweInstance;
+
+describe('Multilingual specs', () => {
+  it('every repository of the development set has a spec, a known log parser and the harness’ language', () => {
+    const specs = loadBuiltinSpecs();
+    for (const [id, { repo, version }] of Object.entries(fixture.sha256)) {
+      const spec = specs.get(repo, version);
+      expect(spec.language, id).not.toBe('py');
+      expect(LOG_PARSER_NAMES, `${id}: ${spec.logParser}`).toContain(spec.logParser);
+    }
+    expect(specs.get('jqlang/jq', '2839')).toMatchObject({ language: 'c', logParser: 'jq' });
+    const preact = fixture.rows.find((r) => r.repo === 'preactjs/preact')!;
+    expect(specs.get('preactjs/preact', preact.version).logParser).toBe('karma');
+  });
+
+  it('writes the harness’ eval script for one row of each repository, text for text', () => {
+    expect(fixture.rows).toHaveLength(9);
+    for (const r of fixture.rows) expect(makeInstanceSpec(row(r)).evalScript(), r.instance_id).toBe(r.eval_script);
+    // the test patch's modified files are reset before and after; the Python form's `git status` is not there
+    const jq = fixture.rows.find((r) => r.repo === 'jqlang/jq')!;
+    const script = makeInstanceSpec(row(jq)).evalScript();
+    expect(script).toContain("git apply --verbose --reject - <<'EOF_114329324912'");
+    expect(script).toContain("make -j$(nproc)\n: '>>>>> Start Test Output'\nmake check\n: '>>>>> End Test Output'");
+    expect(script).not.toContain('git status');
+  });
+
+  it('a row of a repository without a spec is an error naming what is missing', () => {
+    const r = { ...row(fixture.rows[0]!), repo: 'nobody/nothing', instance_id: 'nobody__nothing-1' };
+    expect(() => makeInstanceSpec(r)).toThrow(/no environment spec for repository nobody\/nothing; add one to docker\/specs\//);
+    const v = { ...row(fixture.rows[0]!), version: '0.0.0-none' };
+    expect(() => makeInstanceSpec(v)).toThrow(/no environment spec for .* version "0.0.0-none"/);
+  });
+
+  it('a parser that chooses by instance gets the instance', () => {
+    const jekyll = { repo: 'jekyll/jekyll', version: '8761', logParser: 'jekyll' };
+    expect(() => logParserFor(jekyll, 'jekyll__jekyll-1')('')).toThrow(/unknown instance id/);
+    // pull request 8761 ran cucumber: its progress lines are read as such
+    expect(logParserFor(jekyll, 'jekyll__jekyll-8761')('Serving a site ....F\nBuilding .....\n')).toEqual({ 'Serving a site': 'FAILED', Building: 'PASSED' });
+  });
+});
+
+describe('grading a Multilingual row as the harness does', () => {
+  it('jq: FAIL_TO_PASS passing and PASS_TO_PASS kept resolve it; one PASS_TO_PASS broken does not', () => {
+    const jq = fixture.rows.find((r) => r.repo === 'jqlang/jq')!;
+    const spec = makeInstanceSpec(row(jq));
+    const gold = { FAIL_TO_PASS: JSON.parse(jq.FAIL_TO_PASS) as string[], PASS_TO_PASS: JSON.parse(jq.PASS_TO_PASS) as string[] };
+    const logOf = (lines: string[]) => `+ make check\n+ : '>>>>> Start Test Output'\n${lines.join('\n')}\n+ : '>>>>> End Test Output'\n`;
+    const parser = logParserFor(spec.spec, jq.instance_id);
+    const all = [...gold.FAIL_TO_PASS, ...gold.PASS_TO_PASS];
+    const resolved = evalReport(jq.instance_id, 'diff', logOf(all.map((t) => `PASS: ${t}`)), gold, parser)[jq.instance_id]!;
+    expect(resolved).toMatchObject({ patch_successfully_applied: true, resolved: true });
+    const broken = all.map((t) => (t === gold.PASS_TO_PASS[0] ? `FAIL: ${t}` : `PASS: ${t}`));
+    const report = evalReport(jq.instance_id, 'diff', logOf(broken), gold, parser)[jq.instance_id]!;
+    expect(report.resolved).toBe(false);
+    expect(report.tests_status!.PASS_TO_PASS.failure).toEqual([gold.PASS_TO_PASS[0]]);
+    // without the test patch's markers (the patch did not apply) the row is not graded
+    expect(evalReport(jq.instance_id, 'diff', '>>>>> Patch Apply Failed\n', gold, parser)[jq.instance_id]!.patch_successfully_applied).toBe(false);
+  });
+});
+
+describe.skipIf(!existsSync(DEV))('every Multilingual development row (../shared/data)', () => {
+  it('gets the harness’ eval script: 86 of 86 identical', () => {
+    const rows = readFileSync(DEV, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as SweInstance);
+    expect(rows).toHaveLength(86);
+    const differing = rows.filter((r) => createHash('sha256').update(makeInstanceSpec(r).evalScript()).digest('hex') !== fixture.sha256[r.instance_id]!.sha256);
+    expect(differing.map((r) => r.instance_id)).toEqual([]);
+  });
+});

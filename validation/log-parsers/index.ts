@@ -1,0 +1,71 @@
+/**
+ * The test-log parsers by the name a spec gives (`log_parser` in docker/specs/*.json): one module per language
+ * beside this file, each ported from the SWE-bench harness' parsers for that language, quirks included — the
+ * FAIL_TO_PASS / PASS_TO_PASS names of the datasets were produced by them. Adding a language's parser is its
+ * module plus its lines here.
+ */
+import { parseLogDoctest, parseLogGoogletest, parseLogJq, parseLogMicropythonTest, parseLogRedis } from './c.ts';
+import { parseLogGotest } from './go.ts';
+import { parseLogAnt, parseLogGradleCustom, parseLogMaven } from './java.ts';
+import { parseLogImmutableJs, parseLogJest, parseLogJestJson, parseLogKarma, parseLogTap, parseLogVitest } from './javascript.ts';
+import { parseLogPhpunit } from './php.ts';
+import { parseLogDjango, parseLogMatplotlib, parseLogPytest, parseLogPytestOptions, parseLogPytestV2, parseLogSeaborn, parseLogSympy } from './python.ts';
+import { parseLogCucumber, parseLogJekyll, parseLogMinitest, parseLogRspecTransformedJson, parseLogRubyUnit } from './ruby.ts';
+import { parseLogCargo } from './rust.ts';
+import type { LogParser } from './types.ts';
+
+export type { LogParser, StatusMap } from './types.ts';
+
+export const LOG_PARSERS = {
+  // Python
+  pytest: parseLogPytest,
+  pytest_options: parseLogPytestOptions,
+  pytest_v2: parseLogPytestV2,
+  django: parseLogDjango,
+  sympy: parseLogSympy,
+  matplotlib: parseLogMatplotlib,
+  seaborn: parseLogSeaborn,
+  // C and C++
+  redis: parseLogRedis,
+  jq: parseLogJq,
+  doctest: parseLogDoctest,
+  micropython_test: parseLogMicropythonTest,
+  googletest: parseLogGoogletest,
+  // Go
+  gotest: parseLogGotest,
+  // Java
+  maven: parseLogMaven,
+  ant: parseLogAnt,
+  gradle_custom: parseLogGradleCustom,
+  // JavaScript / TypeScript
+  jest: parseLogJest,
+  jest_json: parseLogJestJson,
+  vitest: parseLogVitest,
+  karma: parseLogKarma,
+  tap: parseLogTap,
+  immutable_js: parseLogImmutableJs,
+  // PHP
+  phpunit: parseLogPhpunit,
+  // Ruby
+  minitest: parseLogMinitest,
+  cucumber: parseLogCucumber,
+  ruby_unit: parseLogRubyUnit,
+  rspec_transformed_json: parseLogRspecTransformedJson,
+  jekyll: parseLogJekyll,
+  // Rust
+  cargo: parseLogCargo,
+} satisfies Record<string, LogParser>;
+
+export type LogParserName = keyof typeof LOG_PARSERS;
+/** The test-log formats a spec may name. */
+export const LOG_PARSER_NAMES = Object.keys(LOG_PARSERS) as LogParserName[];
+
+/**
+ * The parser a spec names, bound to the instance (a few parsers choose their form by instance); an unknown name
+ * is an error that lists the known ones.
+ */
+export function logParserFor(spec: { repo: string; version: string; logParser: string }, instanceId?: string): (log: string) => ReturnType<LogParser> {
+  const parser = (LOG_PARSERS as Record<string, LogParser | undefined>)[spec.logParser];
+  if (!parser) throw new Error(`the spec of ${spec.repo}@${spec.version} names log parser "${spec.logParser}"; known: ${LOG_PARSER_NAMES.join(', ')}`);
+  return (log) => parser(log, instanceId === undefined ? {} : { instanceId });
+}

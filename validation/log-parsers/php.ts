@@ -1,0 +1,23 @@
+/**
+ * phpunit `--testdox` logs (swebench/harness/log_parsers/php.py at SWE-bench b8d5332): a suite line `Name (Class)`
+ * and its tests `✔ does x`; the test's name is `Suite > test`. Lines are not stripped here, as in the harness.
+ */
+import { TestStatus } from '../../src/harness/constants.ts';
+import type { StatusMap } from './types.ts';
+
+export function parseLogPhpunit(log: string): StatusMap {
+  const map: StatusMap = {};
+  let suite: string | undefined;
+  for (const line of log.split('\n')) {
+    const suiteMatch = /^(\w.+) \(.+\)$/.exec(line);
+    if (suiteMatch) {
+      suite = suiteMatch[1];
+      continue;
+    }
+    const test = /^\s*([✔✘↩])\s*(.*)$/.exec(line);
+    if (!test) continue;
+    const name = `${suite ?? 'None'} > ${test[2]}`;
+    map[name] = test[1] === '✔' ? TestStatus.PASSED : test[1] === '✘' ? TestStatus.FAILED : TestStatus.SKIPPED;
+  }
+  return map;
+}

@@ -1,0 +1,48 @@
+/**
+ * Ruby test logs (swebench/harness/log_parsers/ruby.py at SWE-bench b8d5332): minitest, cucumber's progress
+ * format, test-unit's verbose lines (`test_x(Suite): .`), rspec results turned into `name - passed`, and
+ * jekyll, whose instances use one or the other by pull request.
+ */
+import { TestStatus } from '../../src/harness/constants.ts';
+import { type StatusMap, eachMatch } from './types.ts';
+
+export function parseLogMinitest(log: string): StatusMap {
+  const map: StatusMap = {};
+  eachMatch(log, /^(.+)\. .*=.*(\.|F|E).*$/, ([name, outcome]) => {
+    if (outcome === '.') map[name] = TestStatus.PASSED;
+    else map[name] = TestStatus.FAILED;
+  });
+  return map;
+}
+
+export function parseLogCucumber(log: string): StatusMap {
+  const map: StatusMap = {};
+  eachMatch(log, /^(.*) \.+(\.|F)/, ([name, outcome]) => {
+    map[name] = outcome === '.' ? TestStatus.PASSED : TestStatus.FAILED;
+  });
+  return map;
+}
+
+export function parseLogRubyUnit(log: string): StatusMap {
+  const map: StatusMap = {};
+  eachMatch(log, /^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)/, ([name, outcome]) => {
+    map[name] = outcome === '.' ? TestStatus.PASSED : outcome === 'O' ? TestStatus.SKIPPED : TestStatus.FAILED;
+  });
+  return map;
+}
+
+export function parseLogRspecTransformedJson(log: string): StatusMap {
+  const map: StatusMap = {};
+  eachMatch(log, /(.+) - (passed|failed)/, ([name, outcome]) => {
+    map[name] = outcome === 'passed' ? TestStatus.PASSED : TestStatus.FAILED;
+  });
+  return map;
+}
+
+/** jekyll's instances use minitest or cucumber by pull request; another instance is an error, as in the harness. */
+export function parseLogJekyll(log: string, context: { instanceId?: string } = {}): StatusMap {
+  const pr = context.instanceId?.split('-')[1];
+  if (pr && ['9141', '8047', '8167'].includes(pr)) return parseLogMinitest(log);
+  if (pr && ['8761', '8771'].includes(pr)) return parseLogCucumber(log);
+  throw new Error(`jekyll log parser: unknown instance id ${JSON.stringify(context.instanceId)}`);
+}
