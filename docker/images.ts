@@ -133,7 +133,7 @@ export class ImageProvider implements InstanceImages {
         return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };
       }
     }
-    const env = await this.envImage(spec, log);
+    const env = await this.envImage(spec, log, officialImageName(instance.instanceId, this.config.arch));
     const setup = this.instanceSetupCommands(spec, env.userNamed);
     const envId = await this.imageId(env.image);
     // `checkout` names how /testbed is made: images of an earlier recipe (depth 1, no tags) are not reused
@@ -175,7 +175,7 @@ export class ImageProvider implements InstanceImages {
   }
 
   /** The environment image: user-named, or built from the spec (on the base image). */
-  async envImage(spec: ResolvedSpec, log: ImageLog = () => undefined): Promise<{ image: string; userNamed: boolean }> {
+  async envImage(spec: ResolvedSpec, log: ImageLog = () => undefined, official?: string): Promise<{ image: string; userNamed: boolean }> {
     const named = this.config.envImages?.[`${spec.repo}@${spec.version}`] ?? this.config.envImages?.[spec.repo];
     if (named) {
       if (!(await this.runtime.imageExists(named))) {
@@ -187,11 +187,12 @@ export class ImageProvider implements InstanceImages {
       return { image: named, userNamed: true };
     }
     if (spec.spec.env_from !== 'base') {
+      const registry = official ? `with a registry, docker pull ${official} (or pass --pull)` : '--pull for the official image';
       throw new ImageBuildError(
-        `no image for ${spec.repo}@${spec.version}: the official image is absent, the config names no environment image ` +
-          `(envImages["${spec.repo}@${spec.version}"]), and the harness spec installs packages from the network, ` +
-          `which a network-less build cannot do. Fix it with --env-image ${spec.repo}@${spec.version}=IMAGE (an image built offline: ` +
-          'scripts/build-env-image.sh, docs/offline-env-images.md) or --pull for the official image',
+        `no image for ${spec.repo}@${spec.version}: the official image${official ? ` ${official}` : ''} is absent, the config names no ` +
+          `environment image (envImages["${spec.repo}@${spec.version}"]), and the harness spec installs packages from the network, ` +
+          `which a network-less build cannot do. Fix it ${registry}, or with --env-image ${spec.repo}@${spec.version}=IMAGE (an image ` +
+          'built offline: scripts/build-env-image.sh; docs/offline-env-images.md lists the repositories each recipe serves)',
       );
     }
     const base = this.config.baseImage;

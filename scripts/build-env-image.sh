@@ -3,7 +3,7 @@
 # everything comes from Debian's packages through debootstrap, and the result is `docker import`ed.
 # See docs/offline-env-images.md for what each recipe covers and how to use the image.
 #
-#   bash scripts/build-env-image.sh RECIPE [IMAGE]      RECIPE: django-py39 | django-py311 | sympy | pytest | requests
+#   bash scripts/build-env-image.sh RECIPE [IMAGE]      RECIPE: django-py39 | django-py311 | sympy | pytest | requests | jq
 #   bash scripts/build-env-image.sh --list
 #
 # Prints the --env-image flags that make `locfix evaluate` / `locfix run` use the image. Idempotent: an
@@ -24,6 +24,7 @@ case "$recipe" in
     echo "sympy         sympy, every Lite version (bullseye, python 3.9, mpmath 1.2.1)"
     echo "pytest        pytest 4.4-6.0 (bullseye, python 3.9)"
     echo "requests      psf/requests 0.7-2.10 (bullseye, python 3.9; urllib3 and chardet are vendored)"
+    echo "jq            jqlang/jq, every Multilingual version (bookworm C toolchain with autotools; the oniguruma submodule from Debian's libonig source)"
     exit 0
     ;;
   django-py39)
@@ -63,15 +64,31 @@ case "$recipe" in
     repo="psf/requests"
     versions="0.7 0.8 0.9 0.11 0.13 0.14 1.1 1.2 2.0 2.2 2.3 2.4 2.5 2.7 2.8 2.9 2.10"
     ;;
+  jq)
+    # The harness' jq spec builds the oniguruma submodule (`--with-oniguruma=builtin`) after
+    # `git submodule update --init`, which needs GitHub. Debian's libonig source (the same upstream library)
+    # stands in for it: copied into modules/oniguruma at instance setup, the submodule command fails offline
+    # and the spec's build runs unchanged. (Linking the system libonig instead loses 21 of 27 PASS_TO_PASS.)
+    suite=bookworm
+    packages="git,patch,ca-certificates,gcc,libc6-dev,make,autoconf,automake,libtool,bison,flex,curl"
+    extra_debs=""
+    source_tarballs="http://deb.debian.org/debian/pool/main/libo/libonig/libonig_6.9.8.orig.tar.gz:/opt/oniguruma"
+    instance_setup="mkdir -p modules/oniguruma && cp -a /opt/oniguruma/. modules/oniguruma/"
+    repo="jqlang/jq"
+    versions="2235 2598 2650 2658 2681 2728 2750 2839 2919"
+    ;;
   *)
     echo "usage: bash scripts/build-env-image.sh RECIPE [IMAGE]   (recipes: bash scripts/build-env-image.sh --list)" >&2
     exit 2
     ;;
 esac
 image="${2:-locfix/env.$recipe:1}"
+source_tarballs="${source_tarballs:-}"
+instance_setup="${instance_setup:-}"
 
 flags() {
   for v in $versions; do printf -- '--env-image %s@%s=%s ' "$repo" "$v" "$image"; done
+  if [ -n "$instance_setup" ]; then printf -- "--instance-setup '%s=%s'" "$repo" "$instance_setup"; fi
   echo
 }
 
@@ -103,6 +120,16 @@ for spec in $extra_debs; do
   log "adding $from's $package"
   (cd "$work" && apt-get download "$package" >/dev/null 2>&1) || { apt-get update >/dev/null && (cd "$work" && apt-get download "$package" >/dev/null); }
   dpkg-deb -x "$work"/"$package"_*.deb "$rootfs"
+done
+
+# Upstream sources a recipe needs inside the image (fetched here, where the Debian mirror is reachable)
+for spec in $source_tarballs; do
+  url="${spec%:*}"
+  dest="${spec##*:}"
+  log "adding the source $url at $dest"
+  curl -sSfL "$url" -o "$work/source.tar.gz" || { log "cannot fetch $url"; exit 1; }
+  mkdir -p "$rootfs$dest"
+  tar -xzf "$work/source.tar.gz" -C "$rootfs$dest" --strip-components=1
 done
 
 # Offline `pip install -e .`: never reach for an index, never install dependencies (Debian has them), and

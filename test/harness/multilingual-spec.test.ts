@@ -12,6 +12,7 @@ import { loadBuiltinSpecs } from '../../src/harness/specs.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { LOG_PARSER_NAMES, logParserFor } from '../../validation/log-parsers/index.ts';
 import { evalReport } from '../../validation/grading.ts';
+import { ImageProvider } from '../../docker/images.ts';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/multilingual/harness-eval-scripts.json');
 const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as {
@@ -85,6 +86,18 @@ describe('grading a Multilingual row as the harness does', () => {
     expect(report.tests_status!.PASS_TO_PASS.failure).toEqual([gold.PASS_TO_PASS[0]]);
     // without the test patch's markers (the patch did not apply) the row is not graded
     expect(evalReport(jq.instance_id, 'diff', '>>>>> Patch Apply Failed\n', gold, parser)[jq.instance_id]!.patch_successfully_applied).toBe(false);
+  });
+});
+
+describe('a row the offline images do not serve', () => {
+  it('fails naming the official image to pull and the offline way, not obscurely', async () => {
+    const tokio = fixture.rows.find((r) => r.repo === 'tokio-rs/tokio')!;
+    // an engine that has no image at all: neither the official one nor a base
+    const runtime = { imageExists: async () => false } as unknown as ConstructorParameters<typeof ImageProvider>[0];
+    const provider = new ImageProvider(runtime, { gitDir: async () => '/nowhere' });
+    const err = (await provider.instanceImage(makeInstanceSpec(row(tokio))).catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain(`docker pull swebench/sweb.eval.x86_64.${tokio.instance_id.replace('__', '_1776_')}:latest`);
+    expect(err.message).toMatch(/--env-image tokio-rs\/tokio@\S+=IMAGE .*docs\/offline-env-images.md/);
   });
 });
 
