@@ -1,6 +1,6 @@
 /**
  * Voting keys: two patches get the same key when they make the same change up to comments, docstrings,
- * blank lines and formatting (see analyzer.ts for the normal form).
+ * blank lines and formatting (analyzer.ts has Python's normal form, syntax-normal-form.ts every other language's).
  *
  * Per edited file, the normal forms of the old and new content are diffed (3 lines of context, hunk headers
  * in normal-form line numbers, so equal edits at different places stay apart). When the change only adds
@@ -10,19 +10,12 @@
 import { languageForPath } from '../src/parsing/languages/index.ts';
 import type { PythonAnalyzer, SourceAnalysis } from './analyzer.ts';
 import { diffHunks } from './diff.ts';
+import { syntaxAnalysis } from './syntax-normal-form.ts';
 
 export interface FileChange {
   path: string;
   before: string;
   after: string;
-}
-
-function plainAnalysis(source: string): SourceAnalysis {
-  const lines = source
-    .split('\n')
-    .map((l) => l.trim().replace(/\s+/g, ' '))
-    .filter((l) => l !== '');
-  return { errorNodes: 0, indentationErrors: 0, lines, functions: new Map() };
 }
 
 /** Agentless' test: existing functions all kept unchanged, at least one new one. */
@@ -34,8 +27,9 @@ export function onlyAddsFunctions(before: SourceAnalysis, after: SourceAnalysis)
 
 export function normalizeFileChange(change: FileChange, analyzer: PythonAnalyzer): string {
   const python = languageForPath(change.path)?.id === 'python';
-  const before = python ? analyzer.analyze(change.before) : plainAnalysis(change.before);
-  const after = python ? analyzer.analyze(change.after) : plainAnalysis(change.after);
+  // other languages: the syntax tree's tokens without comments (syntax-normal-form.ts), no longer whitespace alone
+  const before = python ? analyzer.analyze(change.before) : syntaxAnalysis(change.path, change.before);
+  const after = python ? analyzer.analyze(change.after) : syntaxAnalysis(change.path, change.after);
   const a = before.lines.join('\n') + '\n';
   const b = after.lines.join('\n') + '\n';
   if (a === b) return '';

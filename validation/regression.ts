@@ -9,7 +9,7 @@
 import type { ChatModel } from '../src/llm/types.ts';
 import { renderPrompt } from '../src/prompts.ts';
 import { testDirectives, testPatchFiles } from '../src/harness/eval-script.ts';
-import { pythonTestCommand } from '../src/harness/specs.ts';
+import { pythonTestCommand, testCommandsOf } from '../src/harness/specs.ts';
 import { testMaintained, testPassed } from './grading.ts';
 import { logParserFor, type StatusMap } from './log-parsers/index.ts';
 import type { InstanceTestbed } from './testbed.ts';
@@ -46,6 +46,9 @@ export interface RegressionOptions {
 /** The test command for regression runs: the spec's test command on the existing test files of the test patch. */
 export function regressionCommand(testbed: InstanceTestbed, configured?: string): string {
   const { spec } = testbed.image;
+  // other languages: the spec's build and test commands as the harness' eval script runs them (no -e: a step
+  // that fails offline, such as fetching a submodule, does not stop the tests)
+  if (spec.language !== 'py') return [...(spec.spec.build ?? []), ...testCommandsOf(spec.spec)].join('; ');
   const existing = new Set(testPatchFiles(testbed.instance.test_patch).modified);
   // Directives for the modified files only: new test files do not exist before the test patch.
   const modifiedOnly = testbed.instance.test_patch

@@ -104,7 +104,9 @@ export function validateStage(backend: ExecutionBackend, settings: ValidateSetti
               await stepFailed('regression', err);
             }
           }
-          if (wanted.reproduction) {
+          const unavailable = wanted.reproduction ? reproductionUnavailable(testbed.image.spec) : undefined;
+          if (unavailable) out.skipped.push({ step: 'reproduction', reason: unavailable });
+          else if (wanted.reproduction) {
             try {
               if (!llm) throw new Error('reproduction tests are written by the chat model, and none is configured');
               const scripts = await generateReproductionScripts(llm, input.instance.problem_statement, { samples: settings.reproductionSamples });
@@ -172,4 +174,14 @@ export function evaluateStage(backend: ExecutionBackend, settings: EvaluateSetti
       return { ...outcome, patchEmpty: false };
     },
   };
+}
+
+/**
+ * Why reproduction tests cannot run for an instance, or undefined when they can. They are Python scripts the model
+ * writes and `python` runs, so they exist for Python repositories only; elsewhere the step is recorded as not
+ * available (selection then uses what regression found), never a Python script run on Go code.
+ */
+export function reproductionUnavailable(spec: { language: string; repo: string }): string | undefined {
+  if (spec.language === 'py') return undefined;
+  return `reproduction tests are not available for this language (${spec.language}, ${spec.repo}): they are Python scripts`;
 }

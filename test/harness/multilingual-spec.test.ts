@@ -13,6 +13,8 @@ import type { SweInstance } from '../../src/dataset/schema.ts';
 import { LOG_PARSER_NAMES, logParserFor } from '../../validation/log-parsers/index.ts';
 import { evalReport } from '../../validation/grading.ts';
 import { ImageProvider } from '../../docker/images.ts';
+import { regressionCommand } from '../../validation/regression.ts';
+import { reproductionUnavailable } from '../../validation/stages.ts';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/multilingual/harness-eval-scripts.json');
 const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as {
@@ -86,6 +88,20 @@ describe('grading a Multilingual row as the harness does', () => {
     expect(report.tests_status!.PASS_TO_PASS.failure).toEqual([gold.PASS_TO_PASS[0]]);
     // without the test patch's markers (the patch did not apply) the row is not graded
     expect(evalReport(jq.instance_id, 'diff', '>>>>> Patch Apply Failed\n', gold, parser)[jq.instance_id]!.patch_successfully_applied).toBe(false);
+  });
+});
+
+describe('validation in other languages', () => {
+  it('regression runs the spec’s build and test commands; reproduction is recorded as not available, not run', () => {
+    const jq = fixture.rows.find((r) => r.repo === 'jqlang/jq')!;
+    const spec = makeInstanceSpec(row(jq)).spec;
+    const testbed = { image: { spec }, instance: row(jq) } as unknown as Parameters<typeof regressionCommand>[0];
+    // before: Python's form, `make check` followed by the test patch's files as directives, and no build
+    expect(regressionCommand(testbed)).toBe(
+      'git submodule update --init; autoreconf -fi; ./configure --with-oniguruma=builtin; make clean; touch src/parser.y src/lexer.l; make -j$(nproc); make check',
+    );
+    expect(reproductionUnavailable(spec)).toMatch(/not available for this language \(c, jqlang\/jq\)/);
+    expect(reproductionUnavailable({ language: 'py', repo: 'django/django' })).toBeUndefined();
   });
 });
 
