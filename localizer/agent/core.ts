@@ -84,6 +84,28 @@ export interface AgentSpec<Answer> {
   onReply(reply: string, state: AgentState): Promise<AgentStep<Answer>>;
 }
 
+/** The usual options of a localizer's agent, as the core's call settings and limits. */
+export function agentBudget(
+  settings: { temperature: number; maxTokens?: number; seed?: number; maxSteps: number; tokenBudget?: number; deadline?: number },
+  call: { purpose: string; traceStep: string; stop?: string[] },
+): { call: AgentCallSettings; limits: AgentLimits } {
+  return {
+    call: {
+      temperature: settings.temperature,
+      ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
+      ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
+      ...(call.stop ? { stop: call.stop } : {}),
+      purpose: call.purpose,
+      traceStep: call.traceStep,
+    },
+    limits: {
+      maxSteps: settings.maxSteps,
+      ...(settings.tokenBudget !== undefined ? { tokenBudget: settings.tokenBudget } : {}),
+      ...(settings.deadline !== undefined ? { deadline: settings.deadline } : {}),
+    },
+  };
+}
+
 export async function runAgent<Answer>(spec: AgentSpec<Answer>, system: string, task: string): Promise<AgentRun<Answer>> {
   const messages: ChatMessage[] = [
     { role: 'system', content: system },

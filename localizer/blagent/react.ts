@@ -13,7 +13,7 @@
  */
 import { renderPrompt } from '../../src/prompts.ts';
 import type { Phase1History } from './options.ts';
-import { type AgentState, type AgentStep, runAgent } from '../agent/core.ts';
+import { type AgentState, type AgentStep, agentBudget, runAgent } from '../agent/core.ts';
 import type { CallContext } from './llm-call.ts';
 import { CandidateMatcher, parseScores } from './scoring-parse.ts';
 
@@ -231,16 +231,11 @@ export async function runSkeletonAgent(ctx: CallContext, input: SkeletonAgentInp
       llm: ctx.llm,
       trace: ctx.trace,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
-      call: {
-        temperature: ctx.settings.temperature,
-        ...(ctx.settings.maxTokens !== undefined ? { maxTokens: ctx.settings.maxTokens } : {}),
-        ...(ctx.settings.seed !== undefined ? { seed: ctx.settings.seed } : {}),
-        stop: ['\nObservation:', 'Observation:'],
-        purpose: 'blagent.phase1',
-        traceStep: 'phase1',
-      },
       // every turn inspects (at most maxSteps), retries (the one past maxRetries ends it) or answers
-      limits: { maxSteps: settings.maxSteps + settings.maxRetries + 1 },
+      ...agentBudget(
+        { ...ctx.settings, maxSteps: settings.maxSteps + settings.maxRetries + 1 },
+        { purpose: 'blagent.phase1', traceStep: 'phase1', stop: ['\nObservation:', 'Observation:'] },
+      ),
       onReply,
     },
     system,

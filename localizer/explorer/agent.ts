@@ -18,7 +18,7 @@
 import type { TraceEvent } from '../../src/artifacts/localization.ts';
 import type { ChatMessage, ChatModel } from '../../src/llm/types.ts';
 import type { ReadOnlyWorkspace } from '../../src/sandbox/types.ts';
-import { runAgent } from '../agent/core.ts';
+import { agentBudget, runAgent } from '../agent/core.ts';
 import { parseReply } from './answer.ts';
 import { READ_PROGRAMS, checkCommandLine } from './commands.ts';
 
@@ -77,14 +77,7 @@ export async function runExplorer(ctx: ExplorerContext, system: string, task: st
       llm: ctx.llm,
       trace: ctx.trace,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
-      call: {
-        temperature: settings.temperature,
-        ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
-        ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
-        purpose: 'explorer.step',
-        traceStep: 'explore',
-      },
-      limits: { maxSteps: settings.maxSteps, tokenBudget: settings.tokenBudget, ...(settings.deadline !== undefined ? { deadline: settings.deadline } : {}) },
+      ...agentBudget(settings, { purpose: 'explorer.step', traceStep: 'explore' }),
       prompts: { lastStep: LAST_STEP_MESSAGE, tokensSpent: TOKENS_SPENT_MESSAGE },
       onReply: async (reply) => {
         const parsed = parseReply(reply, ctx.workspace.root);

@@ -12,7 +12,7 @@ import type { TraceEvent } from '../../src/artifacts/localization.ts';
 import type { GraphTools } from '../../src/index/graph/tools.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
 import type { ChatMessage, ChatModel } from '../../src/llm/types.ts';
-import { runAgent } from '../agent/core.ts';
+import { agentBudget, runAgent } from '../agent/core.ts';
 import { STOP_WORDS, coerceArgs, observation, parseReply, type ToolSpec } from './fn-call.ts';
 import { FINISH, runTool } from './tools.ts';
 
@@ -68,15 +68,7 @@ export async function runSample(ctx: SampleContext, system: string, task: string
       llm: ctx.llm,
       trace: ctx.trace,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
-      call: {
-        temperature: settings.temperature,
-        ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
-        ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
-        stop: STOP_WORDS,
-        purpose: 'locagent.step',
-        traceStep: ctx.label,
-      },
-      limits: { maxSteps: settings.maxSteps, tokenBudget: settings.tokenBudget, ...(settings.deadline !== undefined ? { deadline: settings.deadline } : {}) },
+      ...agentBudget(settings, { purpose: 'locagent.step', traceStep: ctx.label, stop: STOP_WORDS }),
       prompts: { lastStep: LAST_STEP_MESSAGE, tokensSpent: TOKENS_SPENT_MESSAGE },
       onReply: async (reply, state) => {
         const parsed = parseReply(reply);
