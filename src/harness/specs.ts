@@ -43,7 +43,7 @@ export type SpecLanguage = (typeof SPEC_LANGUAGES)[number];
 const RepoEntrySchema = z.object({
   /** the repository's language as the harness keys it; decides the eval script's form (default py) */
   language: z.enum(SPEC_LANGUAGES).default('py'),
-  /** the test-log format (validation/log-parsers.ts owns the names and checks them when grading) */
+  /** the test-log format (validation/log-parsers/index.ts owns the names and checks them when grading) */
   log_parser: z.string().min(1),
   /**
    * how test directives come out of the test patch: file paths, Django's dotted test modules, or none (the
