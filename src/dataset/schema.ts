@@ -33,7 +33,19 @@ const unifiedDiff = z
   });
 
 export const SweInstanceSchema = z.object({
-  instance_id: z.string().min(1),
+  /**
+   * names a file in every stage folder (`<stage>/<instance_id>.json`) and a log folder: a path separator, `.` or
+   * `..`, a control character or a name longer than a file name may be would write outside the run folder or
+   * fail on every rerun, so such a row is reported and skipped
+   */
+  instance_id: z
+    .string()
+    .min(1)
+    .max(200, 'an instance id of at most 200 characters (it names files)')
+    .refine(
+      (id) => id !== '.' && id !== '..' && !/[/\\\u0000-\u001f]/.test(id),
+      'an instance id that is a file name (no "/", "\\", "." or "..", no control characters)',
+    ),
   repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'expected "owner/name"'),
   base_commit: z.string().regex(/^[0-9a-f]{7,40}$/, 'expected a git commit hash'),
   problem_statement: z.string(),

@@ -14,9 +14,31 @@ function o200k(): Tiktoken {
   return encoder;
 }
 
+/**
+ * The longest run of non-space characters encoded as one piece. js-tiktoken merges a pre-token's byte pairs in
+ * time quadratic in its length, so one long run (20,000 `=` take ~80 s, synchronously: no timeout or signal can
+ * act meanwhile) is encoded in pieces of this length. Text whose runs are shorter — every ordinary prompt — is
+ * encoded exactly as before; a longer run may count a token or so more per piece, and decodes to the same text.
+ */
+const MAX_RUN = 400;
+const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1},}`, 'gu');
+
 /** Token ids of `text`; special-token spellings in the text are encoded as ordinary text. */
 export function encodeTokens(text: string): number[] {
-  return o200k().encode(text, [], []);
+  const encoder = o200k();
+  if (!LONG_RUN.test(text)) return encoder.encode(text, [], []);
+  LONG_RUN.lastIndex = 0;
+  const out: number[] = [];
+  let at = 0;
+  for (const m of text.matchAll(LONG_RUN)) {
+    if (m.index > at) out.push(...encoder.encode(text.slice(at, m.index), [], []));
+    // split at code points, so no surrogate pair is cut
+    const points = [...m[0]];
+    for (let i = 0; i < points.length; i += MAX_RUN) out.push(...encoder.encode(points.slice(i, i + MAX_RUN).join(''), [], []));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(...encoder.encode(text.slice(at), [], []));
+  return out;
 }
 
 export function decodeTokens(tokens: number[]): string {

@@ -66,6 +66,26 @@ describe('loadDataset: formats', () => {
 });
 
 describe('loadDataset: bad rows', () => {
+  it('reports a row whose instance id cannot name a file, instead of writing outside the run or failing every rerun', async () => {
+    // before: ".." wrote evaluation logs into the run folder itself; 10,000 characters aborted with ENAMETOOLONG
+    const lines = [
+      JSON.stringify(row(1)),
+      JSON.stringify({ ...row(2), instance_id: '..' }),
+      JSON.stringify({ ...row(3), instance_id: 'x'.repeat(10_000) }),
+      JSON.stringify({ ...row(4), instance_id: 'a/../../b' }),
+      JSON.stringify({ ...row(5), instance_id: 'tab\there' }),
+    ];
+    writeJsonl(file('ids.jsonl'), lines);
+    const { instances, errors } = await loadDataset(file('ids.jsonl'));
+    expect(instances.map((i) => i.instance_id)).toEqual(['acme__widgets-101']);
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^ids\.jsonl line 2: instance_id: an instance id that is a file name/),
+      expect.stringMatching(/^ids\.jsonl line 3: instance_id: an instance id of at most 200 characters/),
+      expect.stringMatching(/^ids\.jsonl line 4: instance_id: an instance id that is a file name/),
+      expect.stringMatching(/^ids\.jsonl line 5: instance_id: an instance id that is a file name/),
+    ]);
+  });
+
   it('names file, line and field for each bad JSONL row and keeps the good ones', async () => {
     const lines = [
       JSON.stringify(row(1)), // line 1 ok
