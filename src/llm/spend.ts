@@ -103,6 +103,8 @@ export interface SpendEstimate {
 export interface Reservation {
   tokens: number;
   cost: number;
+  /** the answer's length was left open (no max_tokens): its worst case is whatever the budget has left */
+  openEnded?: boolean;
 }
 
 export class SpendBudget {
@@ -111,6 +113,8 @@ export class SpendBudget {
   /** the most completion tokens one sample has taken so far: the estimate of an open-ended answer */
   private longestCompletion = 0;
   private inFlight = 0;
+  /** admitted calls whose answer's length is open: while one runs, nothing else fits under a cap */
+  private openEndedInFlight = 0;
   private waiting: Array<() => void> = [];
 
   constructor(
@@ -139,11 +143,16 @@ export class SpendBudget {
     const completion = estimate.completionTokens ?? this.longestCompletion * estimate.samples;
     const price = estimate.price;
     const cost = price ? (estimate.promptTokens * price.input + completion * price.output) / 1_000_000 : 0;
-    return { tokens: estimate.promptTokens + completion, cost };
+    return { tokens: estimate.promptTokens + completion, cost, ...(estimate.completionTokens === undefined ? { openEnded: true } : {}) };
   }
 
+  /**
+   * Whether a call fits beside those in flight. A call whose answer's length is open could take all that is
+   * left, so under a cap it runs alone: the cap is then overshot by one call at most, however many run at once.
+   */
   private fits(reservation: Reservation): boolean {
     const { tokens, dollars } = this.limits;
+    if ((tokens !== undefined || dollars !== undefined) && (reservation.openEnded || this.openEndedInFlight > 0)) return false;
     const usedTokens = this.spentSoFar.promptTokens + this.spentSoFar.completionTokens + this.reserved.tokens + reservation.tokens;
     if (tokens !== undefined && usedTokens > tokens) return false;
     return dollars === undefined || this.spentSoFar.cost + this.reserved.cost + reservation.cost <= dollars;
@@ -158,6 +167,7 @@ export class SpendBudget {
       const reservation = this.reservationFor(estimate);
       if (this.inFlight === 0 || this.fits(reservation)) {
         this.inFlight++;
+        if (reservation.openEnded) this.openEndedInFlight++;
         this.reserved = { tokens: this.reserved.tokens + reservation.tokens, cost: this.reserved.cost + reservation.cost };
         return reservation;
       }
@@ -172,6 +182,7 @@ export class SpendBudget {
    */
   settle(reservation: Reservation, actual: (Omit<Spent, 'calls'> & { samples?: number }) | undefined): void {
     this.inFlight--;
+    if (reservation.openEnded) this.openEndedInFlight--;
     this.reserved = { tokens: this.reserved.tokens - reservation.tokens, cost: this.reserved.cost - reservation.cost };
     if (actual) {
       this.longestCompletion = Math.max(this.longestCompletion, Math.ceil(actual.completionTokens / Math.max(1, actual.samples ?? 1)));

@@ -39,7 +39,38 @@ describe('SpendBudget', () => {
     expect(scope.refusal?.message).toMatch(/run budget of r is spent: 120 tokens of 100 in 4 call\(s\)/);
   });
 
-  it('an open-ended answer is estimated at the longest completion paid for so far', async () => {
+  it('eight concurrent open-ended calls under a run cap overshoot it by one call at most', async () => {
+    // Issue 32: `--concurrency 8 --max-run-tokens 20000`, each call 1,000 prompt + 5,000 completion tokens without
+    // max_tokens. Before, every call reserved its prompt only, all eight passed, and the run spent 48,000.
+    const budget = new SpendBudget('run', 'r', { tokens: 20_000 });
+    const scope = new SpendScope([budget]);
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        let settle: Awaited<ReturnType<SpendScope['admit']>>;
+        try {
+          settle = await scope.admit({ promptTokens: 1_000, samples: 1 });
+        } catch (err) {
+          expect(err).toBeInstanceOf(BudgetExhaustedError);
+          return;
+        }
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((r) => setTimeout(r, 2));
+        inFlight--;
+        settle({ promptTokens: 1_000, completionTokens: 5_000, cost: 0 });
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    const spent = budget.spent.promptTokens + budget.spent.completionTokens;
+    expect(spent).toBeGreaterThanOrEqual(20_000);
+    expect(spent).toBeLessThanOrEqual(20_000 + 6_000);
+    // an answer of open length could take all that is left: under a cap such calls run one at a time
+    expect(maxInFlight).toBe(1);
+  });
+
+  it('an open-ended answer is estimated at the longest completion paid for so far, and runs alone under a cap', async () => {
     const budget = new SpendBudget('instance', 'i', { tokens: 200 });
     const scope = new SpendScope([budget]);
     const first = await scope.admit({ promptTokens: 10, samples: 2 });
