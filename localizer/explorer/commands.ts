@@ -15,6 +15,9 @@
  * change the snapshot.
  */
 
+import { type OptionSpec, parseGnuOptions } from './gnu-options.ts';
+import { SED_OPTIONS, SORT_OPTIONS, UNIQ_OPTIONS } from './program-options.ts';
+
 export const ALLOWED_PROGRAMS = [
   'ls',
   'find',
@@ -284,41 +287,52 @@ function checkProgram(program: string, args: readonly string[]): string | undefi
     }
     case 'sed':
       return checkSed(args);
-    case 'sort':
-      return args.some((a) => a === '-o' || /^-[a-zA-Z]*o/.test(a) || a.startsWith('--output') || a.startsWith('--compress-program'))
-        ? '`sort -o` writes a file and is not allowed'
-        : undefined;
+    case 'sort': {
+      const parsed = parseGnuOptions(args, SORT_OPTIONS);
+      if (!('refused' in parsed)) return undefined;
+      const name = longName(parsed.refused, SORT_OPTIONS);
+      if (parsed.refused === '-o' || name === 'output') return '`sort -o` writes a file and is not allowed';
+      if (name === 'compress-program') return '`sort --compress-program` runs a program and is not allowed';
+      return `\`sort ${parsed.refused}\` is not allowed here`;
+    }
     case 'tail':
       return args.some((a) => /^-[a-zA-Z]*[fF]/.test(a) || a.startsWith('--follow') || a === '--retry') ? '`tail -f` never ends and is not allowed' : undefined;
-    case 'uniq':
-      return args.filter((a) => !a.startsWith('-')).length > 1 ? '`uniq` with an output file is not allowed' : undefined;
+    case 'uniq': {
+      const parsed = parseGnuOptions(args, UNIQ_OPTIONS);
+      if ('refused' in parsed) return `\`uniq ${parsed.refused}\` is not allowed here`;
+      // a second operand is the output file (`-` is standard input, an operand too)
+      return parsed.operands.length > 1 ? '`uniq` with an output file is not allowed' : undefined;
+    }
     default:
       return undefined;
   }
 }
 
-/** sed: no in-place editing, and scripts only of commands that print (no w, W, r, R, e, or s///w, s///e) */
+/** sed: no in-place editing, no script files, and scripts only of commands that print (no w, W, r, R, e, or s///w, s///e) */
 function checkSed(args: readonly string[]): string | undefined {
-  const scripts: string[] = [];
-  let scriptFromArg = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '-i' || a.startsWith('--in-place') || (/^-[a-zA-Z]+$/.test(a) && a.includes('i')) || /^-i/.test(a))
-      return '`sed -i` edits files and is not allowed: use `sed -n` to print lines';
-    if (a === '-e' || a === '--expression') {
-      scripts.push(args[++i] ?? '');
-      scriptFromArg = true;
-    } else if (a.startsWith('--expression=')) {
-      scripts.push(a.slice('--expression='.length));
-      scriptFromArg = true;
-    } else if (a === '-f' || a.startsWith('--file')) return '`sed -f` (a script file) is not allowed';
-    else if (!a.startsWith('-') && !scriptFromArg && scripts.length === 0) scripts.push(a);
+  const parsed = parseGnuOptions(args, SED_OPTIONS);
+  if ('refused' in parsed) {
+    const name = longName(parsed.refused, SED_OPTIONS);
+    if (parsed.refused === '-i' || name === 'in-place') return '`sed -i` edits files and is not allowed: use `sed -n` to print lines';
+    if (parsed.refused === '-f' || name === 'file') return '`sed -f` (a script file) is not allowed';
+    return `\`sed ${parsed.refused}\` is not allowed here`;
   }
+  const scripts = parsed.options.filter((o) => o.name === 'expression').map((o) => o.value ?? '');
+  // without -e the first operand is the script
+  if (scripts.length === 0 && parsed.operands.length > 0) scripts.push(parsed.operands[0]!);
   for (const script of scripts) {
     const bad = sedScriptProblem(script);
     if (bad) return `this sed script is not allowed (${bad}): only printing scripts such as \`sed -n '10,40p' file\` run here`;
   }
   return undefined;
+}
+
+/** The long option a refused argument names (by GNU's prefix rule), when it names exactly one. */
+function longName(refused: string, spec: OptionSpec): string | undefined {
+  if (!refused.startsWith('--')) return undefined;
+  const written = refused.slice(2).split('=')[0]!;
+  const matches = spec.knownLong.includes(written) ? [written] : spec.knownLong.filter((n) => n.startsWith(written));
+  return matches.length === 1 ? matches[0] : undefined;
 }
 
 const SED_ADDRESS = String.raw`(?:\d+(?:~\d+)?|\$|/(?:[^/\\]|\\.)*/I?)`;

@@ -51,6 +51,29 @@ describe('read-only command check', () => {
     expect(refused(`(cd a; ls)`)).toMatch(/subshells/);
     expect(refused(`grep "unterminated`)).toMatch(/unterminated/);
   });
+
+  it('reads options as GNU getopt does, so no spelling slips past (Issue 32, item 4)', () => {
+    // before, each of these passed the check: an attached -e value, an abbreviated long option, `-` as an operand
+    expect(refused(`sed -n -e'1e id' a.py`)).toMatch(/sed script/);
+    expect(refused(`sed -ne'1e id' a.py`)).toMatch(/sed script/);
+    expect(refused(`sed --expr='1e id' a.py`)).toMatch(/sed script/);
+    expect(refused(`sed --expr '1e id' a.py`)).toMatch(/sed script/);
+    expect(refused(`sed --in-pl=.bak 's/a/b/' a.py`)).toMatch(/sed -i/);
+    expect(refused(`sed -f script.sed a.py`)).toMatch(/sed -f/);
+    expect(refused(`sed --s '1p' a.py`)).toMatch(/`sed --s` is not allowed/); // ambiguous: sandbox, separate, silent
+    expect(refused(`sort --out=x a.txt`)).toMatch(/sort -o/);
+    expect(refused(`sort -rno x a.txt`)).toMatch(/sort -o/);
+    expect(refused(`sort --compress-prog=sh a.txt`)).toMatch(/compress-program/);
+    expect(refused(`sort -T /tmp a.txt`)).toMatch(/`sort -T` is not allowed/);
+    expect(refused(`uniq - out.txt`)).toMatch(/uniq` with an output file/);
+    expect(refused(`uniq -c a.txt b.txt`)).toMatch(/uniq` with an output file/);
+    // and what a reader needs still runs
+    expect(ok(`sed -n -e '10,40p' -e '/def run/p' a.py`).script).toContain('sed');
+    expect(ok(`sed -nE 's/(a)/\\1/p' a.py`).reads).toBe(1);
+    expect(ok(`sed --quiet --expression='1,5p' -- a.py`).reads).toBe(1);
+    expect(ok(`sort -t: -k2,2n -u a.txt | uniq -c`).programs).toEqual(['sort', 'uniq']);
+    expect(ok(`grep -n run a.py | uniq --count -`).programs).toEqual(['grep', 'uniq']);
+  });
 });
 
 describe('replies and the final answer', () => {
