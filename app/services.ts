@@ -103,7 +103,18 @@ export class Services {
    * work that needs one (`needsModel` names that work), and a mirror for each repository when --mirrors is
    * given. A configuration error is the run's, not an instance's: it stops the command with the fix named.
    */
+  /** A model that cannot even be opened (a replay folder that is not there) is the run's error, not each instance's. */
+  checkModel(): void {
+    if (!this.settings.llm) return;
+    try {
+      void this.llm;
+    } catch (err) {
+      throw Object.assign(new Error(`--llm: the chat model cannot be opened: ${(err as Error).message}`), { kind: STAGE_ERROR_KIND.configuration });
+    }
+  }
+
   async checkConfiguration(check: { repos: readonly string[]; needsModel?: string }): Promise<void> {
+    this.checkModel();
     if (check.needsModel && !this.settings.llm) {
       throw Object.assign(
         new Error(`${check.needsModel} needs a chat model: pass --llm (e.g. ollama:gpt-oss:120b, openai:MODEL@URL) or set "llm" in the config`),

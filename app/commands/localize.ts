@@ -34,10 +34,10 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const capabilities = localizerNeeds(flags.localizer, options);
   // a localizer that reads through a sandbox (the explorer) gets one on the local Docker engine
   const workspaces = declares(capabilities, 'workspace') ? runBackend(RunConfigSchema.parse({ dataset: flags.dataset, runId: path.basename(runDir) }), services.store) : undefined;
-  const missing = missingCapabilities(flags.localizer, capabilities.needs, capabilitySupply(services, { runDir, ...(workspaces ? { workspaces } : {}) }));
   await (async () => {
-    if (missing) throw Object.assign(new Error(missing), { kind: STAGE_ERROR_KIND.configuration });
     await services.checkConfiguration({ repos: instances.map((i) => i.repo) });
+    const missing = missingCapabilities(flags.localizer, capabilities.needs, capabilitySupply(services, { runDir, ...(workspaces ? { workspaces } : {}) }));
+    if (missing) throw Object.assign(new Error(missing), { kind: STAGE_ERROR_KIND.configuration });
   })().catch(async (err) => {
     await services.close();
     throw err;

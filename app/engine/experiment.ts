@@ -86,6 +86,12 @@ async function runExperimentLocked(
     llm: config.llm,
     runId: layout.id,
   });
+  try {
+    services.checkModel();
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
   const modelName = services.llm?.id ?? 'locfix';
   // a resume must not reuse artifacts made under other settings: refuse, saying what changed
   const previous = await readManifest(layout);
@@ -104,13 +110,13 @@ async function runExperimentLocked(
   // what would fail every instance alike stops the run here, before anything is recorded
   const modelStages = stages.filter((s) => s.name === STAGE.functions || s.name === STAGE.lines || s.name === STAGE.repair).map((s) => s.name);
   const declared = localizerNeeds(config.localizer.name, config.localizer.options);
-  const missing = missingCapabilities(config.localizer.name, declared.needs, capabilitySupply(services, { runDir: layout.root, workspaces: docker }));
   const check = (async () => {
-    if (missing) throw Object.assign(new Error(missing), { kind: STAGE_ERROR_KIND.configuration });
     await services.checkConfiguration({
       repos: instances.map((i) => i.repo),
       needsModel: modelStages.length ? `${modelStages.join(', ')} (stop earlier with --stop-after localize-files)` : undefined,
     });
+    const missing = missingCapabilities(config.localizer.name, declared.needs, capabilitySupply(services, { runDir: layout.root, workspaces: docker }));
+    if (missing) throw Object.assign(new Error(missing), { kind: STAGE_ERROR_KIND.configuration });
   })();
   await check.catch(async (err) => {
     await services.close();

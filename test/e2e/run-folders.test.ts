@@ -158,6 +158,27 @@ describe('configuration errors stop the command at start', () => {
     const blagent = await runLocfix(['localize', '--localizer', 'blagent', '--instances', IDS[0], '--out', runs('no-model-blagent'), ...common()], cache());
     expect(blagent.code).toBe(1);
     expect(blagent.stderr).toMatch(/the blagent localizer needs a chat model/);
+    // a replay folder that is not there: before, every instance recorded the failure of its model stages
+    const replay = await runLocfix(
+      [
+        'run',
+        '--run-id',
+        'bad-replay',
+        '--runs-dir',
+        path.join(world.dir, 'runs'),
+        '--localizer',
+        'retrieval',
+        '--llm',
+        `replay:${path.join(world.dir, 'no-recording')}`,
+        '--instances',
+        IDS[0],
+        ...common(),
+      ],
+      cache(),
+    );
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toMatch(/--llm: the chat model cannot be opened: replay: .*no-recording does not exist/);
+    expect(existsSync(path.join(runs('bad-replay'), 'localize-files'))).toBe(false);
     const flags = common();
     flags[flags.indexOf('--mirrors') + 1] = path.join(world.dir, 'no-such-mirrors');
     const mirrors = await runLocfix(['localize', '--localizer', 'retrieval', '--instances', IDS[0], '--out', runs('bad-mirrors'), ...flags], cache());
