@@ -77,6 +77,15 @@ describe('read-only command check', () => {
 });
 
 describe('replies and the final answer', () => {
+  it('de-duplicates a hostile answer of 100,000 paths in linear time (Issue 32, item 8)', () => {
+    const files = Array.from({ length: 100_000 }, (_, i) => `./pkg/m${i % 50_000}.py`);
+    const started = performance.now();
+    const parsed = parseAnswer(JSON.stringify({ files }), '/repo') as { files: string[] };
+    expect(parsed.files).toHaveLength(50_000);
+    expect(parsed.files[0]).toBe('pkg/m0.py');
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it('takes exactly one action per reply', () => {
     expect(parseReply('THOUGHT: look\n```bash\nls\n```', '/repo')).toEqual({ kind: 'command', thought: 'look', command: 'ls' });
     expect(parseReply('done\n```json\n{"files": ["./a.py", "/repo/b.py", "a.py"]}\n```', '/repo')).toEqual({
