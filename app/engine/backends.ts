@@ -27,7 +27,7 @@ const BACKENDS: Record<BackendName, (mirrors: MirrorLocator, s: BackendSettings)
     new DockerPoolBackend(mirrors, { memoryGiB: s.memoryGiB, cpus: s.cpus, images: s.images, engines: s.engines.map((e) => parseEngineSpec(e, s.concurrency)) }),
 };
 
-export function createExecutionBackend(name: BackendName, mirrors: MirrorLocator, settings: BackendSettings): ExecutionBackend {
+function createExecutionBackend(name: BackendName, mirrors: MirrorLocator, settings: BackendSettings): ExecutionBackend {
   return BACKENDS[name](mirrors, settings);
 }
 

@@ -15,7 +15,7 @@
  * change the snapshot.
  */
 
-import { type OptionSpec, parseGnuOptions } from './gnu-options.ts';
+import { type OptionSpec, knownLong, parseGnuOptions } from './gnu-options.ts';
 import { SED_OPTIONS, SORT_OPTIONS, UNIQ_OPTIONS } from './program-options.ts';
 
 export const ALLOWED_PROGRAMS = [
@@ -331,7 +331,8 @@ function checkSed(args: readonly string[]): string | undefined {
 function longName(refused: string, spec: OptionSpec): string | undefined {
   if (!refused.startsWith('--')) return undefined;
   const written = refused.slice(2).split('=')[0]!;
-  const matches = spec.knownLong.includes(written) ? [written] : spec.knownLong.filter((n) => n.startsWith(written));
+  const known = knownLong(spec);
+  const matches = known.includes(written) ? [written] : known.filter((n) => n.startsWith(written));
   return matches.length === 1 ? matches[0] : undefined;
 }
 

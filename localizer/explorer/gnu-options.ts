@@ -11,8 +11,8 @@ export interface OptionSpec {
   short: Readonly<Record<string, Arity>>;
   /** allowed long options (the full name) and whether they take a value */
   long: Readonly<Record<string, Arity>>;
-  /** every long option the program knows (also the refused ones), for GNU's prefix matching */
-  knownLong: readonly string[];
+  /** the program's other long options (refused): GNU matches prefixes against all of them */
+  refusedLong: readonly string[];
   /** short options that are the same as a long one, so each option is reported by one name */
   shortToLong?: Readonly<Record<string, string>>;
 }
@@ -35,7 +35,8 @@ export function parseGnuOptions(args: readonly string[], spec: OptionSpec): Pars
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const written = arg.slice(2, eq < 0 ? undefined : eq);
-      const exact = spec.knownLong.includes(written) ? [written] : spec.knownLong.filter((name) => name.startsWith(written));
+      const known = knownLong(spec);
+      const exact = known.includes(written) ? [written] : known.filter((name) => name.startsWith(written));
       if (exact.length !== 1) return { refused: arg };
       const name = exact[0]!;
       const arity = spec.long[name];
@@ -66,4 +67,9 @@ export function parseGnuOptions(args: readonly string[], spec: OptionSpec): Pars
     operands.push(arg);
   }
   return { options, operands };
+}
+
+/** Every long option of the program, allowed or refused. */
+export function knownLong(spec: OptionSpec): string[] {
+  return [...Object.keys(spec.long), ...spec.refusedLong];
 }

@@ -1,7 +1,7 @@
 /**
  * The options the explorer's command check allows, per program, as GNU's tools spell them (coreutils 9.1 and
- * sed 4.9 of Debian bookworm, the sandbox image): an allowlist, so an option missing here is refused. `knownLong`
- * lists every long option the program has, refused ones too, because GNU accepts any unambiguous prefix.
+ * sed 4.9 of Debian bookworm, the sandbox image): an allowlist, so an option missing here is refused. `refusedLong`
+ * lists the program's other long options, because GNU accepts any unambiguous prefix of any of them.
  */
 import type { OptionSpec } from './gnu-options.ts';
 
@@ -23,26 +23,7 @@ export const SED_OPTIONS: OptionSpec = {
     debug: 'none',
     sandbox: 'none',
   },
-  knownLong: [
-    'binary',
-    'debug',
-    'expression',
-    'file',
-    'follow-symlinks',
-    'help',
-    'in-place',
-    'line-length',
-    'null-data',
-    'posix',
-    'quiet',
-    'regexp-extended',
-    'sandbox',
-    'separate',
-    'silent',
-    'unbuffered',
-    'version',
-    'zero-terminated',
-  ],
+  refusedLong: ['binary', 'file', 'follow-symlinks', 'help', 'in-place', 'version'],
 };
 
 // GNU sort 9.1: ordering and keys; no output file, temporary files or helper program
@@ -87,38 +68,7 @@ export const SORT_OPTIONS: OptionSpec = {
         ['sort', 'required'],
       ]),
   ),
-  knownLong: [
-    'batch-size',
-    'buffer-size',
-    'check',
-    'compress-program',
-    'debug',
-    'dictionary-order',
-    'field-separator',
-    'files0-from',
-    'general-numeric-sort',
-    'help',
-    'human-numeric-sort',
-    'ignore-case',
-    'ignore-leading-blanks',
-    'ignore-nonprinting',
-    'key',
-    'merge',
-    'month-sort',
-    'numeric-sort',
-    'output',
-    'parallel',
-    'random-sort',
-    'random-source',
-    'reverse',
-    'sort',
-    'stable',
-    'temporary-directory',
-    'unique',
-    'version',
-    'version-sort',
-    'zero-terminated',
-  ],
+  refusedLong: ['batch-size', 'compress-program', 'files0-from', 'output', 'random-source', 'temporary-directory'],
 };
 
 // GNU uniq 9.1
@@ -138,18 +88,5 @@ export const UNIQ_OPTIONS: OptionSpec = {
     help: 'none',
     version: 'none',
   },
-  knownLong: [
-    'all-repeated',
-    'check-chars',
-    'count',
-    'group',
-    'help',
-    'ignore-case',
-    'repeated',
-    'skip-chars',
-    'skip-fields',
-    'unique',
-    'version',
-    'zero-terminated',
-  ],
+  refusedLong: [],
 };
