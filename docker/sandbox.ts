@@ -31,6 +31,7 @@ import {
 import { OutputCollector } from './output-collector.ts';
 import { addTree } from './tar.ts';
 import { pack as tarPack, extract as tarExtract } from 'tar-stream';
+import { beforeSignalExit } from '../src/util/termination.ts';
 
 export const SANDBOX_LABEL = 'locfix';
 export const RUN_LABEL = 'locfix.run';
@@ -64,23 +65,16 @@ async function writeLoopbackHosts(sandbox: DockerSandbox): Promise<void> {
   if (result.exitCode !== 0) throw new Error(`sandbox ${sandbox.id.slice(0, 12)}: writing /etc/hosts failed: ${result.output.trim()}`);
 }
 
-/** Every container this process created and has not removed yet: removed on SIGINT/SIGTERM. */
+/** Every container this process created and has not removed yet: removed before a signal ends the process. */
 const liveSandboxes = new Set<DockerSandbox>();
-let signalHandlersInstalled = false;
+let signalCleanupInstalled = false;
 
 function installSignalCleanup(): void {
-  if (signalHandlersInstalled) return;
-  signalHandlersInstalled = true;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    const pending = [...liveSandboxes].map((sandbox) => sandbox.dispose().catch(() => undefined));
-    // Give the removals a bounded time, then exit with the conventional 128+signal code.
-    const code = signal === 'SIGINT' ? 130 : 143;
-    const timer = setTimeout(() => process.exit(code), 10_000);
-    timer.unref();
-    void Promise.all(pending).finally(() => process.exit(code));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  if (signalCleanupInstalled) return;
+  signalCleanupInstalled = true;
+  // bounded by src/util/termination.ts; a command that claims SIGINT (Ctrl-C finishes the stages in flight)
+  // keeps its containers until it ends
+  beforeSignalExit(() => Promise.all([...liveSandboxes].map((sandbox) => sandbox.dispose().catch(() => undefined))));
 }
 
 /** Registers a container made outside `DockerRuntime.create` for removal on SIGINT/SIGTERM. */

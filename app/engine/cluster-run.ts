@@ -10,6 +10,7 @@ import type { ExperimentResult, ShardRunResult } from '../../src/run/run-result.
 import { SlurmScheduler } from '../cluster/slurm.ts';
 import type { ShardScheduler } from '../cluster/types.ts';
 import { pathExists, readJsonIfExists } from '../../src/util/fsx.ts';
+import { claimSignal } from '../../src/util/termination.ts';
 import { loadSelection, runSelectionFlags } from './selection.ts';
 import { mergeAndReport } from './merge.ts';
 
@@ -63,7 +64,7 @@ export async function runOnCluster(
       resolve();
     };
   });
-  process.on('SIGINT', onSigint!);
+  const releaseSigint = claimSignal('SIGINT', onSigint!);
   let result: ShardDriverResult;
   try {
     result = await runShards({
@@ -90,7 +91,7 @@ export async function runOnCluster(
       stopSignal,
     });
   } finally {
-    process.off('SIGINT', onSigint!);
+    releaseSigint();
   }
   const bad = result.shards.filter((s) => s.status !== 'done');
   for (const s of bad) log(`shard ${s.shard}/${shards}: ${s.status} after ${s.attempts} submission(s)${s.detail ? `: ${s.detail}` : ''}`);

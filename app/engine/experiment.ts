@@ -21,6 +21,7 @@ import { SpendLedger, type SpendCaps } from '../../src/run/spend-ledger.ts';
 import { STAGE } from '../../src/run/stage.ts';
 import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
+import { claimSignal, terminate } from '../../src/util/termination.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
 import { localizerNeeds, validateLocalizer } from '../../localizer/registry.ts';
 import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
@@ -152,11 +153,11 @@ async function runExperimentLocked(
   // Ctrl-C: stop taking new work; stages in flight finish and are kept, nothing is recorded for the rest.
   let interrupted = false;
   const onSigint = () => {
-    if (interrupted) process.exit(130);
+    if (interrupted) return terminate('SIGINT'); // removes this process's containers, then ends it
     interrupted = true;
     log('\ninterrupted: finishing the stages in flight (press Ctrl-C again to quit now); rerun the same command to resume');
   };
-  process.on('SIGINT', onSigint);
+  const releaseSigint = claimSignal('SIGINT', onSigint);
   let results: InstancePipelineResult[] = [];
   try {
     // repository by repository (index caches are reused), each repository's memory released after its last instance
@@ -174,7 +175,7 @@ async function runExperimentLocked(
       onEvent: (e) => progress.event(e),
     });
   } finally {
-    process.off('SIGINT', onSigint);
+    releaseSigint();
     progress.end();
     await spend.flush();
   }

@@ -9,6 +9,7 @@
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { onExit } from '../util/termination.ts';
 
 export const RUN_LOCK_FILE = '.locfix.lock';
 
@@ -100,21 +101,12 @@ export function acquireRunLock(runDir: string): RunLock {
     }
   }
   held.set(dir, 1);
+  // removed however the process ends: normally, by an error, or by SIGTERM from a scheduler (scancel, a time limit)
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    process.on('exit', () => {
+    onExit(() => {
       for (const lockedDir of held.keys()) removeLockFile(lockedDir);
     });
-    // A scheduler stops a task with SIGTERM (scancel, a time limit), which ends the process without 'exit':
-    // remove the locks, then let the signal do what it would have done.
-    for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
-      const handler = (): void => {
-        for (const lockedDir of held.keys()) removeLockFile(lockedDir);
-        process.removeListener(signal, handler);
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-      };
-      process.on(signal, handler);
-    }
   }
   return handle(dir);
 }

@@ -14,6 +14,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
 import { acquireFileLock, pidAlive } from '../util/file-lock.ts';
+import { onExit } from '../util/termination.ts';
 
 const require = createRequire(import.meta.url);
 const HOST = '127.0.0.1';
@@ -108,16 +109,8 @@ function killOwnedSync(): void {
 function installExitHooks(): void {
   if (exitHooksInstalled) return;
   exitHooksInstalled = true;
-  process.on('exit', killOwnedSync);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const handler = (): void => {
-      killOwnedSync();
-      process.removeListener(signal, handler);
-      // keep the default behaviour (terminate) unless someone else handles the signal
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-    };
-    process.on(signal, handler);
-  }
+  // a server this process started ends with it, however it ends (src/util/termination.ts)
+  onExit(killOwnedSync);
 }
 
 async function waitForHeartbeat(url: string, child: ChildProcess, timeoutMs: number, logFile: string): Promise<void> {
