@@ -9,6 +9,7 @@ import { DockerReadOnlyWorkspaces, sweepWorkspaceVolumes } from './read-only-wor
 import type { MirrorLocator } from './images.ts';
 import { ImageProvider, type ImageConfig } from './images.ts';
 import { DockerRuntime } from './sandbox.ts';
+import { DEFAULT_ENGINE_BOUNDS, engineClient } from './engine-client.ts';
 
 export interface LocalBackendConfig {
   /** sandboxes in use at once */
@@ -16,6 +17,8 @@ export interface LocalBackendConfig {
   memoryGiB: number;
   cpus: number;
   images: ImageConfig;
+  /** how long the engine may take to answer one request (default ENGINE_ANSWER_MS) */
+  answerMs?: number;
 }
 
 export class LocalDockerBackend implements ExecutionBackend {
@@ -34,6 +37,7 @@ export class LocalDockerBackend implements ExecutionBackend {
 
   get runtime(): DockerRuntime {
     this.runtimeInstance ??= new DockerRuntime({
+      docker: engineClient({}, { ...DEFAULT_ENGINE_BOUNDS, ...(this.config.answerMs ? { answerMs: this.config.answerMs } : {}) }),
       concurrency: this.config.concurrency,
       defaultLimits: { memoryBytes: Math.round(this.config.memoryGiB * 1024 ** 3), nanoCpus: Math.round(this.config.cpus * 1e9) },
     });

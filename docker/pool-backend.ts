@@ -10,11 +10,12 @@
  * second attempt does it once). When no engine is left, the work fails with the reasons. `sweep` removes a
  * run's containers from every engine that still answers.
  */
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import type { ExecutionBackend, ExecutionEngine, ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, WorkspaceSnapshot } from '../src/sandbox/types.ts';
 import { DockerReadOnlyWorkspaces, sweepWorkspaceVolumes } from './read-only-workspace.ts';
 import { DEFAULT_BASE_IMAGE, ImageProvider, type ImageConfig, type MirrorLocator } from './images.ts';
 import { DockerRuntime } from './sandbox.ts';
+import { DEFAULT_ENGINE_BOUNDS, ENGINE_TRANSFER_MS, engineClient, withinEngineBound } from './engine-client.ts';
 
 export interface EngineSpec {
   url: string;
@@ -56,6 +57,8 @@ export interface PoolBackendConfig {
   memoryGiB: number;
   cpus: number;
   images: ImageConfig;
+  /** how long an engine may take to answer one request (default ENGINE_ANSWER_MS) */
+  answerMs?: number;
 }
 
 export class DockerPoolBackend implements ExecutionBackend {
@@ -72,7 +75,7 @@ export class DockerPoolBackend implements ExecutionBackend {
     if (!config.engines.length) throw new Error('docker-pool: no engines given');
     this.engines = config.engines.map((spec) => {
       const runtime = new DockerRuntime({
-        docker: new Docker(dockerOptionsOf(spec.url)),
+        docker: engineClient(dockerOptionsOf(spec.url), { ...DEFAULT_ENGINE_BOUNDS, ...(config.answerMs ? { answerMs: config.answerMs } : {}) }),
         concurrency: spec.maxWorkers,
         defaultLimits: { memoryBytes: Math.round(config.memoryGiB * 1024 ** 3), nanoCpus: Math.round(config.cpus * 1e9) },
       });
@@ -103,12 +106,13 @@ export class DockerPoolBackend implements ExecutionBackend {
     for (const wake of this.waiters.splice(0)) wake();
   }
 
-  private async answers(engine: PoolEngine): Promise<boolean> {
+  /** undefined when the engine answers a ping (bounded: docker/engine-client.ts); else why not */
+  private async silence(engine: PoolEngine): Promise<string | undefined> {
     try {
       await engine.runtime.ping();
-      return true;
-    } catch {
-      return false;
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
     }
   }
 
@@ -125,9 +129,10 @@ export class DockerPoolBackend implements ExecutionBackend {
         if (source === engine || source.drained || !(await source.runtime.imageExists(this.baseImage).catch(() => false))) continue;
         const stream = await source.runtime.docker.getImage(this.baseImage).get();
         const loaded = await engine.runtime.docker.loadImage(stream);
-        await new Promise<void>((resolve, reject) =>
+        const progress = new Promise<void>((resolve, reject) =>
           engine.runtime.docker.modem.followProgress(loaded, (err: Error | null) => (err ? reject(err) : resolve())),
         );
+        await withinEngineBound(engine.runtime.docker, `loading ${this.baseImage}`, ENGINE_TRANSFER_MS, progress);
         return;
       }
       // no engine has it: the image provider's own message says how to build it
@@ -148,7 +153,7 @@ export class DockerPoolBackend implements ExecutionBackend {
         return value;
       } catch (err) {
         this.placements.push({ label, engine: engine.id, attempt, ok: false });
-        if (await this.answers(engine)) throw err; // the instance's own failure, not the engine's
+        if ((await this.silence(engine)) === undefined) throw err; // the instance's own failure, not the engine's
         this.drain(engine, `stopped answering while running ${label}: ${(err as Error).message.split('\n')[0]}`);
       } finally {
         this.release(engine);
@@ -161,8 +166,11 @@ export class DockerPoolBackend implements ExecutionBackend {
   }
 
   async check(): Promise<void> {
-    const answers = await Promise.all(this.engines.map((e) => this.answers(e)));
-    if (!answers.some(Boolean)) throw new Error(`docker-pool: no engine answers (${this.engines.map((e) => e.id).join(', ')})`);
+    const silences = await Promise.all(this.engines.map((e) => this.silence(e)));
+    silences.forEach((why, i) => {
+      if (why) this.drain(this.engines[i]!, `did not answer at start: ${why}`);
+    });
+    if (silences.every(Boolean)) throw new Error(`docker-pool: no engine answers (${silences.join('; ')})`);
   }
 
   /** on the healthy engine with the most free capacity; a workspace takes no validation slot (it only reads) */
@@ -174,7 +182,8 @@ export class DockerPoolBackend implements ExecutionBackend {
 
   async sweep(runId: string): Promise<number> {
     let removed = 0;
-    for (const engine of this.engines) {
+    // a drained engine did not answer; asking it again would only wait out the bound (the next run sweeps it)
+    for (const engine of this.engines.filter((e) => !e.drained)) {
       removed += await engine.runtime.sweepContainers(runId).catch(() => 0);
       removed += await sweepWorkspaceVolumes(runId, engine.runtime.docker).catch(() => 0);
     }

@@ -13,7 +13,7 @@
  * harness ends up doing (it stops the container).
  */
 import { randomBytes } from 'node:crypto';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import PQueue from 'p-queue';
 import { PassThrough, type Readable } from 'node:stream';
 import path from 'node:path';
@@ -32,6 +32,7 @@ import { OutputCollector } from './output-collector.ts';
 import { addTree } from './tar.ts';
 import { pack as tarPack, extract as tarExtract } from 'tar-stream';
 import { beforeSignalExit } from '../src/util/termination.ts';
+import { ENGINE_TRANSFER_MS, EngineNoAnswerError, engineClient, engineHeartbeat, withinEngineBound } from './engine-client.ts';
 
 export const SANDBOX_LABEL = 'locfix';
 export const RUN_LABEL = 'locfix.run';
@@ -45,10 +46,14 @@ export class DockerUnavailableError extends Error {
 
 /** A dockerode client for DOCKER_HOST when it is set, the local socket otherwise (dockerode's defaults). */
 export function createDockerClient(): Docker {
-  return new Docker();
+  return engineClient();
 }
 
 const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
+/** a command given no timeout still ends: an engine that stalls mid-stream would otherwise hold it forever */
+export const DEFAULT_EXEC_TIMEOUT_MS = 2 * 60 * 60_000;
+/** a container kill the engine does not confirm in this long is given up (the sandbox is dead either way) */
+const KILL_BOUND_MS = 30_000;
 
 /**
  * With the network disabled Docker leaves /etc/hosts empty, so `localhost` does not resolve although the
@@ -148,7 +153,7 @@ export class DockerSandbox implements Sandbox {
     const extract = tarExtract();
     const chunks: Buffer[] = [];
     let found = false;
-    await new Promise<void>((resolve, reject) => {
+    const reading = new Promise<void>((resolve, reject) => {
       extract.on('entry', (header, stream, next) => {
         if (!found && header.type === 'file') {
           found = true;
@@ -164,6 +169,10 @@ export class DockerSandbox implements Sandbox {
       extract.on('error', reject);
       archive.on('error', reject);
       archive.pipe(extract);
+    });
+    await withinEngineBound(this.docker, `reading ${containerPath}`, ENGINE_TRANSFER_MS, reading).catch((err: unknown) => {
+      archive.destroy();
+      throw err;
     });
     if (!found) throw new Error(`${containerPath} in the container is not a regular file`);
     return Buffer.concat(chunks);
@@ -202,23 +211,35 @@ export class DockerSandbox implements Sandbox {
     });
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
-    const timeout = options.timeoutMs
-      ? new Promise<void>((resolve) => {
-          timer = setTimeout(() => {
-            timedOut = true;
-            resolve();
-          }, options.timeoutMs);
-        })
-      : undefined;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        resolve();
+      }, timeoutMs);
+    });
+    const heartbeat = engineHeartbeat(this.docker);
     try {
-      await (timeout ? Promise.race([finished, timeout]) : finished);
+      await Promise.race([finished, timeout, heartbeat.silent]);
+    } catch (err) {
+      // the engine stopped answering while the command ran: nothing it reports can be trusted any more
+      this.dead = (err as Error).message;
+      stream.destroy?.();
+      throw err;
     } finally {
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
+      heartbeat.stop();
     }
     if (timedOut) {
-      this.dead = `a command timed out after ${options.timeoutMs} ms`;
-      await this.container.kill().catch(() => undefined);
+      this.dead = `a command timed out after ${timeoutMs} ms`;
       stream.destroy?.();
+      try {
+        await withinEngineBound(this.docker, 'a container kill', KILL_BOUND_MS, this.container.kill());
+      } catch (err) {
+        // a kill the engine does not answer means the engine stalled, not the command: say so, so that a
+        // backend of several engines drains it and runs the work again elsewhere
+        if (err instanceof EngineNoAnswerError) throw err;
+      }
       return { exitCode: null, output: collector.text(), timedOut: true, durationMs: Date.now() - started };
     }
     // The stream can end a moment before the daemon records the exit code.

@@ -109,6 +109,8 @@ export const RunConfigSchema = z
         backend: z.enum(['local', 'docker-pool'], { message: 'must be "local" or "docker-pool"' }).default('local'),
         /** the pool's engines, "URL" or "URL=N" (N sandboxes at once): unix://…, tcp://host:port, ssh://user@host */
         engines: z.array(z.string().min(1)).default([]),
+        /** how long an engine may take to answer a request before it counts as not answering (docker/engine-client.ts) */
+        answerTimeoutSeconds: z.number().positive().default(60),
       })
       .strict()
       .refine((d) => d.backend === 'local' || d.engines.length > 0, { message: 'backend "docker-pool" needs at least one engine (docker.engines, --engine)' })
@@ -123,6 +125,7 @@ export const RunConfigSchema = z
         cpus: 1,
         backend: 'local',
         engines: [],
+        answerTimeoutSeconds: 60,
       }),
     concurrency: z
       .object({

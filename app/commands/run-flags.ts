@@ -145,6 +145,12 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     description: 'an engine of the docker-pool backend, e.g. unix:///run/docker2.sock=2 (repeatable)',
     repeat: true,
   }),
+  flag('docker', {
+    field: 'answerTimeoutSeconds',
+    flag: '--engine-timeout <seconds>',
+    description: 'an engine that does not answer a request within this long is not answering (default 60)',
+    parse: positiveNumber,
+  }),
   flag('cluster', { field: 'shards', flag: '--shards <n>', description: 'slurm: parts the run is split into (default 4)', parse: (t, f) => positiveInt(f, t) }),
   flag('cluster', { field: 'partition', flag: '--partition <name>', description: 'slurm: partition of the tasks' }),
   flag('cluster', { field: 'timeLimit', flag: '--time-limit <time>', description: 'slurm: wall-clock limit per task, e.g. 02:00:00' }),
@@ -346,6 +352,7 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
   docker: {
     backend: true,
     engines: true,
+    answerTimeoutSeconds: true,
     memoryGiB: true,
     cpus: true,
     baseImage: true,

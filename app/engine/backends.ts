@@ -19,12 +19,21 @@ export interface BackendSettings {
   concurrency: number;
   /** the pool's engines, "URL" or "URL=N" */
   engines: readonly string[];
+  /** how long an engine may take to answer one request */
+  answerMs: number;
 }
 
 const BACKENDS: Record<BackendName, (mirrors: MirrorLocator, s: BackendSettings) => ExecutionBackend> = {
-  local: (mirrors, s) => new LocalDockerBackend(mirrors, { memoryGiB: s.memoryGiB, cpus: s.cpus, images: s.images, concurrency: s.concurrency }),
+  local: (mirrors, s) =>
+    new LocalDockerBackend(mirrors, { memoryGiB: s.memoryGiB, cpus: s.cpus, images: s.images, concurrency: s.concurrency, answerMs: s.answerMs }),
   'docker-pool': (mirrors, s) =>
-    new DockerPoolBackend(mirrors, { memoryGiB: s.memoryGiB, cpus: s.cpus, images: s.images, engines: s.engines.map((e) => parseEngineSpec(e, s.concurrency)) }),
+    new DockerPoolBackend(mirrors, {
+      memoryGiB: s.memoryGiB,
+      cpus: s.cpus,
+      images: s.images,
+      engines: s.engines.map((e) => parseEngineSpec(e, s.concurrency)),
+      answerMs: s.answerMs,
+    }),
 };
 
 function createExecutionBackend(name: BackendName, mirrors: MirrorLocator, settings: BackendSettings): ExecutionBackend {
@@ -48,5 +57,6 @@ export function runBackend(config: Pick<RunConfig, 'docker' | 'concurrency'>, mi
     cpus: d.cpus,
     concurrency: config.concurrency.docker,
     engines: d.engines,
+    answerMs: d.answerTimeoutSeconds * 1000,
   });
 }
