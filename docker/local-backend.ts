@@ -67,6 +67,10 @@ export class LocalDockerBackend implements ExecutionBackend {
     return (await this.runtime.sweepContainers(runId)) + (await sweepWorkspaceVolumes(runId, this.runtime.docker));
   }
 
+  sweepOrphans(): Promise<number> {
+    return this.runtime.sweepOrphans();
+  }
+
   async close(): Promise<void> {
     await this.imagesInstance?.releaseAll();
   }

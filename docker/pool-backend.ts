@@ -189,4 +189,10 @@ export class DockerPoolBackend implements ExecutionBackend {
     }
     return removed;
   }
+
+  async sweepOrphans(): Promise<number> {
+    let removed = 0;
+    for (const engine of this.engines.filter((e) => !e.drained)) removed += await engine.runtime.sweepOrphans().catch(() => 0);
+    return removed;
+  }
 }

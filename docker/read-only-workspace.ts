@@ -26,7 +26,8 @@ import type Docker from 'dockerode';
 import { pack as tarPack } from 'tar-stream';
 import { DEFAULT_LIMITS, type ExecResult, type ReadOnlyWorkspace, type ReadOnlyWorkspaceOptions, type ReadOnlyWorkspaces } from '../src/sandbox/types.ts';
 import { OutputCollector } from './output-collector.ts';
-import { DockerSandbox, RUN_LABEL, SANDBOX_LABEL, createDockerClient, trackForCleanup } from './sandbox.ts';
+import { RUN_LABEL, SANDBOX_LABEL, ownedLabels } from './ownership.ts';
+import { DockerSandbox, createDockerClient, trackForCleanup } from './sandbox.ts';
 
 export const WORKSPACE_ROOT = '/repo';
 const NOBODY = '65534:65534';
@@ -38,7 +39,7 @@ export class DockerReadOnlyWorkspaces implements ReadOnlyWorkspaces {
 
   async open(snapshot: Parameters<ReadOnlyWorkspaces['open']>[0], options: ReadOnlyWorkspaceOptions): Promise<ReadOnlyWorkspace> {
     const started = performance.now();
-    const labels = { [SANDBOX_LABEL]: '1', 'locfix.snapshot': `${snapshot.repo}@${snapshot.commit}`, ...(options.runId ? { [RUN_LABEL]: options.runId } : {}) };
+    const labels = { ...ownedLabels(options.runId), 'locfix.snapshot': `${snapshot.repo}@${snapshot.commit}` };
     const volume = `locfix-ro-${randomBytes(6).toString('hex')}`;
     await this.docker.createVolume({ Name: volume, Labels: labels });
     try {

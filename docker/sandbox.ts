@@ -32,10 +32,10 @@ import { OutputCollector } from './output-collector.ts';
 import { addTree } from './tar.ts';
 import { pack as tarPack, extract as tarExtract } from 'tar-stream';
 import { beforeSignalExit } from '../src/util/termination.ts';
+import { RUN_LABEL, SANDBOX_LABEL, ownedLabels, sweepOrphans } from './ownership.ts';
 import { ENGINE_TRANSFER_MS, EngineNoAnswerError, engineClient, engineHeartbeat, withinEngineBound } from './engine-client.ts';
 
-export const SANDBOX_LABEL = 'locfix';
-export const RUN_LABEL = 'locfix.run';
+export { RUN_LABEL, SANDBOX_LABEL } from './ownership.ts';
 
 export class DockerUnavailableError extends Error {
   constructor(detail: string) {
@@ -327,11 +327,7 @@ export class DockerRuntime implements SandboxRuntime {
       WorkingDir: options.workdir,
       Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
       NetworkDisabled: network === 'none',
-      Labels: {
-        [SANDBOX_LABEL]: '1',
-        ...(options.runId ? { [RUN_LABEL]: options.runId } : {}),
-        ...options.labels,
-      },
+      Labels: { ...ownedLabels(options.runId), ...options.labels },
       HostConfig: {
         NetworkMode: network,
         Memory: limits.memoryBytes,
@@ -366,6 +362,11 @@ export class DockerRuntime implements SandboxRuntime {
         await sandbox.dispose();
       }
     })) as T;
+  }
+
+  /** Removes what locfix processes on this host that are gone left behind (docker/ownership.ts). */
+  sweepOrphans(): Promise<number> {
+    return sweepOrphans(this.docker);
   }
 
   /** Removes containers labelled by locfix (only those of `runId` when given). Returns how many. */

@@ -110,6 +110,8 @@ export interface EvaluationOptions {
   onProgress?: (outcome: InstanceOutcome) => void;
   /** containers of an interrupted earlier invocation of this run were removed */
   onSweep?: (count: number) => void;
+  /** called with how many containers and volumes of locfix processes that are gone were removed at start */
+  onSweepOrphans?: (count: number) => void;
 }
 
 export function evaluationDir(runsDir: string, runId: string): string {

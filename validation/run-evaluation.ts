@@ -15,6 +15,7 @@ function oneEngine(runtime: SandboxRuntime, images: InstanceImages, concurrency:
     name: 'one engine',
     run: <T>(_label: string, work: (engine: ExecutionEngine) => Promise<T>) => queue.add(() => work({ id: 'local', runtime, images })) as Promise<T>,
     sweep: (runId) => runtime.sweepContainers(runId),
+    sweepOrphans: () => runtime.sweepOrphans(),
     close: async () => {
       await images.releaseAll?.();
     },
@@ -37,6 +38,8 @@ export async function runEvaluation(options: EvaluationOptions): Promise<{ summa
   // an earlier invocation of this run killed with -9 leaves its containers running; they carry the run id
   const swept = await backend.sweep(options.runId);
   if (swept) options.onSweep?.(swept);
+  const orphans = await backend.sweepOrphans();
+  if (orphans) options.onSweepOrphans?.(orphans);
   const byId = new Map(options.predictions.map((p) => [p.instance_id, p]));
   const toRun = options.dataset.filter((i) => byId.has(i.instance_id) && !isEmptyPatch(byId.get(i.instance_id)));
   const outcomes = await Promise.all(

@@ -91,6 +91,7 @@ export function register(program: Command): void {
           maxWorkers: config.concurrency.docker,
           network: config.evaluation.network,
           onSweep: (count) => console.log(`removed ${count} container(s) left behind by an interrupted evaluation of run ${config.runId}`),
+          onSweepOrphans: (count) => console.log(`removed ${count} container(s) and volume(s) left behind by locfix processes that are gone`),
           onProgress: (o) => {
             done += 1;
             const state = o.completed ? (o.resolved ? 'resolved' : 'unresolved') : `error: ${o.error}`;

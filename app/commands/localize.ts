@@ -38,6 +38,11 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
     await services.checkConfiguration({ repos: instances.map((i) => i.repo) });
     const missing = missingCapabilities(flags.localizer, capabilities.needs, capabilitySupply(services, { runDir, ...(workspaces ? { workspaces } : {}) }));
     if (missing) throw Object.assign(new Error(missing), { kind: STAGE_ERROR_KIND.configuration });
+    if (workspaces) {
+      // what a killed invocation of this run, or any locfix process that is gone, left on the engine
+      const removed = (await workspaces.sweep(path.basename(runDir)).catch(() => 0)) + (await workspaces.sweepOrphans().catch(() => 0));
+      if (removed) console.error(`removed ${removed} workspace container(s) and volume(s) left behind by locfix processes that are gone`);
+    }
   })().catch(async (err) => {
     await services.close();
     throw err;

@@ -141,6 +141,8 @@ async function runExperimentLocked(
     try {
       const removed = await docker.sweep(layout.id);
       if (removed) log(`removed ${removed} sandbox container(s) and volume(s) left behind by an interrupted invocation of run ${layout.id}`);
+      const orphans = await docker.sweepOrphans();
+      if (orphans) log(`removed ${orphans} container(s) and volume(s) left behind by locfix processes that are gone`);
     } catch {
       // Docker not reachable now: the stages that need it record that themselves
     }

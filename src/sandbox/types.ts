@@ -113,6 +113,8 @@ export interface SandboxRuntime {
   withSandbox<T>(options: SandboxOptions, fn: (sandbox: Sandbox) => Promise<T>): Promise<T>;
   /** Removes sandboxes this tool left behind (only those of `runId` when given); returns how many. */
   sweepContainers(runId?: string): Promise<number>;
+  /** removes what locfix processes on this host that are gone left behind */
+  sweepOrphans(): Promise<number>;
 }
 
 /** The image an instance runs in. */
@@ -196,6 +198,8 @@ export interface ExecutionBackend {
   openWorkspace?(snapshot: WorkspaceSnapshot, options: ReadOnlyWorkspaceOptions): Promise<ReadOnlyWorkspace>;
   /** removes the sandboxes (and workspace snapshots) a run left behind (a killed invocation's), on every engine; returns how many */
   sweep(runId: string): Promise<number>;
+  /** removes what locfix processes on this host that are gone left behind, whatever their run; returns how many */
+  sweepOrphans(): Promise<number>;
   /** the run is over: each engine's image cache policy may remove the environment images it built */
   close?(): Promise<void>;
 }

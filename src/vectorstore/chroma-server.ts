@@ -5,7 +5,8 @@
  * PATH) and run with this Node binary. It listens on a free loopback port; its pid/port/path go into a
  * small state file next to the data folder, so a later process can reuse a server that is still alive
  * instead of starting a second one on the same data (Chroma's local storage is single-writer).
- * A server this process started is stopped when the process exits or is interrupted.
+ * A server this process started is stopped when the process exits or is interrupted; one whose starter was
+ * killed (-9) is adopted by the next process that finds it, and stopped when that one ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -50,6 +51,8 @@ interface ServerState {
   port: number;
   dataDir: string;
   startedAt: string;
+  /** the process that stops the server when it ends (absent in state files of earlier versions) */
+  ownerPid?: number;
 }
 
 /** Path of the `chroma` CLI inside the installed chromadb package. */
@@ -99,11 +102,22 @@ export async function chromaHeartbeat(url: string, timeoutMs = 2000): Promise<bo
 const owned = new Set<ChildProcess>();
 let exitHooksInstalled = false;
 
+/** servers whose owner was killed, adopted by this process (not its children: stopped by pid) */
+const adopted = new Set<number>();
+
 function killOwnedSync(): void {
   for (const child of owned) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   }
   owned.clear();
+  for (const pid of adopted) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // gone already
+    }
+  }
+  adopted.clear();
 }
 
 function installExitHooks(): void {
@@ -155,7 +169,12 @@ export async function startChromaServer(options: StartChromaOptions): Promise<Ch
     if (state && state.dataDir === dataDir && pidAlive(state.pid)) {
       const url = `http://${HOST}:${state.port}`;
       if (await chromaHeartbeat(url)) {
-        return { url, host: HOST, port: state.port, dataDir, owned: false, stop: async () => {} };
+        // its owner (this process, or another live one) stops it; this handle must not
+        if (state.ownerPid && pidAlive(state.ownerPid)) {
+          return { url, host: HOST, port: state.port, dataDir, owned: false, stop: async () => {} };
+        }
+        // its owner was killed (-9): this process adopts it and stops it when it ends, or it would run forever
+        return await adoptOrphan(state, stateFile);
       }
       // an orphan (its starter was killed) that does not answer: it still holds the store, so it goes
       await stopOrphan(state.pid);
@@ -164,6 +183,19 @@ export async function startChromaServer(options: StartChromaOptions): Promise<Ch
   } finally {
     await release();
   }
+}
+
+async function adoptOrphan(state: ServerState, stateFile: string): Promise<ChromaServer> {
+  await writeJsonAtomic(stateFile, { ...state, ownerPid: process.pid } satisfies ServerState);
+  adopted.add(state.pid);
+  installExitHooks();
+  const stop = async (): Promise<void> => {
+    adopted.delete(state.pid);
+    await stopOrphan(state.pid);
+    const now = await readJsonIfExists<ServerState>(stateFile);
+    if (now?.pid === state.pid) await fs.rm(stateFile, { force: true });
+  };
+  return { url: `http://${HOST}:${state.port}`, host: HOST, port: state.port, dataDir: state.dataDir, owned: true, stop };
 }
 
 async function stopOrphan(pid: number): Promise<void> {
@@ -198,7 +230,7 @@ async function spawnServer(options: StartChromaOptions, dataDir: string, stateFi
   installExitHooks();
   child.once('exit', () => owned.delete(child));
   // recorded before the heartbeat: a starter killed while waiting leaves a server the next process can find
-  await writeJsonAtomic(stateFile, { pid: child.pid ?? -1, port, dataDir, startedAt: new Date().toISOString() } satisfies ServerState);
+  await writeJsonAtomic(stateFile, { pid: child.pid ?? -1, port, dataDir, startedAt: new Date().toISOString(), ownerPid: process.pid } satisfies ServerState);
   await waitForHeartbeat(url, child, options.startTimeoutMs ?? 60_000, logFile);
 
   const stop = async (): Promise<void> => {

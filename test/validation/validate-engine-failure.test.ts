@@ -33,6 +33,7 @@ function twoEngines(first: ExecutionEngine, second: ExecutionEngine): ExecutionB
     name: 'test',
     tried,
     sweep: async () => 0,
+    sweepOrphans: async () => 0,
     run: async (_label, work) => {
       for (const e of [first, second]) {
         tried.push(e.id);
