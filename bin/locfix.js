@@ -34,3 +34,6 @@ if (compiledIsCurrent()) {
   const { main } = await import('../app/cli.ts');
   await main();
 }
+// The command is over. A server or child process some failure path forgot to close (a Chroma server, a git
+// reader) must not keep the process waiting forever: end it; the exit hooks stop what this process started.
+process.exit();

@@ -80,7 +80,10 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
     ),
     { log, ...(missing ? { leftOut: { validate: missing, evaluate: missing } } : {}) },
   );
-  if (result.interrupted) return;
+  if (result.interrupted) {
+    if (result.diskFull) process.exitCode = 75;
+    return;
+  }
 
   const analysis = JSON.parse(await readFile(path.join(out, 'analysis.json'), 'utf8')) as {
     instances: Array<{ instanceId: string; category: string; cascadeTier?: string }>;

@@ -21,6 +21,8 @@ import { SpendLedger, type SpendCaps } from '../../src/run/spend-ledger.ts';
 import { STAGE } from '../../src/run/stage.ts';
 import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
+import { diskFullMessage, isDiskFull } from '../../src/util/disk-full.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
 import { claimSignal, terminate } from '../../src/util/termination.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
 import { localizerNeeds, validateLocalizer } from '../../localizer/registry.ts';
@@ -76,7 +78,6 @@ async function runExperimentLocked(
   options: ExperimentOptions,
   log: (line: string) => void,
 ): Promise<ExperimentResult> {
-  const retryErrors = options.retryErrors;
   const instances = await loadSelection(runSelectionFlags(config, cacheDir), 'run');
   const services = new Services({
     cacheDir,
@@ -87,12 +88,26 @@ async function runExperimentLocked(
     llm: config.llm,
     runId: layout.id,
   });
+  // however the run ends, the services' servers and child processes end with it: left open, they kept a
+  // process whose run had failed (a full disk) alive forever
   try {
-    services.checkModel();
+    return await runWithServices(config, layout, services, instances, options, log);
   } catch (err) {
     await services.close();
     throw err;
   }
+}
+
+async function runWithServices(
+  config: RunConfig,
+  layout: RunLayout,
+  services: Services,
+  instances: SweInstance[],
+  options: ExperimentOptions,
+  log: (line: string) => void,
+): Promise<ExperimentResult> {
+  const retryErrors = options.retryErrors;
+  services.checkModel();
   const modelName = services.llm?.id ?? 'locfix';
   // a resume must not reuse artifacts made under other settings: refuse, saying what changed
   const previous = await readManifest(layout);
@@ -179,8 +194,15 @@ async function runExperimentLocked(
   } finally {
     releaseSigint();
     progress.end();
-    await spend.flush();
   }
+  // a full disk, met by a stage or by this write, stops the run cleanly: nothing recorded for what was not done
+  const flushed = await spend.flush().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (flushed && !isDiskFull(flushed)) throw flushed;
+  const diskFull = results.find((r) => r.stoppedBy)?.stoppedBy?.message ?? (flushed ? diskFullMessage(flushed) : undefined);
+  if (diskFull) return stopOnFullDisk(layout, services, results, instances.length, diskFull, log);
   const failed = results.filter((r) => r.failedStage).length;
   const stageCounts = () =>
     Object.fromEntries(Object.entries(progress.counts()).map(([stage, c]) => [stage, { ok: c.done - c.failed, failed: c.failed, reused: c.skipped }]));
@@ -221,3 +243,29 @@ async function runExperimentLocked(
   log(`report: ${layout.file('report', 'report.html')}`);
   return { runDir: layout.root, interrupted: false, failed, total: instances.length };
 }
+
+/** The run stops at a full disk: what can still be recorded is, and the message says how to resume. */
+async function stopOnFullDisk(
+  layout: RunLayout,
+  services: Services,
+  results: InstancePipelineResult[],
+  total: number,
+  message: string,
+  log: (line: string) => void,
+): Promise<ExperimentResult> {
+  const failed = results.filter((r) => r.failedStage).length;
+  const notDone = results.filter((r) => r.interrupted).length;
+  // best effort: with no space these fail too, and the next invocation redoes them
+  await writeJsonAtomic(layout.file('result.json'), {
+    finishedAt: new Date().toISOString(),
+    task: process.env.LOCFIX_TASK_ID,
+    interrupted: true,
+    failed,
+    total,
+  } satisfies ShardRunResult).catch(() => undefined);
+  await closeInvocation(layout, {}).catch(() => undefined);
+  await services.close();
+  log(`run ${layout.id} stopped: ${message}; ${total - notDone} of ${total} instances done (${failed} with errors), ${notDone} not done`);
+  return { runDir: layout.root, interrupted: true, diskFull: true, failed, total };
+}
+

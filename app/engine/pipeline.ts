@@ -14,6 +14,7 @@ import { memoryInput, type PipelineStage } from '../../src/run/stage.ts';
 import { runInstanceStage, StageNotRecorded, type StageArtifact, type StageEvent } from '../../src/run/stage-runner.ts';
 import type { SpendLedger } from '../../src/run/spend-ledger.ts';
 import { BudgetExhaustedError, SpendScope, subtractSpent, type SpendBudget } from '../../src/llm/spend.ts';
+import { diskFullMessage, isDiskFull } from '../../src/util/disk-full.ts';
 
 export interface PipelineOptions {
   layout: RunLayout;
@@ -39,6 +40,8 @@ export interface InstancePipelineResult {
   failedStage?: string;
   /** stopped by `shouldStop` or the run's spend cap before its last stage: not done, nothing recorded for the rest */
   interrupted?: boolean;
+  /** why it stopped when the reason was outside the instance and the run (a full disk) */
+  stoppedBy?: StageNotRecorded;
 }
 
 /**
@@ -71,8 +74,11 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
   const queue = new PQueue({ concurrency: Math.max(1, options.concurrency ?? 1) });
   const spend = options.spend;
   let runCapHit = false;
+  // a full disk stops the whole run: every further write would fail the same way
+  let diskFull: StageNotRecorded | undefined;
+  const stop = () => runCapHit || diskFull !== undefined || (options.shouldStop?.() ?? false);
   for (const stage of options.stages) {
-    if (!stage.prepare) continue;
+    if (!stage.prepare || diskFull) continue;
     await stage.prepare(options.instances, {
       layout: options.layout,
       within: async (instance, work) => {
@@ -84,7 +90,10 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
           throw err;
         }
       },
-      shouldStop: () => runCapHit || (options.shouldStop?.() ?? false),
+      shouldStop: stop,
+    }).catch((err: unknown) => {
+      if (!isDiskFull(err)) throw err;
+      diskFull = new StageNotRecorded(diskFullMessage(err), 'disk-full');
     });
   }
   const results = new Array<InstancePipelineResult>(options.instances.length);
@@ -96,8 +105,9 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
         const budget = spend?.instance(instance.instance_id);
         try {
           for (const stage of options.stages) {
-            if (options.shouldStop?.()) {
+            if (stop()) {
               result.interrupted = true;
+              if (diskFull) result.stoppedBy = diskFull;
               break;
             }
             const work = (inst: SweInstance) => stage.run(memoryInput(inst, outputs));
@@ -115,7 +125,9 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
               ));
             } catch (err) {
               if (!(err instanceof StageNotRecorded)) throw err;
+              if (err.reason === 'disk-full') diskFull ??= err;
               result.interrupted = true;
+              if (err.reason === 'disk-full') result.stoppedBy = err;
               break;
             }
             result.artifacts[stage.name] = artifact;

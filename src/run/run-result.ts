@@ -6,6 +6,8 @@ export interface ExperimentResult {
   interrupted: boolean;
   /** the run's spend cap stopped it (`interrupted` is true too) */
   budgetExhausted?: boolean;
+  /** a full disk stopped it (`interrupted` is true too): free space and rerun to resume */
+  diskFull?: boolean;
   /** a cluster run whose shards did not all finish (given up after their attempts): nothing was merged */
   incomplete?: boolean;
   /** instances whose pipeline recorded an error at some stage, of `total` */

@@ -10,6 +10,7 @@ import PQueue from 'p-queue';
 import type { SweInstance } from '../dataset/schema.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
 import type { RunLayout } from './run-layout.ts';
+import { diskFullMessage, isDiskFull } from '../util/disk-full.ts';
 
 export interface StageError {
   message: string;
@@ -27,7 +28,7 @@ export interface StageError {
 export class StageNotRecorded extends Error {
   constructor(
     message: string,
-    readonly reason: 'interrupted' | 'run-budget',
+    readonly reason: 'interrupted' | 'run-budget' | 'disk-full',
   ) {
     super(message);
     this.name = 'StageNotRecorded';
@@ -180,8 +181,9 @@ export async function runInstanceStage<T>(
 ): Promise<InstanceStageResult<T>> {
   const { onEvent } = options;
   const previous = await readArtifact<T>(layout, stage, instance.instance_id, onEvent);
-  const configurationError = previous?.status === 'error' && CONFIGURATION_KINDS.has(previous.error?.kind ?? '');
-  if (previous && !options.force && (previous.status === 'ok' || (!options.retryErrors && !configurationError))) {
+  // never the instance's own failure: a configuration since fixed, a disk full then (recorded by older versions)
+  const notTheInstance = previous?.status === 'error' && (CONFIGURATION_KINDS.has(previous.error?.kind ?? '') || isDiskFull(previous.error?.message));
+  if (previous && !options.force && (previous.status === 'ok' || (!options.retryErrors && !notTheInstance))) {
     onEvent?.({ type: 'skipped', stage, instanceId: instance.instance_id, status: previous.status });
     return { artifact: previous, reused: true };
   }
@@ -195,10 +197,16 @@ export async function runInstanceStage<T>(
     artifact = { ...base, status: 'ok', finishedAt: new Date(finished).toISOString(), durationMs: finished - started, output };
   } catch (err) {
     if (err instanceof StageNotRecorded) throw err;
+    if (isDiskFull(err)) throw new StageNotRecorded(diskFullMessage(err), 'disk-full');
     const finished = Date.now();
     artifact = { ...base, status: 'error', finishedAt: new Date(finished).toISOString(), durationMs: finished - started, error: toStageError(err) };
   }
-  await writeJsonAtomic(layout.artifactPath(stage, instance.instance_id), artifact);
+  try {
+    await writeJsonAtomic(layout.artifactPath(stage, instance.instance_id), artifact);
+  } catch (err) {
+    if (isDiskFull(err)) throw new StageNotRecorded(diskFullMessage(err), 'disk-full');
+    throw err;
+  }
   onEvent?.({ type: 'finished', stage, instanceId: instance.instance_id, artifact });
   return { artifact, reused: false };
 }
@@ -213,6 +221,10 @@ export async function runStage<T>(options: RunStageOptions<T>): Promise<Array<St
       queue.add(async () => {
         try {
           results[index] = (await runInstanceStage(layout, stage, instance, work, options)).artifact;
+        } catch (err) {
+          // a reason outside the instance (a full disk) stops the stage: what has not started stays not done
+          if (err instanceof StageNotRecorded) queue.clear();
+          throw err;
         } finally {
           options.onInstanceDone?.(instance);
         }

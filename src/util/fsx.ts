@@ -16,14 +16,20 @@ function tempSibling(file: string): string {
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = tempSibling(file);
-  const handle = await fs.open(tmp, 'w');
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    const handle = await fs.open(tmp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(tmp, file);
+  } catch (err) {
+    // a write that failed (a full disk) leaves no half-written or empty temp file behind
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
   }
-  await fs.rename(tmp, file);
 }
 
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
