@@ -320,6 +320,7 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
     apiKeyEnv: 'the name of the environment variable with the API key belongs to an experiment file',
     concurrency: 'requests at once per model server belong to an experiment file',
     maxPromptTokens: 'a property of the model (its context window)',
+    maxReplyChars: 'the reply size cap belongs to an experiment file',
     retryBaseDelayMs: 'retry pacing belongs to an experiment file',
     retryMaxDelayMs: 'retry pacing belongs to an experiment file',
     circuitBreaker: 'circuit-breaker thresholds belong to an experiment file',

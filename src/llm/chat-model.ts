@@ -17,6 +17,7 @@ import { attribute, spendOf, type SampleRecord } from './sample-usage.ts';
 import type { ChatTransport, RawCompletion } from './transport.ts';
 import type { ChatChoice, ChatModel, ChatRequest, ChatResponse, ChatTrace, Usage } from './types.ts';
 import { addUsage, costOf, emptyUsage, findPrice, type PriceTable, type TokenPrice, type UsageMeter } from './usage.ts';
+import { capCompletion, MAX_REPLY_CHARS } from './reply-cap.ts';
 
 export interface ChatModelOptions {
   /** concurrent HTTP requests to this model's base URL, shared with every model on that URL (default 4) */
@@ -39,6 +40,8 @@ export interface ChatModelOptions {
   trace?: (trace: ChatTrace) => void;
   /** prompt tokens a call may send; a longer prompt loses the middle of its longest message (prompt-budget.ts) */
   maxPromptTokens?: number;
+  /** characters a reply may have; a longer one is cut and marked (reply-cap.ts; default MAX_REPLY_CHARS) */
+  maxReplyChars?: number;
   /** the server's circuit breaker (circuit-breaker.ts); none when absent (the config's factory turns it on) */
   breaker?: BreakerOptions | false;
 }
@@ -232,6 +235,7 @@ export class ManagedChatModel implements ChatModel {
         raw: s.raw,
         cached: s.cached,
         usage,
+        ...(s.replyCut ? { replyCut: s.replyCut } : {}),
       };
     });
     let paidUsage = emptyUsage();
@@ -281,7 +285,7 @@ export class ManagedChatModel implements ChatModel {
             signal,
           });
           if (completion.samples.length === 0) throw new LlmError('parse', `${this.id}: the server returned no choices`, { modelId: this.id });
-          return completion;
+          return capCompletion(completion, this.options.maxReplyChars ?? MAX_REPLY_CHARS);
         } catch (err) {
           if (request.signal?.aborted) throw new LlmError('aborted', `${this.id}: chat call aborted`, { modelId: this.id, cause: err });
           if (timeout.aborted) throw new LlmError('timeout', `${this.id}: no answer within ${this.timeoutMs} ms`, { modelId: this.id, cause: err });

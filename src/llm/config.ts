@@ -1,5 +1,6 @@
 /** The `llm` section of locfix's configuration, validated with zod. */
 import { z } from 'zod';
+import { MAX_REPLY_CHARS } from './reply-cap.ts';
 
 export const TokenPriceSchema = z.object({
   /** USD per 1M prompt tokens */
@@ -20,6 +21,8 @@ export const LlmConfigSchema = z
     concurrency: z.number().int().positive().default(4),
     /** prompt tokens one call may send; a longer prompt loses the middle of its longest message, traced */
     maxPromptTokens: z.number().int().positive().default(128_000),
+    /** characters one reply may have; a longer one is cut where it passes this, marked and traced (reply-cap.ts) */
+    maxReplyChars: z.number().int().positive().default(MAX_REPLY_CHARS),
     /** per HTTP request */
     timeoutMs: z.number().int().positive().default(300_000),
     /** retries after the first attempt on 429 / 5xx / connection errors / timeouts */

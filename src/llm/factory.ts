@@ -58,6 +58,7 @@ export function createChatModel(specOrConfig: string | LlmConfigInput, options: 
       ...(meter ? { meter } : {}),
       ...(trace ? { trace } : {}),
       maxPromptTokens: config.maxPromptTokens,
+      maxReplyChars: config.maxReplyChars,
     });
   }
   const transport = transportFor(config);
@@ -73,6 +74,7 @@ export function createChatModel(specOrConfig: string | LlmConfigInput, options: 
     ...(trace ? { trace } : {}),
     breaker: config.circuitBreaker,
     maxPromptTokens: config.maxPromptTokens,
+    maxReplyChars: config.maxReplyChars,
   });
 }
 

@@ -4,6 +4,7 @@ import type { Spent } from './spend.ts';
 import type { RawCompletion } from './transport.ts';
 import type { ChatRequest } from './types.ts';
 import { costOf, type TokenPrice } from './usage.ts';
+import type { ReplyCut } from './reply-cap.ts';
 
 /** One generated or cached sample before it becomes a ChatChoice. */
 export interface SampleRecord {
@@ -13,6 +14,8 @@ export interface SampleRecord {
   promptTokens: number;
   completionTokens: number;
   cached: boolean;
+  /** the reply was over the size cap and cut (reply-cap.ts) */
+  replyCut?: ReplyCut;
 }
 
 /**
@@ -40,6 +43,7 @@ export function attribute(completion: RawCompletion, count: number, request: Cha
     raw: s.text,
     ...(s.thinking !== undefined ? { thinking: s.thinking } : {}),
     ...(s.finishReason !== undefined ? { finishReason: s.finishReason } : {}),
+    ...(s.replyCut ? { replyCut: s.replyCut } : {}),
     promptTokens: i === 0 ? promptTokens : 0,
     completionTokens: completionShares[i]!,
     cached: false,

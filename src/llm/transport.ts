@@ -19,6 +19,8 @@ export interface RawSample {
   /** reasoning the server sent in a separate field */
   thinking?: string;
   finishReason?: string;
+  /** set when the text was over the reply cap and was cut (reply-cap.ts) */
+  replyCut?: { keptChars: number; totalChars: number };
 }
 
 export interface RawCompletion {

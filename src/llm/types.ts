@@ -35,6 +35,8 @@ export interface ChatChoice {
   cached?: boolean;
   /** what this sample cost when it was generated (with native `n` the prompt is counted on the first sample of a call) */
   usage?: Usage;
+  /** the reply was over the size cap (llm.maxReplyChars) and was cut; the text says where */
+  replyCut?: { keptChars: number; totalChars: number };
 }
 
 export interface Usage {
