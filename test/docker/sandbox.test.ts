@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RUN_LABEL, DockerRuntime } from '../../docker/sandbox.ts';
-import { SandboxDeadError } from '../../src/sandbox/types.ts';
+import { RUN_LABEL, DockerRuntime, type DockerSandbox } from '../../docker/sandbox.ts';
+import { DEFAULT_LIMITS, SandboxDeadError } from '../../src/sandbox/types.ts';
 import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
 import { ensureDocker } from '../support/docker.ts';
 
@@ -120,6 +120,29 @@ describe.skipIf(!hasDocker)('docker sandbox', () => {
     const match = /stopped after (\d+) BlockingIOError/.exec(result.output);
     expect(match, result.output).not.toBeNull();
     expect(Number(match![1])).toBeLessThan(32);
+  });
+
+  it('a shell fork bomb under the default limits is held at the pids limit; the host goes on', { timeout: 120_000 }, async () => {
+    let peak = 0;
+    let hostSpawnMs = 0;
+    const result = await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID, limits: { memoryBytes: 1024 ** 3 } }, async (sandbox) => {
+      const bomb = sandbox.exec('bomb() { bomb | bomb & }; bomb; sleep 30', { timeoutMs: 12_000 });
+      // while it runs: the container's process count, as the kernel's pids controller reports it
+      for (let i = 0; i < 8; i++) {
+        await new Promise((r) => setTimeout(r, 1_000));
+        const stats = (await (sandbox as DockerSandbox).container.stats({ stream: false })) as { pids_stats?: { current?: number } };
+        peak = Math.max(peak, stats.pids_stats?.current ?? 0);
+        const t = Date.now();
+        execFileSync('true');
+        hostSpawnMs = Math.max(hostSpawnMs, Date.now() - t);
+      }
+      return bomb;
+    });
+    expect(result.timedOut).toBe(true);
+    expect(peak, 'the bomb grew').toBeGreaterThan(100);
+    expect(peak, 'held at the default pids limit').toBeLessThanOrEqual(DEFAULT_LIMITS.pidsLimit);
+    expect(hostSpawnMs, 'the host still starts a process at once').toBeLessThan(5_000);
+    expect(await containersOfRun(runtime, RUN_ID)).toBe(0);
   });
 
   it('has no network: only the loopback interface, no routes, and host services are unreachable', async () => {
