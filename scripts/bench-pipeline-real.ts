@@ -13,7 +13,18 @@
  * each stage and the containers each stage started (from `docker events`), and exits 1 when a category or a
  * gold verdict differs from the plan.
  *
+ * SWE-bench Multilingual rows run the same way in their offline image: name it, and any setup the harness'
+ * install needs offline, as `locfix run` takes them (docs/offline-env-images.md), e.g. for jq:
+ *
+ *   npm run bench:pipeline-real -- --dataset swe-bench-multilingual-dev.jsonl --instances jqlang__jq-2235,… \
+ *     --env-image jqlang/jq=locfix/env.jq:1 \
+ *     --instance-setup 'jqlang/jq=mkdir -p modules/oniguruma && cp -a /opt/oniguruma/. modules/oniguruma/'
+ *
+ * A non-Python row has no reproduction script (recorded as not available) and its regression tests are its
+ * spec's build and test commands.
+ *
  *   npm run bench:pipeline-real -- [--instances id,id,...] [--out DIR] [--mirrors DIR] [--dataset FILE]
+ *     [--env-image REPO[@VERSION]=IMAGE]... [--instance-setup REPO[@VERSION]=COMMAND]...
  */
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -105,8 +116,18 @@ async function main(): Promise<void> {
       dataset: { type: 'string' },
       'run-id': { type: 'string', default: 'pipeline-real' },
       concurrency: { type: 'string', default: '2' },
+      'env-image': { type: 'string', multiple: true, default: [] },
+      'instance-setup': { type: 'string', multiple: true, default: [] },
     },
   });
+  const keyed = (flag: string, text: string): [string, string] => {
+    const at = text.indexOf('=');
+    if (at <= 0) throw new Error(`--${flag} ${text}: expected REPO[@VERSION]=VALUE`);
+    return [text.slice(0, at), text.slice(at + 1)];
+  };
+  const envImages = { ...offlineEnvImages(), ...Object.fromEntries(values['env-image']!.map((t) => keyed('env-image', t))) };
+  const instanceSetup: Record<string, string[]> = {};
+  for (const [key, command] of values['instance-setup']!.map((t) => keyed('instance-setup', t))) (instanceSetup[key] ??= []).push(command);
   const ids = values.instances ? values.instances.split(',').map((s) => s.trim()) : DEFAULT_ROWS;
   const out = path.resolve(values.out!);
   await mkdir(out, { recursive: true });
@@ -154,7 +175,7 @@ async function main(): Promise<void> {
         repair: { samplesPerSet: 1, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
         validation: { regression: true, reproduction: true, reproductionSamples: 1, timeoutSeconds: 900 },
         evaluation: { enabled: true, timeoutSeconds: 1800 },
-        docker: { envImages: offlineEnvImages(), useOfficialImages: false },
+        docker: { envImages, instanceSetup, useOfficialImages: false },
         concurrency: { instances: Number(values.concurrency), docker: Number(values.concurrency), index: 1 },
       }),
       { log: (l) => (log.push(l), console.log(l)) },

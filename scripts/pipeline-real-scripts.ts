@@ -2,19 +2,22 @@
  * What the scripted pipeline policy (test/e2e/pipeline-policy.ts) needs to know of a *real* SWE-bench row,
  * derived from the row and its repository at `base_commit` instead of written by hand:
  *
- *   goldFile        the first file the gold patch modifies (a Python file)
+ *   goldFile        the first file the gold patch modifies in a language locfix parses (Python, C, Go, …)
  *   goldFunction    the innermost definition enclosing its first changed line, as the failure analysis
  *                   computes gold elements (results/failure-analysis.ts `goldElements`)
  *   otherFunction   a function or method of the gold file that neither contains nor is contained in a gold
  *                   element (the wrong answer at function level)
- *   wrongFiles      three Python files next to the gold file (same folder, else its parent), no tests
+ *   wrongFiles      three files of the gold file's language next to it (same folder, else its parent), no tests
  *   goldLocations   every place the gold patch edits: `function:` entries for the definitions it changes,
  *                   `line:` entries for module-level changes (imports), so a perfect localization shows
  *                   repair every hunk (repair refuses edits outside the shown lines)
- *   noOpEdit        `pass` inserted at the code line nearest the gold patch's first changed code line (as
- *                   the line-level analysis finds it) where the file still parses
+ *   noOpEdit        a no-op statement (`pass`, Ruby's `nil`, else an empty statement `;`) inserted at the
+ *                   code line nearest the gold patch's first changed code line (as the line-level analysis
+ *                   finds it) where the file still parses
  *   reproduceArgv   how the reproduction script runs the FAIL_TO_PASS tests in this repository: Django's
- *                   runtests.py with test labels (its modules when an id is a docstring), sympy's test functions called directly, else pytest
+ *                   runtests.py with test labels (its modules when an id is a docstring), sympy's test functions
+ *                   called directly, else pytest. Other languages have none: the pipeline records reproduction
+ *                   as not available for them (validation/stages.ts)
  *
  * A row that cannot be scripted (gold patch only adds files, changes only module-level code, too few
  * neighbouring files, FAIL_TO_PASS ids that name no runnable test) gets a reason instead.
@@ -31,6 +34,7 @@ import { parsePatch } from '../src/patch.ts';
 import type { Definition } from '../src/parsing/types.ts';
 import { PythonAnalyzer } from '../repair/analyzer.ts';
 import { checkSyntax } from '../repair/syntax.ts';
+import { languageForPath } from '../src/parsing/languages/index.ts';
 import type { Edit, InstanceScript, PlannedCategory } from '../test/e2e/pipeline-policy.ts';
 
 export type RealScript = InstanceScript & {
@@ -38,7 +42,11 @@ export type RealScript = InstanceScript & {
   noOpParses: boolean;
 };
 
-const isTestPath = (p: string) => /(^|\/)(tests?|testing)(\/|$)|(^|\/)test_[^/]*\.py$|_tests?\.py$|conftest\.py$/.test(p);
+const isTestPath = (p: string) =>
+  /(^|\/)(tests?|testing|spec|__tests__)(\/|$)|(^|\/)test_[^/]*\.py$|_tests?\.py$|conftest\.py$|_test\.go$|\.(test|spec)\.[jt]sx?$|Tests?\.java$/.test(p);
+
+/** A statement that does nothing, in the language of `file`. */
+const noOpStatement = (file: string) => ({ python: 'pass', ruby: 'nil' })[languageForPath(file)?.id ?? ''] ?? ';';
 
 /** Django test labels (`mod.Class.test_x`) of dataset ids `test_x (mod.Class)` (py3.9) or `test_x (mod.Class.test_x)` (py3.11). */
 export function djangoLabels(ids: readonly string[]): string[] {
@@ -66,7 +74,8 @@ export function sympyCaller(testFiles: readonly string[], tests: readonly string
   ].join('\n');
 }
 
-function reproduceArgv(instance: SweInstance): string[] | string | undefined {
+function reproduceArgv(instance: SweInstance, goldFile: string): string[] | string | undefined {
+  if (languageForPath(goldFile)?.id !== 'python') return undefined;
   if (instance.repo === 'django/django') {
     let labels = djangoLabels(instance.FAIL_TO_PASS);
     // a test named by its docstring (`A sentence.`) has no label: run the test patch's modules whole
@@ -82,8 +91,9 @@ function reproduceArgv(instance: SweInstance): string[] | string | undefined {
 }
 
 export async function realInstanceScript(instance: SweInstance, store: RepoStore, analyzer: PythonAnalyzer): Promise<RealScript | { reason: string }> {
-  const gold = goldFilesFromPatch(instance.patch).find((g) => g.status === 'modified' && g.path.endsWith('.py'));
-  if (!gold) return { reason: 'the gold patch modifies no Python file' };
+  const gold = goldFilesFromPatch(instance.patch).find((g) => g.status === 'modified' && languageForPath(g.path) && !isTestPath(g.path));
+  if (!gold) return { reason: 'the gold patch modifies no source file of a language locfix parses' };
+  const extension = path.posix.extname(gold.path);
   const snapshot = await store.snapshot(instance.repo, instance.base_commit);
   const source = await snapshot.readFile(gold.path);
   if (source === undefined) return { reason: `${gold.path} is missing at base_commit` };
@@ -96,13 +106,18 @@ export async function realInstanceScript(instance: SweInstance, store: RepoStore
   if (!other) return { reason: `${gold.path} has no function besides the gold ones` };
 
   const goldPaths = new Set(goldFilesFromPatch(instance.patch).map((g) => g.path));
-  const files = (await snapshot.listFiles()).map((f) => f.path).filter((p) => p.endsWith('.py') && !goldPaths.has(p) && !isTestPath(p));
+  const files = (await snapshot.listFiles()).map((f) => f.path).filter((p) => p.endsWith(extension) && !goldPaths.has(p) && !isTestPath(p));
   const near = (dir: string) => files.filter((p) => path.posix.dirname(p) === dir && !p.endsWith('__init__.py')).sort();
   const dir = path.posix.dirname(gold.path);
   const wrong = [...near(dir), ...near(path.posix.dirname(dir))].slice(0, 3);
-  if (wrong.length < 3) return { reason: `fewer than 3 Python files next to ${gold.path}` };
+  if (wrong.length < 3) return { reason: `fewer than 3 ${extension} files next to ${gold.path}` };
+  // a fix in more files than the file stage hands on (topFiles, 3) cannot be made from a perfect localization
+  const editedSources = goldFilesFromPatch(instance.patch).filter((g) => g.status === 'modified' && languageForPath(g.path));
+  if (editedSources.length > 3) return { reason: `the gold patch edits ${editedSources.length} source files; the file stage hands on 3` };
+  const wrongSource = await snapshot.readFile(wrong[0]!);
+  const wrongDef = wrongSource === undefined ? undefined : extractDefinitions(wrong[0]!, wrongSource).find((d) => d.kind !== 'class');
 
-  const argv = reproduceArgv(instance);
+  const argv = reproduceArgv(instance, gold.path);
   if (typeof argv === 'string') return { reason: argv };
 
   const sources = new Map<string, string>([[gold.path, source]]);
@@ -122,11 +137,12 @@ export async function realInstanceScript(instance: SweInstance, store: RepoStore
     goldLocations,
     ...(argv ? { reproduceArgv: argv } : {}),
     ...(noOpEdit ? { noOpEdit } : {}),
+    ...(wrongDef ? { wrongFunction: { path: wrong[0]!, name: wrongDef.qualifiedName } } : {}),
     noOpParses: noOpEdit !== undefined,
   };
 }
 
-const definitionsIn = (file: string, text: string): Definition[] => (file.endsWith('.py') ? extractDefinitions(file, text) : []);
+const definitionsIn = (file: string, text: string): Definition[] => (languageForPath(file) ? extractDefinitions(file, text) : []);
 
 /** Per gold file: `function: <innermost definition>` of each changed line inside one, `line: N` for the others. */
 function locationsOf(patch: string, sources: ReadonlyMap<string, string>): NonNullable<InstanceScript['goldLocations']> {
@@ -151,7 +167,7 @@ function locationsOf(patch: string, sources: ReadonlyMap<string, string>): NonNu
   return out;
 }
 
-/** The first position, nearest first within 4 lines of the gold patch's first changed code line, where `pass` parses. */
+/** The first position, nearest first within 4 lines of the gold patch's first changed code line, where a no-op parses. */
 function noOpNearGoldLine(patch: string, goldPath: string, source: string, analyzer: PythonAnalyzer): Edit | undefined {
   const first = firstChangedCodeLine(patch, (p) => (p === goldPath ? source : undefined));
   if (!first || first.path !== goldPath) return undefined;
@@ -161,12 +177,13 @@ function noOpNearGoldLine(patch: string, goldPath: string, source: string, analy
     const at = first.line + d; // 1-based: `pass` goes before line `at`
     const line = lines[at - 1];
     const previous = lines[at - 2];
-    if (line === undefined || previous === undefined || !line.trim() || line.trim().startsWith('#')) continue;
+    if (line === undefined || previous === undefined || !line.trim() || /^(#|\/\/|\/\*|\*)/.test(line.trim())) continue;
     const indent = /^\s*/.exec(line)![0];
-    const edited = [...lines.slice(0, at - 1), `${indent}pass`, ...lines.slice(at - 1)].join('\n');
+    const noOp = `${indent}${noOpStatement(goldPath)}`;
+    const edited = [...lines.slice(0, at - 1), noOp, ...lines.slice(at - 1)].join('\n');
     if (!checkSyntax(goldPath, source, edited, analyzer).ok) continue;
     // two lines of SEARCH: a single line of code is often not unique in its file
-    return { path: goldPath, search: [previous, line], replace: [previous, `${indent}pass`, line] };
+    return { path: goldPath, search: [previous, line], replace: [previous, noOp, line] };
   }
   return undefined;
 }

@@ -43,6 +43,11 @@ export interface InstanceScript {
   goldLocations?: Array<{ path: string; entries: string[] }>;
   /** the patch-generation plan's no-op edit near the gold line (default: `pass` before its first removed line) */
   noOpEdit?: Edit;
+  /**
+   * A function of the first wrong file, named by the file-level failure's later answers when the shown code
+   * is not Python (whose first `def` the policy finds in the prompt itself).
+   */
+  wrongFunction?: { path: string; name: string };
 }
 
 export type PipelineStageName = 'files' | 'irrelevant' | 'related' | 'lines' | 'repair' | 'regression' | 'reproduction' | `blagent-${string}` | 'unknown';
@@ -112,9 +117,17 @@ function noOpInFirstShownFunction(prompt: string): Edit | undefined {
   }
   for (const file of files) {
     const statement = file.lines.find((l) => /^\s*(return\b|pass$|raise\b|import \w|from [\w.]+ import \w)/.test(l));
-    if (!statement) continue;
+    if (!statement || !file.path.endsWith('.py')) continue;
     const indent = /^\s*/.exec(statement)![0];
     return { path: file.path, search: [statement], replace: [`${indent}pass`, statement] };
+  }
+  // other languages (C, Go, Java, JavaScript …): an empty statement before the first indented `…;` statement
+  for (const file of files) {
+    if (file.path.endsWith('.py')) continue;
+    const statement = file.lines.find((l) => /^\s+(return\b|[\w*(][^;{}]*;\s*$)/.test(l) && !/^\s*(\/\/|\/\*|\*)/.test(l));
+    if (!statement) continue;
+    const indent = /^\s*/.exec(statement)![0];
+    return { path: file.path, search: [statement], replace: [`${indent};`, statement] };
   }
   return undefined;
 }
@@ -199,21 +212,24 @@ export class PipelinePolicy {
     }
     const fileWrong = category === 'file';
     switch (stage) {
-      case 'files':
-        return `\`\`\`\n${(fileWrong ? script.wrongFiles : [script.goldFile, ...script.wrongFiles.slice(0, 2)]).join('\n')}\n\`\`\``;
+      case 'files': {
+        // every file the gold patch edits first (a fix in several files needs them all), then wrong ones
+        const gold = [...new Set([script.goldFile, ...(script.goldLocations ?? []).map((l) => l.path)])];
+        return `\`\`\`\n${(fileWrong ? script.wrongFiles : [...gold, ...script.wrongFiles].slice(0, Math.max(3, gold.length))).join('\n')}\n\`\`\``;
+      }
       case 'irrelevant':
         // naming the gold file irrelevant keeps retrieval from bringing it back into the top 3
         return fileWrong ? `\`\`\`\n${script.goldFile}\n\`\`\`` : '```\n```';
       case 'related': {
         if (fileWrong) {
-          const shown = firstShownFunction(request.lastUser);
+          const shown = firstShownFunction(request.lastUser) ?? script.wrongFunction;
           return shown ? locations(shown.path, shown.name) : 'nothing relevant';
         }
         return category === 'function' ? locations(script.goldFile, script.otherFunction) : goldAnswer(script, true);
       }
       case 'lines': {
         if (fileWrong) {
-          const shown = firstNumberedFunction(request.lastUser);
+          const shown = firstNumberedFunction(request.lastUser) ?? script.wrongFunction;
           return shown ? locations(shown.path, shown.name) : 'nothing relevant';
         }
         return category === 'function' ? locations(script.goldFile, script.otherFunction) : goldAnswer(script, false);

@@ -98,4 +98,71 @@ describe('scripts for real rows', () => {
     const plan = dealPlans([row('a'), row('b'), row('c'), row('d'), row('e', false), row('f', false), row('g')]);
     expect(plan).toEqual({ a: 'resolved', b: 'file', c: 'function', d: 'resolved', e: 'empty-patch', f: 'resolved', g: 'patch-generation' });
   });
+
+  it('scripts a C row: gold function from the tags query, C neighbours, an empty statement as the no-op, no reproduction', async () => {
+    const work = path.join(dir, 'c-work');
+    await mkdir(path.join(work, 'src'), { recursive: true });
+    await mkdir(path.join(work, 'tests'), { recursive: true });
+    const main = [
+      '#include <stdio.h>',
+      '',
+      'static int twice(int x) {',
+      '  return x * 2;',
+      '}',
+      '',
+      'int parse(const char *s) {',
+      '  int n = 0;',
+      '  while (*s) n = n * 10 + (*s++ - 48);',
+      '  return n;',
+      '}',
+      '',
+    ];
+    await writeFile(path.join(work, 'src', 'main.c'), main.join('\n'));
+    for (const name of ['lexer', 'util', 'value']) await writeFile(path.join(work, 'src', `${name}.c`), `int ${name}_init(void) {\n  return 0;\n}\n`);
+    await writeFile(path.join(work, 'tests', 'parse.c'), 'int main(void) { return 0; }\n');
+    const git = (...args: string[]) => run('git', ['-C', work, ...args]);
+    await git('init', '-q', '-b', 'main');
+    await git('add', '-A');
+    await git('-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', 'base');
+    const base = (await git('rev-parse', 'HEAD')).stdout.trim();
+    const mirrors = path.join(dir, 'c-mirrors');
+    await mkdir(path.join(mirrors, 'acme+cparse'), { recursive: true });
+    await run('git', ['clone', '-q', '--bare', work, path.join(mirrors, 'acme+cparse', 'repo')]);
+    const patch = [
+      'diff --git a/src/main.c b/src/main.c',
+      '--- a/src/main.c',
+      '+++ b/src/main.c',
+      '@@ -8,3 +8,4 @@ int parse(const char *s) {',
+      '   int n = 0;',
+      '+  if (!s) return -1;',
+      '   while (*s) n = n * 10 + (*s++ - 48);',
+      '   return n;',
+      '',
+    ].join('\n');
+    const instance = {
+      repo: 'acme/cparse',
+      instance_id: 'acme__cparse-1',
+      base_commit: base,
+      patch,
+      test_patch: '',
+      problem_statement: 'parse crashes on NULL',
+      FAIL_TO_PASS: ['null input'],
+      PASS_TO_PASS: [],
+      version: '1',
+    } as unknown as SweInstance;
+    const store = new RepoStore({ cacheDir: path.join(dir, 'c-cache'), mirrorsDir: mirrors, allowClone: false });
+    try {
+      const script = await realInstanceScript(instance, store, await PythonAnalyzer.create());
+      if ('reason' in script) throw new Error(script.reason);
+      expect(script.goldFile).toBe('src/main.c');
+      expect(script.goldFunction).toBe('parse');
+      expect(script.otherFunction).toBe('twice');
+      expect([...script.wrongFiles].sort()).toEqual(['src/lexer.c', 'src/util.c', 'src/value.c']);
+      expect(script.reproduceArgv).toBeUndefined();
+      expect(script.noOpParses).toBe(true);
+      expect(script.noOpEdit!.replace).toContain('  ;');
+    } finally {
+      await store.close();
+    }
+  });
 });
