@@ -6,9 +6,13 @@
  * image (`locfix/base:*`), environment images (`locfix/sweb.env.*` built from specs, `locfix/env.*` built
  * offline by scripts/build-env-image.sh) and instance images (`locfix/sweb.inst.*`). Official
  * `swebench/*` images and the user's own are never removed.
+ *
+ * A layer locfix built (it carries IMAGE_KEY_LABEL) can lose its name: a second build of the same image
+ * moves the tag, and the first stays behind untagged, hundreds of MB that no name would ever show. Those
+ * are listed too, by id, in the instance tier (the lowest that can hold them).
  */
 import type { CacheLevel } from '../src/sandbox/types.ts';
-import { ENV_IMAGE_PREFIX, INSTANCE_IMAGE_PREFIX } from './images.ts';
+import { ENV_IMAGE_PREFIX, IMAGE_KEY_LABEL, INSTANCE_IMAGE_PREFIX } from './images.ts';
 import type { DockerRuntime } from './sandbox.ts';
 
 export type ImageTier = 'base' | 'env' | 'instance';
@@ -21,6 +25,8 @@ export interface LocfixImage {
   /** the image's size with the layers it shares with others (what `docker images` shows) */
   sizeBytes: number;
   created: Date;
+  /** a layer locfix built that no tag names any more; `name` is its id */
+  untagged?: boolean;
 }
 
 /** The images of each tier that a cache level removes (the harness' semantics, in prune form). */
@@ -46,9 +52,14 @@ export async function listLocfixImages(runtime: DockerRuntime): Promise<LocfixIm
   const summaries = await runtime.docker.listImages();
   const images: LocfixImage[] = [];
   for (const summary of summaries) {
-    for (const name of summary.RepoTags ?? []) {
+    const created = new Date(summary.Created * 1000);
+    const tags = (summary.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
+    for (const name of tags) {
       const tier = imageTier(name);
-      if (tier) images.push({ name, tier, id: summary.Id, sizeBytes: summary.Size, created: new Date(summary.Created * 1000) });
+      if (tier) images.push({ name, tier, id: summary.Id, sizeBytes: summary.Size, created });
+    }
+    if (tags.length === 0 && summary.Labels?.[IMAGE_KEY_LABEL]) {
+      images.push({ name: summary.Id, tier: 'instance', id: summary.Id, sizeBytes: summary.Size, created, untagged: true });
     }
   }
   return images.sort((a, b) => b.created.getTime() - a.created.getTime() || a.name.localeCompare(b.name));

@@ -88,6 +88,8 @@ function imageComponent(text: string): string {
 const OFFICIAL_PRELUDE = ['source /opt/miniconda3/bin/activate', 'conda activate testbed'];
 
 /** Names of the images locfix builds (what `locfix images` lists and the cache policy may remove). */
+/** The label every layer locfix commits carries: the key of what it was built from (image-inventory.ts finds untagged ones by it). */
+export const IMAGE_KEY_LABEL = 'locfix.image.key';
 export const INSTANCE_IMAGE_PREFIX = 'locfix/sweb.inst.';
 export const ENV_IMAGE_PREFIX = 'locfix/sweb.env.';
 
@@ -255,7 +257,7 @@ export class ImageProvider implements InstanceImages {
       await sandbox.container.commit({
         repo,
         tag,
-        changes: [`WORKDIR ${image.includes('sweb.inst.') ? TESTBED : '/'}`, 'CMD ["/bin/bash"]', `LABEL locfix.image.key=${key}`],
+        changes: [`WORKDIR ${image.includes('sweb.inst.') ? TESTBED : '/'}`, 'CMD ["/bin/bash"]', `LABEL ${IMAGE_KEY_LABEL}=${key}`],
       });
       log(`built ${image}`);
     } finally {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerRuntime } from '../../docker/sandbox.ts';
-import { DEFAULT_BASE_IMAGE, ImageProvider } from '../../docker/images.ts';
+import { DEFAULT_BASE_IMAGE, IMAGE_KEY_LABEL, ImageProvider } from '../../docker/images.ts';
 import { imageTier, listLocfixImages, pruneLocfixImages } from '../../docker/image-inventory.ts';
 import { makeInstanceSpec, officialImageName } from '../../src/harness/instance-spec.ts';
 import type { InstanceImages } from '../../src/sandbox/types.ts';
@@ -115,6 +115,22 @@ describe.skipIf(!hasDocker)('image cache policy', () => {
     expect(atBase.removed.map((i) => i.name)).toEqual([env]);
     expect(await runtime.imageExists(foreign)).toBe(true);
     expect(await runtime.imageExists(DEFAULT_BASE_IMAGE)).toBe(true);
+  });
+
+  it('lists and prunes a layer locfix built that lost its tag (a rebuild moved it)', async () => {
+    // what a second build of the same name leaves: the first commit, labelled, with no tag
+    const sandbox = await runtime.create({ image: DEFAULT_BASE_IMAGE, runId: `${TAG}-untagged` });
+    let id: string;
+    try {
+      ({ Id: id } = (await sandbox.container.commit({ changes: [`LABEL ${IMAGE_KEY_LABEL}=${TAG}`] })) as { Id: string });
+    } finally {
+      await sandbox.dispose();
+    }
+    const listed = (await listLocfixImages(runtime)).find((i) => i.id === id);
+    expect(listed).toMatchObject({ name: id, tier: 'instance', untagged: true });
+    const pruned = await pruneLocfixImages(runtime, { filter: id });
+    expect(pruned.removed.map((i) => i.id)).toEqual([id]);
+    expect(await runtime.imageExists(id)).toBe(false);
   });
 
   it('an instance image another process removes between the lookup and the container is looked up again (evaluation, testbed)', {
