@@ -40,6 +40,11 @@ import type { Edit, InstanceScript, PlannedCategory } from '../test/e2e/pipeline
 export type RealScript = InstanceScript & {
   /** false when the planned no-op edit at the gold line would not parse (the row cannot fail at patch generation) */
   noOpParses: boolean;
+  /**
+   * false when the gold patch also edits module-level code (a macro, a table, an import): the analysis counts
+   * any selection in that file as right at function level, so the row cannot fail there
+   */
+  functionCanFail: boolean;
 };
 
 const isTestPath = (p: string) =>
@@ -139,6 +144,7 @@ export async function realInstanceScript(instance: SweInstance, store: RepoStore
     ...(noOpEdit ? { noOpEdit } : {}),
     ...(wrongDef ? { wrongFunction: { path: wrong[0]!, name: wrongDef.qualifiedName } } : {}),
     noOpParses: noOpEdit !== undefined,
+    functionCanFail: !goldElements(instance.patch, (p) => definitionsIn(p, sources.get(p) ?? '')).some((e) => e.name === MODULE_LEVEL),
   };
 }
 
@@ -190,21 +196,28 @@ function noOpNearGoldLine(patch: string, goldPath: string, source: string, analy
 
 const CYCLE: PlannedCategory[] = ['resolved', 'file', 'function', 'resolved', 'patch-generation', 'empty-patch'];
 
-/** The cycle's next category for each row; `patch-generation` waits for a row whose no-op edit parses. */
-export function dealPlans(scripts: ReadonlyArray<Pick<RealScript, 'instance' | 'noOpParses'>>): Record<string, PlannedCategory> {
+/** What a row must allow for a category to be planned for it (the others fit every row). */
+const FITS: Partial<Record<PlannedCategory, (s: DealtRow) => boolean>> = {
+  'patch-generation': (s) => s.noOpParses,
+  function: (s) => s.functionCanFail !== false,
+};
+type DealtRow = Pick<RealScript, 'instance' | 'noOpParses'> & { functionCanFail?: boolean };
+
+/** The cycle's next category for each row; a category the row cannot show waits for the next row that can. */
+export function dealPlans(scripts: ReadonlyArray<DealtRow>): Record<string, PlannedCategory> {
   const plan: Record<string, PlannedCategory> = {};
+  const owed: PlannedCategory[] = [];
   let next = 0;
-  let owedPatchGeneration = 0;
   for (const s of scripts) {
     const id = s.instance.instance_id;
-    if (owedPatchGeneration > 0 && s.noOpParses) {
-      plan[id] = 'patch-generation';
-      owedPatchGeneration--;
+    const debt = owed.findIndex((c) => FITS[c]!(s));
+    if (debt >= 0) {
+      plan[id] = owed.splice(debt, 1)[0]!;
       continue;
     }
     let category = CYCLE[next++ % CYCLE.length]!;
-    if (category === 'patch-generation' && !s.noOpParses) {
-      owedPatchGeneration++;
+    while (FITS[category] && !FITS[category]!(s)) {
+      owed.push(category);
       category = CYCLE[next++ % CYCLE.length]!;
     }
     plan[id] = category;

@@ -97,6 +97,9 @@ describe('scripts for real rows', () => {
     });
     const plan = dealPlans([row('a'), row('b'), row('c'), row('d'), row('e', false), row('f', false), row('g')]);
     expect(plan).toEqual({ a: 'resolved', b: 'file', c: 'function', d: 'resolved', e: 'empty-patch', f: 'resolved', g: 'patch-generation' });
+    // a row whose gold patch edits module-level code cannot fail at function level: the next one that can does
+    const mixed = dealPlans([row('a'), row('b'), { ...row('c'), functionCanFail: false }, row('d')]);
+    expect(mixed).toEqual({ a: 'resolved', b: 'file', c: 'resolved', d: 'function' });
   });
 
   it('scripts a C row: gold function from the tags query, C neighbours, an empty statement as the no-op, no reproduction', async () => {
@@ -161,6 +164,7 @@ describe('scripts for real rows', () => {
       expect(script.reproduceArgv).toBeUndefined();
       expect(script.noOpParses).toBe(true);
       expect(script.noOpEdit!.replace).toContain('  ;');
+      expect(script.functionCanFail).toBe(true);
     } finally {
       await store.close();
     }
