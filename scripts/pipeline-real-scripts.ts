@@ -45,7 +45,14 @@ export type RealScript = InstanceScript & {
    * any selection in that file as right at function level, so the row cannot fail there
    */
   functionCanFail: boolean;
+  /**
+   * false when the gold patch regenerates a parser (it edits a Bison or Flex grammar and the generated C):
+   * hundreds of table lines no localization names, so scripted gold edits cannot reproduce it
+   */
+  fixIsLocal: boolean;
 };
+
+const GRAMMAR = /\.(y|yy|l|ll)$/;
 
 const isTestPath = (p: string) =>
   /(^|\/)(tests?|testing|spec|__tests__)(\/|$)|(^|\/)test_[^/]*\.py$|_tests?\.py$|conftest\.py$|_test\.go$|\.(test|spec)\.[jt]sx?$|Tests?\.java$/.test(p);
@@ -144,6 +151,7 @@ export async function realInstanceScript(instance: SweInstance, store: RepoStore
     ...(noOpEdit ? { noOpEdit } : {}),
     ...(wrongDef ? { wrongFunction: { path: wrong[0]!, name: wrongDef.qualifiedName } } : {}),
     noOpParses: noOpEdit !== undefined,
+    fixIsLocal: !goldFilesFromPatch(instance.patch).some((g) => GRAMMAR.test(g.path)),
     functionCanFail: !goldElements(instance.patch, (p) => definitionsIn(p, sources.get(p) ?? '')).some((e) => e.name === MODULE_LEVEL),
   };
 }
@@ -198,10 +206,11 @@ const CYCLE: PlannedCategory[] = ['resolved', 'file', 'function', 'resolved', 'p
 
 /** What a row must allow for a category to be planned for it (the others fit every row). */
 const FITS: Partial<Record<PlannedCategory, (s: DealtRow) => boolean>> = {
+  resolved: (s) => s.fixIsLocal !== false,
   'patch-generation': (s) => s.noOpParses,
   function: (s) => s.functionCanFail !== false,
 };
-type DealtRow = Pick<RealScript, 'instance' | 'noOpParses'> & { functionCanFail?: boolean };
+type DealtRow = Pick<RealScript, 'instance' | 'noOpParses'> & { functionCanFail?: boolean; fixIsLocal?: boolean };
 
 /** The cycle's next category for each row; a category the row cannot show waits for the next row that can. */
 export function dealPlans(scripts: ReadonlyArray<DealtRow>): Record<string, PlannedCategory> {

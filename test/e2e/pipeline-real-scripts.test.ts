@@ -100,6 +100,8 @@ describe('scripts for real rows', () => {
     // a row whose gold patch edits module-level code cannot fail at function level: the next one that can does
     const mixed = dealPlans([row('a'), row('b'), { ...row('c'), functionCanFail: false }, row('d')]);
     expect(mixed).toEqual({ a: 'resolved', b: 'file', c: 'resolved', d: 'function' });
+    // nor can a regenerated parser be resolved by scripted edits: the resolved plan passes on
+    expect(dealPlans([{ ...row('a'), fixIsLocal: false }, row('b')])).toEqual({ a: 'file', b: 'resolved' });
   });
 
   it('scripts a C row: gold function from the tags query, C neighbours, an empty statement as the no-op, no reproduction', async () => {
@@ -165,6 +167,7 @@ describe('scripts for real rows', () => {
       expect(script.noOpParses).toBe(true);
       expect(script.noOpEdit!.replace).toContain('  ;');
       expect(script.functionCanFail).toBe(true);
+      expect(script.fixIsLocal).toBe(true);
     } finally {
       await store.close();
     }
