@@ -176,6 +176,7 @@ async function runWithServices(
   };
   const releaseSigint = claimSignal('SIGINT', onSigint);
   let results: InstancePipelineResult[] = [];
+  let failure: unknown;
   try {
     // repository by repository (index caches are reused), each repository's memory released after its last instance
     const ordered = groupByRepo(instances);
@@ -191,15 +192,19 @@ async function runWithServices(
       retryErrors,
       onEvent: (e) => progress.event(e),
     });
+  } catch (err) {
+    failure = err;
   } finally {
     releaseSigint();
     progress.end();
   }
-  // a full disk, met by a stage or by this write, stops the run cleanly: nothing recorded for what was not done
+  // what was spent is recorded however the pipeline ended; a full disk, met by a stage or by this write, stops
+  // the run cleanly, with nothing recorded for what was not done
   const flushed = await spend.flush().then(
     () => undefined,
     (err: unknown) => err,
   );
+  if (failure) throw failure;
   if (flushed && !isDiskFull(flushed)) throw flushed;
   const diskFull = results.find((r) => r.stoppedBy)?.stoppedBy?.message ?? (flushed ? diskFullMessage(flushed) : undefined);
   if (diskFull) return stopOnFullDisk(layout, services, results, instances.length, diskFull, log);
