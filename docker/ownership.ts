@@ -45,6 +45,12 @@ export async function sweepOrphans(docker: Docker): Promise<number> {
   );
   const { Volumes } = await docker.listVolumes({ filters: { label: [`${SANDBOX_LABEL}=1`] } });
   const volumes = (Volumes ?? []).filter((v) => isOrphan(v.Labels));
+  await removeVolumes(docker, volumes);
+  return containers.length + volumes.length;
+}
+
+/** Removes volumes, each as far as it goes (one in use or gone already is left to the next sweep). */
+export async function removeVolumes(docker: Docker, volumes: ReadonlyArray<{ Name: string }>): Promise<void> {
   await Promise.all(
     volumes.map((v) =>
       docker
@@ -53,5 +59,4 @@ export async function sweepOrphans(docker: Docker): Promise<number> {
         .catch(() => undefined),
     ),
   );
-  return containers.length + volumes.length;
 }

@@ -26,7 +26,7 @@ import type Docker from 'dockerode';
 import { pack as tarPack } from 'tar-stream';
 import { DEFAULT_LIMITS, type ExecResult, type ReadOnlyWorkspace, type ReadOnlyWorkspaceOptions, type ReadOnlyWorkspaces } from '../src/sandbox/types.ts';
 import { OutputCollector } from './output-collector.ts';
-import { RUN_LABEL, SANDBOX_LABEL, ownedLabels } from './ownership.ts';
+import { RUN_LABEL, SANDBOX_LABEL, ownedLabels, removeVolumes } from './ownership.ts';
 import { DockerSandbox, createDockerClient, trackForCleanup } from './sandbox.ts';
 
 export const WORKSPACE_ROOT = '/repo';
@@ -270,13 +270,6 @@ export async function sweepWorkspaceVolumes(runId?: string, docker: Docker = cre
   const label = runId ? [`${RUN_LABEL}=${runId}`] : [`${SANDBOX_LABEL}=1`];
   const { Volumes } = await docker.listVolumes({ filters: { label } });
   const mine = (Volumes ?? []).filter((v) => v.Name.startsWith('locfix-ro-'));
-  await Promise.all(
-    mine.map((v) =>
-      docker
-        .getVolume(v.Name)
-        .remove({ force: true })
-        .catch(() => undefined),
-    ),
-  );
+  await removeVolumes(docker, mine);
   return mine.length;
 }
