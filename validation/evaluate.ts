@@ -242,6 +242,7 @@ export async function evaluateInstance(
       const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser).statusMap, instance, {
         networkOff: network === 'none',
         patchedFiles: patchedFiles(prediction.model_patch ?? ''),
+        patchStopsToo: true,
       });
       const after = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
       log.info(`Git diff after:\n${after.output.trim()}`);

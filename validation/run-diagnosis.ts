@@ -10,8 +10,9 @@
  * - one of the instance's tests failed on a network error while the sandbox has no network.
  *
  * A patch that breaks the code under test keeps its normal verdict: when the output that stopped the run
- * names a file the model patch changed (a traceback through it, a syntax error in it), the patch is to
- * blame and the instance is graded as the harness grades it (unresolved). Checked on the 298 published
+ * names a file the model patch changed (a traceback through it, a syntax error in it), the patch is the
+ * likely cause and, confirmed by the gold baseline when there is execution (`patchStopsToo`), the instance is
+ * graded as the harness grades it (unresolved). Checked on the 298 published
  * harness runs of SWE-Fixer's Lite patches: the 11 whose tests never ran all stop in a patched file.
  * A patch can also stop the run elsewhere (removing a name the new tests import, breaking the ORM under the
  * test database's setup): with execution, the gold patch's run in the same image decides
@@ -28,6 +29,12 @@ export type CannotRunKind = 'no-test-output' | 'no-tests-ran' | 'collection-fail
 export interface CannotRun {
   kind: CannotRunKind;
   reason: string;
+  /**
+   * The output that stopped the run names code the model patch changed (only with `patchStopsToo`). That
+   * points at the patch, but does not prove it: a dependency missing from the image is also reported at the
+   * patched file that imports it (Go's "cannot find package" at gin.go). The gold baseline decides.
+   */
+  namesPatchedCode?: boolean;
 }
 
 /** What a failure looks like when it is the missing network, not the code (Python, requests, urllib, pip). */
@@ -81,6 +88,12 @@ export interface DiagnosisOptions {
    * (a traceback through it, an import from it) is the patch's failure until shown otherwise.
    */
   repositoryCode?: readonly string[];
+  /**
+   * With execution: report a stop that names the patched code too (marked `namesPatchedCode`), so that the gold
+   * patch's run in the same image can tell a broken patch from a broken environment. Without it (regrading
+   * recorded logs), such a stop is the patch's and the run gets its normal verdict.
+   */
+  patchStopsToo?: boolean;
 }
 
 /**
@@ -115,12 +128,14 @@ export function diagnoseTestRun(log: string, statusMap: StatusMap, gold: GoldTes
   const patchBroke =
     (options.patchedFiles ?? []).some((file) => output.includes(file)) ||
     (options.repositoryCode !== undefined && namesRepositoryCode(output, options.repositoryCode));
-  if (Object.keys(statusMap).length === 0 && !patchBroke && !TESTS_RAN.test(output)) {
-    return { kind: 'no-tests-ran', reason: `no test ran: the test command produced no test result (${tail(output) || 'no output'})` };
+  const reported = !patchBroke || options.patchStopsToo === true;
+  const marked = (cannotRun: CannotRun): CannotRun => (patchBroke ? { ...cannotRun, namesPatchedCode: true } : cannotRun);
+  if (Object.keys(statusMap).length === 0 && reported && !TESTS_RAN.test(output)) {
+    return marked({ kind: 'no-tests-ran', reason: `no test ran: the test command produced no test result (${tail(output) || 'no output'})` });
   }
   const collection = firstLine(output, COLLECTION_ERROR);
-  if (collection && !patchBroke && own.length > 0 && own.every((test) => !(test in statusMap))) {
-    return { kind: 'collection-failed', reason: `test collection failed, none of the instance's tests ran: ${collection}` };
+  if (collection && reported && own.length > 0 && own.every((test) => !(test in statusMap))) {
+    return marked({ kind: 'collection-failed', reason: `test collection failed, none of the instance's tests ran: ${collection}` });
   }
   if (options.networkOff) {
     const failed = own.filter((test) => statusMap[test] === TestStatus.FAILED || statusMap[test] === TestStatus.ERROR);

@@ -144,4 +144,50 @@ describe.skipIf(!hasDocker)('tests that cannot run', () => {
     });
     expect(gold.summary.resolved_ids).toEqual([importsNew.instance_id]);
   }, 600_000);
+
+  it("a stop that names the file the model patch changed is still the environment's when the gold patch stops there too", async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const base = fixture.instance;
+    // as Go reports a package missing from the image at the patched file that imports it (gin.go in gin-4003)
+    const missingDependency = {
+      ...base,
+      instance_id: `${base.instance_id}-missingdep`,
+      test_patch: base.test_patch + addFile('tests/conftest.py', ['raise ImportError("clampkit/core.py:1:1: cannot find package clampkit_native")']),
+    };
+    const touchesCore = [
+      'diff --git a/clampkit/core.py b/clampkit/core.py',
+      '--- a/clampkit/core.py',
+      '+++ b/clampkit/core.py',
+      '@@ -9,3 +9,4 @@ def clamp(x, lo, hi):',
+      '     if x > hi:',
+      '         return lo',
+      '     return x',
+      '+# reviewed',
+      '',
+    ].join('\n');
+    // a patch that really breaks the code it changed stays the patch's failure: the gold patch's tests run
+    const syntaxError = { ...base, instance_id: `${base.instance_id}-syntax` };
+    const breaksCore = touchesCore.replace('+# reviewed', '+def broken(:');
+    const predictions: Prediction[] = [
+      { instance_id: missingDependency.instance_id, model_name_or_path: 'm', model_patch: touchesCore },
+      { instance_id: syntaxError.instance_id, model_name_or_path: 'm', model_patch: breaksCore },
+    ];
+    const runsDir = path.join(root, 'runs');
+    const runId = `patched-stop-${process.pid}`;
+    const { summary, outcomes } = await runEvaluation({
+      runId,
+      runsDir,
+      dataset: [missingDependency, syntaxError],
+      predictions,
+      runtime,
+      images,
+      maxWorkers: 2,
+      timeoutMs: 120_000,
+    });
+    expect(summary.error_ids).toEqual([missingDependency.instance_id]);
+    expect(outcomes.find((o) => o.instanceId === missingDependency.instance_id)?.errorKind).toBe('cannot-run:no-tests-ran');
+    const error = JSON.parse(await fs.readFile(path.join(instanceLogDir(runsDir, runId, missingDependency.instance_id), 'evaluation_error.json'), 'utf8'));
+    expect(error.reason).toMatch(/cannot find package clampkit_native.*the gold patch's tests cannot run here either/);
+    expect(summary.unresolved_ids).toEqual([syntaxError.instance_id]);
+  }, 600_000);
 });

@@ -44,6 +44,15 @@ describe('diagnoseTestRun', () => {
     expect(diagnoseTestRun(broken, statusMap, gold, { networkOff: true, patchedFiles: ['pkg/core.py'] })).toBeUndefined();
     // the same stop in a file the patch did not touch is the environment's
     expect(diagnoseTestRun(broken, statusMap, gold, { networkOff: true, patchedFiles: ['pkg/other.py'] })?.kind).toBe('no-tests-ran');
+    // with execution the stop is reported, marked, for the gold baseline to decide (a missing dependency is also
+    // reported at the patched file that imports it)
+    expect(diagnoseTestRun(broken, statusMap, gold, { networkOff: true, patchedFiles: ['pkg/core.py'], patchStopsToo: true })).toMatchObject({
+      kind: 'no-tests-ran',
+      namesPatchedCode: true,
+    });
+    expect(diagnoseTestRun(broken, statusMap, gold, { networkOff: true, patchedFiles: ['pkg/other.py'], patchStopsToo: true })).not.toHaveProperty(
+      'namesPatchedCode',
+    );
     expect(patchedFiles('diff --git a/pkg/core.py b/pkg/core.py\n--- a/pkg/core.py\n+++ b/pkg/core.py\n@@ -1 +1 @@\n-a\n+b\n')).toEqual(['pkg/core.py']);
     expect(patchedFiles('not a patch')).toEqual([]);
   });
