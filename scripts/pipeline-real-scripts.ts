@@ -50,6 +50,11 @@ export type RealScript = InstanceScript & {
    * hundreds of table lines no localization names, so scripted gold edits cannot reproduce it
    */
   fixIsLocal: boolean;
+  /**
+   * false when none of the three wrong files defines a function (gin's any.go holds one type alias): a wrong file
+   * answer then finds nothing to edit, and the row ends with an empty patch instead of failing at file level
+   */
+  fileCanFail: boolean;
 };
 
 const GRAMMAR = /\.(y|yy|l|ll)$/;
@@ -126,8 +131,16 @@ export async function realInstanceScript(instance: SweInstance, store: RepoStore
   // a fix in more files than the file stage hands on (topFiles, 3) cannot be made from a perfect localization
   const editedSources = goldFilesFromPatch(instance.patch).filter((g) => g.status === 'modified' && languageForPath(g.path));
   if (editedSources.length > 3) return { reason: `the gold patch edits ${editedSources.length} source files; the file stage hands on 3` };
-  const wrongSource = await snapshot.readFile(wrong[0]!);
-  const wrongDef = wrongSource === undefined ? undefined : extractDefinitions(wrong[0]!, wrongSource).find((d) => d.kind !== 'class');
+  // the wrong answer below the file level: the first function of a wrong file that has one
+  let wrongFunction: { path: string; name: string } | undefined;
+  for (const file of wrong) {
+    const text = await snapshot.readFile(file);
+    const def = text === undefined ? undefined : extractDefinitions(file, text).find((d) => d.kind !== 'class');
+    if (def) {
+      wrongFunction = { path: file, name: def.qualifiedName };
+      break;
+    }
+  }
 
   const argv = reproduceArgv(instance, gold.path);
   if (typeof argv === 'string') return { reason: argv };
@@ -149,9 +162,10 @@ export async function realInstanceScript(instance: SweInstance, store: RepoStore
     goldLocations,
     ...(argv ? { reproduceArgv: argv } : {}),
     ...(noOpEdit ? { noOpEdit } : {}),
-    ...(wrongDef ? { wrongFunction: { path: wrong[0]!, name: wrongDef.qualifiedName } } : {}),
+    ...(wrongFunction ? { wrongFunction } : {}),
     noOpParses: noOpEdit !== undefined,
     fixIsLocal: !goldFilesFromPatch(instance.patch).some((g) => GRAMMAR.test(g.path)),
+    fileCanFail: wrongFunction !== undefined,
     functionCanFail: !goldElements(instance.patch, (p) => definitionsIn(p, sources.get(p) ?? '')).some((e) => e.name === MODULE_LEVEL),
   };
 }
@@ -208,9 +222,10 @@ const CYCLE: PlannedCategory[] = ['resolved', 'file', 'function', 'resolved', 'p
 const FITS: Partial<Record<PlannedCategory, (s: DealtRow) => boolean>> = {
   resolved: (s) => s.fixIsLocal !== false,
   'patch-generation': (s) => s.noOpParses,
+  file: (s) => s.fileCanFail !== false,
   function: (s) => s.functionCanFail !== false,
 };
-type DealtRow = Pick<RealScript, 'instance' | 'noOpParses'> & { functionCanFail?: boolean; fixIsLocal?: boolean };
+type DealtRow = Pick<RealScript, 'instance' | 'noOpParses'> & { functionCanFail?: boolean; fixIsLocal?: boolean; fileCanFail?: boolean };
 
 /** The cycle's next category for each row; a category the row cannot show waits for the next row that can. */
 export function dealPlans(scripts: ReadonlyArray<DealtRow>): Record<string, PlannedCategory> {

@@ -102,6 +102,8 @@ describe('scripts for real rows', () => {
     expect(mixed).toEqual({ a: 'resolved', b: 'file', c: 'resolved', d: 'function' });
     // nor can a regenerated parser be resolved by scripted edits: the resolved plan passes on
     expect(dealPlans([{ ...row('a'), fixIsLocal: false }, row('b')])).toEqual({ a: 'file', b: 'resolved' });
+    // a row whose wrong files define no function cannot fail at file level (it would end with an empty patch)
+    expect(dealPlans([row('a'), { ...row('b'), fileCanFail: false }, row('c')])).toEqual({ a: 'resolved', b: 'function', c: 'file' });
   });
 
   it('scripts a C row: gold function from the tags query, C neighbours, an empty statement as the no-op, no reproduction', async () => {
@@ -123,7 +125,9 @@ describe('scripts for real rows', () => {
       '',
     ];
     await writeFile(path.join(work, 'src', 'main.c'), main.join('\n'));
-    for (const name of ['lexer', 'util', 'value']) await writeFile(path.join(work, 'src', `${name}.c`), `int ${name}_init(void) {\n  return 0;\n}\n`);
+    for (const name of ['util', 'value']) await writeFile(path.join(work, 'src', `${name}.c`), `int ${name}_init(void) {\n  return 0;\n}\n`);
+    // the first neighbour defines no function: the wrong answer below file level comes from the next one
+    await writeFile(path.join(work, 'src', 'lexer.c'), 'const int lexer_table[] = {1, 2, 3};\n');
     await writeFile(path.join(work, 'tests', 'parse.c'), 'int main(void) { return 0; }\n');
     const git = (...args: string[]) => run('git', ['-C', work, ...args]);
     await git('init', '-q', '-b', 'main');
@@ -168,6 +172,8 @@ describe('scripts for real rows', () => {
       expect(script.noOpEdit!.replace).toContain('  ;');
       expect(script.functionCanFail).toBe(true);
       expect(script.fixIsLocal).toBe(true);
+      expect(script.wrongFunction).toEqual({ path: 'src/util.c', name: 'util_init' });
+      expect(script.fileCanFail).toBe(true);
     } finally {
       await store.close();
     }
