@@ -3,7 +3,7 @@
 # everything comes from Debian's packages through debootstrap, and the result is `docker import`ed.
 # See docs/offline-env-images.md for what each recipe covers and how to use the image.
 #
-#   bash scripts/build-env-image.sh RECIPE [IMAGE]      RECIPE: django-py39 | django-py311 | sympy | pytest | requests | jq
+#   bash scripts/build-env-image.sh RECIPE [IMAGE]      RECIPE: django-py39 | django-py311 | sympy | pytest | requests | jq | gin | preact
 #   bash scripts/build-env-image.sh --list
 #
 # Prints the --env-image flags that make `locfix evaluate` / `locfix run` use the image. Idempotent: an
@@ -25,6 +25,8 @@ case "$recipe" in
     echo "pytest        pytest 4.4-6.0 (bullseye, python 3.9)"
     echo "requests      psf/requests 0.7-2.10 (bullseye, python 3.9; urllib3 and chardet are vendored)"
     echo "jq            jqlang/jq, every Multilingual version (bookworm C toolchain with autotools; the oniguruma submodule from Debian's libonig source)"
+    echo "preact        preactjs/preact, every Multilingual version (bookworm Node 18 with npm, chromium for karma; an npm cache of each row's lockfile; needs LOCFIX_MIRRORS)"
+    echo "gin           gin-gonic/gin 2755, 3227, 3741, 3820 (bookworm Go 1.19 in GOPATH mode over Debian's golang-* libraries)"
     exit 0
     ;;
   django-py39)
@@ -77,6 +79,37 @@ case "$recipe" in
     repo="jqlang/jq"
     versions="2235 2598 2650 2658 2681 2728 2750 2839 2919"
     ;;
+  gin)
+    # The harness builds gin in module mode with Go 1.23 and the module proxy. Offline, Go 1.19 in GOPATH mode
+    # reads the imports from Debian's golang-*-dev packages (/usr/share/gocode) instead of go.mod. GOPATH mode
+    # needs the checkout at its import path: the instance setup moves /testbed there and leaves a symlink, so
+    # every command that runs in /testbed (the eval script, patches, locfix's edits) reaches the same files.
+    # gin's default JSON is encoding/json: sonic, go-json and jsoniter are behind build tags the specs never set.
+    suite=bookworm
+    packages="git,patch,ca-certificates,gcc,libc6-dev,golang-go,golang-github-gin-contrib-sse-dev,golang-github-go-playground-validator-v10-dev,golang-github-mattn-go-isatty-dev,golang-github-pelletier-go-toml.v2-dev,golang-github-stretchr-testify-dev,golang-github-ugorji-go-codec-dev,golang-golang-x-net-dev,golang-google-protobuf-dev,golang-github-golang-protobuf-1-5-dev,golang-gopkg-yaml.v2-dev,golang-gopkg-yaml.v3-dev"
+    extra_debs=""
+    image_env="GO111MODULE=off GOPATH=/go:/usr/share/gocode GOPROXY=off GOFLAGS=-buildvcs=false"
+    instance_setup="mkdir -p /go/src/github.com/gin-gonic && mv /testbed /go/src/github.com/gin-gonic/gin && ln -s /go/src/github.com/gin-gonic/gin /testbed"
+    repo="gin-gonic/gin"
+    # 1805, 1957, 2121 and 4003 import packages Debian does not have at a version that builds (see the docs)
+    versions="2755 3227 3741 3820"
+    ;;
+  preact)
+    # The harness' js_2 image: Node from NodeSource, Google Chrome as CHROME_BIN, `npm install` in /testbed, then
+    # karma's ChromeNoSandboxHeadless. Offline: Debian's Node 18 (NodeSource is not reachable here) and chromium,
+    # and, since the sandbox has no network for `npm install`, an npm cache that this image's own npm fills from
+    # the package-lock.json at each row's base commit (in a chroot, with the host's network), read offline later.
+    suite=bookworm
+    packages="git,patch,ca-certificates,curl,jq,build-essential"
+    # debootstrap's own dependency resolution cannot configure npm's hundreds of node-* packages: apt does it
+    chroot_packages="nodejs npm chromium"
+    extra_debs=""
+    image_env="CHROME_BIN=/usr/bin/chromium CHROME_PATH=/usr/bin/chromium TZ=Etc/UTC PUPPETEER_SKIP_DOWNLOAD=true PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=true"
+    repo="preactjs/preact"
+    versions="2757 2896 2927 3010 3062 3345 3454 3562 3567 3689 3739 3763 4152 4182 4245 4316 4436"
+    # the base commits of those versions: their lockfiles make the npm cache
+    npm_lock_commits="b17a932342bf a9f7e676dc03 ee76c1eb1698 c12331064f4e 7556b61bd0d9 e0e17046753f 00c8d1ff1498 0b9a9275b47e c77e6284c199 9457b221fdac 2cafedee2ddf e968a5a4000d 9c5a82efcc3d 66cb6a78776b 13b0afb7a28a b820d8b73ead db0f4f2e7a23"
+    ;;
   *)
     echo "usage: bash scripts/build-env-image.sh RECIPE [IMAGE]   (recipes: bash scripts/build-env-image.sh --list)" >&2
     exit 2
@@ -84,6 +117,9 @@ case "$recipe" in
 esac
 image="${2:-locfix/env.$recipe:1}"
 source_tarballs="${source_tarballs:-}"
+image_env="${image_env:-}"
+npm_lock_commits="${npm_lock_commits:-}"
+chroot_packages="${chroot_packages:-}"
 instance_setup="${instance_setup:-}"
 
 flags() {
@@ -98,10 +134,25 @@ if docker image inspect "$image" >/dev/null 2>&1; then
   exit 0
 fi
 
+mirror=""
+if [ -n "$npm_lock_commits" ]; then
+  mirror="${LOCFIX_MIRRORS:-}/${repo/\//+}/repo"
+  if [ -z "${LOCFIX_MIRRORS:-}" ] || ! git -C "$mirror" cat-file -e "${npm_lock_commits%% *}^{commit}" 2>/dev/null; then
+    log "the $recipe recipe caches the npm packages of each row's package-lock.json, read from the repository's mirror:"
+    log "set LOCFIX_MIRRORS to the folder holding ${repo/\//+}/repo (a bare clone of $repo)"
+    exit 1
+  fi
+fi
+
 command -v debootstrap >/dev/null 2>&1 || { log "debootstrap is missing: apt-get install debootstrap (or run scripts/setup-docker.sh)"; exit 1; }
 rootfs="$(mktemp -d /tmp/locfix-env-rootfs.XXXXXX)"
 work="$(mktemp -d /tmp/locfix-env-debs.XXXXXX)"
-trap 'rm -rf "$rootfs" "$work"' EXIT
+# never remove the root filesystem while /proc is mounted in it (the npm step mounts it)
+cleanup() {
+  if mountpoint -q "$rootfs/proc" 2>/dev/null; then umount -l "$rootfs/proc" || { log "left $rootfs: /proc is still mounted there"; return; }; fi
+  rm -rf "$rootfs" "$work"
+}
+trap cleanup EXIT
 
 log "debootstrap $suite (minbase) with the $recipe packages (about 1.5 min)"
 if ! debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" >"$work/debootstrap.log" 2>&1; then
@@ -132,6 +183,44 @@ for spec in $source_tarballs; do
   tar -xzf "$work/source.tar.gz" -C "$rootfs$dest" --strip-components=1
 done
 
+# An npm cache for offline `npm install`: this image's own npm installs each lockfile in a chroot (with the host's
+# network) into /opt/npm-cache, four at a time (npm's cache takes concurrent writers); /etc/npmrc then makes
+# every later npm read only that cache.
+if [ -n "$chroot_packages$npm_lock_commits" ]; then
+  cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
+  mount -t proc proc "$rootfs/proc"
+fi
+if [ -n "$chroot_packages" ]; then
+  log "apt-get install $chroot_packages (in the image, a few minutes)"
+  if ! chroot "$rootfs" /bin/bash -c "export DEBIAN_FRONTEND=noninteractive; apt-get update && apt-get install -y --no-install-recommends $chroot_packages" >"$work/apt.log" 2>&1; then
+    log "apt-get failed; last lines of its log:"
+    tail -n 30 "$work/apt.log" >&2
+    exit 1
+  fi
+fi
+if [ -n "$npm_lock_commits" ]; then
+  log "filling the npm cache from $(echo $npm_lock_commits | wc -w) lockfiles of $repo (a few minutes)"
+  for commit in $npm_lock_commits; do
+    mkdir -p "$rootfs/tmp/npm-lock/$commit"
+    git -C "$mirror" show "$commit:package.json" >"$rootfs/tmp/npm-lock/$commit/package.json"
+    git -C "$mirror" show "$commit:package-lock.json" >"$rootfs/tmp/npm-lock/$commit/package-lock.json" 2>/dev/null || rm -f "$rootfs/tmp/npm-lock/$commit/package-lock.json"
+  done
+  fill() {
+    chroot "$rootfs" /bin/bash -c "cd /tmp/npm-lock/$1 && { npm ci --ignore-scripts --no-audit --no-fund --cache /opt/npm-cache || npm install --ignore-scripts --no-audit --no-fund --cache /opt/npm-cache; }" \
+      >"$work/npm-$1.log" 2>&1 || { log "npm could not install the lockfile of $1; last lines:"; tail -n 20 "$work/npm-$1.log" >&2; return 1; }
+  }
+  export -f fill log
+  export rootfs work
+  echo $npm_lock_commits | tr ' ' '\n' | xargs -P 4 -I{} bash -c 'fill {}' || exit 1
+  rm -rf "$rootfs/tmp/npm-lock" "$rootfs/root/.npm/_logs"
+  printf 'cache=/opt/npm-cache\noffline=true\naudit=false\nfund=false\nupdate-notifier=false\n' >"$rootfs/etc/npmrc"
+  log "npm cache: $(du -sh "$rootfs/opt/npm-cache" | cut -f1)"
+fi
+if mountpoint -q "$rootfs/proc"; then
+  umount "$rootfs/proc"
+  : >"$rootfs/etc/resolv.conf"
+fi
+
 # Offline `pip install -e .`: never reach for an index, never install dependencies (Debian has them), and
 # build without isolation (pip reads no-build-isolation inverted: false turns isolation off).
 cat >"$rootfs/etc/pip.conf" <<'EOF'
@@ -152,10 +241,8 @@ grep -q '^# en_US.UTF-8' "$rootfs/etc/locale.gen" 2>/dev/null || echo '# en_US.U
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
 
 log "importing $image"
-tar -C "$rootfs" -c . | docker import \
-  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-  --change 'ENV LANG=C.UTF-8' \
-  --change 'CMD ["/bin/bash"]' \
-  - "$image" >/dev/null
+changes=(--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' --change 'ENV LANG=C.UTF-8' --change 'CMD ["/bin/bash"]')
+for assignment in $image_env; do changes+=(--change "ENV $assignment"); done
+tar -C "$rootfs" -c . | docker import "${changes[@]}" - "$image" >/dev/null
 log "built $image; use it with:"
 flags
