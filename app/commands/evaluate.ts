@@ -53,70 +53,72 @@ export function register(program: Command): void {
       ],
     );
   // the rest are `locfix run`'s own flags for the same config keys (app/commands/run-flags.ts)
-  declareFlags(command, EVALUATE_FLAGS.filter((f) => !['--dataset', '--run-id'].includes(f.flag.split(' ')[0]!)));
-  command
-    .action(async (opts: EvaluateFlags) => {
-      const config = evaluationConfig(opts);
-      const loaded = await loadDataset(opts.dataset);
-      for (const error of loaded.errors) console.error(`dataset: ${error.message}`);
-      let dataset = loaded.instances;
-      if (opts.instances?.length) {
-        const wanted = new Set(opts.instances);
-        const missing = opts.instances.filter((id) => !dataset.some((i) => i.instance_id === id));
-        if (missing.length) throw new Error(`instances not in the dataset: ${missing.join(', ')}`);
-        dataset = dataset.filter((i) => wanted.has(i.instance_id));
-      }
-      let predictions = await loadPredictions(opts.predictions, dataset);
-      if (opts.instances?.length) predictions = predictions.filter((p) => dataset.some((i) => i.instance_id === p.instance_id));
-      const store = new RepoStore({
-        cacheDir: config.cacheDir ?? path.join(process.env.LOCFIX_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'locfix')),
-        mirrorsDir: config.mirrorsDir,
-        allowClone: false,
-      });
-      // one engine (the harness' way), or a pool of engines placed by free capacity: the run's backends
-      const backend = runBackend(config, store);
-      const runsDir = config.runsDir;
-      // one process per run folder: a second evaluation of this run refuses instead of racing the first
-      const lock = acquireRunLock(path.join(runsDir, config.runId));
-      try {
-        let done = 0;
-        const total = predictions.filter((p) => p.model_patch).length;
-        const { summary, summaryPath, outcomes } = await runEvaluation({
-          runId: config.runId,
-          runsDir,
-          dataset,
-          predictions,
-          backend,
-          timeoutMs: config.evaluation.timeoutSeconds * 1000,
-          maxWorkers: config.concurrency.docker,
-          network: config.evaluation.network,
-          onSweep: (count) => console.log(`removed ${count} container(s) left behind by an interrupted evaluation of run ${config.runId}`),
-          onSweepOrphans: (count) => console.log(`removed ${count} container(s) and volume(s) left behind by locfix processes that are gone`),
-          onProgress: (o) => {
-            done += 1;
-            const state = o.completed ? (o.resolved ? 'resolved' : 'unresolved') : `error: ${o.error}`;
-            console.log(`[${done}/${total}] ${o.instanceId}: ${state}${o.reused ? ' (existing report)' : ''} ${(o.durationMs / 1000).toFixed(1)}s`);
-          },
-        });
-        // the run-folder contract, so analyze / compare / report read this evaluation like any run
-        await recordEvaluationRun(path.join(runsDir, config.runId), {
-          dataset,
-          datasetName: opts.dataset,
-          predictions,
-          outcomes,
-          source: opts.predictions,
-          network: config.evaluation.network,
-        });
-        console.log(
-          `Total instances: ${summary.total_instances}\nInstances submitted: ${summary.submitted_instances}\n` +
-            `Instances completed: ${summary.completed_instances}\nInstances incomplete: ${summary.incomplete_ids.length}\n` +
-            `Instances resolved: ${summary.resolved_instances}\nInstances unresolved: ${summary.unresolved_instances}\n` +
-            `Instances with empty patches: ${summary.empty_patch_instances}\nInstances with errors: ${summary.error_instances}\n` +
-            `Report written to ${summaryPath}`,
-        );
-      } finally {
-        lock.release();
-        await store.close();
-      }
+  declareFlags(
+    command,
+    EVALUATE_FLAGS.filter((f) => !['--dataset', '--run-id'].includes(f.flag.split(' ')[0]!)),
+  );
+  command.action(async (opts: EvaluateFlags) => {
+    const config = evaluationConfig(opts);
+    const loaded = await loadDataset(opts.dataset);
+    for (const error of loaded.errors) console.error(`dataset: ${error.message}`);
+    let dataset = loaded.instances;
+    if (opts.instances?.length) {
+      const wanted = new Set(opts.instances);
+      const missing = opts.instances.filter((id) => !dataset.some((i) => i.instance_id === id));
+      if (missing.length) throw new Error(`instances not in the dataset: ${missing.join(', ')}`);
+      dataset = dataset.filter((i) => wanted.has(i.instance_id));
+    }
+    let predictions = await loadPredictions(opts.predictions, dataset);
+    if (opts.instances?.length) predictions = predictions.filter((p) => dataset.some((i) => i.instance_id === p.instance_id));
+    const store = new RepoStore({
+      cacheDir: config.cacheDir ?? path.join(process.env.LOCFIX_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'locfix')),
+      mirrorsDir: config.mirrorsDir,
+      allowClone: false,
     });
+    // one engine (the harness' way), or a pool of engines placed by free capacity: the run's backends
+    const backend = runBackend(config, store);
+    const runsDir = config.runsDir;
+    // one process per run folder: a second evaluation of this run refuses instead of racing the first
+    const lock = acquireRunLock(path.join(runsDir, config.runId));
+    try {
+      let done = 0;
+      const total = predictions.filter((p) => p.model_patch).length;
+      const { summary, summaryPath, outcomes } = await runEvaluation({
+        runId: config.runId,
+        runsDir,
+        dataset,
+        predictions,
+        backend,
+        timeoutMs: config.evaluation.timeoutSeconds * 1000,
+        maxWorkers: config.concurrency.docker,
+        network: config.evaluation.network,
+        onSweep: (count) => console.log(`removed ${count} container(s) left behind by an interrupted evaluation of run ${config.runId}`),
+        onSweepOrphans: (count) => console.log(`removed ${count} container(s) and volume(s) left behind by locfix processes that are gone`),
+        onProgress: (o) => {
+          done += 1;
+          const state = o.completed ? (o.resolved ? 'resolved' : 'unresolved') : `error: ${o.error}`;
+          console.log(`[${done}/${total}] ${o.instanceId}: ${state}${o.reused ? ' (existing report)' : ''} ${(o.durationMs / 1000).toFixed(1)}s`);
+        },
+      });
+      // the run-folder contract, so analyze / compare / report read this evaluation like any run
+      await recordEvaluationRun(path.join(runsDir, config.runId), {
+        dataset,
+        datasetName: opts.dataset,
+        predictions,
+        outcomes,
+        source: opts.predictions,
+        network: config.evaluation.network,
+      });
+      console.log(
+        `Total instances: ${summary.total_instances}\nInstances submitted: ${summary.submitted_instances}\n` +
+          `Instances completed: ${summary.completed_instances}\nInstances incomplete: ${summary.incomplete_ids.length}\n` +
+          `Instances resolved: ${summary.resolved_instances}\nInstances unresolved: ${summary.unresolved_instances}\n` +
+          `Instances with empty patches: ${summary.empty_patch_instances}\nInstances with errors: ${summary.error_instances}\n` +
+          `Report written to ${summaryPath}`,
+      );
+    } finally {
+      lock.release();
+      await store.close();
+    }
+  });
 }

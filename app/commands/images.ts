@@ -16,7 +16,9 @@ function megabytes(bytes: number): string {
 function table(images: readonly LocfixImage[]): string {
   const shown = (i: LocfixImage) => (i.untagged ? `${i.id.slice(7, 19)} (untagged)` : i.name);
   const width = Math.max(5, ...images.map((i) => shown(i).length));
-  const rows = images.map((i) => `${i.tier.padEnd(9)} ${shown(i).padEnd(width)} ${megabytes(i.sizeBytes).padStart(8)}  ${i.created.toISOString().slice(0, 16)}`);
+  const rows = images.map(
+    (i) => `${i.tier.padEnd(9)} ${shown(i).padEnd(width)} ${megabytes(i.sizeBytes).padStart(8)}  ${i.created.toISOString().slice(0, 16)}`,
+  );
   return [`${'tier'.padEnd(9)} ${'image'.padEnd(width)} ${'size'.padStart(8)}  created   (sizes include shared layers)`, ...rows].join('\n');
 }
 

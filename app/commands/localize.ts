@@ -33,7 +33,9 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const runDir = path.resolve(flags.out);
   const capabilities = localizerNeeds(flags.localizer, options);
   // a localizer that reads through a sandbox (the explorer) gets one on the local Docker engine
-  const workspaces = declares(capabilities, 'workspace') ? runBackend(RunConfigSchema.parse({ dataset: flags.dataset, runId: path.basename(runDir) }), services.store) : undefined;
+  const workspaces = declares(capabilities, 'workspace')
+    ? runBackend(RunConfigSchema.parse({ dataset: flags.dataset, runId: path.basename(runDir) }), services.store)
+    : undefined;
   await (async () => {
     await services.checkConfiguration({ repos: instances.map((i) => i.repo) });
     const missing = missingCapabilities(flags.localizer, capabilities.needs, capabilitySupply(services, { runDir, ...(workspaces ? { workspaces } : {}) }));

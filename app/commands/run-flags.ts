@@ -180,7 +180,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     parse: (t, f) => positiveInt(f, t),
   }),
   // the sandboxes of validation and evaluation; `locfix evaluate` takes the same flags (EVALUATE_FLAGS)
-  flag('concurrency', { field: 'docker', flag: '--max-workers <n>', description: 'sandboxes at once (default 2; evaluate: 1)', parse: (t, f) => positiveInt(f, t) }),
+  flag('concurrency', { field: 'docker', flag: '--max-workers <n>', description: 'sandboxes at once (2; evaluate: 1)', parse: (t, f) => positiveInt(f, t) }),
   flag('docker', { field: 'memoryGiB', flag: '--memory <GiB>', description: 'memory limit per container (default 4)', parse: positiveNumber }),
   flag('docker', { field: 'cpus', flag: '--cpus <n>', description: 'CPU limit per container (default 1)', parse: positiveNumber }),
   flag('docker', { field: 'baseImage', flag: '--base-image <image>', description: 'base image for spec-built environments (default locfix/base:bookworm)' }),
@@ -211,7 +211,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     negate: true,
   }),
   flag('docker', { field: 'pullOfficialImages', flag: '--pull', description: 'try to pull absent official images (contacts a remote registry)' }),
-  flag('docker', { field: 'arch', flag: '--arch <arch>', description: `architecture in official image names: ${IMAGE_ARCHS.join(' | ')}`, parse: oneOf(IMAGE_ARCHS) }),
+  flag('docker', { field: 'arch', flag: '--arch <arch>', description: `official images' architecture: ${IMAGE_ARCHS.join(' | ')}`, parse: oneOf(IMAGE_ARCHS) }),
   flag('docker', {
     field: 'cacheLevel',
     flag: '--cache-level <level>',
@@ -233,7 +233,17 @@ export const RUN_FLAGS: readonly RunFlag[] = [
 ];
 
 /** The config keys `locfix evaluate` takes from the same table: where it reads and writes, and the sandboxes. */
-const EVALUATE_KEYS = new Set(['runId', 'runsDir', 'dataset', 'mirrorsDir', 'cacheDir', 'docker', 'concurrency.docker', 'evaluation.timeoutSeconds', 'evaluation.network']);
+const EVALUATE_KEYS = new Set([
+  'runId',
+  'runsDir',
+  'dataset',
+  'mirrorsDir',
+  'cacheDir',
+  'docker',
+  'concurrency.docker',
+  'evaluation.timeoutSeconds',
+  'evaluation.network',
+]);
 export const EVALUATE_FLAGS: readonly RunFlag[] = RUN_FLAGS.filter((f) => EVALUATE_KEYS.has(f.key) || EVALUATE_KEYS.has(`${f.key}.${f.field}`));
 
 /** Declares the table's flags on a command. */

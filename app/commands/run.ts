@@ -21,7 +21,8 @@ export function register(program: Command): void {
       const config = await loadRunConfig(flags.config, overridesFrom(flags));
       const result = await runExperiment(config, { retryErrors: flags.retryErrors });
       if (result.budgetExhausted) process.exitCode = 3;
-      else if (result.diskFull) process.exitCode = 75; // EX_TEMPFAIL: the same command succeeds once space is freed
+      else if (result.diskFull)
+        process.exitCode = 75; // EX_TEMPFAIL: the same command succeeds once space is freed
       else if (result.incomplete) process.exitCode = 1;
       else if (result.interrupted) process.exitCode = 130;
       else if (result.total > 0 && result.failed === result.total) {

@@ -5,7 +5,7 @@
  * `locfix run` (app/commands/run.ts), the benchmarks and the tests call `runExperiment`.
  */
 import path from 'node:path';
-import { artifactSettings, artifactSettingsOfConfig, loadRunConfig, type RunConfig } from '../../src/config.ts';
+import { artifactSettings, artifactSettingsOfConfig, type RunConfig } from '../../src/config.ts';
 import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { loadSelection, runSelectionFlags } from './selection.ts';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
@@ -273,4 +273,3 @@ async function stopOnFullDisk(
   log(`run ${layout.id} stopped: ${message}; ${total - notDone} of ${total} instances done (${failed} with errors), ${notDone} not done`);
   return { runDir: layout.root, interrupted: true, diskFull: true, failed, total };
 }
-

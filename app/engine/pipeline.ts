@@ -79,22 +79,24 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
   const stop = () => runCapHit || diskFull !== undefined || (options.shouldStop?.() ?? false);
   for (const stage of options.stages) {
     if (!stage.prepare || diskFull) continue;
-    await stage.prepare(options.instances, {
-      layout: options.layout,
-      within: async (instance, work) => {
-        if (!spend) return work();
-        try {
-          return await underBudget(spend, spend.instance(instance.instance_id), work);
-        } catch (err) {
-          if (err instanceof StageNotRecorded) runCapHit = true;
-          throw err;
-        }
-      },
-      shouldStop: stop,
-    }).catch((err: unknown) => {
-      if (!isDiskFull(err)) throw err;
-      diskFull = new StageNotRecorded(diskFullMessage(err), 'disk-full');
-    });
+    await stage
+      .prepare(options.instances, {
+        layout: options.layout,
+        within: async (instance, work) => {
+          if (!spend) return work();
+          try {
+            return await underBudget(spend, spend.instance(instance.instance_id), work);
+          } catch (err) {
+            if (err instanceof StageNotRecorded) runCapHit = true;
+            throw err;
+          }
+        },
+        shouldStop: stop,
+      })
+      .catch((err: unknown) => {
+        if (!isDiskFull(err)) throw err;
+        diskFull = new StageNotRecorded(diskFullMessage(err), 'disk-full');
+      });
   }
   const results = new Array<InstancePipelineResult>(options.instances.length);
   await Promise.all(
