@@ -34,6 +34,7 @@ const COMMANDS: Record<string, CommandModule> = {
   'import-run': () => import('./commands/import-run.ts'),
   calibrate: () => import('./commands/calibrate.ts'),
   merge: () => import('./commands/merge.ts'),
+  view: () => import('./commands/view.ts'),
 };
 
 /** The command a command line names (its first word that is not an option), if any. */

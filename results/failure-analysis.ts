@@ -105,6 +105,10 @@ export interface InstanceAnalysis {
   notJudged?: string;
   /** the cascade tier whose answer went downstream (cascade runs only) */
   cascadeTier?: string;
+  /** what the instance's stages spent on models (the run analysis fills it in) */
+  spent?: { cost: number; promptTokens: number; completionTokens: number };
+  /** the elements the gold patch edits, as function level was judged against them */
+  goldElements?: CodeElement[];
 }
 
 // ---------------------------------------------------------------------------------------------------------

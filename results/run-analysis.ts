@@ -32,7 +32,8 @@ export async function writeRunInstances(layout: RunLayout, instances: readonly S
   await writeJsonlAtomic(layout.file(INSTANCES_FILE), instances);
 }
 
-interface InstanceArtifacts {
+/** One instance's stage artifacts (absent: the stage never wrote one for it). */
+export interface InstanceArtifacts {
   files?: StageArtifact<FileLocalization>;
   functions?: StageArtifact<FunctionStageOutput>;
   lines?: StageArtifact<LineStageOutput>;
@@ -42,7 +43,7 @@ interface InstanceArtifacts {
   evaluate?: StageArtifact<EvaluateStageOutput>;
 }
 
-async function loadArtifacts(layout: RunLayout, id: string, fileStage: string): Promise<InstanceArtifacts> {
+export async function loadInstanceArtifacts(layout: RunLayout, id: string, fileStage: string): Promise<InstanceArtifacts> {
   const [files, functions, lines, repair, validate, select, evaluate] = await Promise.all([
     readArtifact<FileLocalization>(layout, fileStage, id),
     readArtifact<FunctionStageOutput>(layout, STAGE.functions, id),
@@ -189,6 +190,9 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
     const c = costs.get(stage) ?? { stage, promptTokens: 0, completionTokens: 0, cost: 0, calls: 0, wallMs: 0 };
     c.wallMs += artifact.durationMs;
     if (usage) {
+      spentHere.cost += usage.cost;
+      spentHere.promptTokens += usage.promptTokens;
+      spentHere.completionTokens += usage.completionTokens;
       c.promptTokens += usage.promptTokens;
       c.completionTokens += usage.completionTokens;
       c.cost += usage.cost;
@@ -206,8 +210,11 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
   const labelled: LabelledAnswer[] = [];
   let upperBound = false;
 
+  // what the instance being read spent (addCost adds to it as it adds to the stage totals)
+  let spentHere = { cost: 0, promptTokens: 0, completionTokens: 0 };
   for (const { id, row, repo } of instances) {
-    const a = await loadArtifacts(layout, id, folder.fileStage ?? STAGE.files);
+    spentHere = { cost: 0, promptTokens: 0, completionTokens: 0 };
+    const a = await loadInstanceArtifacts(layout, id, folder.fileStage ?? STAGE.files);
     if (a.files) outcome.localized!.push(id);
     const files = ok(a.files);
     upperBound ||= Boolean(files?.upperBound);
@@ -291,6 +298,8 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
       baseSource,
     };
     const analysis = analyzeInstance(evidence);
+    analysis.spent = spentHere;
+    if (evidence.goldElements.length) analysis.goldElements = evidence.goldElements;
     const tier = files ? addToCascadeSummary(cascade, files, outcome.goldFiles[id] ?? [], topFiles) : undefined;
     if (tier) analysis.cascadeTier = tier;
     if (gold.size) labelled.push({ confidence: files?.confidence, hit: ranking?.[0] !== undefined && gold.has(ranking[0]) ? 1 : 0 });

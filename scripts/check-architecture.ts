@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> = [
   { name: 'entry', rooms: ['bin', 'app/cli.ts'] },
   { name: 'surface', rooms: ['app/commands', 'scripts'] },
-  { name: 'assembly', rooms: ['app/engine', 'app/cluster', 'app/services.ts'] },
+  { name: 'assembly', rooms: ['app/engine', 'app/cluster', 'app/view', 'app/services.ts'] },
   { name: 'analysis', rooms: ['results'] },
   { name: 'localizers', rooms: ['localizer'] },
   { name: 'stages', rooms: ['repair', 'validation'] },

@@ -1,0 +1,101 @@
+/**
+ * The run browser's web server: hono routes over a Catalogue. `viewApp` is the application alone (tests and
+ * the static export call it without a socket); `serveView` listens, on the loopback address unless told
+ * otherwise, and answers until it is closed.
+ */
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { html } from 'hono/html';
+import { SORT_KEYS, type Catalogue, type InstanceQuery, type SortKey } from './catalogue.ts';
+import { CONTENT_SECURITY_POLICY, page, sync, type Html, type Links } from './html.ts';
+import { instancePage } from './pages/instance.ts';
+import { instancesPage, runsPage } from './pages/lists.ts';
+import { STYLE } from './style.ts';
+
+const enc = encodeURIComponent;
+
+/** Query-string form of a filter, leaving out what is unset or default. */
+export function queryString(q: InstanceQuery = {}): string {
+  const params = new URLSearchParams();
+  for (const key of ['run', 'repo', 'category', 'arm', 'tier', 'text'] as const) if (q[key]) params.set(key, q[key]!);
+  if (q.sort && q.sort !== 'id') params.set('sort', q.sort);
+  if (q.descending) params.set('desc', '1');
+  if (q.page && q.page > 1) params.set('page', String(q.page));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+export const serverLinks: Links = {
+  live: true,
+  home: () => '/',
+  instances: (q) => `/instances${queryString(q)}`,
+  instance: (run, id) => `/runs/${enc(run)}/instances/${enc(id)}`,
+  style: () => '/style.css',
+};
+
+export function parseQuery(get: (name: string) => string | undefined): InstanceQuery {
+  const sort = get('sort');
+  const page = Number(get('page'));
+  const q: InstanceQuery = {};
+  for (const key of ['run', 'repo', 'category', 'arm', 'tier', 'text'] as const) {
+    const v = get(key);
+    if (v) q[key] = v;
+  }
+  if (sort && (SORT_KEYS as readonly string[]).includes(sort)) q.sort = sort as SortKey;
+  if (get('desc') === '1') q.descending = true;
+  if (Number.isInteger(page) && page > 1) q.page = page;
+  return q;
+}
+
+export function viewApp(catalogue: Catalogue): Hono {
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+  });
+  app.get('/style.css', (c) => c.body(STYLE, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'max-age=3600' }));
+  app.get('/', (c) => c.html(runsPage(catalogue, serverLinks)));
+  app.get('/instances', (c) =>
+    c.html(
+      instancesPage(
+        catalogue,
+        serverLinks,
+        parseQuery((name) => c.req.query(name)),
+      ),
+    ),
+  );
+  app.get('/runs/:run/instances/:id', async (c) => {
+    const detail = await catalogue.instance(c.req.param('run'), c.req.param('id'));
+    if (!detail) return c.html(page(serverLinks, 'not found', notFound(c.req.param('run'), c.req.param('id'))), 404);
+    return c.html(instancePage(detail, serverLinks));
+  });
+  app.notFound((c) => c.html(page(serverLinks, 'not found', notFound()), 404));
+  app.onError((err, c) => c.text(`locfix view: ${err.message}`, 500));
+  return app;
+}
+
+function notFound(run?: string, id?: string): Html {
+  return sync(html`<h1>Not found</h1>${run === undefined ? '' : html`<p>No instance ${id} in run ${run}.</p>`}`);
+}
+
+export interface ViewServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Listens on `host` (loopback by default: the pages show model outputs and code of the runs) and `port` (0: any free one). */
+export function serveView(catalogue: Catalogue, options: { host?: string; port?: number } = {}): Promise<ViewServer> {
+  const host = options.host ?? '127.0.0.1';
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: viewApp(catalogue).fetch, hostname: host, port: options.port ?? 0 }, (info) => {
+      const shownHost = host.includes(':') ? `[${host}]` : host;
+      resolve({
+        url: `http://${shownHost}:${info.port}`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
+    });
+    server.once('error', reject);
+  });
+}
