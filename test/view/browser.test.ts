@@ -18,6 +18,7 @@ import { serveView, type ViewServer } from '../../app/view/server.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { DEMO_RECORDING_DIR } from '../../src/minibench/demo-run.ts';
 import { ensureBrowser, launchBrowser } from '../support/browser.ts';
+import { runLocfix } from '../support/cli.ts';
 import { HOSTILE, writeHostileRun, writeLocalizerRuns } from './fixture-runs.ts';
 
 const hasBrowser = ensureBrowser('run browser');
@@ -52,6 +53,17 @@ beforeAll(async () => {
   const dataset = path.join(dir, 'rows.jsonl');
   await writeFile(dataset, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   runs = { demo: path.join(dir, 'demo'), ...(await writeLocalizerRuns(dir, dataset, rows)) };
+  // the other two kinds of folder: a published run imported (the gold edits as predictions), and a merged one
+  const predictions = path.join(dir, 'predictions.jsonl');
+  await writeFile(predictions, rows.map((r) => JSON.stringify({ instance_id: r.instance_id, model_patch: r.patch })).join('\n') + '\n');
+  runs.imported = path.join(dir, 'imported');
+  await cli(['import-run', predictions, '--format', 'predictions', '--label', 'gold-edits', '--dataset', dataset, '--out', runs.imported]);
+  // model-free retrieval in two shards (a real Chroma, the demo's mirrors), joined by merge
+  const shards = [1, 2].map((i) => path.join(dir, `retrieve-shard-${i}`));
+  for (const [i, out] of shards.entries())
+    await cli(['retrieve', '--dataset', dataset, '--mirrors', path.join(dir, 'minibench', 'mirrors'), '--shard', `${i + 1}/2`, '--out', out]);
+  runs.merged = path.join(dir, 'merged');
+  await cli(['merge', '--out', runs.merged, ...shards]);
   hostile = await writeHostileRun(dir, rows[0]!);
   catalogue = await Catalogue.open([...Object.values(runs), hostile.dir]);
   server = await serveView(catalogue);
@@ -63,6 +75,11 @@ afterAll(async () => {
   await server?.close();
   if (dir && !process.env.LOCFIX_KEEP_TEST_DIRS) await rm(dir, { recursive: true, force: true });
 });
+
+async function cli(args: string[]): Promise<void> {
+  const r = await runLocfix(args, path.join(dir, 'cache'));
+  if (r.code !== 0) throw new Error(`locfix ${args.join(' ')} exited ${r.code}:\n${r.stderr}`);
+}
 
 async function open(url: string): Promise<Page> {
   const page = await browser.newPage();
@@ -79,7 +96,9 @@ const texts = (page: Page, selector: string) => page.$$eval(selector, (els) => e
 describe.skipIf(!hasBrowser)('locfix view in a real browser', () => {
   it("runs page → a run's instances → one instance, with every stage or why it has none", { timeout: 120_000 }, async () => {
     const page = await open(`${server.url}/`);
-    expect(await texts(page, 'h2 a')).toEqual(['demo', 'blagent-run', 'locagent-run', 'explorer-run', 'oracle-run', 'hostile-run']);
+    expect(await texts(page, 'h2 a')).toEqual(['demo', 'blagent-run', 'locagent-run', 'explorer-run', 'oracle-run', 'imported', 'merged', 'hostile-run']);
+    // every kind of run folder, said as such
+    expect(await texts(page, 'h2 .muted')).toEqual(expect.arrayContaining(['pipeline run', 'stage run', 'imported run', 'merged run']));
     // the demo ran without Docker: its instances are "not evaluated", kept apart from the judged categories
     expect(await page.$eval('section.run', (s) => (s as HTMLElement).innerText)).toMatch(
       /not judged \(work that did not happen, in no rate\): not-evaluated \d/,
@@ -150,6 +169,9 @@ describe.skipIf(!hasBrowser)('locfix view in a real browser', () => {
     expect(failed).toMatch(/failed \(step-limit\): explorer: the step limit \(2\) was reached/);
     expect(failed).toMatch(/what the agent did before it stopped/);
     expect(await text('oracle-run')).toMatch(/the gold files/);
+    // an imported run (the gold edits as predictions) and a merged one open like the others
+    expect(await text('imported')).toMatch(/^1\s+confetti\/types\.py gold/m);
+    expect(await text('merged', 'minibench__qty-7')).toMatch(/evidence \(per channel\)/);
   });
 
   it('hostile artifacts show as text and never run', { timeout: 60_000 }, async () => {
