@@ -1,0 +1,113 @@
+/**
+ * Training pairs for a learned file ranker that are not the benchmark (issue 34): (query, changed files) mined
+ * from a repository's own history. A commit or merge on the first-parent line of the default branch qualifies
+ * when its message names an issue or ticket and it changes 1-3 non-test source files; its message is the query.
+ *
+ * What must never be trained on is cut off by date: every commit at or after the earliest base commit of an
+ * evaluated instance of the same repository. A gold fix comes after its instance's base commit, so no gold fix
+ * of an evaluated instance can be a pair; `excludedCommits` drops any commit named explicitly besides.
+ */
+import { languageForPath } from '../parsing/languages/index.ts';
+import { runGit } from '../repo/git.ts';
+import { parseCommitLog } from '../repo/history.ts';
+import { isTestPath } from './file-filter.ts';
+
+export interface TrainingPair {
+  repo: string;
+  commit: string;
+  /** committer time, seconds since the epoch */
+  committedAt: number;
+  /** the issue or ticket references the message names (`#123`, `gh-123`, `JIRA-12`) */
+  refs: string[];
+  /** the message, trailers and the merge boilerplate left out */
+  query: string;
+  /** the non-test source files it changes (against its first parent), sorted */
+  files: string[];
+}
+
+export interface MiningOptions {
+  repo: string;
+  gitDir: string;
+  /** commits at or after this committer time (seconds) are not mined; undefined: no cutoff */
+  before?: number;
+  /** commits never to mine (gold fixes named explicitly) */
+  excludedCommits?: ReadonlySet<string>;
+  /** at most this many source files changed (default 3) */
+  maxFiles?: number;
+  /** the branch or commit whose first-parent history is read (default HEAD) */
+  head?: string;
+}
+
+/** References to an issue or ticket: `#123`, `gh-123`, `bpo-123`, `issue 123`, `JIRA-123` (not a hex hash, not `v1-2`). */
+const REFERENCE = /(?:^|[\s([,;:])(#\d+|(?:gh|bpo|GH)-\d+|[Ii]ssue\s+#?\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b/g;
+const TRAILER = /^(?:Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Tested-by|Reported-by|Change-Id|Cc):/i;
+
+export function referencesOf(message: string): string[] {
+  return [...new Set([...message.matchAll(REFERENCE)].map((m) => m[1]!.replace(/^[Ii]ssue\s+#?/, '#')))];
+}
+
+/** The message as a query: trailers dropped, and a merge's "Merge pull request #N from owner/branch" line. */
+export function queryOf(message: string): string {
+  return message
+    .split('\n')
+    .filter((line) => !TRAILER.test(line.trim()) && !/^Merge (?:pull request|branch|remote-tracking branch) /.test(line.trim()))
+    .join('\n')
+    .trim();
+}
+
+/** Source files a pair may name: a language locfix parses, and not a test. */
+export function isSourceFile(file: string): boolean {
+  return languageForPath(file) !== undefined && !isTestPath(file);
+}
+
+/**
+ * The first-parent history of `head`, each commit with the files it changes against its first parent. The root
+ * commit is left out: it "changes" every file it adds, which says nothing about any of them.
+ */
+async function firstParentLog(gitDir: string, head: string): Promise<Array<ReturnType<typeof parseCommitLog>[number] & { committedAt: number }>> {
+  const { stdout } = await runGit([
+    '--git-dir',
+    gitDir,
+    'log',
+    '--first-parent',
+    '-m',
+    '--no-renames',
+    '--name-only',
+    '--format=%x00%H %ct %P%x01%B%x02',
+    head,
+  ]);
+  return parseCommitLog(stdout.toString('utf8')).flatMap((r) => {
+    const [id, time, firstParent] = r.id.split(' ');
+    return firstParent ? [{ ...r, id: id!, committedAt: Number(time) }] : [];
+  });
+}
+
+export async function minePairs(options: MiningOptions): Promise<TrainingPair[]> {
+  const maxFiles = options.maxFiles ?? 3;
+  const pairs: TrainingPair[] = [];
+  for (const c of await firstParentLog(options.gitDir, options.head ?? 'HEAD')) {
+    if (options.before !== undefined && c.committedAt >= options.before) continue;
+    if (options.excludedCommits?.has(c.id)) continue;
+    const refs = referencesOf(c.message);
+    if (refs.length === 0) continue;
+    const changed = [...new Set(c.files)];
+    const files = changed.filter(isSourceFile).sort();
+    if (files.length === 0 || files.length > maxFiles) continue;
+    const query = queryOf(c.message);
+    if (!query) continue;
+    pairs.push({ repo: options.repo, commit: c.id, committedAt: c.committedAt, refs, query, files });
+  }
+  return pairs;
+}
+
+/** The cutoff of a repository: the committer time of its earliest evaluated base commit (undefined: none given). */
+export async function cutoffOf(gitDir: string, baseCommits: readonly string[]): Promise<number | undefined> {
+  let earliest: number | undefined;
+  for (const commit of new Set(baseCommits)) {
+    const { stdout } = await runGit(['--git-dir', gitDir, 'show', '-s', '--format=%ct', commit]);
+    const time = Number(stdout.toString('utf8').trim());
+    if (!Number.isFinite(time)) throw new Error(`${gitDir}: no committer time for ${commit}`);
+    earliest = earliest === undefined ? time : Math.min(earliest, time);
+  }
+  return earliest;
+}
