@@ -17,7 +17,7 @@ import { defaultCacheDir } from '../src/dataset/load.ts';
 import { modifiedExistingFiles } from '../src/patch.ts';
 import { writeJsonAtomic, writeJsonlAtomic } from '../src/util/fsx.ts';
 import { CONFIGURATION_KINDS, INSTANCES_FILE, openRunFolder, stageState, type RunFolder } from './run-folder.ts';
-import type { FileLocalization } from '../src/artifacts/localization.ts';
+import { rankedPathsOf, type FileLocalization } from '../src/artifacts/localization.ts';
 import type { RepairInstanceRecord, Selection } from '../repair/types.ts';
 import type { FunctionStageOutput, LineStageOutput } from '../localizer/hierarchy/stage.ts';
 import type { EvaluateStageOutput, ValidateStageOutput } from '../validation/stages.ts';
@@ -218,7 +218,8 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
     if (a.files) outcome.localized!.push(id);
     const files = ok(a.files);
     upperBound ||= Boolean(files?.upperBound);
-    const ranking = files?.files.map((f) => f.path);
+    // the ranking as an older `locfix retrieve` wrote it (`ranking`) reads too, like eval-loc reads it
+    const ranking = rankedPathsOf(a.files);
     for (const w of files?.warnings ?? []) warnings.push(`${id}: file localization: ${w}`);
     outcome.rankings[id] = ranking;
     runnerRows.push(runnerRow(id, outcome.goldFiles[id] ?? [], a.files));
@@ -300,7 +301,7 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
     const analysis = analyzeInstance(evidence);
     analysis.spent = spentHere;
     if (evidence.goldElements.length) analysis.goldElements = evidence.goldElements;
-    const tier = files ? addToCascadeSummary(cascade, files, outcome.goldFiles[id] ?? [], topFiles) : undefined;
+    const tier = Array.isArray(files?.files) ? addToCascadeSummary(cascade, files, outcome.goldFiles[id] ?? [], topFiles) : undefined;
     if (tier) analysis.cascadeTier = tier;
     if (gold.size) labelled.push({ confidence: files?.confidence, hit: ranking?.[0] !== undefined && gold.has(ranking[0]) ? 1 : 0 });
     analyses.push(analysis);

@@ -13,9 +13,26 @@ import { category, diff, dollars, json, longText, page, seconds, sync, type Html
 import { conversation, fileLocalization, functionLocalization, lineLocalization, trajectoryOf } from './localization.ts';
 import { evaluationSection, repairSection, validationSection } from './repair.ts';
 
+/**
+ * One stage's section. An artifact of a shape the page does not expect (an older locfix's, a hand edit, a cut
+ * trace) is shown as its JSON with the reason, so one odd file never takes the instance's page down.
+ */
 function stageSection(d: InstanceDetail, stage: string, title: string, artifact: StageArtifact<unknown> | undefined, body: () => Html): Html {
-  const state = stageState(d.run.folder, stage, artifact);
   const head = html`<h2 id="${stage}">${title} <span class="muted">${artifact ? `${seconds(artifact.durationMs)}, attempt ${artifact.attempt}` : ''}</span></h2>`;
+  try {
+    return stageContent(d, stage, artifact, head, body);
+  } catch (err) {
+    return sync(
+      html`<section class="stage">${head}<p class="warn">this artifact could not be shown as usual (${(err as Error).message}); as recorded:</p>${json(
+        artifact?.output ?? artifact,
+        40,
+      )}</section>`,
+    );
+  }
+}
+
+function stageContent(d: InstanceDetail, stage: string, artifact: StageArtifact<unknown> | undefined, head: Html | Promise<Html>, body: () => Html): Html {
+  const state = stageState(d.run.folder, stage, artifact);
   if (state.state === 'not-reached') return sync(html`<section class="stage">${head}<p class="muted">not reached: ${state.reason}</p></section>`);
   if (state.state === 'failed') {
     const details = artifact?.error?.details;
