@@ -9,22 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalogue } from '../../app/view/catalogue.ts';
 import { viewApp } from '../../app/view/server.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
+import { EXAMPLE_ROW } from './fixture-runs.ts';
 
 let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-view-shapes-'));
-  const row = {
-    instance_id: 'acme__widget-1',
-    repo: 'acme/widget',
-    base_commit: 'a'.repeat(40),
-    patch: 'diff --git a/widget/core.py b/widget/core.py\n--- a/widget/core.py\n+++ b/widget/core.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n',
-    test_patch: '',
-    problem_statement: 'x is wrong',
-    FAIL_TO_PASS: [],
-    PASS_TO_PASS: [],
-    version: '1',
-  };
+  const row = EXAMPLE_ROW;
   await writeFile(path.join(dir, 'rows.jsonl'), `${JSON.stringify(row)}\n`);
   const layout = new RunLayout(path.join(dir, 'old-run'));
   await mkdir(layout.stageDir('localize-files'), { recursive: true });

@@ -8,29 +8,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SweInstance } from '../../src/dataset/schema.ts';
 import { runLocfix } from '../support/cli.ts';
-import { writeHostileRun } from './fixture-runs.ts';
+import { EXAMPLE_ROW, writeHostileRun } from './fixture-runs.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
 let dir: string;
 let run: string;
 
-const row = {
-  instance_id: 'acme__widget-1',
-  repo: 'acme/widget',
-  base_commit: 'a'.repeat(40),
-  patch: 'diff --git a/widget/core.py b/widget/core.py\n--- a/widget/core.py\n+++ b/widget/core.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n',
-  test_patch: '',
-  problem_statement: 'x is wrong',
-  FAIL_TO_PASS: [],
-  PASS_TO_PASS: [],
-  version: '1',
-} as unknown as SweInstance;
-
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-view-cli-'));
-  run = (await writeHostileRun(dir, row)).dir;
+  run = (await writeHostileRun(dir, EXAMPLE_ROW)).dir;
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -12,6 +12,19 @@ import type { ChatMessage, ChatTrace } from '../../src/llm/types.ts';
 import { RunLayout, type StageSelection } from '../../src/run/run-layout.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 
+/** A dataset row of an instance no repository needs to exist for (the browser reads rows, never checkouts). */
+export const EXAMPLE_ROW = {
+  instance_id: 'acme__widget-1',
+  repo: 'acme/widget',
+  base_commit: 'a'.repeat(40),
+  patch: 'diff --git a/widget/core.py b/widget/core.py\n--- a/widget/core.py\n+++ b/widget/core.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n',
+  test_patch: '',
+  problem_statement: 'x is wrong',
+  FAIL_TO_PASS: [],
+  PASS_TO_PASS: [],
+  version: '1',
+} as unknown as SweInstance;
+
 /** What a hostile artifact tries: each must show as text, none may run. */
 export const HOSTILE = {
   issue: '<script>window.__pwned = "issue"</script><img src=x onerror="window.__pwned = \'img\'">',
