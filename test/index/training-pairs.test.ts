@@ -98,6 +98,9 @@ describe('training pairs from history', () => {
   it('references and queries', () => {
     expect(referencesOf('Fixed #123 -- x (gh-7, bpo-9); see issue 44 and DJ-1. Not v1-2, not abc#12')).toEqual(['#123', 'gh-7', 'bpo-9', '#44', 'DJ-1']);
     expect(referencesOf('Bump version to 2.0')).toEqual([]);
+    // standards, encodings and error codes are no tickets; an advisory is, whole
+    expect(referencesOf('Decode as UTF-8 (PEP-8 style), map ORA-01400; RFC-2822 dates')).toEqual([]);
+    expect(referencesOf('Fixed CVE-2018-16984 -- password hash disclosure')).toEqual(['CVE-2018-16984']);
     expect(queryOf('Merge pull request #5 from a/b\n\nFix the parser\n\nCo-authored-by: x <x@y>')).toBe('Fix the parser');
   });
 });
