@@ -100,7 +100,7 @@ export class RecordingIndex implements RetrievalIndex {
   }
   definitionsOf(name: string): readonly Definition[] {
     const defs = this.inner.definitionsOf(name);
-    this.rec.definitions[name] ??= defs.map((d) => ({ ...d }));
+    if (!Object.hasOwn(this.rec.definitions, name)) this.rec.definitions[name] = defs.map((d) => ({ ...d }));
     return defs;
   }
 
@@ -110,7 +110,7 @@ export class RecordingIndex implements RetrievalIndex {
     return {
       neighborsOf: (entityId) => {
         const found = inner ? inner.neighborsOf(entityId) : [];
-        neighbors[entityId] ??= found.map((n) => ({ ...n }));
+        if (!Object.hasOwn(neighbors, entityId)) neighbors[entityId] = found.map((n) => ({ ...n }));
         return found;
       },
     };
@@ -119,6 +119,14 @@ export class RecordingIndex implements RetrievalIndex {
   recording(): IndexRecording {
     return this.rec;
   }
+}
+
+/**
+ * A recorded answer, only if it was recorded: a name such as `constructor` or `toString` (an issue names them) must
+ * not find what every object inherits.
+ */
+function recordedOf<T>(table: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
 export class ReplayIndex implements RetrievalIndex {
@@ -134,7 +142,7 @@ export class ReplayIndex implements RetrievalIndex {
 
   private hits<T>(table: Record<string, T[]>, kind: string, text: string, k: number, depth: number): T[] {
     if (k > depth) throw new Error(`replay index: ${kind} asked for ${k} hits, deeper than the recorded depth ${depth}`);
-    const hits = table[text];
+    const hits = recordedOf(table, text);
     if (!hits) throw new Error(`replay index: no recorded ${kind} search for this query text (${JSON.stringify(text.slice(0, 60))}…)`);
     return hits.slice(0, k);
   }
@@ -156,7 +164,7 @@ export class ReplayIndex implements RetrievalIndex {
     return this.hits(this.rec.fileBm25, 'fileBm25', text, k, this.rec.depth.file);
   }
   async searchHistory(text: string, k: number): Promise<FileHit[]> {
-    if (this.rec.history?.[text] === undefined && this.history) return this.history(text, k);
+    if (recordedOf(this.rec.history ?? {}, text) === undefined && this.history) return this.history(text, k);
     return this.hits(this.rec.history ?? {}, 'history', text, k, this.rec.depth.file);
   }
   async graphNeighbors(): Promise<GraphLookup> {
@@ -164,14 +172,14 @@ export class ReplayIndex implements RetrievalIndex {
     return {
       neighborsOf: (entityId) => {
         if (!recorded) return []; // recorded without a graph
-        const found = recorded[entityId];
+        const found = recordedOf(recorded, entityId);
         if (!found) throw new Error(`replay index: graph neighbours of "${entityId}" were not recorded`);
         return found;
       },
     };
   }
   definitionsOf(name: string): readonly Definition[] {
-    const defs = this.rec.definitions[name];
+    const defs = recordedOf(this.rec.definitions, name);
     if (!defs) throw new Error(`replay index: definitions of "${name}" were not recorded`);
     return defs;
   }

@@ -162,6 +162,24 @@ describe('retrieveFiles', () => {
     expect(replayed.ranking.map((r) => [r.path, r.score])).toEqual(a.ranking.map((r) => [r.path, r.score]));
     expect(a.ranking[0].path).toBe('pkg/sub/models.py');
   });
+
+  it('records and replays names every object inherits (`constructor`, `toString`)', async () => {
+    // a JavaScript issue names them; the recording once skipped them and the replay found Object's own members
+    const issue = 'The `constructor` of `Widget` calls `toString` twice';
+    const live = new ScriptedIndex(
+      FILES,
+      () => [],
+      () => [],
+      () => [],
+      [def('pkg/a.py', 'Widget.constructor', 'method'), def('pkg/b.py', 'toString')],
+    );
+    const recording = new RecordingIndex(live, { chunk: 300, file: 200 });
+    const queries = [rawIssueQuery(issue), structuralQuery(issue)];
+    const a = await retrieveFiles(recording, queries);
+    const replayed = await retrieveFiles(new ReplayIndex(JSON.parse(JSON.stringify(recording.recording()))), queries);
+    expect(replayed.ranking.map((r) => [r.path, r.score])).toEqual(a.ranking.map((r) => [r.path, r.score]));
+    expect(a.ranking.map((r) => r.path)).toContain('pkg/a.py');
+  });
 });
 
 describe('RepoPathMatcher', () => {
