@@ -12,6 +12,7 @@ import { defaultQueries, type QueryPreset, type RetrievalQuery } from './retriev
 import { type RetrievalResult, retrieveFiles } from './retrieval/retriever.ts';
 import { RetrievalTuningSchema, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
+import { loadRankerModel } from './retrieval/learned/model.ts';
 import { agreementWith, scoreSignals, signals, type ConfidenceSignals } from '../src/artifacts/confidence.ts';
 
 /** What a config file or `--options` may set (the queries of other stages are given in code, `queriesFor`). */
@@ -39,9 +40,16 @@ const EVIDENCE_ITEMS = 5;
 export class RetrievalLocalizer implements FileLocalizer {
   readonly name = 'retrieval';
   private readonly options: RetrievalOptions;
+  /** with the learned fusion: which model file ranks (its sha256 and training data), recorded with each answer */
+  readonly ranker?: { sha256: string; trainingData: string };
 
   constructor(private readonly settings: RetrievalLocalizerOptions = {}) {
     this.options = resolveRetrievalOptions(settings.retrieval);
+    // a missing or incompatible model file is an error at start, not one per instance
+    if (this.options.fusion === 'learned') {
+      const loaded = loadRankerModel(this.options.rankerModel);
+      this.ranker = { sha256: loaded.sha256!, trainingData: loaded.model.training.dataSha256 };
+    }
   }
 
   async localize(ctx: LocalizerContext): Promise<FileLocalization> {
@@ -80,6 +88,7 @@ export class RetrievalLocalizer implements FileLocalizer {
         repo: ctx.instance.repo,
         base_commit: ctx.snapshot.commit,
         options: this.options,
+        ...(this.ranker ? { ranker: this.ranker } : {}),
         perQuery: result.perQuery,
         indexStats: { ...index.timings },
         ...(index.fileSelection ? { fileSelection: index.fileSelection } : {}),

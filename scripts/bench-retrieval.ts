@@ -34,45 +34,13 @@ import { goldPaths } from '../src/dataset/gold.ts';
 import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetrics } from '../results/loc-metrics.ts';
 import { groupByRepo } from '../src/run/repo-release.ts';
 import { retrieveFiles, type RetrievalIndex } from '../localizer/retrieval/retriever.ts';
-import { defaultQueries, type QueryPreset } from '../localizer/retrieval/query.ts';
-import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../localizer/retrieval/options.ts';
+import { defaultQueries } from '../localizer/retrieval/query.ts';
+import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions } from '../localizer/retrieval/options.ts';
 import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
 import { lazyHistorySearch } from '../src/index/commit-history-index.ts';
 import { benchInput } from './bench-inputs.ts';
-
-interface BenchConfig {
-  label: string;
-  queries: QueryPreset;
-  options: DeepPartial<RetrievalOptions>;
-  /** the issue's baselines search the issue exactly as written; the default drops environment reports */
-  environmentReports?: 'keep';
-}
-
-const OFF = { dense: 0, chunkBm25: 0, fileBm25: 0, definitions: 0, paths: 0, history: 0 };
-/** the default configuration's label (per-instance log lines and the per-instance ranks use it) */
-const DEFAULT_LABEL = 'default: hybrid + structural + history';
-
-/** The configurations the issue asks for, then the variants that explain the default. */
-export const CONFIGS: BenchConfig[] = [
-  { label: 'BM25 (whole file)', queries: 'raw', options: { weights: { ...OFF, fileBm25: 1 } }, environmentReports: 'keep' },
-  { label: 'BM25 (chunks, max)', queries: 'raw', options: { weights: { ...OFF, chunkBm25: 1 } }, environmentReports: 'keep' },
-  { label: 'lexical dense', queries: 'raw', options: { weights: { ...OFF, dense: 1 } }, environmentReports: 'keep' },
-  { label: 'hybrid', queries: 'raw', options: { weights: { history: 0 } }, environmentReports: 'keep' },
-  { label: 'hybrid, RRF', queries: 'raw', options: { fusion: 'rrf', weights: { history: 0 } }, environmentReports: 'keep' },
-  { label: 'hybrid + structural', queries: 'raw+structural', options: { weights: { history: 0 } }, environmentReports: 'keep' },
-  { label: DEFAULT_LABEL, queries: 'raw+structural', options: {} },
-  { label: 'default, RRF', queries: 'raw+structural', options: { fusion: 'rrf' } },
-  { label: 'default, no definitions', queries: 'raw+structural', options: { weights: { definitions: 0 } } },
-  { label: 'default, no paths', queries: 'raw+structural', options: { weights: { paths: 0 } } },
-  { label: 'default, environment reports kept', queries: 'raw+structural', options: {}, environmentReports: 'keep' },
-  { label: 'history alone (similar past commits)', queries: 'raw', options: { weights: { ...OFF, history: 1 } } },
-];
-
-/** with --graph: the graph channel at half the definition boost's weight (one step away counts half), and at its full weight */
-const GRAPH_CONFIGS: BenchConfig[] = [
-  { label: 'default + graph 0.5', queries: 'raw+structural', options: { weights: { graph: 0.5 } } },
-  { label: 'default + graph 1', queries: 'raw+structural', options: { weights: { graph: 1 } } },
-];
+import { CONFIGS, DEFAULT_LABEL, GRAPH_CONFIGS, LEARNED_LABEL, learnedConfigs, type BenchConfig } from './bench-retrieval-configs.ts';
+import { fusionTimes, speedSummary, type FusionTimes } from './bench-retrieval-speed.ts';
 
 const DEPTH = { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth };
 
@@ -86,6 +54,7 @@ interface InstanceRun {
   language?: string;
   indexMs?: number;
   retrieveMs?: number;
+  fusion?: FusionTimes;
   indexTimings?: Record<string, unknown>;
 }
 
@@ -139,6 +108,8 @@ async function main(): Promise<void> {
       'hnsw-ef': { type: 'string' },
       // also build each commit's code graph (src/index/graph) and evaluate the graph channel
       graph: { type: 'boolean', default: false },
+      'ranker-model': { type: 'string' },
+      'ranker-ablations': { type: 'string' },
     },
   });
   const t0 = performance.now();
@@ -151,7 +122,8 @@ async function main(): Promise<void> {
   // the even/odd split follows dataset order, independent of processing order
   const positionInDataset = new Map(dataset.instances.map((inst, i) => [inst.instance_id, i]));
   const extra: BenchConfig[] = values.options ? [{ label: 'custom', queries: 'raw+structural', options: JSON.parse(values.options) }] : [];
-  const configs = [...CONFIGS, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
+  const learned = learnedConfigs(values['ranker-model'], values['ranker-ablations']);
+  const configs = [...CONFIGS, ...learned, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
   const ordered = groupByRepo(selected);
   const runs: InstanceRun[] = [];
   const perRepo = new Map<string, { coldMs?: number; warmMs: number[]; instances: number; files?: number; chunks?: number }>();
@@ -240,6 +212,7 @@ async function main(): Promise<void> {
           const tr = performance.now();
           const rankings = await runConfigs(recording, inst, configs);
           const retrieveMs = performance.now() - tr;
+          const fusion = await fusionTimes(searchable, inst, learned[0]!.options, n % 2 === 1);
           runs.push({
             id: inst.instance_id,
             gold,
@@ -247,6 +220,7 @@ async function main(): Promise<void> {
             language: indexLanguage(index.filePaths),
             indexMs,
             retrieveMs,
+            fusion,
             indexTimings: { ...index.timings },
           });
           if (values.record) await writeFile(path.join(values.record, `${safeFileName(inst.instance_id)}.json`), JSON.stringify(recording.recording()));
@@ -280,10 +254,12 @@ async function main(): Promise<void> {
     { label: `${c.label} [odd]`, metrics: metricsFor(runs, c.label, odd) },
   ]);
   const languages = [...new Set(runs.map((r) => r.language ?? 'failed'))].sort();
-  const byLanguage = languages.map((language) => ({
-    label: `${DEFAULT_LABEL} [${language}]`,
-    metrics: metricsFor(runs, DEFAULT_LABEL, (i) => (runs[i].language ?? 'failed') === language),
-  }));
+  const byLanguage = [DEFAULT_LABEL, LEARNED_LABEL].flatMap((label) =>
+    languages.map((language) => ({
+      label: `${label} [${language}]`,
+      metrics: metricsFor(runs, label, (i) => (runs[i].language ?? 'failed') === language),
+    })),
+  );
   // Lite-274 (LocAgent's and SweRank's subset): the runs without the 26 Lite ids LocAgent filters out
   const excluded = new Set(LOCAGENT_EXCLUDED.ids);
   const subsetApplies = runs.some((r) => excluded.has(r.id));
@@ -318,7 +294,7 @@ async function main(): Promise<void> {
     console.log(`\nLite-274 (without the ${excluded.size} ids LocAgent's eval_metric.py filters; scripts/data/locagent-excluded-ids.json):`);
     console.log(formatLocMetricsTable(lite274));
   }
-  const repoLabels = [DEFAULT_LABEL, ...(values.graph ? GRAPH_CONFIGS.map((c) => c.label) : [])];
+  const repoLabels = [DEFAULT_LABEL, LEARNED_LABEL, ...(values.graph ? GRAPH_CONFIGS.map((c) => c.label) : [])];
   for (const label of repoLabels) {
     console.log(`\nper repository, ${label}:`);
     console.log(formatLocMetricsTable(repoNames.map((repo) => ({ label: repo, metrics: byRepo[label]![repo]! }))));
@@ -339,6 +315,12 @@ async function main(): Promise<void> {
       console.log(
         `  ${r.repo.padEnd(26)} ${String(r.instances).padStart(3)} inst  ${String(r.files).padStart(5)} files  ${String(r.chunks).padStart(6)} chunks  cold ${r.coldIndexS}s  warm mean ${r.warmIndexMeanS ?? '-'}s max ${r.warmIndexMaxS ?? '-'}s`,
       );
+  }
+  const speed = speedSummary(runs);
+  if (speed) {
+    console.log(
+      `\nnext instance (index + one retrieval), median over ${speed.instances}: weighted ${(speed.weightedMedianMs / 1000).toFixed(2)} s, learned ${(speed.learnedMedianMs / 1000).toFixed(2)} s (ratio ${speed.ratio}; the ranker's own median cost ${speed.learnedExtraMedianMs} ms)`,
+    );
   }
   if (notRecorded.length) console.log(`\nreplay: ${notRecorded.length} selected instances have no recording and are left out`);
   console.log(
@@ -361,6 +343,7 @@ async function main(): Promise<void> {
     parseSpeed: speedsRecord(speeds),
     languages: Object.fromEntries(runs.map((r) => [r.id, r.language ?? null])),
     repos: repoRows,
+    nextInstanceSpeed: speed,
     perInstanceSeconds: perInstanceS.length
       ? { mean: +(perInstanceS.reduce((a, b) => a + b, 0) / perInstanceS.length).toFixed(2), max: +Math.max(...perInstanceS).toFixed(2) }
       : undefined,

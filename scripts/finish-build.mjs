@@ -1,5 +1,5 @@
 // After `tsc -p tsconfig.build.json` (npm run build): the compiled modules in dist/ find the files they read next
-// to themselves as the sources do (package.json, prompts, the mini-benchmark, the environment specs, the tree-sitter
+// to themselves as the sources do (package.json, prompts, the mini-benchmark, the ranker model, the environment specs, the tree-sitter
 // queries, bin/), so those are linked into dist/, and dist/BUILD marks when the build finished (bin/locfix.js runs
 // the compiled CLI only while no source is newer).
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
-const links = ['package.json', 'prompts', 'minibench', 'bin', 'docker/specs', 'src/parsing/languages/queries'];
+const links = ['package.json', 'prompts', 'minibench', 'bin', 'models', 'docker/specs', 'src/parsing/languages/queries'];
 for (const link of links) {
   const at = path.join(dist, link);
   mkdirSync(path.dirname(at), { recursive: true });

@@ -29,6 +29,7 @@ export interface RetrieveCommandOptions extends SelectionFlags, Omit<ServiceFlag
   keepEnvironmentReports?: boolean;
   retryErrors?: boolean;
   fusion?: string;
+  rankerModel?: string;
   poolCap?: string;
   out: string;
 }
@@ -57,6 +58,12 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
   if (!['raw', 'structural', 'raw+structural'].includes(preset)) throw new Error(`--queries must be raw, structural or raw+structural, got "${opts.queries}"`);
   const retrievalOptions: DeepPartial<RetrievalOptions> = {};
   if (opts.fusion) retrievalOptions.fusion = opts.fusion as RetrievalOptions['fusion'];
+  if (opts.rankerModel) {
+    if (opts.fusion !== 'learned') throw new Error('--ranker-model needs --fusion learned');
+    retrievalOptions.rankerModel = path.resolve(opts.rankerModel);
+  }
+  // a wrong --fusion stops here; a model file that is missing or does not fit, when the localizer is made
+  const resolved = resolveRetrievalOptions(retrievalOptions);
   const poolCap = positiveInt('--pool-cap', opts.poolCap);
   if (poolCap) retrievalOptions.poolCap = poolCap;
 
@@ -89,7 +96,9 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
       settings: {
         queryPreset: preset,
         environmentReports,
-        options: resolveRetrievalOptions(retrievalOptions),
+        options: resolved,
+        // a run made with one model is not resumed with another
+        ...(localizer.ranker ? { ranker: localizer.ranker } : {}),
         ...(opts.queriesFile ? { queriesFile: path.resolve(opts.queriesFile) } : {}),
       },
     });
@@ -111,7 +120,8 @@ export function register(program: Command): void {
     .option('--queries <preset>', 'raw | structural | raw+structural', 'raw+structural')
     .option('--queries-file <file>', 'JSON {instance_id: [{label, text}]} of queries written by another stage (e.g. T0/T1)')
     .option('--keep-environment-reports', 'search the issue exactly as written (default: pip list / show_versions tables are left out)')
-    .option('--fusion <method>', 'weighted | rrf')
+    .option('--fusion <method>', 'weighted | rrf | learned (the shipped ranker model reorders the weighted fusion)')
+    .option('--ranker-model <file>', 'with --fusion learned: a model file from npm run ranker:train (default: the shipped one)')
     .option('--pool-cap <n>', 'candidate pool size (default 15)')
     .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')
     .requiredOption('--out <dir>', 'run directory, e.g. runs/my-run')

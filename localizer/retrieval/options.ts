@@ -24,8 +24,11 @@ export interface ChannelWeights {
 }
 
 export interface RetrievalOptions {
-  /** 'weighted' = weighted normalized-score fusion; 'rrf' = reciprocal-rank fusion */
-  fusion: 'weighted' | 'rrf';
+  /** 'weighted' = weighted normalized-score fusion; 'rrf' = reciprocal-rank fusion; 'learned' = the weighted
+   * fusion's first files reordered by a trained model over the channels' evidence (learned/) */
+  fusion: 'weighted' | 'rrf' | 'learned';
+  /** the learned ranker's model file (undefined: the one shipped with locfix, models/file-ranker.json) */
+  rankerModel?: string;
   normalization: Normalization;
   rrfK: number;
   weights: ChannelWeights;
@@ -95,7 +98,8 @@ const depth = () =>
  */
 export const RetrievalTuningSchema = z
   .object({
-    fusion: z.enum(['weighted', 'rrf'], { message: 'must be "weighted" or "rrf"' }),
+    fusion: z.enum(['weighted', 'rrf', 'learned'], { message: 'must be "weighted", "rrf" or "learned"' }),
+    rankerModel: z.string({ message: 'must be a path to a model file' }),
     normalization: z.enum(['max', 'minmax'], { message: 'must be "max" or "minmax"' }),
     rrfK: factor(),
     weights: z
@@ -136,7 +140,9 @@ export function resolveRetrievalOptions(partial: DeepPartial<RetrievalOptions> =
   for (const key of ['chunkDepth', 'fileDepth', 'poolPerQuery', 'poolCap', 'rankingDepth', 'evidencePerFile'] as const) {
     if (!Number.isInteger(o[key]) || o[key] < 1) throw new Error(`retrieval option ${key} must be a positive integer, got ${o[key]}`);
   }
-  if (o.fusion !== 'weighted' && o.fusion !== 'rrf') throw new Error(`retrieval option fusion must be "weighted" or "rrf", got ${String(o.fusion)}`);
+  if (o.fusion !== 'weighted' && o.fusion !== 'rrf' && o.fusion !== 'learned') {
+    throw new Error(`retrieval option fusion must be "weighted", "rrf" or "learned", got ${String(o.fusion)}`);
+  }
   for (const [k, w] of Object.entries(o.weights)) if (!(w >= 0)) throw new Error(`retrieval weight ${k} must be >= 0, got ${w}`);
   if (o.historyQueries !== 'all' && !(Array.isArray(o.historyQueries) && o.historyQueries.every((l) => typeof l === 'string'))) {
     throw new Error(`retrieval option historyQueries must be "all" or a list of query labels, got ${JSON.stringify(o.historyQueries)}`);

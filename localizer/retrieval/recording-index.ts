@@ -5,6 +5,7 @@
  * over 300 instances without rebuilding 300 indexes: recorded searches return the same hits, so a replayed
  * retrieval is exactly the live one as long as it asks no deeper than was recorded.
  */
+import type { FileFacts } from '../../src/index/types.ts';
 import type { Definition } from '../../src/parsing/types.ts';
 import type { GraphLookup, GraphNeighbor } from './graph-expansion.ts';
 import type { ChunkHit, FileHit, RetrievalIndex } from './retriever.ts';
@@ -31,6 +32,8 @@ export interface IndexRecording {
   definitions: Record<string, Definition[]>;
   /** code-graph neighbours asked for (absent in recordings of an index without a graph) */
   neighbors?: Record<string, GraphNeighbor[]>;
+  /** file sizes and recent changes, when they were asked for (recordings before the learned ranker lack them) */
+  facts?: FileFacts;
 }
 
 function lite(hits: readonly ChunkHit[]): RecordedChunkHit[] {
@@ -116,6 +119,12 @@ export class RecordingIndex implements RetrievalIndex {
     };
   }
 
+  async fileFacts(): Promise<FileFacts | undefined> {
+    const facts = await this.inner.fileFacts?.();
+    if (facts) this.rec.facts = facts;
+    return facts;
+  }
+
   recording(): IndexRecording {
     return this.rec;
   }
@@ -177,6 +186,9 @@ export class ReplayIndex implements RetrievalIndex {
         return found;
       },
     };
+  }
+  async fileFacts(): Promise<FileFacts | undefined> {
+    return this.rec.facts;
   }
   definitionsOf(name: string): readonly Definition[] {
     const defs = recordedOf(this.rec.definitions, name);

@@ -8,12 +8,15 @@
  * ranking (for the BLAgent-style pool); all channels of all queries are fused into the final ranking.
  */
 import type { CodeChunk, Definition } from '../../src/parsing/types.ts';
+import type { FileFacts } from '../../src/index/types.ts';
 import { candidatePool, rankFiles, reciprocalRankFusion, weightedScoreFusion, type Channel, type RankedFile } from './fusion.ts';
 import { definitionScores, type DefinitionEvidence } from './definition-boost.ts';
 import { type GraphEvidence, type GraphLookup, graphScores } from './graph-expansion.ts';
 import { pathSignalScores, RepoPathMatcher, type PathEvidence } from './path-match.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './options.ts';
 import { assertQueries, type RetrievalQuery } from './query.ts';
+import { learnedRanking } from './learned/rerank.ts';
+import { loadRankerModel } from './learned/model.ts';
 
 export interface ChunkHit {
   chunk: CodeChunk;
@@ -37,6 +40,8 @@ export interface RetrievalIndex {
   definitionsOf(name: string): readonly Definition[];
   /** the code-graph channel, read as neighbours of an entity (absent: no graph channel) */
   graphNeighbors?(): Promise<GraphLookup>;
+  /** each file's size and recent changes, for the learned ranker (absent or undefined: those features are 0) */
+  fileFacts?(): Promise<FileFacts | undefined>;
 }
 
 export interface EvidenceChunk {
@@ -102,6 +107,7 @@ export function fileScoresFromChunks(hits: readonly ChunkHit[], topN = 1, decay 
   return out;
 }
 
+/** a query's own ranking, and the final one under 'weighted' and 'rrf' ('learned' reorders the weighted one) */
 function fuse(channels: readonly Channel[], options: RetrievalOptions): Map<string, number> {
   return options.fusion === 'rrf' ? reciprocalRankFusion(channels, options.rrfK) : weightedScoreFusion(channels, options.normalization);
 }
@@ -115,25 +121,32 @@ async function timed<T>(timings: Record<string, number>, key: string, work: () =
   }
 }
 
-export async function retrieveFiles(
-  index: RetrievalIndex,
-  queries: readonly RetrievalQuery[],
-  partialOptions: DeepPartial<RetrievalOptions> | RetrievalOptions = {},
-): Promise<RetrievalResult> {
-  assertQueries(queries);
-  const options = resolveRetrievalOptions(partialOptions as DeepPartial<RetrievalOptions>);
-  const started = performance.now();
+/** What every query's channels found, before fusion: the channels, and the evidence that explains them. */
+export interface CollectedChannels {
+  /** every channel of every query, in query order */
+  channels: Channel[];
+  /** each query's own channels, with its search timings */
+  perQuery: Array<{ query: RetrievalQuery; channels: Channel[]; timingsMs: Record<string, number> }>;
+  chunkEvidence: Map<string, EvidenceChunk[]>;
+  defEvidence: Map<string, DefinitionEvidence[]>;
+  pathEvidence: Map<string, PathEvidence[]>;
+  graphEvidence: Map<string, GraphEvidence[]>;
+}
+
+/** Runs every query against every channel whose weight is on (the searches; no fusion). */
+export async function collectChannels(index: RetrievalIndex, queries: readonly RetrievalQuery[], options: RetrievalOptions): Promise<CollectedChannels> {
   const w = options.weights;
   let matcher: RepoPathMatcher | undefined;
   // the graph channel builds the commit's code graph on first use: only when its weight is on
   const graphLookup = w.graph > 0 && index.graphNeighbors ? await index.graphNeighbors() : undefined;
-
-  const allChannels: Channel[] = [];
-  const perQuery: QueryRanking[] = [];
-  const chunkEvidence = new Map<string, EvidenceChunk[]>();
-  const defEvidence = new Map<string, DefinitionEvidence[]>();
-  const pathEvidence = new Map<string, PathEvidence[]>();
-  const graphEvidence = new Map<string, GraphEvidence[]>();
+  const out: CollectedChannels = {
+    channels: [],
+    perQuery: [],
+    chunkEvidence: new Map(),
+    defEvidence: new Map(),
+    pathEvidence: new Map(),
+    graphEvidence: new Map(),
+  };
   const pushTo = <T>(map: Map<string, T[]>, key: string, value: T): void => {
     const list = map.get(key);
     if (list) list.push(value);
@@ -153,7 +166,7 @@ export async function retrieveFiles(
           scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay),
           weight: w.dense * qw,
         });
-        for (const h of hits) pushTo(chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'dense'));
+        for (const h of hits) pushTo(out.chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'dense'));
       }
       if (w.chunkBm25 > 0) {
         const hits = await timed(timings, 'chunkBm25', () => index.searchChunksBm25(text, options.chunkDepth));
@@ -162,7 +175,7 @@ export async function retrieveFiles(
           scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay),
           weight: w.chunkBm25 * qw,
         });
-        for (const h of hits) pushTo(chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'chunkBm25'));
+        for (const h of hits) pushTo(out.chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'chunkBm25'));
       }
       if (w.fileBm25 > 0) {
         const hits = await timed(timings, 'fileBm25', () => index.searchFilesBm25(text, options.fileDepth));
@@ -182,28 +195,50 @@ export async function retrieveFiles(
         timings.definitions = Math.round((performance.now() - t0) * 10) / 10;
         if (w.definitions > 0) {
           channels.push({ label: `${query.label}/definitions`, scores, weight: w.definitions * qw });
-          for (const e of evidence) pushTo(defEvidence, e.path, e);
+          for (const e of evidence) pushTo(out.defEvidence, e.path, e);
         }
         if (graphLookup) {
           const t1 = performance.now();
           const graph = graphScores(evidence, graphLookup, options);
           timings.graph = Math.round((performance.now() - t1) * 10) / 10;
           channels.push({ label: `${query.label}/graph`, scores: graph.scores, weight: w.graph * qw });
-          for (const e of graph.evidence) pushTo(graphEvidence, e.path, e);
+          for (const e of graph.evidence) pushTo(out.graphEvidence, e.path, e);
         }
       }
       if (w.paths > 0) {
         matcher ??= new RepoPathMatcher(index.filePaths);
         const { scores, evidence } = pathSignalScores(signals, matcher, options.pathWeights, options.frameDecay);
         channels.push({ label: `${query.label}/paths`, scores, weight: w.paths * qw });
-        for (const e of evidence) pushTo(pathEvidence, e.path, e);
+        for (const e of evidence) pushTo(out.pathEvidence, e.path, e);
       }
     }
-    perQuery.push({ label: query.label, text: query.text, files: rankFiles(fuse(channels, options)).slice(0, options.rankingDepth), timingsMs: timings });
-    allChannels.push(...channels);
+    out.perQuery.push({ query, channels, timingsMs: timings });
+    out.channels.push(...channels);
   }
+  return out;
+}
 
-  const fused = rankFiles(fuse(allChannels, options)).slice(0, options.rankingDepth);
+export async function retrieveFiles(
+  index: RetrievalIndex,
+  queries: readonly RetrievalQuery[],
+  partialOptions: DeepPartial<RetrievalOptions> | RetrievalOptions = {},
+): Promise<RetrievalResult> {
+  assertQueries(queries);
+  const options = resolveRetrievalOptions(partialOptions as DeepPartial<RetrievalOptions>);
+  // a model that cannot be read fails before any search is run
+  const ranker = options.fusion === 'learned' ? loadRankerModel(options.rankerModel) : undefined;
+  const started = performance.now();
+  const collected = await collectChannels(index, queries, options);
+  const allChannels = collected.channels;
+  const perQuery: QueryRanking[] = collected.perQuery.map((q) => ({
+    label: q.query.label,
+    text: q.query.text,
+    files: rankFiles(fuse(q.channels, options)).slice(0, options.rankingDepth),
+    timingsMs: q.timingsMs,
+  }));
+
+  const facts = ranker ? await index.fileFacts?.() : undefined;
+  const fused = (ranker ? learnedRanking(ranker, allChannels, queries, options, facts) : rankFiles(fuse(allChannels, options))).slice(0, options.rankingDepth);
   const normalizedByChannel = allChannels.map((c) => ({ label: c.label, scores: normalizeForReport(c.scores) }));
   const ranking: RankedFileWithEvidence[] = fused.map((f) => {
     const contributions: Record<string, number> = {};
@@ -211,14 +246,15 @@ export async function retrieveFiles(
       const s = c.scores.get(f.path);
       if (s !== undefined) contributions[c.label] = Math.round(s * 1e4) / 1e4;
     }
+    const graph = collected.graphEvidence.get(f.path);
     return {
       path: f.path,
       score: f.score,
       channels: contributions,
-      chunks: bestChunks(chunkEvidence.get(f.path) ?? [], options.evidencePerFile),
-      definitions: dedupeDefinitions(defEvidence.get(f.path) ?? []).slice(0, options.evidencePerFile),
-      pathSignals: (pathEvidence.get(f.path) ?? []).slice(0, options.evidencePerFile),
-      ...(graphEvidence.has(f.path) ? { graph: dedupeGraphEvidence(graphEvidence.get(f.path)!).slice(0, options.evidencePerFile) } : {}),
+      chunks: bestChunks(collected.chunkEvidence.get(f.path) ?? [], options.evidencePerFile),
+      definitions: dedupeDefinitions(collected.defEvidence.get(f.path) ?? []).slice(0, options.evidencePerFile),
+      pathSignals: (collected.pathEvidence.get(f.path) ?? []).slice(0, options.evidencePerFile),
+      ...(graph ? { graph: dedupeGraphEvidence(graph).slice(0, options.evidencePerFile) } : {}),
     };
   });
   const pool = candidatePool(

@@ -22,6 +22,20 @@ export interface IndexedFile {
   parseError?: string;
 }
 
+/**
+ * What is known of every indexed file besides the searches (the learned ranker reads it): its size, and how the
+ * recent history read for the history channel treated it — bug-fixing frequency and recency are classic evidence
+ * in learned bug localization (Ye et al., FSE 2014).
+ */
+export interface FileFacts {
+  /** bytes, per indexed file */
+  size: Record<string, number>;
+  /** per indexed file some recent commit changed: how many did, and the position of the newest (0 = the newest read) */
+  changes: Record<string, { count: number; newest: number }>;
+  /** how many recent commits were read (0: no history) */
+  commitsRead: number;
+}
+
 export interface ChunkHit {
   chunk: IndexedChunk;
   score: number;
@@ -87,6 +101,8 @@ export interface RepoIndex {
   /** files changed by the earlier commits whose messages best match the query (src/index/commit-history-index.ts);
    * empty when the snapshot has no history or history is off */
   searchHistory(query: string, k: number): Promise<FileHit[]>;
+  /** each file's size and recent changes */
+  fileFacts(): Promise<FileFacts>;
   /** the commit's code graph (src/index/channels/graph.ts), built on the first call */
   graph(): Promise<RepoGraph>;
   /** the graph as retrieval reads it: the invokes/inherits neighbours of an entity */

@@ -168,4 +168,38 @@ describe('locfix retrieve on the mini-benchmark', () => {
     },
     SLOW,
   );
+
+  it(
+    '--fusion learned ranks with the shipped model and records it; a model that cannot be read stops the run at start',
+    async () => {
+      const run = path.join(dir, 'runs', 'learned');
+      const res = await locfix(retrieveArgs(bench.datasetPath, run, ['--fusion', 'learned']));
+      expect(res.code, res.stderr).toBe(0);
+      const layout = new RunLayout(run);
+      for (const inst of bench.instances) {
+        const artifact = JSON.parse(await readFile(layout.artifactPath('retrieve', inst.instance_id), 'utf8')) as StageArtifact<FileLocalization>;
+        expect(artifact.status, JSON.stringify(artifact.error)).toBe('ok');
+        const scores = artifact.output!.files.map((f) => f.score);
+        // the reordered candidates carry their softmax share, best first; files below them 0
+        expect(scores[0]).toBeGreaterThan(0);
+        expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+      }
+      // the run records which model ranked, so a resume with another model is refused
+      const selection = JSON.parse(await readFile(layout.selectionPath('retrieve'), 'utf8'));
+      expect(selection.settings.options.fusion).toBe('learned');
+      expect(selection.settings.ranker.sha256).toMatch(/^[0-9a-f]{64}$/);
+      const evalRes = await locfix(['eval-loc', run, '--json']);
+      expect(JSON.parse(evalRes.stdout.trim()).top10).toBeGreaterThanOrEqual(0.75);
+
+      const missing = await locfix(
+        retrieveArgs(bench.datasetPath, path.join(dir, 'runs', 'no-model'), ['--fusion', 'learned', '--ranker-model', path.join(dir, 'none.json')]),
+      );
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toMatch(/none\.json: no such file; retrain it \(npm run ranker:train\) or choose the hand-set fusion \(--fusion weighted\)/);
+      const wrong = await locfix(retrieveArgs(bench.datasetPath, path.join(dir, 'runs', 'wrong'), ['--fusion', 'best']));
+      expect(wrong.code).not.toBe(0);
+      expect(wrong.stderr).toMatch(/fusion must be "weighted", "rrf" or "learned", got best/);
+    },
+    SLOW,
+  );
 });

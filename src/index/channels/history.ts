@@ -6,12 +6,29 @@
 import { familyOf, languageForPath } from '../../parsing/languages/index.ts';
 import { CommitHistoryIndex, DEFAULT_COMMIT_HISTORY } from '../commit-history-index.ts';
 import { commitTermMemo } from '../index-memo.ts';
-import type { FileHit } from '../types.ts';
+import type { CommitRecord } from '../../repo/history.ts';
+import type { FileFacts, FileHit } from '../types.ts';
 import type { IndexChannel } from './types.ts';
 
 export interface HistoryPart {
   /** empty when the snapshot has no history or history is off */
   searchHistory(query: string, k: number): Promise<FileHit[]>;
+  /** how often and how recently the recent commits changed each indexed file */
+  fileChanges(): Promise<Pick<FileFacts, 'changes' | 'commitsRead'>>;
+}
+
+/** Per indexed file: how many of the commits (newest first) changed it, and the newest one's position. */
+export function changesOf(commits: readonly CommitRecord[], isIndexed: (path: string) => boolean): Pick<FileFacts, 'changes' | 'commitsRead'> {
+  const changes: FileFacts['changes'] = {};
+  commits.forEach((c, position) => {
+    for (const f of c.files) {
+      if (!isIndexed(f)) continue;
+      const seen = Object.hasOwn(changes, f) ? changes[f] : undefined;
+      if (seen) seen.count++;
+      else changes[f] = { count: 1, newest: position };
+    }
+  });
+  return { changes, commitsRead: commits.length };
 }
 
 function familyOfPath(path: string): string | undefined {
@@ -25,31 +42,42 @@ export const historyChannel: IndexChannel<HistoryPart> = {
     return {
       async finish(records) {
         const fileSet = new Set(records.map((r) => r.file.path));
-        let history: Promise<CommitHistoryIndex | undefined> | undefined;
-        const historyIndex = (): Promise<CommitHistoryIndex | undefined> => {
-          history ??= (async () => {
+        const settings = { ...DEFAULT_COMMIT_HISTORY, ...(deps.history || {}) };
+        let recent: Promise<CommitRecord[] | undefined> | undefined;
+        const recentCommits = (): Promise<CommitRecord[] | undefined> => {
+          recent ??= (async () => {
             if (deps.history === false || !snapshot.recentCommits) return undefined;
-            const settings = { ...DEFAULT_COMMIT_HISTORY, ...deps.history };
             try {
-              const commits = await snapshot.recentCommits(settings.maxCommits);
-              // a commit's size counts the files of the languages this index took (its main language family)
-              const families = new Set([...fileSet].map(familyOfPath));
-              return new CommitHistoryIndex(
-                commits,
-                (p) => fileSet.has(p),
-                settings,
-                commitTermMemo,
-                (p) => families.has(familyOfPath(p)),
-              );
+              return await snapshot.recentCommits(settings.maxCommits);
             } catch (err) {
               // history is one optional signal: retrieval goes on without it
               progress(`history unavailable for ${snapshot.repo}@${snapshot.commit.slice(0, 12)}: ${(err as Error).message.split('\n')[0]}`);
               return undefined;
             }
           })();
+          return recent;
+        };
+        let history: Promise<CommitHistoryIndex | undefined> | undefined;
+        const historyIndex = (): Promise<CommitHistoryIndex | undefined> => {
+          history ??= (async () => {
+            const commits = await recentCommits();
+            if (!commits) return undefined;
+            // a commit's size counts the files of the languages this index took (its main language family)
+            const families = new Set([...fileSet].map(familyOfPath));
+            return new CommitHistoryIndex(
+              commits,
+              (p) => fileSet.has(p),
+              settings,
+              commitTermMemo,
+              (p) => families.has(familyOfPath(p)),
+            );
+          })();
           return history;
         };
-        return { searchHistory: async (query, k) => (await historyIndex())?.search(query, k) ?? [] };
+        return {
+          searchHistory: async (query, k) => (await historyIndex())?.search(query, k) ?? [],
+          fileChanges: async () => changesOf((await recentCommits()) ?? [], (p) => fileSet.has(p)),
+        };
       },
     };
   },
