@@ -202,7 +202,8 @@ function growTree(data: Dataset, grad: Float64Array, hess: Float64Array, p: Lamb
         G += grad[r]!;
         H += hess[r]!;
       }
-      tree.value[node] = p.learningRate * clamp(G / (H + p.l2), bounds);
+      // the learning rate times the Newton step, within the bounds scaled alike
+      tree.value[node] = clamp((p.learningRate * G) / (H + p.l2), { lower: p.learningRate * bounds.lower, upper: p.learningRate * bounds.upper });
       return node;
     }
     const bins = data.bins[split.column]!;
