@@ -159,7 +159,8 @@ const DEFAULT_TRAIN: TrainParams = { ...DEFAULT_LAMBDAMART, baseScale: 0, monoto
 
 /** The parameters and tree count with the best held-out objective, or `--params` as given. */
 function tune(): TrainParams {
-  if (values.params) return { ...DEFAULT_TRAIN, ...(JSON.parse(values.params) as Partial<TrainParams>) };
+  // an empty --params is a mistake (an unset shell variable), not a request to tune
+  if (values.params !== undefined) return { ...DEFAULT_TRAIN, ...(JSON.parse(values.params) as Partial<TrainParams>) };
   const grid = GRIDS[values.grid!];
   if (!grid) throw new Error(`--grid must be ${Object.keys(GRIDS).join(' or ')}`);
   let best: { params: TrainParams; trees: number; score: number } | undefined;
