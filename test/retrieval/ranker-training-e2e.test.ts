@@ -1,0 +1,113 @@
+/**
+ * The learned ranker's training, end to end on a real git repository made here (issue 34): mine pairs from its
+ * history, record their searches at each parent commit, train twice and get the same model file byte for byte, with
+ * the metadata a model must carry; then rank with it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FEATURE_NAMES } from '../../localizer/retrieval/learned/features.ts';
+import { loadRankerModel } from '../../localizer/retrieval/learned/model.ts';
+import { parseRecordedPair } from '../../localizer/retrieval/learned/pair-recordings.ts';
+import { defaultQueries } from '../../localizer/retrieval/query.ts';
+import { ReplayIndex } from '../../localizer/retrieval/recording-index.ts';
+import { retrieveFiles } from '../../localizer/retrieval/retriever.ts';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+// indexing a small repository at some 30 commits, and two trainings: seconds idle, a minute or two under load
+const SLOW = 300_000;
+let dir: string;
+
+/** a module per concern; each fix names its ticket and words of the function it changes */
+const MODULES: Record<string, string[]> = {
+  'widgets/parser.py': ['parse_number', 'parse_string', 'tokenize_line'],
+  'widgets/render.py': ['render_html', 'escape_markup', 'render_table'],
+  'widgets/cache.py': ['cache_lookup', 'evict_entries', 'cache_size'],
+  'widgets/cli.py': ['parse_arguments', 'print_usage', 'main_entry'],
+  'widgets/network.py': ['open_socket', 'retry_request', 'close_connection'],
+};
+
+function source(functions: readonly string[], version: number): string {
+  return functions.map((f) => `def ${f}(value):\n    """${f.replace(/_/g, ' ')} version ${version}"""\n    return value + ${version}\n`).join('\n');
+}
+
+async function script(name: string, args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', name), ...args], { cwd: ROOT, maxBuffer: 1 << 24 });
+  return stdout;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-ranker-e2e-'));
+  const work = path.join(dir, 'work');
+  await mkdir(path.join(work, 'widgets'), { recursive: true });
+  const git = (args: string[], time: number) =>
+    run('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@e', ...args], {
+      env: { ...process.env, GIT_AUTHOR_DATE: `@${time} +0000`, GIT_COMMITTER_DATE: `@${time} +0000` },
+    });
+  await run('git', ['-C', work, 'init', '-q', '-b', 'main']);
+  for (const [file, fns] of Object.entries(MODULES)) await writeFile(path.join(work, file), source(fns, 0));
+  await git(['add', '-A'], 1000);
+  await git(['commit', '-q', '-m', 'Initial import'], 1000);
+  const files = Object.keys(MODULES);
+  for (let i = 1; i <= 30; i++) {
+    const file = files[(i * 7) % files.length]!;
+    const fn = MODULES[file]![i % 3]!;
+    await writeFile(path.join(work, file), source(MODULES[file]!, i));
+    await git(['add', '-A'], 1000 + i * 100);
+    await git(['commit', '-q', '-m', `Fixed #${100 + i} -- ${fn.replace(/_/g, ' ')} went wrong for empty values`], 1000 + i * 100);
+  }
+  await mkdir(path.join(dir, 'mirrors', 'acme+widgets'), { recursive: true });
+  await run('git', ['clone', '-q', '--bare', work, path.join(dir, 'mirrors', 'acme+widgets', 'repo')]);
+  // the evaluated row: its base commit is the last one, so every earlier fix may be mined
+  const head = (await run('git', ['-C', work, 'rev-parse', 'HEAD'])).stdout.trim();
+  await writeFile(path.join(dir, 'evaluated.jsonl'), `${JSON.stringify({ repo: 'acme/widgets', base_commit: head })}\n`);
+}, SLOW);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('training the learned ranker', () => {
+  it(
+    'mines, records, trains twice to the same bytes, and the model ranks',
+    async () => {
+      const mirrors = path.join(dir, 'mirrors');
+      const pairs = path.join(dir, 'pairs.jsonl');
+      await script('mine-training-pairs.ts', ['--mirrors', mirrors, '--exclude', path.join(dir, 'evaluated.jsonl'), '--out', pairs]);
+      const mined = (await readFile(pairs, 'utf8')).trim().split('\n');
+      expect(mined).toHaveLength(29); // the 30th fix is the evaluated row's base commit
+      const recordings = path.join(dir, 'recordings');
+      await script('record-ranker-pairs.ts', ['--pairs', pairs, '--mirrors', mirrors, '--out', recordings, '--per-repo', '20']);
+      expect((await readdir(recordings)).length).toBe(20);
+
+      const train = (out: string) => script('train-ranker.ts', ['--pairs-dir', recordings, '--grid', 'quick', '--out', out]);
+      // the same command twice (the file records it, paths as their last part), in two folders
+      const [first, second] = [path.join(dir, 'a', 'model.json'), path.join(dir, 'b', 'model.json')];
+      await train(first);
+      await train(second);
+      const bytes = await readFile(first, 'utf8');
+      expect(await readFile(second, 'utf8')).toBe(bytes);
+
+      const ranker = loadRankerModel(first);
+      expect(ranker.model.features).toEqual(FEATURE_NAMES);
+      expect(ranker.model.training.pairs).toBe(20);
+      expect(ranker.model.training.dataSha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(ranker.model.trees.length).toBeGreaterThan(0);
+      // the command names no folder of the machine that trained it
+      expect(ranker.model.training.command).not.toContain(dir);
+      expect(Buffer.byteLength(bytes)).toBeLessThan(1 << 20);
+
+      const file = (await readdir(recordings)).sort()[0]!;
+      const { pair, recording } = parseRecordedPair(await readFile(path.join(recordings, file), 'utf8'), file);
+      const result = await retrieveFiles(new ReplayIndex(recording), defaultQueries(pair.query), { fusion: 'learned', rankerModel: first });
+      expect(result.ranking.length).toBeGreaterThan(0);
+      for (const f of result.ranking) expect(Object.keys(MODULES)).toContain(f.path);
+      expect(result.ranking[0]!.score).toBeGreaterThan(0);
+    },
+    SLOW,
+  );
+});
