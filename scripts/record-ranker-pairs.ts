@@ -5,7 +5,7 @@
  * pair's message is the issue, and the default retrieval runs through a RecordingIndex, as `bench:retrieval
  * --record` does for SWE-bench rows.
  *
- *   npm run ranker:record -- --pairs pairs.jsonl --mirrors $LOCFIX_MIRRORS --out DIR [--per-repo 120] [--repos a/b,…]
+ *   npm run ranker:record -- --pairs pairs.jsonl --mirrors $LOCFIX_MIRRORS --out DIR [--per-repo 150] [--repos a/b,…]
  *
  * Sampling is deterministic: per repository, `--per-repo` pairs evenly spaced over its history order. The vector
  * store is the in-process exact one (no HNSW randomness), the embedder the offline lexical one, so the same
@@ -35,7 +35,7 @@ const { values } = parseArgs({
     pairs: { type: 'string' },
     mirrors: { type: 'string' },
     out: { type: 'string' },
-    'per-repo': { type: 'string', default: '120' },
+    'per-repo': { type: 'string', default: '150' },
     repos: { type: 'string' },
   },
 });

@@ -3,7 +3,8 @@
  * writes the model file `--fusion learned` reads.
  *
  *   npm run ranker:train -- --pairs-dir DIR [--dev DATASET --dev-recordings DIR] [--out models/file-ranker.json]
- *                           [--drop-group text|history|structure|fusion|path|query …] [--grid quick|full]
+ *                           [--drop-group text|history|structure|fusion|path|file|query …] [--grid quick|full|monotone]
+ *                           [--params JSON]
  *
  * Tuning never sees SWE-bench Lite: a fifth of the pairs (by commit hash) is held out, and the Multilingual
  * development rows (`--dev`, with the recordings `bench:retrieval --record` made of them) are the other check.
