@@ -125,6 +125,11 @@ function scorer(trees: readonly RankerTree[], scale: number): (e: RankingExample
 const t0 = performance.now();
 const { examples: pairs, skipped } = await pairExamples(values['pairs-dir']);
 const dev = values.dev ? await devExamples(values.dev, values['dev-recordings']!) : [];
+if (pairs.length === 0) {
+  throw new Error(
+    `${values['pairs-dir']}: no recorded pair with a file to find (${skipped.failed} unreadable or failed recordings); run npm run ranker:record first`,
+  );
+}
 const train = pairs.filter((e) => !heldOut(e));
 const valid = pairs.filter(heldOut);
 /** the column of the weighted fusion's score, which the trees may start from (absent when an ablation drops it) */

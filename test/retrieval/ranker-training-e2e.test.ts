@@ -92,6 +92,13 @@ describe('training the learned ranker', () => {
       const bytes = await readFile(first, 'utf8');
       expect(await readFile(second, 'utf8')).toBe(bytes);
 
+      // an empty --params (an unset shell variable) is refused, not taken as "tune"; a folder without pairs names the fix
+      await expect(script('train-ranker.ts', ['--pairs-dir', recordings, '--params', '', '--out', path.join(dir, 'x.json')])).rejects.toThrow(/JSON/);
+      await mkdir(path.join(dir, 'empty'));
+      await expect(script('train-ranker.ts', ['--pairs-dir', path.join(dir, 'empty'), '--out', path.join(dir, 'x.json')])).rejects.toThrow(
+        /no recorded pair with a file to find .*npm run ranker:record first/,
+      );
+
       const ranker = loadRankerModel(first);
       expect(ranker.model.features).toEqual(FEATURE_NAMES);
       expect(ranker.model.training.pairs).toBe(20);

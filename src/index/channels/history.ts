@@ -64,13 +64,19 @@ export const historyChannel: IndexChannel<HistoryPart> = {
             if (!commits) return undefined;
             // a commit's size counts the files of the languages this index took (its main language family)
             const families = new Set([...fileSet].map(familyOfPath));
-            return new CommitHistoryIndex(
-              commits,
-              (p) => fileSet.has(p),
-              settings,
-              commitTermMemo,
-              (p) => families.has(familyOfPath(p)),
-            );
+            try {
+              return new CommitHistoryIndex(
+                commits,
+                (p) => fileSet.has(p),
+                settings,
+                commitTermMemo,
+                (p) => families.has(familyOfPath(p)),
+              );
+            } catch (err) {
+              // as before the file facts shared the commits: an index that cannot be built leaves the channel empty
+              progress(`history unavailable for ${snapshot.repo}@${snapshot.commit.slice(0, 12)}: ${(err as Error).message.split('\n')[0]}`);
+              return undefined;
+            }
           })();
           return history;
         };
