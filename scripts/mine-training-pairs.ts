@@ -2,8 +2,9 @@
  * Mines training pairs for a learned file ranker from the repositories' own history (issue 34): for every mirror
  * (`owner+name/repo`), the first-parent commits and merges that name an issue or ticket and change 1-3 non-test
  * source files, message as the query (src/index/training-pairs.ts). A repository with evaluated instances is read
- * only before its earliest base commit among the rows of every `--exclude` dataset, so no gold fix and nothing
- * after it can be trained on; `--exclude-commits FILE` names more commits (one hash per line) never to mine.
+ * only before its earliest base commit among the rows of every `--exclude` dataset and of SWE-bench Verified (always),
+ * so no gold fix and nothing after it can be trained on; `--exclude-commits FILE` names more commits (one hash per
+ * line) never to mine. Repository names match whatever their case.
  *
  *   npm run mine:pairs -- --mirrors $LOCFIX_MIRRORS --exclude swe-bench-lite-full.jsonl --exclude swe-bench-multilingual-dev.jsonl \
  *     --out pairs.jsonl [--repos owner/name,…]
@@ -15,7 +16,17 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cutoffOf, minePairs, type TrainingPair } from '../src/index/training-pairs.ts';
+import {
+  basesByRepository,
+  cutoffOf,
+  type EvaluatedRow,
+  minePairs,
+  mirrorRepositories,
+  repositoryKey,
+  type TrainingPair,
+} from '../src/index/training-pairs.ts';
+
+const VERIFIED_BASES = path.join(import.meta.dirname, 'data', 'swe-bench-verified-bases.jsonl');
 
 const { values } = parseArgs({
   options: {
@@ -29,15 +40,21 @@ const { values } = parseArgs({
 if (!values.mirrors || !values.out) throw new Error('usage: npm run mine:pairs -- --mirrors DIR --exclude DATASET… --out FILE [--repos owner/name,…]');
 if (values.exclude!.length === 0) throw new Error('name the evaluated datasets with --exclude: without them, gold fixes could become training pairs');
 
-/** base commits of the evaluated rows, by repository */
-const bases = new Map<string, string[]>();
-for (const file of values.exclude!) {
-  for (const line of (await readFile(file, 'utf8')).split('\n')) {
+/**
+ * Base commits of the evaluated rows, by repository. SWE-bench Verified's always count: its rows are not evaluated
+ * here, but its gold fixes must never be trained on, and since a row carries no fix commit, the repository is cut
+ * at its earliest Verified base commit as well (scripts/data/README.md says where the list comes from).
+ */
+const rows: EvaluatedRow[] = [];
+for (const file of [...values.exclude!, VERIFIED_BASES]) {
+  for (const [i, line] of (await readFile(file, 'utf8')).split('\n').entries()) {
     if (!line.trim()) continue;
-    const row = JSON.parse(line) as { repo: string; base_commit: string };
-    bases.set(row.repo, [...(bases.get(row.repo) ?? []), row.base_commit]);
+    const row = JSON.parse(line) as Partial<EvaluatedRow>;
+    if (typeof row.repo !== 'string' || typeof row.base_commit !== 'string') throw new Error(`${file}:${i + 1}: a row needs repo and base_commit`);
+    rows.push(row as EvaluatedRow);
   }
 }
+const bases = basesByRepository(rows);
 const excludedCommits = new Set(
   values['exclude-commits']
     ? (await readFile(values['exclude-commits'], 'utf8'))
@@ -47,22 +64,15 @@ const excludedCommits = new Set(
     : [],
 );
 
-const wanted = values.repos?.split(',').map((r) => r.trim());
-/** a mirror folder's repository: `owner+name`, or SWE-bench's own mirror naming `swe-bench+owner__name` (src/repo/store.ts) */
-const repoOfFolder = (folder: string) =>
-  folder.startsWith('swe-bench+') && folder.includes('__') ? folder.slice('swe-bench+'.length).replace('__', '/') : folder.replace('+', '/');
-const folders = new Map(
-  readdirSync(values.mirrors)
-    .filter((d) => d.includes('+') && existsSync(path.join(values.mirrors!, d, 'repo')))
-    .map((d) => [repoOfFolder(d), d] as const),
-);
-const repos = [...folders.keys()].filter((r) => !wanted || wanted.includes(r)).sort();
+const wanted = values.repos?.split(',').map((r) => repositoryKey(r.trim()));
+const folders = mirrorRepositories(readdirSync(values.mirrors).filter((d) => d.includes('+') && existsSync(path.join(values.mirrors!, d, 'repo'))));
+const repos = [...folders.keys()].filter((r) => !wanted || wanted.includes(repositoryKey(r))).sort();
 
 const all: TrainingPair[] = [];
 console.log('| repository | cutoff (earliest evaluated base commit) | pairs |\n|---|---|--:|');
 for (const repo of repos) {
   const gitDir = path.join(values.mirrors, folders.get(repo)!, 'repo');
-  const evaluated = bases.get(repo) ?? [];
+  const evaluated = bases.get(repositoryKey(repo)) ?? [];
   const before = evaluated.length ? await cutoffOf(gitDir, evaluated) : undefined;
   const pairs = await minePairs({ repo, gitDir, before, excludedCommits });
   all.push(...pairs);

@@ -117,3 +117,41 @@ export async function cutoffOf(gitDir: string, baseCommits: readonly string[]): 
   }
   return earliest;
 }
+
+/** An evaluated row as far as mining needs it: SWE-bench's `repo` and `base_commit`. */
+export interface EvaluatedRow {
+  repo: string;
+  base_commit: string;
+}
+
+/**
+ * A repository's key for matching rows to mirrors. GitHub names are case-insensitive, and the two spellings meet:
+ * the Multilingual rows say `briannesbitt/carbon`, a mirror fetched by its GitHub name is `briannesbitt+Carbon`.
+ * Matched exactly, that mirror had no cutoff, and every gold fix of its rows could become a training pair.
+ */
+export const repositoryKey = (repo: string): string => repo.toLowerCase();
+
+/** The base commits of evaluated rows, by repository key. */
+export function basesByRepository(rows: Iterable<EvaluatedRow>): Map<string, string[]> {
+  const bases = new Map<string, string[]>();
+  for (const row of rows) {
+    const key = repositoryKey(row.repo);
+    bases.set(key, [...(bases.get(key) ?? []), row.base_commit]);
+  }
+  return bases;
+}
+
+/**
+ * Mirror folders by repository (`owner+name`, or SWE-bench's `swe-bench+owner__name`, src/repo/store.ts). Two
+ * folders of one repository (`owner+Name` beside a lower-case link to it) would mine it twice, so they are an error.
+ */
+export function mirrorRepositories(folders: readonly string[]): Map<string, string> {
+  const byKey = new Map<string, { repo: string; folder: string }>();
+  for (const folder of folders) {
+    const repo = folder.startsWith('swe-bench+') && folder.includes('__') ? folder.slice('swe-bench+'.length).replace('__', '/') : folder.replace('+', '/');
+    const other = byKey.get(repositoryKey(repo));
+    if (other) throw new Error(`two mirror folders hold ${repo}: ${other.folder} and ${folder}; keep one`);
+    byKey.set(repositoryKey(repo), { repo, folder });
+  }
+  return new Map([...byKey.values()].map(({ repo, folder }) => [repo, folder]));
+}

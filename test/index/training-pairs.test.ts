@@ -4,12 +4,21 @@
  * and that nothing at or after the cutoff (an evaluated instance's base commit) or named as excluded is mined.
  */
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cutoffOf, minePairs, queryOf, referencesOf } from '../../src/index/training-pairs.ts';
+import { basesByRepository, cutoffOf, minePairs, mirrorRepositories, queryOf, referencesOf, repositoryKey } from '../../src/index/training-pairs.ts';
+
+const VERIFIED = path.resolve(import.meta.dirname, '../../scripts/data/swe-bench-verified-bases.jsonl');
+const LITE = path.resolve(import.meta.dirname, '../../../shared/data/swe-bench-lite-full.jsonl');
+const rowsOf = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { instance_id: string; repo: string; base_commit: string });
 
 const run = promisify(execFile);
 let dir: string;
@@ -102,5 +111,37 @@ describe('training pairs from history', () => {
     expect(referencesOf('Decode as UTF-8 (PEP-8 style), map ORA-01400; RFC-2822 dates')).toEqual([]);
     expect(referencesOf('Fixed CVE-2018-16984 -- password hash disclosure')).toEqual(['CVE-2018-16984']);
     expect(queryOf('Merge pull request #5 from a/b\n\nFix the parser\n\nCo-authored-by: x <x@y>')).toBe('Fix the parser');
+  });
+
+  it('matches rows to mirrors whatever the case, and refuses two folders of one repository', () => {
+    // the Multilingual rows say briannesbitt/carbon; fetched by its GitHub name the mirror is briannesbitt+Carbon
+    const bases = basesByRepository([
+      { repo: 'briannesbitt/carbon', base_commit: 'a1' },
+      { repo: 'django/django', base_commit: 'b1' },
+      { repo: 'Django/Django', base_commit: 'b2' },
+    ]);
+    const folders = mirrorRepositories(['briannesbitt+Carbon', 'swe-bench+django__django', 'redis+redis']);
+    expect([...folders.keys()].sort()).toEqual(['briannesbitt/Carbon', 'django/django', 'redis/redis']);
+    expect(bases.get(repositoryKey('briannesbitt/Carbon'))).toEqual(['a1']);
+    expect(bases.get(repositoryKey('django/django'))).toEqual(['b1', 'b2']);
+    expect(() => mirrorRepositories(['briannesbitt+Carbon', 'briannesbitt+carbon'])).toThrow(
+      /two mirror folders hold briannesbitt\/carbon: briannesbitt\+Carbon and briannesbitt\+carbon/,
+    );
+  });
+
+  it('SWE-bench Verified: 500 base commits of 12 repositories, the same as Lite where the two share a row', () => {
+    const verified = rowsOf(VERIFIED);
+    expect(verified).toHaveLength(500);
+    expect(new Set(verified.map((r) => r.instance_id)).size).toBe(500);
+    expect(new Set(verified.map((r) => r.repo)).size).toBe(12);
+    for (const row of verified) {
+      expect(row.base_commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(row.instance_id.replace(/-\d+$/, '').replace('__', '/')).toBe(row.repo);
+    }
+    if (!existsSync(LITE)) return; // the shared data sit beside the checkout, not in it
+    const lite = new Map(rowsOf(LITE).map((r) => [r.instance_id, r.base_commit]));
+    const shared = verified.filter((r) => lite.has(r.instance_id));
+    expect(shared).toHaveLength(93);
+    for (const row of shared) expect(row.base_commit).toBe(lite.get(row.instance_id));
   });
 });

@@ -60,8 +60,9 @@ beforeAll(async () => {
     await git(['add', '-A'], 1000 + i * 100);
     await git(['commit', '-q', '-m', `Fixed #${100 + i} -- ${fn.replace(/_/g, ' ')} went wrong for empty values`], 1000 + i * 100);
   }
-  await mkdir(path.join(dir, 'mirrors', 'acme+widgets'), { recursive: true });
-  await run('git', ['clone', '-q', '--bare', work, path.join(dir, 'mirrors', 'acme+widgets', 'repo')]);
+  // the mirror spells the repository as GitHub shows it, the row in lower case (as Multilingual's briannesbitt/carbon)
+  await mkdir(path.join(dir, 'mirrors', 'Acme+Widgets'), { recursive: true });
+  await run('git', ['clone', '-q', '--bare', work, path.join(dir, 'mirrors', 'Acme+Widgets', 'repo')]);
   // the evaluated row: its base commit is the last one, so every earlier fix may be mined
   const head = (await run('git', ['-C', work, 'rev-parse', 'HEAD'])).stdout.trim();
   await writeFile(path.join(dir, 'evaluated.jsonl'), `${JSON.stringify({ repo: 'acme/widgets', base_commit: head })}\n`);
