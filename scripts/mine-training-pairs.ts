@@ -23,6 +23,7 @@ import {
   minePairs,
   mirrorRepositories,
   repositoryKey,
+  selectRepositories,
   type TrainingPair,
 } from '../src/index/training-pairs.ts';
 
@@ -64,9 +65,8 @@ const excludedCommits = new Set(
     : [],
 );
 
-const wanted = values.repos?.split(',').map((r) => repositoryKey(r.trim()));
 const folders = mirrorRepositories(readdirSync(values.mirrors).filter((d) => d.includes('+') && existsSync(path.join(values.mirrors!, d, 'repo'))));
-const repos = [...folders.keys()].filter((r) => !wanted || wanted.includes(repositoryKey(r))).sort();
+const repos = selectRepositories(values.repos, [...folders.keys()], `the mirrors of ${values.mirrors}`);
 
 const all: TrainingPair[] = [];
 console.log('| repository | cutoff (earliest evaluated base commit) | pairs |\n|---|---|--:|');

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { createEmbedder } from '../src/embedding/factory.ts';
 import { defaultIndexMemo } from '../src/index/index-memo.ts';
 import { buildRepoIndex, defaultFileParser } from '../src/index/repo-index.ts';
-import type { TrainingPair } from '../src/index/training-pairs.ts';
+import { selectRepositories, type TrainingPair } from '../src/index/training-pairs.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { safeFileName } from '../src/util/fsx.ts';
 import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
@@ -47,9 +47,9 @@ const all = (await readFile(values.pairs, 'utf8'))
   .split('\n')
   .filter((l) => l.trim())
   .map((l) => JSON.parse(l) as TrainingPair);
-const wanted = values.repos?.split(',').map((r) => r.trim());
+const repos = new Set(selectRepositories(values.repos, [...new Set(all.map((p) => p.repo))], values.pairs));
 const chosen = samplePairs(
-  all.filter((p) => !wanted || wanted.includes(p.repo)),
+  all.filter((p) => repos.has(p.repo)),
   perRepo,
 );
 await mkdir(values.out, { recursive: true });

@@ -155,3 +155,18 @@ export function mirrorRepositories(folders: readonly string[]): Map<string, stri
   }
   return new Map([...byKey.values()].map(({ repo, folder }) => [repo, folder]));
 }
+
+/**
+ * The repositories a `--repos a/b,…` list picks from `available`, whatever their case; without a list, all. A name
+ * that matches none is an error: it would otherwise give an empty run, or quietly leave a repository out.
+ */
+export function selectRepositories(list: string | undefined, available: readonly string[], where: string): string[] {
+  if (list === undefined) return [...available].sort();
+  const wanted = list
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  const missing = wanted.filter((w) => !available.some((a) => repositoryKey(a) === repositoryKey(w)));
+  if (missing.length) throw new Error(`--repos: ${missing.join(', ')} not in ${where} (it has ${[...available].sort().join(', ') || 'none'})`);
+  return available.filter((a) => wanted.some((w) => repositoryKey(w) === repositoryKey(a))).sort();
+}

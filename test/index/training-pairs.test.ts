@@ -10,7 +10,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basesByRepository, cutoffOf, minePairs, mirrorRepositories, queryOf, referencesOf, repositoryKey } from '../../src/index/training-pairs.ts';
+import {
+  basesByRepository,
+  cutoffOf,
+  minePairs,
+  mirrorRepositories,
+  queryOf,
+  referencesOf,
+  repositoryKey,
+  selectRepositories,
+} from '../../src/index/training-pairs.ts';
 
 const VERIFIED = path.resolve(import.meta.dirname, '../../scripts/data/swe-bench-verified-bases.jsonl');
 const LITE = path.resolve(import.meta.dirname, '../../../shared/data/swe-bench-lite-full.jsonl');
@@ -126,6 +135,12 @@ describe('training pairs from history', () => {
     expect(bases.get(repositoryKey('django/django'))).toEqual(['b1', 'b2']);
     expect(() => mirrorRepositories(['briannesbitt+Carbon', 'briannesbitt+carbon'])).toThrow(
       /two mirror folders hold briannesbitt\/carbon: briannesbitt\+Carbon and briannesbitt\+carbon/,
+    );
+    // --repos picks whatever the case; a name nothing holds is an error, not an empty run
+    expect(selectRepositories('briannesbitt/carbon, redis/redis', [...folders.keys()], 'the mirrors')).toEqual(['briannesbitt/Carbon', 'redis/redis']);
+    expect(selectRepositories(undefined, ['b/b', 'a/a'], 'the mirrors')).toEqual(['a/a', 'b/b']);
+    expect(() => selectRepositories('django/djang', [...folders.keys()], 'the mirrors')).toThrow(
+      /--repos: django\/djang not in the mirrors \(it has briannesbitt\/Carbon, django\/django, redis\/redis\)/,
     );
   });
 

@@ -82,7 +82,8 @@ describe('training the learned ranker', () => {
       const mined = (await readFile(pairs, 'utf8')).trim().split('\n');
       expect(mined).toHaveLength(29); // the 30th fix is the evaluated row's base commit
       const recordings = path.join(dir, 'recordings');
-      await script('record-ranker-pairs.ts', ['--pairs', pairs, '--mirrors', mirrors, '--out', recordings, '--per-repo', '20']);
+      // --repos in another case still picks the repository (before, it sampled nothing and recorded nothing)
+      await script('record-ranker-pairs.ts', ['--pairs', pairs, '--mirrors', mirrors, '--out', recordings, '--per-repo', '20', '--repos', 'acme/WIDGETS']);
       expect((await readdir(recordings)).length).toBe(20);
 
       const train = (out: string) => script('train-ranker.ts', ['--pairs-dir', recordings, '--grid', 'quick', '--out', out]);
