@@ -50,8 +50,13 @@ const rows: EvaluatedRow[] = [];
 for (const file of [...values.exclude!, VERIFIED_BASES]) {
   for (const [i, line] of (await readFile(file, 'utf8')).split('\n').entries()) {
     if (!line.trim()) continue;
-    const row = JSON.parse(line) as Partial<EvaluatedRow>;
-    if (typeof row.repo !== 'string' || typeof row.base_commit !== 'string') throw new Error(`${file}:${i + 1}: a row needs repo and base_commit`);
+    let row: Partial<EvaluatedRow> | null;
+    try {
+      row = JSON.parse(line) as Partial<EvaluatedRow> | null;
+    } catch (err) {
+      throw new Error(`${file}:${i + 1}: not JSON (${err instanceof Error ? err.message : String(err)})`);
+    }
+    if (typeof row?.repo !== 'string' || typeof row.base_commit !== 'string') throw new Error(`${file}:${i + 1}: a row needs repo and base_commit`);
     rows.push(row as EvaluatedRow);
   }
 }

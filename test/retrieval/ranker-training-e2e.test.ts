@@ -80,6 +80,16 @@ describe('training the learned ranker', () => {
       const pairs = path.join(dir, 'pairs.jsonl');
       await script('mine-training-pairs.ts', ['--mirrors', mirrors, '--exclude', path.join(dir, 'evaluated.jsonl'), '--out', pairs]);
       const mined = (await readFile(pairs, 'utf8')).trim().split('\n');
+      // an evaluated dataset that cannot be read stops mining, naming the file and line: no cutoff is ever guessed
+      const bad = path.join(dir, 'bad.jsonl');
+      await writeFile(bad, '{"repo": "acme/widgets", "base_commit": "abc"}\n{"repo": "acme/wid\n');
+      await expect(script('mine-training-pairs.ts', ['--mirrors', mirrors, '--exclude', bad, '--out', path.join(dir, 'x.jsonl')])).rejects.toThrow(
+        /bad\.jsonl:2: not JSON/,
+      );
+      await writeFile(bad, 'null\n');
+      await expect(script('mine-training-pairs.ts', ['--mirrors', mirrors, '--exclude', bad, '--out', path.join(dir, 'x.jsonl')])).rejects.toThrow(
+        /bad\.jsonl:1: a row needs repo and base_commit/,
+      );
       expect(mined).toHaveLength(29); // the 30th fix is the evaluated row's base commit
       const recordings = path.join(dir, 'recordings');
       // --repos in another case still picks the repository (before, it sampled nothing and recorded nothing)
