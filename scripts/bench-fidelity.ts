@@ -2,6 +2,7 @@
  * Fidelity against the real SWE-bench harness, on real Lite instances.
  *
  *   npm run bench:fidelity -- --regrade DIR [--dataset FILE] [--pattern P] [--out FILE]
+ *                             [--harness 5.0.2|4.1] [--exact] [--reshape] [--forge] [--compare-rules]
  *   npm run bench:fidelity -- --execute [--per-version N] [--repos a/b,c/d] [--published DIR] [--workers N]
  *                             [--mirrors DIR] [--runs-dir DIR] [--out FILE.jsonl]   (rows already in FILE are skipped)
  *   npm run bench:fidelity -- --summarize FILE.jsonl
@@ -28,6 +29,8 @@ import { END_TEST_OUTPUT, START_TEST_OUTPUT } from '../src/harness/constants.ts'
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { pythonTestCommand } from '../src/harness/specs.ts';
 import { evalReport, statusMapFromLog, type InstanceReport, type TestsStatus } from '../validation/grading.ts';
+import { type GradingRules, parseHarnessVersion, parseTestExitCode } from '../validation/grading-rules.ts';
+import { forgePasses, reshapeAs50, verdictCause } from './fidelity-rules.ts';
 import { logParserFor } from '../validation/log-parsers/index.ts';
 import { diagnoseTestRun, patchedFiles, repositoryRoots } from '../validation/run-diagnosis.ts';
 import { envImageFor, executeFidelity } from './fidelity-execute.ts';
@@ -49,8 +52,22 @@ const { values } = parseArgs({
     mirrors: { type: 'string' },
     'runs-dir': { type: 'string', default: path.join(os.tmpdir(), 'locfix-fidelity-runs') },
     timeout: { type: 'string', default: '1800' },
+    harness: { type: 'string', default: '5.0.2' },
+    exact: { type: 'boolean' },
+    reshape: { type: 'boolean' },
+    forge: { type: 'boolean' },
+    'compare-rules': { type: 'boolean' },
+    lists: { type: 'string', default: 'dataset' },
   },
 });
+
+if (!['dataset', 'report'].includes(values.lists!)) throw new Error(`--lists takes dataset or report, not ${JSON.stringify(values.lists)}`);
+const RULES: GradingRules = { harness: parseHarnessVersion(values.harness!), unforgeable: !values.exact };
+const RULE_SETS: Record<string, GradingRules> = {
+  '4.1': { harness: '4.1', unforgeable: false },
+  '5.0.2': { harness: '5.0.2', unforgeable: false },
+  '5.0.2+locfix': { harness: '5.0.2', unforgeable: true },
+};
 
 /** The first `perVersion` rows of each repository/version, interleaved so that a partial run covers every group. */
 export function stratifiedSubset(instances: readonly SweInstance[], perVersion: number | undefined): SweInstance[] {
@@ -115,6 +132,11 @@ interface InstanceFidelity {
   tests: number;
   /** the log predates the harness' start/end markers and was read whole */
   legacyLog: boolean;
+  /** why the log could not be graded under the chosen rules */
+  notGraded?: string;
+  /** --compare-rules: the verdict under each rule set, and why a set's verdict differs from 4.1's */
+  verdicts?: Record<string, boolean>;
+  causes?: Record<string, string>;
   /** tests whose success/failure differs from the harness report */
   disagreements: Array<{ test: string; category: string; harness: 'success' | 'failure' | 'absent'; locfix: 'success' | 'failure' | 'absent' }>;
 }
@@ -138,22 +160,41 @@ function markLegacyLog(raw: string, testCmd: string): string {
   return `${before}${START_TEST_OUTPUT}\n${after}\n${END_TEST_OUTPUT}\n`;
 }
 
-function regradeOne(instance: SweInstance, dir: string): InstanceFidelity | undefined {
-  const logFile = path.join(dir, 'test_output.txt');
-  const reportFile = path.join(dir, 'report.json');
-  if (!existsSync(logFile) || !existsSync(reportFile)) return undefined;
-  const raw = readFileSync(logFile, 'utf8');
+/** The log as graded: legacy logs marked; with --reshape in 5.0's shape; with --forge with passing lines added. */
+function preparedLog(instance: SweInstance, raw: string, parserName: string): { log: string; legacy: boolean; preExitCode: boolean } {
   // Logs of harness versions before the start/end markers (SWE-Fixer's are such) were parsed whole by that
   // harness (grading.get_logs_eval then): read them the same way by marking the whole log as the output.
   const legacy = !raw.includes(START_TEST_OUTPUT);
-  const log = legacy ? markLegacyLog(raw, pythonTestCommand(makeInstanceSpec(instance).spec.spec)) : raw;
-  const harness = (JSON.parse(readFileSync(reportFile, 'utf8')) as InstanceReport)[instance.instance_id];
-  const patch = existsSync(path.join(dir, 'patch.diff')) ? readFileSync(path.join(dir, 'patch.diff'), 'utf8') : '';
+  let log = legacy ? markLegacyLog(raw, pythonTestCommand(makeInstanceSpec(instance).spec.spec)) : raw;
+  if (values.reshape) log = reshapeAs50(log, parserName).log;
+  if (values.forge) log = forgePasses(log, [...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS], parserName) ?? log;
+  return { log, legacy, preExitCode: parseTestExitCode(log) === undefined };
+}
+
+/** The row with the test lists the harness' report graded, where --lists report asks for them. */
+function withListsOf(row: SweInstance, harness: InstanceReport[string] | undefined): SweInstance {
+  const status = harness?.tests_status;
+  if (values.lists !== 'report' || !status) return row;
+  const all = (category: 'FAIL_TO_PASS' | 'PASS_TO_PASS') => [...status[category].success, ...status[category].failure];
+  return { ...row, FAIL_TO_PASS: all('FAIL_TO_PASS'), PASS_TO_PASS: all('PASS_TO_PASS') };
+}
+
+function regradeOne(datasetRow: SweInstance, dir: string): InstanceFidelity | undefined {
+  const logFile = path.join(dir, 'test_output.txt');
+  const reportFile = path.join(dir, 'report.json');
+  if (!existsSync(logFile) || !existsSync(reportFile)) return undefined;
+  const harness = (JSON.parse(readFileSync(reportFile, 'utf8')) as InstanceReport)[datasetRow.instance_id];
+  const instance = withListsOf(datasetRow, harness);
   const spec = makeInstanceSpec(instance);
+  const { log, legacy, preExitCode } = preparedLog(instance, readFileSync(logFile, 'utf8'), spec.spec.logParser);
+  const patch = existsSync(path.join(dir, 'patch.diff')) ? readFileSync(path.join(dir, 'patch.diff'), 'utf8') : '';
   const parser = logParserFor(spec.spec, instance.instance_id);
-  const ours = evalReport(instance.instance_id, patch, log, instance, parser)[instance.instance_id];
+  const grade = (rules: GradingRules) => evalReport(instance.instance_id, patch, log, instance, parser, rules)[instance.instance_id];
+  // a log from before 5.0 cannot be held to 5.0.2's exit-code check: not graded under 5.0.2, with the reason
+  const pre50 = RULES.harness !== '4.1' && preExitCode && !values['compare-rules'];
+  const ours = pre50 ? undefined : grade(RULES);
   // no execution here, so no gold baseline: a stop that names the repository's own code is the patch's (conservative)
-  const cannotRun = diagnoseTestRun(log, statusMapFromLog(log, parser).statusMap, instance, {
+  const cannotRun = diagnoseTestRun(log, statusMapFromLog(log, parser, RULES).statusMap, instance, {
     networkOff: false,
     patchedFiles: patchedFiles(patch),
     repositoryCode: repositoryRoots(instance.patch),
@@ -162,21 +203,59 @@ function regradeOne(instance: SweInstance, dir: string): InstanceFidelity | unde
   for (const category of ['FAIL_TO_PASS', 'PASS_TO_PASS'] as const) {
     for (const test of instance[category]) {
       const h = side(harness?.tests_status, category, test);
-      const l = side(ours.tests_status, category, test);
-      if (h !== l) disagreements.push({ test, category, harness: h, locfix: l });
+      const l = side(ours?.tests_status, category, test);
+      if (ours && h !== l) disagreements.push({ test, category, harness: h, locfix: l });
     }
   }
-  return {
+  const row: InstanceFidelity = {
     id: instance.instance_id,
     repo: instance.repo,
     version: spec.version,
     harnessResolved: Boolean(harness?.resolved),
-    locfixResolved: ours.resolved,
+    locfixResolved: Boolean(ours?.resolved),
     ...(cannotRun ? { cannotRun: `${cannotRun.kind}: ${cannotRun.reason}` } : {}),
+    ...(pre50
+      ? { notGraded: 'the log predates harness 5.0 (no recorded test exit code): regrade with --harness 4.1, or --reshape' }
+      : ours?.not_graded_reason
+        ? { notGraded: ours.not_graded_reason }
+        : {}),
     tests: instance.FAIL_TO_PASS.length + instance.PASS_TO_PASS.length,
     legacyLog: legacy,
     disagreements,
   };
+  if (values['compare-rules']) {
+    const graded = Object.fromEntries(Object.entries(RULE_SETS).map(([name, rules]) => [name, grade(rules)]));
+    row.verdicts = Object.fromEntries(Object.entries(graded).map(([name, g]) => [name, g.resolved]));
+    row.causes = {};
+    // each rule set against the one it adds to: 5.0.2 against 4.1, locfix's rule against 5.0.2
+    for (const [name, base] of [
+      ['5.0.2', '4.1'],
+      ['5.0.2+locfix', '5.0.2'],
+    ] as const) {
+      if (graded[name].resolved === graded[base].resolved) continue;
+      const tests = { base: graded[base].tests_status, other: graded[name].tests_status };
+      row.causes[name] = verdictCause(log, parser, tests, { base: RULE_SETS[base], other: RULE_SETS[name] });
+    }
+  }
+  return row;
+}
+
+function countBy(items: readonly string[]): Array<[string, number]> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]);
+}
+
+/** Resolved counts under each rule set, and the verdicts each set changes, by the rule that changed them. */
+function printRuleComparison(rows: readonly InstanceFidelity[]): void {
+  for (const name of Object.keys(RULE_SETS)) console.log(`resolved under ${name.padEnd(13)} ${rows.filter((r) => r.verdicts?.[name]).length}/${rows.length}`);
+  for (const name of ['5.0.2', '5.0.2+locfix']) {
+    const changed = rows.filter((r) => r.causes?.[name]);
+    console.log(`verdicts ${name} changes (against ${name === '5.0.2' ? '4.1' : '5.0.2'}): ${changed.length}`);
+    for (const [cause, n] of countBy(changed.map((r) => `${r.verdicts![name] ? 'now resolved' : 'now unresolved'}: ${r.causes![name]}`)))
+      console.log(`  ${n} × ${cause}`);
+    for (const r of changed.slice(0, 12)) console.log(`    ${r.id}: ${r.causes![name]}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -209,6 +288,10 @@ async function main(): Promise<void> {
     );
   }
   for (const r of rows.filter((x) => x.cannotRun)) console.log(`  would be an evaluation error: ${r.id}: ${r.cannotRun!.slice(0, 200)}`);
+  const notGraded = rows.filter((r) => r.notGraded);
+  console.log(`rules: harness ${RULES.harness}${RULES.unforgeable ? ' + locfix unforgeable' : ' (exact)'}; not graded: ${notGraded.length}`);
+  for (const [reason, n] of countBy(notGraded.map((r) => r.notGraded!))) console.log(`  ${n} × ${reason}`);
+  if (values['compare-rules']) printRuleComparison(rows);
   if (values.out) writeFileSync(values.out, JSON.stringify({ command: process.argv.slice(2).join(' '), instances: rows }, null, 2));
   for (const e of loaded.errors) console.error(`dataset: ${e.message}`);
 }

@@ -4,6 +4,7 @@
  * below is the Agentless 1.5 / BLAgent paper setting unless its comment says otherwise.
  */
 import { IMAGE_ARCHS } from './harness/instance-spec.ts';
+import { HARNESS_VERSIONS } from './harness/constants.ts';
 import { CACHE_LEVELS, NETWORK_MODES } from './sandbox/types.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -84,9 +85,13 @@ export const RunConfigSchema = z
         timeoutSeconds: positiveInt.default(1800),
         /** the sandbox network of evaluation: none (offline), or the engine's bridge / host for parity with the harness */
         network: z.enum(NETWORK_MODES, { message: `must be one of ${NETWORK_MODES.join(', ')}` }).default('none'),
+        /** whose grading rules: SWE-bench harness 5.0.2 (default) or 4.1 (validation/grading-rules.ts) */
+        harness: z.enum(HARNESS_VERSIONS, { message: `must be one of ${HARNESS_VERSIONS.join(', ')}` }).default('5.0.2'),
+        /** locfix's rule on top of the harness': no verdict rests on output the evaluated code can write */
+        unforgeable: z.boolean().default(true),
       })
       .strict()
-      .default({ enabled: true, timeoutSeconds: 1800, network: 'none' }),
+      .default({ enabled: true, timeoutSeconds: 1800, network: 'none', harness: '5.0.2', unforgeable: true }),
     docker: z
       .object({
         /** image the local environment layers start from (default locfix/base:bookworm) */
@@ -282,7 +287,13 @@ export function artifactSettings(config: RunConfig): Record<string, unknown> {
       reproduction: config.validation.reproduction,
       reproductionSamples: config.validation.reproductionSamples,
     },
-    evaluation: { enabled: config.evaluation.enabled, network: config.evaluation.network },
+    evaluation: {
+      enabled: config.evaluation.enabled,
+      network: config.evaluation.network,
+      // recorded only when not the default, so run folders made before grading rules were chosen still resume
+      ...(config.evaluation.harness !== '5.0.2' ? { harness: config.evaluation.harness } : {}),
+      ...(config.evaluation.unforgeable ? {} : { unforgeable: false }),
+    },
     docker: { baseImage: config.docker.baseImage ?? null, envImages: config.docker.envImages, instanceSetup: config.docker.instanceSetup },
   };
 }

@@ -33,6 +33,7 @@ import {
 } from '../src/harness/constants.ts';
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, statusMapFromLog, type InstanceReport } from './grading.ts';
+import { DEFAULT_GRADING_RULES, type GradingRules } from './grading-rules.ts';
 import { diagnoseTestRun, patchedFiles } from './run-diagnosis.ts';
 import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
 import { logParserFor } from './log-parsers/index.ts';
@@ -106,6 +107,8 @@ export interface EvaluationOptions {
   /** the sandbox network: 'none' (default, offline) or the engine's ('bridge', 'host') for parity with the
    * harness, which runs with a network; recorded in each report.json */
   network?: NetworkMode;
+  /** whose grading rules (default: harness 5.0.2 with locfix's unforgeable rule); recorded in each report.json */
+  grading?: GradingRules;
   /** progress lines */
   onProgress?: (outcome: InstanceOutcome) => void;
   /** containers of an interrupted earlier invocation of this run were removed */
@@ -175,7 +178,7 @@ export async function applyModelPatch(
 export async function evaluateInstance(
   instance: SweInstance,
   prediction: Prediction,
-  options: Pick<EvaluationOptions, 'runId' | 'runsDir' | 'timeoutMs' | 'network'> & { runtime: SandboxRuntime; images: InstanceImages },
+  options: Pick<EvaluationOptions, 'runId' | 'runsDir' | 'timeoutMs' | 'network' | 'grading'> & { runtime: SandboxRuntime; images: InstanceImages },
 ): Promise<InstanceOutcome> {
   const started = Date.now();
   const runsDir = options.runsDir ?? 'runs';
@@ -191,6 +194,7 @@ export async function evaluateInstance(
   const timeoutMs = options.timeoutMs ?? 1_800_000;
   const timings = { imageMs: 0, containerMs: 0, evalMs: 0 };
   const network = options.network ?? 'none';
+  const grading = options.grading ?? DEFAULT_GRADING_RULES;
   let image: InstanceImage | undefined;
   try {
     const imageStarted = Date.now();
@@ -223,7 +227,8 @@ export async function evaluateInstance(
 
       const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
       log.info(`Git diff before:\n${before.output.trim()}`);
-      const script = spec.evalScript({ prelude: instanceImage.prelude, runInstall: instanceImage.source === 'official' });
+      const official = instanceImage.source === 'official';
+      const script = spec.evalScript({ prelude: instanceImage.prelude, runInstall: official, official });
       await writeFileAtomic(path.join(logDir, 'eval.sh'), script);
       await sandbox.copyFiles([{ path: '/eval.sh', content: script, mode: 0o755 }]);
       log.info(`Eval script for ${instanceId} written to ${path.join(logDir, 'eval.sh')}; copied to container`);
@@ -239,7 +244,7 @@ export async function evaluateInstance(
       await writeFileAtomic(path.join(logDir, LOG_TEST_OUTPUT), testOutput);
       if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`, 'timeout');
       // tests that could not run say nothing about the patch: an evaluation error, not "unresolved"
-      const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser).statusMap, instance, {
+      const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser, grading).statusMap, instance, {
         networkOff: network === 'none',
         patchedFiles: patchedFiles(prediction.model_patch ?? ''),
         patchStopsToo: true,
@@ -249,7 +254,7 @@ export async function evaluateInstance(
       if (after.output.trim() !== before.output.trim()) log.info('Git diff changed after running eval script');
 
       log.info(`Grading answer for ${instanceId}...`);
-      const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser);
+      const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser, grading);
       if (applied.command) graded[instanceId].patch_apply_command = applied.command;
       graded[instanceId].network = network;
       return { graded, cannotRun, script };

@@ -1,7 +1,8 @@
 /**
- * Grading as the SWE-bench harness grades (grading.py): a test log becomes a status map, FAIL_TO_PASS and
- * PASS_TO_PASS tests are sorted into success/failure, and an instance is resolved (FULL) only when every
- * F2P test passes and every P2P test is maintained. A test missing from the log counts as failed.
+ * Grading as the SWE-bench harness grades (grading.py), by release: a test log becomes a status map, FAIL_TO_PASS
+ * and PASS_TO_PASS tests are sorted into success/failure, and an instance is resolved (FULL) only when every F2P
+ * test passes and every P2P test is maintained. A test missing from the log counts as failed. The rules of each
+ * release, and locfix's own, are in grading-rules.ts.
  */
 import {
   APPLY_PATCH_FAIL,
@@ -13,35 +14,101 @@ import {
   TESTS_TIMEOUT,
   TestStatus,
 } from '../src/harness/constants.ts';
-import type { LogParser, StatusMap } from './log-parsers/index.ts';
+import { DEFAULT_GRADING_RULES, type GradingRules, gradingRuleNames, parseTestExitCode, SUITE_RAN } from './grading-rules.ts';
+import { classifyInfraFailure, type InfraTier } from './infra-failure.ts';
+import type { BoundLogParser, StatusConflict, StatusMap } from './log-parsers/index.ts';
+import { plainStatusMap } from './log-parsers/types.ts';
 
-export function testPassed(test: string, map: StatusMap): boolean {
-  return test in map && (map[test] === TestStatus.PASSED || map[test] === TestStatus.XFAIL);
+const PASSING = new Set<string>([TestStatus.PASSED, TestStatus.XFAIL]);
+
+/**
+ * The status-map key of an expected test (5.0.2's _resolve_case): the id itself, or for an id cut mid-parameter
+ * (more "[" than "]", 676 Verified ids, #290) the first key it prefixes when all such keys agree on pass-vs-fail.
+ */
+export function resolveTestKey(test: string, map: StatusMap, rules: GradingRules = DEFAULT_GRADING_RULES): string | undefined {
+  if (Object.hasOwn(map, test)) return test;
+  if (rules.harness === '4.1') return undefined;
+  if (test.split('[').length <= test.split(']').length) return undefined;
+  const matches = Object.keys(map).filter((key) => key.startsWith(test));
+  if (matches.length > 0 && new Set(matches.map((key) => PASSING.has(map[key]))).size === 1) return matches[0];
+  return undefined;
 }
 
-/** P2P tests may also be skipped after the patch and still count as maintained. */
-export function testMaintained(test: string, map: StatusMap): boolean {
-  return testPassed(test, map) || (test in map && map[test] === TestStatus.SKIPPED);
+export function testPassed(test: string, map: StatusMap, rules: GradingRules = DEFAULT_GRADING_RULES): boolean {
+  const key = resolveTestKey(test, map, rules);
+  return key !== undefined && PASSING.has(map[key]);
 }
 
-export function testFailed(test: string, map: StatusMap): boolean {
-  return !(test in map) || map[test] === TestStatus.FAILED || map[test] === TestStatus.ERROR || map[test] === TestStatus.SKIPPED;
+/** 5.0.2: a skipped P2P test is maintained (no regression); 4.1 counted it as neither success nor failure. */
+export function testMaintained(test: string, map: StatusMap, rules: GradingRules = DEFAULT_GRADING_RULES): boolean {
+  if (rules.harness === '4.1') return testPassed(test, map, rules);
+  const key = resolveTestKey(test, map, rules);
+  return testPassed(test, map, rules) || (key !== undefined && map[key] === TestStatus.SKIPPED);
+}
+
+/** Missing, failed or errored; under 5.0.2 a skipped test too (a skipped F2P test is no resolution). */
+export function testFailed(test: string, map: StatusMap, rules: GradingRules = DEFAULT_GRADING_RULES): boolean {
+  const key = resolveTestKey(test, map, rules);
+  if (key === undefined) return true;
+  const status = map[key];
+  return status === TestStatus.FAILED || status === TestStatus.ERROR || (rules.harness !== '4.1' && status === TestStatus.SKIPPED);
+}
+
+/** What a log says under a set of rules: its status map, or why it cannot be graded. */
+export interface LogReading {
+  statusMap: StatusMap;
+  found: boolean;
+  /** why `found` is false, in words */
+  notGraded?: string;
+  /** the exit status the eval script recorded for the test command */
+  exitCode?: number;
+  /** tests reported with two outcomes (only under the unforgeable rule, which keeps the failure) */
+  conflicts: StatusConflict[];
+}
+
+function notGraded(reason: string, extra: Partial<LogReading> = {}): LogReading {
+  return { statusMap: {}, found: false, notGraded: reason, conflicts: [], ...extra };
 }
 
 /**
- * The status map of an evaluation log, and whether the log is usable: a log with a failure marker
- * (patch not applied, reset failed, tests errored or timed out) or without both test-output markers is
- * not. Only the text between the markers is parsed; when that yields nothing, the whole log is.
+ * The status map of an evaluation log, and whether the log can be graded (get_logs_eval). Not gradable: a failure
+ * marker (patch not applied, reset failed, tests errored or timed out) or a missing start/end marker. Only the
+ * text between the markers is parsed; under 5.0.2 the whole log when that yields nothing (#402), no results and
+ * no sign the suite ran is not gradable, nor is a non-zero recorded exit code with no failure in the map (#620).
+ * The unforgeable rule parses with failures winning and refuses a log its parser finds ambiguous.
  */
-export function statusMapFromLog(content: string, parser: LogParser): { statusMap: StatusMap; found: boolean } {
-  if ([APPLY_PATCH_FAIL, RESET_FAILED, TESTS_ERROR, TESTS_TIMEOUT].some((code) => content.includes(code))) {
-    return { statusMap: {}, found: false };
-  }
-  if (!(content.includes(START_TEST_OUTPUT) && content.includes(END_TEST_OUTPUT))) return { statusMap: {}, found: false };
+export function statusMapFromLog(content: string, parser: BoundLogParser, rules: GradingRules = DEFAULT_GRADING_RULES): LogReading {
+  const exitCode = rules.harness === '4.1' ? undefined : parseTestExitCode(content);
+  const marker = [APPLY_PATCH_FAIL, RESET_FAILED, TESTS_ERROR, TESTS_TIMEOUT].find((code) => content.includes(code));
+  if (marker) return notGraded(`the log says "${marker}"`, { exitCode });
+  if (!(content.includes(START_TEST_OUTPUT) && content.includes(END_TEST_OUTPUT))) return notGraded('the log has no test output markers', { exitCode });
+  const conflicts: StatusConflict[] = [];
+  const ambiguities: string[] = [];
+  const parse = (text: string) =>
+    plainStatusMap(
+      parser(text, {
+        harness: rules.harness,
+        ...(rules.unforgeable
+          ? { failureWins: true, onConflict: (c: StatusConflict) => conflicts.push(c), onAmbiguity: (r: string) => ambiguities.push(r) }
+          : {}),
+      }),
+    );
   const between = content.split(START_TEST_OUTPUT)[1].split(END_TEST_OUTPUT)[0];
-  let statusMap = parser(between);
-  if (Object.keys(statusMap).length === 0) statusMap = parser(content);
-  return { statusMap, found: true };
+  let statusMap = parse(between);
+  if (rules.harness !== '4.1') {
+    if (Object.keys(statusMap).length === 0) {
+      conflicts.length = 0;
+      ambiguities.length = 0;
+      statusMap = parse(content);
+    }
+    if (Object.keys(statusMap).length === 0 && !SUITE_RAN.test(content)) return notGraded('no test results and no sign the suite ran', { exitCode });
+    const failing = Object.values(statusMap).some((s) => s === TestStatus.FAILED || s === TestStatus.ERROR);
+    if (exitCode !== undefined && exitCode !== 0 && Object.keys(statusMap).length > 0 && !failing) {
+      return notGraded(`the test command exited ${exitCode} but the log reports no failing test`, { exitCode, conflicts });
+    }
+  }
+  if (ambiguities.length > 0) return notGraded(`the log reads two ways: ${ambiguities.join('; ')}`, { exitCode, conflicts });
+  return { statusMap, found: true, conflicts, ...(exitCode === undefined ? {} : { exitCode }) };
 }
 
 export interface SuccessFailure {
@@ -59,19 +126,24 @@ export interface TestsStatus {
 export interface GoldTests {
   FAIL_TO_PASS: readonly string[];
   PASS_TO_PASS: readonly string[];
+  /** the harness' EvalType: `fail_only` grades every test not reported FAILED as a success (runners that print
+   * failures only); default `pass_and_fail` */
+  eval_type?: string;
 }
 
-export function testsReport(statusMap: StatusMap, gold: GoldTests): TestsStatus {
-  const f2p: SuccessFailure = { success: [], failure: [] };
-  for (const test of gold.FAIL_TO_PASS) {
-    if (testPassed(test, statusMap)) f2p.success.push(test);
-    else if (testFailed(test, statusMap)) f2p.failure.push(test);
-  }
-  const p2p: SuccessFailure = { success: [], failure: [] };
-  for (const test of gold.PASS_TO_PASS) {
-    if (testMaintained(test, statusMap)) p2p.success.push(test);
-    else if (testFailed(test, statusMap)) p2p.failure.push(test);
-  }
+export function testsReport(statusMap: StatusMap, gold: GoldTests, rules: GradingRules = DEFAULT_GRADING_RULES): TestsStatus {
+  const failOnly = gold.eval_type === 'fail_only';
+  const sort = (tests: readonly string[], success: (test: string) => boolean): SuccessFailure => {
+    const part: SuccessFailure = { success: [], failure: [] };
+    for (const test of tests) {
+      if (failOnly) (Object.hasOwn(statusMap, test) && statusMap[test] === TestStatus.FAILED ? part.failure : part.success).push(test);
+      else if (success(test)) part.success.push(test);
+      else if (testFailed(test, statusMap, rules)) part.failure.push(test);
+    }
+    return part;
+  };
+  const f2p = sort(gold.FAIL_TO_PASS, (test) => testPassed(test, statusMap, rules));
+  const p2p = sort(gold.PASS_TO_PASS, (test) => testMaintained(test, statusMap, rules));
   return {
     FAIL_TO_PASS: f2p,
     PASS_TO_PASS: p2p,
@@ -101,6 +173,16 @@ export interface InstanceReportEntry {
   patch_successfully_applied: boolean;
   resolved: boolean;
   tests_status?: TestsStatus;
+  /** 5.0.2 (#586): an ungradable log shows an environment fault (advisory: `resolved` is false either way) */
+  infra_failure?: boolean;
+  infra_failure_reason?: string;
+  /** locfix's additions: the tier of `infra_failure_reason` (ambiguous ones are not `infra_failure`), why the
+   * log could not be graded, tests the log reported with two outcomes, the recorded exit code, the rules used */
+  infra_failure_tier?: InfraTier;
+  not_graded_reason?: string;
+  status_conflicts?: StatusConflict[];
+  test_exit_code?: number;
+  grading?: { harness: GradingRules['harness']; unforgeable: boolean; rules: string[] };
   /** locfix's additions to the harness' fields: which GIT_APPLY_CMDS entry applied the model patch, and
    * the sandbox network the tests ran with ('none' unless asked otherwise) */
   patch_apply_command?: string;
@@ -110,18 +192,38 @@ export interface InstanceReportEntry {
 export type InstanceReport = Record<string, InstanceReportEntry>;
 
 /** The harness' get_eval_report: the report.json content for one instance from its test log. */
-export function evalReport(instanceId: string, modelPatch: string | null | undefined, testLog: string, gold: GoldTests, parser: LogParser): InstanceReport {
+export function evalReport(
+  instanceId: string,
+  modelPatch: string | null | undefined,
+  testLog: string,
+  gold: GoldTests,
+  parser: BoundLogParser,
+  rules: GradingRules = DEFAULT_GRADING_RULES,
+): InstanceReport {
   const entry: InstanceReportEntry = { patch_is_None: false, patch_exists: false, patch_successfully_applied: false, resolved: false };
+  if (rules.harness !== '4.1') entry.infra_failure = false;
+  entry.grading = { harness: rules.harness, unforgeable: rules.unforgeable, rules: gradingRuleNames(rules) };
   const report: InstanceReport = { [instanceId]: entry };
   if (modelPatch === null || modelPatch === undefined) {
     entry.patch_is_None = true;
     return report;
   }
   entry.patch_exists = true;
-  const { statusMap, found } = statusMapFromLog(testLog, parser);
-  if (!found) return report;
+  const reading = statusMapFromLog(testLog, parser, rules);
+  if (reading.exitCode !== undefined) entry.test_exit_code = reading.exitCode;
+  if (reading.conflicts.length > 0) entry.status_conflicts = reading.conflicts;
+  if (!reading.found) {
+    entry.not_graded_reason = reading.notGraded;
+    const infra = rules.harness === '4.1' ? undefined : classifyInfraFailure(testLog);
+    if (infra) {
+      entry.infra_failure = infra.tier === 'environment';
+      entry.infra_failure_reason = infra.reason;
+      entry.infra_failure_tier = infra.tier;
+    }
+    return report;
+  }
   entry.patch_successfully_applied = true;
-  const tests = testsReport(statusMap, gold);
+  const tests = testsReport(reading.statusMap, gold, rules);
   entry.resolved = resolutionStatus(tests) === ResolvedStatus.FULL;
   entry.tests_status = tests;
   return report;

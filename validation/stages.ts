@@ -11,6 +11,7 @@ import { combineValidation, distinctCandidates } from '../repair/select.ts';
 import type { CandidateValidation, RepairInstanceRecord, Selection } from '../repair/types.ts';
 import type { ExecutionBackend, NetworkMode } from '../src/sandbox/types.ts';
 import { evaluateInstance, type InstanceOutcome } from './evaluate.ts';
+import type { GradingRules } from './grading-rules.ts';
 import { runRegressionTests, selectRegressionTests, type RegressionSelection } from './regression.ts';
 import { generateReproductionScripts, runReproductionTest, selectReproductionScript, type ReproductionSelection } from './reproduction.ts';
 import { withTestbed } from './testbed.ts';
@@ -133,6 +134,7 @@ export interface EvaluateSettings {
   /** `model_name_or_path` of the prediction */
   modelName: string;
   network?: NetworkMode;
+  grading?: GradingRules;
 }
 
 export function evaluateStage(backend: ExecutionBackend, settings: EvaluateSettings): PipelineStage<EvaluateStageOutput> {
@@ -162,6 +164,7 @@ export function evaluateStage(backend: ExecutionBackend, settings: EvaluateSetti
           images: engine.images,
           timeoutMs: settings.timeoutMs,
           network: settings.network,
+          grading: settings.grading,
         });
         // an unclassified failure may be the engine's own: thrown, so a backend of several engines can check
         // the engine and evaluate the instance on another one

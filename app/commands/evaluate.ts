@@ -92,6 +92,7 @@ export function register(program: Command): void {
         timeoutMs: config.evaluation.timeoutSeconds * 1000,
         maxWorkers: config.concurrency.docker,
         network: config.evaluation.network,
+        grading: { harness: config.evaluation.harness, unforgeable: config.evaluation.unforgeable },
         onSweep: (count) => console.log(`removed ${count} container(s) left behind by an interrupted evaluation of run ${config.runId}`),
         onSweepOrphans: (count) => console.log(`removed ${count} container(s) and volume(s) left behind by locfix processes that are gone`),
         onProgress: (o) => {

@@ -10,6 +10,8 @@ import { IMAGE_ARCHS } from '../../src/harness/instance-spec.ts';
 import { CACHE_LEVELS, NETWORK_MODES } from '../../src/sandbox/types.ts';
 import { localizerNames } from '../../localizer/registry.ts';
 import { positiveInt } from '../engine/selection.ts';
+import { parseHarnessVersion } from '../../validation/grading-rules.ts';
+import { integer, jsonObject, keyed, list, mirrorSpec, nonNegativeInt, oneOf, positiveNumber } from './flag-values.ts';
 
 /** A `locfix run` flag and the config key it sets: flags and config are declared in this one table. */
 interface RunFlag {
@@ -33,61 +35,6 @@ function flag<K extends keyof RunConfigInput>(
   spec: Omit<RunFlag, 'key' | 'field'> & { field?: keyof Extract<Exclude<RunConfigInput[K], undefined>, object> & string },
 ): RunFlag {
   return { key, ...spec };
-}
-
-const list = (text: string): string[] =>
-  text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-const nonNegativeInt = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} expects a non-negative integer, got "${text}"`);
-  return n;
-};
-const positiveNumber = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} expects a positive number, got "${text}"`);
-  return n;
-};
-const integer = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n)) throw new Error(`${name} expects an integer, got "${text}"`);
-  return n;
-};
-
-/** `owner/name=path` of --mirror. */
-function mirrorSpec(text: string, name: string): [string, string] {
-  const at = text.indexOf('=');
-  if (at <= 0 || !text.slice(0, at).includes('/')) throw new Error(`${name} expects owner/name=PATH, got "${text}"`);
-  return [text.slice(0, at), text.slice(at + 1)];
-}
-
-/** One of a list of values. */
-const oneOf =
-  (allowed: readonly string[]) =>
-  (text: string, name: string): string => {
-    if (!allowed.includes(text)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(text)}`);
-    return text;
-  };
-
-/** "KEY=VALUE" of a repeatable flag, KEY an "owner/name[@version]". */
-function keyed(text: string, name: string): [string, string] {
-  const eq = text.indexOf('=');
-  if (eq <= 0 || eq === text.length - 1) throw new Error(`${name} expects owner/name[@version]=VALUE, got ${JSON.stringify(text)}`);
-  return [text.slice(0, eq), text.slice(eq + 1)];
-}
-
-/** A JSON object given on the command line. */
-function jsonObject(text: string, name: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${name} expects a JSON object: ${(err as Error).message}`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${name} expects a JSON object, got ${text}`);
-  return value as Record<string, unknown>;
 }
 
 export const RUN_FLAGS: readonly RunFlag[] = [
@@ -230,6 +177,18 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     description: "evaluation sandbox network: none (default, offline), or the engine's bridge / host for parity with the harness",
     parse: oneOf(NETWORK_MODES),
   }),
+  flag('evaluation', {
+    field: 'harness',
+    flag: '--harness <version>',
+    description: 'grade as SWE-bench harness 5.0.2 (default) or 4.1 grades (a published run made before 5.0 regrades under 4.1)',
+    parse: (t) => parseHarnessVersion(t),
+  }),
+  flag('evaluation', {
+    field: 'unforgeable',
+    flag: '--no-unforgeable',
+    description: "grade exactly as the harness release does, without locfix's rule that no verdict rests on output the evaluated code can write",
+    negate: true,
+  }),
 ];
 
 /** The config keys `locfix evaluate` takes from the same table: where it reads and writes, and the sandboxes. */
@@ -243,6 +202,8 @@ const EVALUATE_KEYS = new Set([
   'concurrency.docker',
   'evaluation.timeoutSeconds',
   'evaluation.network',
+  'evaluation.harness',
+  'evaluation.unforgeable',
 ]);
 export const EVALUATE_FLAGS: readonly RunFlag[] = RUN_FLAGS.filter((f) => EVALUATE_KEYS.has(f.key) || EVALUATE_KEYS.has(`${f.key}.${f.field}`));
 
@@ -359,7 +320,13 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
     reproductionSamples: 'reproduction sample counts belong to an experiment file',
     timeoutSeconds: 'validation limits belong to an experiment file',
   },
-  evaluation: { enabled: 'evaluation is on unless an experiment file turns it off (or --stop-after)', timeoutSeconds: true, network: true },
+  evaluation: {
+    enabled: 'evaluation is on unless an experiment file turns it off (or --stop-after)',
+    timeoutSeconds: true,
+    network: true,
+    harness: true,
+    unforgeable: true,
+  },
   docker: {
     backend: true,
     engines: true,

@@ -76,6 +76,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
         timeoutMs: config.evaluation.timeoutSeconds * 1000,
         modelName: services.llm?.id ?? 'locfix',
         network: config.evaluation.network,
+        grading: { harness: config.evaluation.harness, unforgeable: config.evaluation.unforgeable },
       }),
     );
   }

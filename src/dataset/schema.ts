@@ -57,6 +57,14 @@ export const SweInstanceSchema = z.object({
   environment_setup_commit: z.string().optional(),
   FAIL_TO_PASS: testList.default([]),
   PASS_TO_PASS: testList.default([]),
+  /**
+   * SWE-bench 5.0 rows carry what the harness needs to evaluate them: the eval script, the log parser by its
+   * registry name (`parse_log_astropy`), the grading type and the image; locfix uses them as given
+   */
+  eval_script: z.string().optional(),
+  log_parser: z.string().optional(),
+  eval_type: z.enum(['pass_and_fail', 'fail_only']).optional(),
+  image: z.string().optional(),
 });
 
 export type SweInstance = z.infer<typeof SweInstanceSchema>;

@@ -9,6 +9,17 @@ export const APPLY_PATCH_PASS = '>>>>> Applied Patch';
 export const RESET_FAILED = '>>>>> Reset Failed';
 export const TESTS_ERROR = '>>>>> Tests Errored';
 export const TESTS_TIMEOUT = '>>>>> Tests Timed Out';
+/** Written after the end marker by the eval script (harness 5.0, PR #620): the test command's own exit status. */
+export const TEST_EXIT_CODE = '>>>>> Test Exit Code';
+export const TEST_EXIT_CODE_VAR = 'SWEBENCH_TEST_EXIT_CODE';
+
+/**
+ * The SWE-bench harness releases whose grading locfix reproduces: 4.1 (the per-language specs of commit b8d5332)
+ * and 5.0.2 (commit 7a21e05), which added the exit-code check, suite-ran evidence, skipped-test rules, truncated
+ * ids, the whole-log fallback and infrastructure labels. The first is the default.
+ */
+export const HARNESS_VERSIONS = ['5.0.2', '4.1'] as const;
+export type HarnessVersion = (typeof HARNESS_VERSIONS)[number];
 
 export const TestStatus = {
   FAILED: 'FAILED',

@@ -4,10 +4,11 @@
  * directives derived from the test patch between start/end markers, and revert the test files. Every other
  * language (test_spec/utils.py, make_eval_script_list_common, at SWE-bench b8d5332): reset the test files, apply
  * the test patch, run the spec's build commands, then its test commands between the markers, and reset again.
+ * Both record the test command's exit status after the end marker, as harness 5.0 makes every script do.
  */
 import { parsePatch } from '../patch.ts';
 import { pythonTestCommand, testCommandsOf, type ResolvedSpec } from './specs.ts';
-import { DOCKER_WORKDIR, END_TEST_OUTPUT, HEREDOC_DELIMITER, NON_TEST_EXTS, START_TEST_OUTPUT } from './constants.ts';
+import { DOCKER_WORKDIR, END_TEST_OUTPUT, HEREDOC_DELIMITER, NON_TEST_EXTS, START_TEST_OUTPUT, TEST_EXIT_CODE, TEST_EXIT_CODE_VAR } from './constants.ts';
 
 /** File paths named by `diff --git a/… b/<path>` lines, as the harness' regex reads them. */
 function diffTargets(testPatch: string): string[] {
@@ -47,6 +48,29 @@ export function testPatchFiles(testPatch: string): { modified: string[]; created
 
 function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The harness' record_test_exit_code (5.0, #620): the test command's own exit status, captured right after it and
+ * echoed after the end marker, outside the parsed region. The script's own status is the trailing reset's, so
+ * it says nothing about the tests. A script without an end marker is left as it is.
+ */
+export function recordTestExitCode(lines: readonly string[]): string[] {
+  const end = lines.findIndex((line) => line.includes(END_TEST_OUTPUT));
+  if (end < 0) return [...lines];
+  return [...lines.slice(0, end), `${TEST_EXIT_CODE_VAR}=$?`, lines[end], `echo "${TEST_EXIT_CODE}: $${TEST_EXIT_CODE_VAR}"`, ...lines.slice(end + 1)];
+}
+
+/**
+ * A 5.0 row's own eval script as the harness runs it (utils.make_test_spec): its lines without the shebang and
+ * `set` line, the exit-code lines added, and the two put back.
+ */
+export function harnessEvalScript(evalScript: string): string {
+  const lines = evalScript
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '#!/bin/bash' && line !== 'set -uxo pipefail');
+  return ['#!/bin/bash', 'set -uxo pipefail', ...recordTestExitCode(lines)].join('\n') + '\n';
 }
 
 export interface EvalScriptInput {
@@ -90,7 +114,7 @@ export function makeEvalScript(instance: EvalScriptInput, spec: ResolvedSpec, op
     `: '${END_TEST_OUTPUT}'`,
     ...reset,
   ];
-  return '#!/bin/bash\nset -uxo pipefail\n' + lines.join('\n') + '\n';
+  return '#!/bin/bash\nset -uxo pipefail\n' + recordTestExitCode(lines).join('\n') + '\n';
 }
 
 /**
@@ -114,5 +138,5 @@ export function makeCommonEvalScript(instance: EvalScriptInput, spec: ResolvedSp
     `: '${END_TEST_OUTPUT}'`,
     reset,
   ];
-  return ['#!/bin/bash', 'set -uxo pipefail', ...lines].join('\n') + '\n';
+  return ['#!/bin/bash', 'set -uxo pipefail', ...recordTestExitCode(lines)].join('\n') + '\n';
 }

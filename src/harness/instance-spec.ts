@@ -5,7 +5,7 @@
  * it, so "what is run" is decided here once.
  */
 import type { SweInstance } from '../dataset/schema.ts';
-import { makeCommonEvalScript, makeEvalScript, testDirectives, type EvalScriptOptions } from './eval-script.ts';
+import { harnessEvalScript, makeCommonEvalScript, makeEvalScript, testDirectives, type EvalScriptOptions } from './eval-script.ts';
 import { loadBuiltinSpecs, type ResolvedSpec, type SpecRegistry } from './specs.ts';
 
 export interface InstanceSpec {
@@ -18,8 +18,9 @@ export interface InstanceSpec {
   testDirectives: string[];
   /** the harness' name for the prebuilt evaluation image of this instance (x86_64; `officialImageName` for arm64) */
   officialImage: string;
-  /** the eval script; `prelude` and `runInstall` depend on the image it runs in */
-  evalScript(options?: EvalScriptOptions): string;
+  /** the eval script; `prelude` and `runInstall` depend on the image it runs in. A 5.0 row's own script is what
+   * runs in the official image (`official`), as the harness runs it; locfix's images get the script it writes */
+  evalScript(options?: EvalScriptOptions & { official?: boolean }): string;
 }
 
 /** the architectures official image names carry */
@@ -35,7 +36,9 @@ let builtin: SpecRegistry | undefined;
 
 /** The spec of an instance; throws when no spec covers its repository and version (the message says which). */
 export function makeInstanceSpec(instance: SweInstance, specs: SpecRegistry = (builtin ??= loadBuiltinSpecs())): InstanceSpec {
-  const spec = specs.get(instance.repo, instance.version);
+  const found = specs.get(instance.repo, instance.version);
+  // a 5.0 row names its own parser (`parse_log_X`, or locfix's name X)
+  const spec = instance.log_parser ? { ...found, logParser: instance.log_parser.replace(/^parse_log_/, '') } : found;
   return {
     instanceId: instance.instance_id,
     repo: instance.repo,
@@ -43,11 +46,13 @@ export function makeInstanceSpec(instance: SweInstance, specs: SpecRegistry = (b
     baseCommit: instance.base_commit,
     spec,
     testDirectives: spec.testDirectives === 'none' ? [] : testDirectives(instance.test_patch, spec.testDirectives),
-    officialImage: officialImageName(instance.instance_id),
+    officialImage: instance.image ?? officialImageName(instance.instance_id),
     // Python's script runs in a conda environment with directives; the others' as the harness' common form
     evalScript: (options) =>
-      spec.language === 'py'
-        ? makeEvalScript(instance, spec, options)
-        : makeCommonEvalScript(instance, spec, options?.testCommand ? { testCommands: [options.testCommand] } : {}),
+      options?.official && instance.eval_script && !options.testCommand
+        ? harnessEvalScript(instance.eval_script)
+        : spec.language === 'py'
+          ? makeEvalScript(instance, spec, options)
+          : makeCommonEvalScript(instance, spec, options?.testCommand ? { testCommands: [options.testCommand] } : {}),
   };
 }

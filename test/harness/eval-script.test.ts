@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { makeEvalScript, testDirectives, testPatchFiles } from '../../src/harness/eval-script.ts';
+import { spawnSync } from 'node:child_process';
+import { makeEvalScript, recordTestExitCode, testDirectives, testPatchFiles } from '../../src/harness/eval-script.ts';
+import { parseTestExitCode } from '../../validation/grading-rules.ts';
 import { loadBuiltinSpecs } from '../../src/harness/specs.ts';
 import { officialImageName } from '../../src/harness/instance-spec.ts';
 import { parsePredictions, goldPredictions } from '../../validation/predictions.ts';
@@ -77,7 +79,10 @@ describe('eval script', () => {
     const parts = script.split(`: '>>>>> Start Test Output'`);
     expect(parts).toHaveLength(2);
     expect(parts[0]).toContain(`${reset}\ngit apply -v - <<'EOF_114329324912'\n${TEST_PATCH}\nEOF_114329324912\n`);
-    expect(parts[1].trimEnd().endsWith(`: '>>>>> End Test Output'\n${reset}`)).toBe(true);
+    // the test command's own exit status, recorded after the end marker as harness 5.0 records it (#620)
+    expect(
+      parts[1].trimEnd().endsWith(`SWEBENCH_TEST_EXIT_CODE=$?\n: '>>>>> End Test Output'\necho ">>>>> Test Exit Code: $SWEBENCH_TEST_EXIT_CODE"\n${reset}`),
+    ).toBe(true);
     expect(script).toContain('python -m pip install -e .');
   });
 
@@ -133,5 +138,16 @@ describe('image names and predictions', () => {
       },
     ]);
     expect(preds).toEqual([{ instance_id: 'x', model_name_or_path: 'gold', model_patch: 'P' }]);
+  });
+});
+
+describe('recorded test exit code (harness 5.0, #620)', () => {
+  it('is the test command’s status, not the script’s: a passing reset cannot hide failing tests', () => {
+    const script = recordTestExitCode([": '>>>>> Start Test Output'", "bash -c 'echo PASSED test_a; exit 1'", ": '>>>>> End Test Output'", 'true']);
+    const run = spawnSync('bash', ['-c', ['set -uxo pipefail', ...script].join('\n')], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(parseTestExitCode(run.stdout + run.stderr)).toBe(1);
+    // written after the end marker, outside what the parsers read
+    expect(run.stdout.indexOf('>>>>> Test Exit Code: 1')).toBeGreaterThan(run.stdout.indexOf('PASSED test_a'));
   });
 });

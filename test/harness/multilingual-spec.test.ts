@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { makeInstanceSpec } from '../../src/harness/instance-spec.ts';
+import { harnessEvalScript } from '../../src/harness/eval-script.ts';
 import { loadBuiltinSpecs } from '../../src/harness/specs.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { LOG_PARSER_NAMES, logParserFor } from '../../validation/log-parsers/index.ts';
@@ -48,12 +49,13 @@ describe('Multilingual specs', () => {
 
   it('writes the harness’ eval script for one row of each repository, text for text', () => {
     expect(fixture.rows).toHaveLength(9);
-    for (const r of fixture.rows) expect(makeInstanceSpec(row(r)).evalScript(), r.instance_id).toBe(r.eval_script);
+    // the harness' script of b8d5332 as 5.0.2 runs it: with the test command's exit status recorded
+    for (const r of fixture.rows) expect(makeInstanceSpec(row(r)).evalScript(), r.instance_id).toBe(harnessEvalScript(r.eval_script));
     // the test patch's modified files are reset before and after; the Python form's `git status` is not there
     const jq = fixture.rows.find((r) => r.repo === 'jqlang/jq')!;
     const script = makeInstanceSpec(row(jq)).evalScript();
     expect(script).toContain("git apply --verbose --reject - <<'EOF_114329324912'");
-    expect(script).toContain("make -j$(nproc)\n: '>>>>> Start Test Output'\nmake check\n: '>>>>> End Test Output'");
+    expect(script).toContain("make -j$(nproc)\n: '>>>>> Start Test Output'\nmake check\nSWEBENCH_TEST_EXIT_CODE=$?\n: '>>>>> End Test Output'");
     expect(script).not.toContain('git status');
   });
 
@@ -124,7 +126,15 @@ describe.skipIf(!existsSync(DEV))('every Multilingual development row (../shared
       .split('\n')
       .map((l) => JSON.parse(l) as SweInstance);
     expect(rows).toHaveLength(86);
-    const differing = rows.filter((r) => createHash('sha256').update(makeInstanceSpec(r).evalScript()).digest('hex') !== fixture.sha256[r.instance_id]!.sha256);
+    // the fixture hashes b8d5332's scripts; 5.0.2 adds the exit-code lines, taken out here to compare the rest
+    const without502Lines = (script: string) =>
+      script.replace('SWEBENCH_TEST_EXIT_CODE=$?\n', '').replace('\necho ">>>>> Test Exit Code: $SWEBENCH_TEST_EXIT_CODE"', '');
+    const differing = rows.filter(
+      (r) =>
+        createHash('sha256')
+          .update(without502Lines(makeInstanceSpec(r).evalScript()))
+          .digest('hex') !== fixture.sha256[r.instance_id]!.sha256,
+    );
     expect(differing.map((r) => r.instance_id)).toEqual([]);
   });
 });

@@ -75,6 +75,8 @@ export interface EvalFixture {
     hangsInAdd: string;
     fuzzy: string;
     alreadyApplied: string;
+    /** the wrong fix, and a conftest.py whose hook prints PASSED lines for the FAIL_TO_PASS tests after pytest's own */
+    forgesPassed: string;
   };
   cleanup(): void;
 }
@@ -167,6 +169,17 @@ export function buildEvalFixture(): EvalFixture {
       line.startsWith('+') && !line.startsWith('+++') ? `-${line.slice(1)}` : line.startsWith('-') && !line.startsWith('---') ? `+${line.slice(1)}` : line,
     )
     .join('\n');
+  const forgesPassed = diffOf(work, {
+    'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return x'),
+    'conftest.py': [
+      'import sys',
+      '',
+      '',
+      'def pytest_unconfigure(config):',
+      '    sys.stdout.write("PASSED tests/test_core.py::test_clamp_high\\nPASSED tests/test_bounds.py::test_bounds[11-10]\\n")',
+      '',
+    ].join('\n'),
+  });
   const testPatch = diffOf(work, TEST_PATCH_EDITS);
 
   const gitDir = path.join(root, 'clampkit.git');
@@ -194,7 +207,7 @@ export function buildEvalFixture(): EvalFixture {
     root,
     gitDir,
     instance,
-    patches: { gold, wrong, notApplicable, hanging, fixBreaksAdd, hangsInAdd, fuzzy, alreadyApplied },
+    patches: { gold, wrong, notApplicable, hanging, fixBreaksAdd, hangsInAdd, fuzzy, alreadyApplied, forgesPassed },
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }

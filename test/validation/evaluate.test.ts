@@ -202,6 +202,32 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     );
   }, 600_000);
 
+  it('a patch whose conftest hook prints PASSED lines for its failing tests is not resolved; 4.1 rules would resolve it', async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const dataset = [fixture.instance];
+    const predictions: Prediction[] = [{ instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.forgesPassed }];
+    const runsDir = path.join(root, 'runs');
+    const grade = async (runId: string, grading?: { harness: '4.1' | '5.0.2'; unforgeable: boolean }) => {
+      const { summary } = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, timeoutMs: 120_000, ...(grading ? { grading } : {}) });
+      const dir = instanceLogDir(runsDir, runId, fixture.instance.instance_id);
+      const report = JSON.parse(await fs.readFile(path.join(dir, 'report.json'), 'utf8'))[fixture.instance.instance_id];
+      return { summary, report, testOutput: await fs.readFile(path.join(dir, 'test_output.txt'), 'utf8') };
+    };
+    const ours = await grade(`forged-${process.pid}`);
+    // the eval script recorded pytest's own exit status after the end marker, and the forged lines came after it
+    expect(ours.testOutput).toMatch(/>>>>> End Test Output'?\n(\+ echo .*\n)?>>>>> Test Exit Code: 1\n/);
+    expect(ours.testOutput).toContain('FAILED tests/test_core.py::test_clamp_high');
+    expect(ours.testOutput.lastIndexOf('PASSED tests/test_core.py::test_clamp_high')).toBeGreaterThan(
+      ours.testOutput.indexOf('FAILED tests/test_core.py::test_clamp_high'),
+    );
+    expect(ours.summary.resolved_ids).toEqual([]);
+    expect(ours.report).toMatchObject({ resolved: false, test_exit_code: 1, grading: { harness: '5.0.2', unforgeable: true } });
+    expect(ours.report.status_conflicts).toContainEqual({ test: 'tests/test_core.py::test_clamp_high', kept: 'FAILED', dropped: 'PASSED' });
+    // the harness before 5.0 read the forged lines as the truth
+    const before = await grade(`forged41-${process.pid}`, { harness: '4.1', unforgeable: false });
+    expect(before.report).toMatchObject({ resolved: true, grading: { harness: '4.1', unforgeable: false } });
+  }, 600_000);
+
   it('network off by default; --network host reaches a server on the host loopback, and the report says which was used', async () => {
     const server = http.createServer((_req, res) => res.end('pong'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -19,7 +19,9 @@ describe('statusMapFromLog', () => {
 
   it('falls back to the whole log when nothing between the markers parses', () => {
     const log = `PASSED outside.py::x\n${wrap('nothing here')}`;
-    expect(statusMapFromLog(log, parseLogPytest)).toEqual({ statusMap: { 'outside.py::x': 'PASSED' }, found: true });
+    expect(statusMapFromLog(log, parseLogPytest)).toMatchObject({ statusMap: { 'outside.py::x': 'PASSED' }, found: true });
+    // harness 4.1 read only between the markers
+    expect(statusMapFromLog(log, parseLogPytest, { harness: '4.1', unforgeable: false })).toMatchObject({ statusMap: {}, found: true });
   });
 
   it('is unusable with a failure marker or without both markers', () => {
@@ -75,6 +77,8 @@ describe('evalReport (report.json content)', () => {
         FAIL_TO_FAIL: { success: [], failure: [] },
         PASS_TO_FAIL: { success: [], failure: [] },
       },
+      infra_failure: false,
+      grading: { harness: '5.0.2', unforgeable: true, rules: expect.arrayContaining(['harness 5.0.2: exit-code check (#620)']) },
     });
   });
 
@@ -84,6 +88,8 @@ describe('evalReport (report.json content)', () => {
       patch_exists: false,
       patch_successfully_applied: false,
       resolved: false,
+      infra_failure: false,
+      grading: expect.objectContaining({ harness: '5.0.2' }),
     });
     const noMarkers = evalReport('i', 'p', 'test_a (m.T) ... ok', gold, parseLogDjango).i;
     expect(noMarkers.patch_successfully_applied).toBe(false);

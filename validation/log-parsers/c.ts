@@ -4,10 +4,10 @@
  * run-tests (`pass name`), googletest's `[       OK ] Suite.Test (0 ms)`.
  */
 import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, eachMatch } from './types.ts';
+import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from './types.ts';
 
-export function parseLogRedis(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogRedis(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$/, ([status, name]) => {
     if (status === 'ok') map[name] = TestStatus.PASSED;
     // a failure names the file it failed in: the harness strips it
@@ -17,8 +17,8 @@ export function parseLogRedis(log: string): StatusMap {
   return map;
 }
 
-export function parseLogJq(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogJq(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^\s*(PASS|FAIL):\s(.+)$/, ([status, name]) => {
     map[name] = status === 'PASS' ? TestStatus.PASSED : TestStatus.FAILED;
   });
@@ -26,8 +26,8 @@ export function parseLogJq(log: string): StatusMap {
 }
 
 /** doctest's `-r=xml` report: a subcase passes when every expression in it succeeded. */
-export function parseLogDoctest(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogDoctest(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   const start = log.indexOf('<doctest');
   const end = start === -1 ? -1 : log.indexOf('</doctest>', start);
   if (start === -1 || end === -1) return map;
@@ -47,16 +47,16 @@ function unescapeXml(text: string): string {
   return text.replace(/&(lt|gt|quot|apos|amp);/g, (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]!);
 }
 
-export function parseLogMicropythonTest(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogMicropythonTest(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^(pass|FAIL|skip)\s+(.+)$/, ([status, name]) => {
     map[name] = status === 'pass' ? TestStatus.PASSED : status === 'FAIL' ? TestStatus.FAILED : TestStatus.SKIPPED;
   });
   return map;
 }
 
-export function parseLogGoogletest(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogGoogletest(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$/, ([status, name]) => {
     map[name] = status === 'OK' ? TestStatus.PASSED : TestStatus.FAILED;
   });

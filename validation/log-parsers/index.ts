@@ -12,9 +12,9 @@ import { parseLogPhpunit } from './php.ts';
 import { parseLogDjango, parseLogMatplotlib, parseLogPytest, parseLogPytestOptions, parseLogPytestV2, parseLogSeaborn, parseLogSympy } from './python.ts';
 import { parseLogCucumber, parseLogJekyll, parseLogMinitest, parseLogRspecTransformedJson, parseLogRubyUnit } from './ruby.ts';
 import { parseLogCargo } from './rust.ts';
-import type { LogParser } from './types.ts';
+import type { LogParser, ParseContext, StatusMap } from './types.ts';
 
-export type { LogParser, StatusMap } from './types.ts';
+export type { LogParser, ParseContext, StatusConflict, StatusMap } from './types.ts';
 
 export const LOG_PARSERS = {
   // Python
@@ -25,6 +25,20 @@ export const LOG_PARSERS = {
   sympy: parseLogSympy,
   matplotlib: parseLogMatplotlib,
   seaborn: parseLogSeaborn,
+  // 5.0's per-repository names (log_parsers/python.py aliases), as 5.0 datasets' `log_parser` field gives them
+  astroid: parseLogPytest,
+  flask: parseLogPytest,
+  marshmallow: parseLogPytest,
+  pvlib: parseLogPytest,
+  pyvista: parseLogPytest,
+  sqlfluff: parseLogPytest,
+  xarray: parseLogPytest,
+  pydicom: parseLogPytestOptions,
+  requests: parseLogPytestOptions,
+  pylint: parseLogPytestOptions,
+  astropy: parseLogPytestV2,
+  scikit: parseLogPytestV2,
+  sphinx: parseLogPytestV2,
   // C and C++
   redis: parseLogRedis,
   jq: parseLogJq,
@@ -60,12 +74,21 @@ export type LogParserName = keyof typeof LOG_PARSERS;
 /** The test-log formats a spec may name. */
 export const LOG_PARSER_NAMES = Object.keys(LOG_PARSERS) as LogParserName[];
 
+/** A parser by the harness' registry name (`parse_log_pytest_v2`) or locfix's (`pytest_v2`); undefined if unknown. */
+export function logParserNamed(name: string): LogParser | undefined {
+  const key = name.startsWith('parse_log_') ? name.slice('parse_log_'.length) : name;
+  return Object.hasOwn(LOG_PARSERS, key) ? (LOG_PARSERS as Record<string, LogParser>)[key] : undefined;
+}
+
+/** A spec's parser bound to its instance; the rest of the context (harness release, failure-wins) per call. */
+export type BoundLogParser = (log: string, context?: Omit<ParseContext, 'instanceId'>) => StatusMap;
+
 /**
  * The parser a spec names, bound to the instance (a few parsers choose their form by instance); an unknown name
  * is an error that lists the known ones.
  */
-export function logParserFor(spec: { repo: string; version: string; logParser: string }, instanceId?: string): (log: string) => ReturnType<LogParser> {
+export function logParserFor(spec: { repo: string; version: string; logParser: string }, instanceId?: string): BoundLogParser {
   const parser = (LOG_PARSERS as Record<string, LogParser | undefined>)[spec.logParser];
   if (!parser) throw new Error(`the spec of ${spec.repo}@${spec.version} names log parser "${spec.logParser}"; known: ${LOG_PARSER_NAMES.join(', ')}`);
-  return (log) => parser(log, instanceId === undefined ? {} : { instanceId });
+  return (log, context = {}) => parser(log, instanceId === undefined ? context : { ...context, instanceId });
 }

@@ -5,32 +5,44 @@
  * `BUILD SUCCESS|FAILURE` after it; Ant's `[junit] [PASS] name`; Gradle with the harness' logging config.
  */
 import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, eachMatch } from './types.ts';
+import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from './types.ts';
 
-export function parseLogMaven(log: string): StatusMap {
-  const map: StatusMap = {};
-  // the harness' current form (SWE-bench HEAD): traced commands and BUILD lines of concurrent output can
-  // interleave, so tests and results pair in order, and results that came before their test pair at the end
+export function parseLogMaven(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
+  // 5.0's form: traced commands and BUILD lines of concurrent output can interleave, so tests and results pair in
+  // order, and results that came before their test pair at the end; 4.1 gave each result to the last command
   const pending: string[] = [];
   const unmatched: string[] = [];
+  let lastTest = '---NO TEST NAME FOUND YET---';
+  let commands = 0;
+  let results = 0;
   const record = (name: string, status: string) => {
     map[name] = status === 'SUCCESS' ? TestStatus.PASSED : TestStatus.FAILED;
   };
   for (const raw of log.split('\n')) {
     const line = raw.trim();
     const name = /^.*-Dtest=(\S+).*$/.exec(line);
-    if (name) pending.push(name[1]);
+    if (name) {
+      commands++;
+      pending.push(name[1]);
+      lastTest = name[1];
+    }
     const result = /^.*BUILD (SUCCESS|FAILURE)$/.exec(line);
     if (!result) continue;
-    if (pending.length) record(pending.shift()!, result[1]);
+    results++;
+    if (context.harness === '4.1') record(lastTest, result[1]);
+    else if (pending.length) record(pending.shift()!, result[1]);
     else unmatched.push(result[1]);
   }
-  while (pending.length && unmatched.length) record(pending.shift()!, unmatched.shift()!);
+  if (context.harness !== '4.1') while (pending.length && unmatched.length) record(pending.shift()!, unmatched.shift()!);
+  // Maven prints one BUILD line per run: a surplus was printed by something else (a test can print one before
+  // Maven's own), and pairing in order would give a test the wrong result
+  if (results > commands) context.onAmbiguity?.(`${results} BUILD results for ${commands} traced Maven commands`);
   return map;
 }
 
-export function parseLogAnt(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogAnt(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$/, ([status, name]) => {
     map[name] = status === 'PASS' ? TestStatus.PASSED : TestStatus.FAILED;
   });
@@ -38,8 +50,8 @@ export function parseLogAnt(log: string): StatusMap {
 }
 
 /** Gradle with the harness' logging config; a test's name and its status may be split by other output (HEAD's form). */
-export function parseLogGradleCustom(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogGradleCustom(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   let pending: string | undefined;
   for (const raw of log.split('\n')) {
     const line = raw.trim();

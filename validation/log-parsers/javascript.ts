@@ -6,26 +6,28 @@
  * (calypso, Chart.js, marked, p5.js, react-pdf) are not ported.
  */
 import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, eachMatch } from './types.ts';
+import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from './types.ts';
 
-export function parseLogJest(log: string): StatusMap {
-  const map: StatusMap = {};
-  eachMatch(log, /^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$/, ([symbol, name]) => {
+export function parseLogJest(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
+  eachMatch(log, /^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$/, ([symbol, rawName]) => {
+    // 5.0 strips the name, so that "name  (5 ms)" and "name" are one test
+    const name = context.harness === '4.1' ? rawName : rawName.trim();
     map[name] = symbol === '✓' ? TestStatus.PASSED : symbol === '✕' ? TestStatus.FAILED : TestStatus.SKIPPED;
   });
   return map;
 }
 
-export function parseLogJestJson(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogJestJson(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^\[(PASSED|FAILED)\]\s(.+)$/, ([status, name]) => {
     map[name] = status === 'PASSED' ? TestStatus.PASSED : TestStatus.FAILED;
   });
   return map;
 }
 
-export function parseLogVitest(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogVitest(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$/, ([symbol, name]) => {
     map[name] = symbol === '✓' ? TestStatus.PASSED : symbol === '×' ? TestStatus.FAILED : TestStatus.SKIPPED;
   });
@@ -36,8 +38,8 @@ export function parseLogVitest(log: string): StatusMap {
  * Karma's progress: after "Starting browser", an indented line without a mark opens a suite (deeper) or closes
  * one (shallower); a `✔`/`✖` line is a test named by its suites, `Suite > Inner > test`. It ends at "SUMMARY:".
  */
-export function parseLogKarma(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogKarma(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   let indent = -1;
   const suites: string[] = [];
   let started = false;
@@ -66,8 +68,8 @@ export function parseLogKarma(log: string): StatusMap {
   return map;
 }
 
-export function parseLogTap(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogTap(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^(ok|not ok) (\d+) (.+)$/, ([status, , name]) => {
     map[name] = status === 'ok' ? TestStatus.PASSED : TestStatus.FAILED;
   });
@@ -75,9 +77,9 @@ export function parseLogTap(log: string): StatusMap {
 }
 
 /** immutable-js's instances use Jest's verbose or JSON form by pull request; another is an error, as in the harness. */
-export function parseLogImmutableJs(log: string, context: { instanceId?: string } = {}): StatusMap {
+export function parseLogImmutableJs(log: string, context: ParseContext = {}): StatusMap {
   const pr = context.instanceId?.split('-').at(-1);
-  if (pr === '2006') return parseLogJest(log);
-  if (pr === '2005') return parseLogJestJson(log);
+  if (pr === '2006') return parseLogJest(log, context);
+  if (pr === '2005') return parseLogJestJson(log, context);
   throw new Error(`immutable_js log parser: unknown instance id ${JSON.stringify(context.instanceId)}`);
 }

@@ -3,10 +3,10 @@
  * and its tests `✔ does x`; the test's name is `Suite > test`. Lines are not stripped here, as in the harness.
  */
 import { TestStatus } from '../../src/harness/constants.ts';
-import type { StatusMap } from './types.ts';
+import { type StatusMap, newStatusMap, type ParseContext } from './types.ts';
 
-export function parseLogPhpunit(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogPhpunit(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   let suite: string | undefined;
   for (const line of log.split('\n')) {
     const suiteMatch = /^(\w.+) \(.+\)$/.exec(line);

@@ -6,27 +6,28 @@
  * " - " or a space at that point.
  */
 import { TestStatus } from '../../src/harness/constants.ts';
-import type { StatusMap } from './types.ts';
+import { type StatusMap, newStatusMap, type ParseContext } from './types.ts';
 
 const STATUSES = Object.values(TestStatus);
 const STATUS_ALT = STATUSES.join('|');
 const STATUS_FIRST = new RegExp(`^(${STATUS_ALT})\\s+(\\S+)`);
 const TEST_FIRST = new RegExp(`^(\\S+)\\s+(${STATUS_ALT})(?:\\s|$)`);
-const SKIP_COUNT = /^\[\d+\]/;
+/** pytest's "SKIPPED [3] path:12: reason" summary: no test (5.0's _is_skip_summary; 4.1 recorded "[3]") */
+const SKIP_COUNT = /^\[\d+\]$/;
 
 /** Python's str.split() with no argument: split on whitespace runs, no empty words. */
 function words(text: string): string[] {
   return text.split(/\s+/).filter((w) => w.length > 0);
 }
 
-function parsePytestResultLine(line: string): [string, TestStatus] | undefined {
+function parsePytestResultLine(line: string, harness: ParseContext['harness']): [string, TestStatus] | undefined {
   const statusFirst = STATUS_FIRST.exec(line);
   if (statusFirst) {
     const status = statusFirst[1] as TestStatus;
     let name = statusFirst[2];
     if (status === TestStatus.FAILED) name = words(line.replaceAll(' - ', ' '))[1];
     // "SKIPPED [3] tests/x.py:12: reason" is a summary of skips, not a test
-    if (status === TestStatus.SKIPPED && SKIP_COUNT.test(name)) return undefined;
+    if (harness !== '4.1' && status === TestStatus.SKIPPED && SKIP_COUNT.test(name)) return undefined;
     return [name, status];
   }
   const testFirst = TEST_FIRST.exec(line);
@@ -34,10 +35,10 @@ function parsePytestResultLine(line: string): [string, TestStatus] | undefined {
   return undefined;
 }
 
-export function parseLogPytest(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogPytest(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   for (const line of log.split('\n')) {
-    const parsed = parsePytestResultLine(line);
+    const parsed = parsePytestResultLine(line, context.harness);
     if (parsed) map[parsed[0]] = parsed[1];
   }
   return map;
@@ -55,32 +56,51 @@ function normalizeOptionTestName(name: string): string {
   return `${main}[${option}]`;
 }
 
-export function parseLogPytestOptions(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogPytestOptions(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   for (const line of log.split('\n')) {
-    const parsed = parsePytestResultLine(line);
+    const parsed = parsePytestResultLine(line, context.harness);
     if (parsed) map[normalizeOptionTestName(parsed[0])] = parsed[1];
   }
   return map;
 }
 
 /** Later pytest versions: colour codes and control characters stripped first. */
-export function parseLogPytestV2(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogPytestV2(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   for (const raw of log.split('\n')) {
     // eslint-disable-next-line no-control-regex
     const line = raw.replace(/\[(\d+)m/g, '').replace(/[\x01-\x1f]/g, '');
-    const parsed = parsePytestResultLine(line);
+    const parsed = context.harness === '4.1' ? parsePytestResultLine(line, '4.1') : pytestV2ResultLine(line);
     if (parsed) map[parsed[0]] = parsed[1];
   }
   return map;
 }
 
+/**
+ * A result line as harness 5.0's parse_log_pytest_v2 reads it (#279): an id may contain spaces, so it is the rest
+ * of the line (`FAILED id - message` loses the message), or all but the last word when the status ends the line;
+ * a status word alone is no test (#611), nor is a skip summary.
+ */
+function pytestV2ResultLine(line: string): [string, TestStatus] | undefined {
+  if (STATUSES.some((s) => line.startsWith(s))) {
+    const parts = words(line.startsWith(TestStatus.FAILED) ? line.split(' - ')[0] : line);
+    if (parts.length < 2 || (parts[0] === TestStatus.SKIPPED && SKIP_COUNT.test(parts[1]))) return undefined;
+    return [parts.slice(1).join(' '), parts[0] as TestStatus];
+  }
+  if (STATUSES.some((s) => line.endsWith(s))) {
+    const parts = words(line);
+    if (parts.length < 2) return undefined;
+    return [parts.slice(0, -1).join(' '), parts.at(-1) as TestStatus];
+  }
+  return undefined;
+}
+
 /** A Django test id alone on its line: "test_x (mod.Class)" (Python ≤ 3.10) or "test_x (mod.Class.test_x)" (3.11+). */
 const DJANGO_TEST_ID = /^\w+ \([\w.]+\)$/;
 
-export function parseLogDjango(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogDjango(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   // the tests a later bare "ok" belongs to (several when a described test is read under two names)
   let prevTests: string[] = [];
   // unittest prints a test's docstring line after its id ("test_x (mod.Class)" then "Docstring ... ok")
@@ -96,7 +116,7 @@ export function parseLogDjango(log: string): StatusMap {
     describedTest = DJANGO_TEST_ID.test(line) ? line : undefined;
     const named = readings.filter((r) => r.includes(' ... ')).map((r) => r.split(' ... ')[0]);
     if (named.length > 0) prevTests = named;
-    for (const reading of readings) readDjangoLine(reading, map);
+    for (const reading of readings) readDjangoLine(reading, map, context.failureWins === true);
     // The test passed, but other output (possibly several lines) came between "..." and "ok".
     if (line.trimStart().startsWith('ok')) for (const test of prevTests) map[test] = TestStatus.PASSED;
   }
@@ -113,7 +133,7 @@ export function parseLogDjango(log: string): StatusMap {
 }
 
 /** One line of a Django test log, as the harness' parse_log_django reads it. */
-function readDjangoLine(text: string, map: StatusMap): void {
+function readDjangoLine(text: string, map: StatusMap, headersById: boolean): void {
   let line = text;
   // This output spans lines; the harness records it as one passing "test".
   if (line.includes('--version is equivalent to version')) map['--version is equivalent to version'] = TestStatus.PASSED;
@@ -132,16 +152,28 @@ function readDjangoLine(text: string, map: StatusMap): void {
   if (line.startsWith('FAIL:')) {
     const name = words(line)[1];
     if (name !== undefined) map[name.trim()] = TestStatus.FAILED;
+    if (headersById) failureHeaderById(line, TestStatus.FAILED, map);
   }
   if (line.endsWith(' ... ERROR')) map[line.split(' ... ERROR')[0]] = TestStatus.ERROR;
   if (line.startsWith('ERROR:')) {
     const name = words(line)[1];
     if (name !== undefined) map[name.trim()] = TestStatus.ERROR;
+    if (headersById) failureHeaderById(line, TestStatus.ERROR, map);
   }
 }
 
-export function parseLogSympy(log: string): StatusMap {
-  const map: StatusMap = {};
+/**
+ * unittest's failure header "FAIL: test_x (mod.Class)" names the test by the same id as its status line
+ * "test_x (mod.Class) ... ok"; the harness keys it by its first word alone, so a status line that the code under
+ * test completed with its own "ok" would stand. locfix's failure-wins rule keys the header by the whole id too.
+ */
+function failureHeaderById(line: string, status: TestStatus, map: StatusMap): void {
+  const id = line.slice(line.indexOf(':') + 1).trim();
+  if (DJANGO_TEST_ID.test(id)) map[id] = status;
+}
+
+export function parseLogSympy(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   // Failure headers: "________ sympy/core/tests/test_basic.py:test_foo ________". The harness' pattern,
   // applied per line to the lines that can match (it never spans lines): over a whole log it retries from
   // every space and is quadratic in long lines without ".py:" (60k spaces: 2 s)
@@ -162,21 +194,22 @@ export function parseLogSympy(log: string): StatusMap {
   return map;
 }
 
-export function parseLogMatplotlib(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogMatplotlib(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   for (const raw of log.split('\n')) {
     let line = raw.replaceAll('MouseButton.LEFT', '1').replaceAll('MouseButton.RIGHT', '3');
     if (!STATUSES.some((s) => line.startsWith(s))) continue;
     if (line.startsWith(TestStatus.FAILED)) line = line.replaceAll(' - ', ' ');
     const parts = words(line);
     if (parts.length <= 1) continue;
+    if (context.harness !== '4.1' && parts[0] === TestStatus.SKIPPED && SKIP_COUNT.test(parts[1])) continue;
     map[parts[1]] = parts[0] as TestStatus;
   }
   return map;
 }
 
-export function parseLogSeaborn(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogSeaborn(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   for (const line of log.split('\n')) {
     if (line.startsWith(TestStatus.FAILED)) {
       const name = words(line)[1];

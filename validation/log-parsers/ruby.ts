@@ -4,10 +4,10 @@
  * jekyll, whose instances use one or the other by pull request.
  */
 import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, eachMatch } from './types.ts';
+import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from './types.ts';
 
-export function parseLogMinitest(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogMinitest(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^(.+)\. .*=.*(\.|F|E).*$/, ([name, outcome]) => {
     if (outcome === '.') map[name] = TestStatus.PASSED;
     else map[name] = TestStatus.FAILED;
@@ -15,24 +15,24 @@ export function parseLogMinitest(log: string): StatusMap {
   return map;
 }
 
-export function parseLogCucumber(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogCucumber(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^(.*) \.+(\.|F)/, ([name, outcome]) => {
     map[name] = outcome === '.' ? TestStatus.PASSED : TestStatus.FAILED;
   });
   return map;
 }
 
-export function parseLogRubyUnit(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogRubyUnit(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)/, ([name, outcome]) => {
     map[name] = outcome === '.' ? TestStatus.PASSED : outcome === 'O' ? TestStatus.SKIPPED : TestStatus.FAILED;
   });
   return map;
 }
 
-export function parseLogRspecTransformedJson(log: string): StatusMap {
-  const map: StatusMap = {};
+export function parseLogRspecTransformedJson(log: string, context: ParseContext = {}): StatusMap {
+  const map = newStatusMap(context);
   eachMatch(log, /(.+) - (passed|failed)/, ([name, outcome]) => {
     map[name] = outcome === 'passed' ? TestStatus.PASSED : TestStatus.FAILED;
   });
@@ -40,9 +40,9 @@ export function parseLogRspecTransformedJson(log: string): StatusMap {
 }
 
 /** jekyll's instances use minitest or cucumber by pull request; another instance is an error, as in the harness. */
-export function parseLogJekyll(log: string, context: { instanceId?: string } = {}): StatusMap {
+export function parseLogJekyll(log: string, context: ParseContext = {}): StatusMap {
   const pr = context.instanceId?.split('-')[1];
-  if (pr && ['9141', '8047', '8167'].includes(pr)) return parseLogMinitest(log);
-  if (pr && ['8761', '8771'].includes(pr)) return parseLogCucumber(log);
+  if (pr && ['9141', '8047', '8167'].includes(pr)) return parseLogMinitest(log, context);
+  if (pr && ['8761', '8771'].includes(pr)) return parseLogCucumber(log, context);
   throw new Error(`jekyll log parser: unknown instance id ${JSON.stringify(context.instanceId)}`);
 }

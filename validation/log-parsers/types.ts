@@ -1,8 +1,67 @@
 /** What a test-log parser is: a log (and the instance it belongs to, for parsers that choose by instance) to test → status. */
-import type { TestStatus } from '../../src/harness/constants.ts';
+import { type HarnessVersion, TestStatus } from '../../src/harness/constants.ts';
 
 export type StatusMap = Record<string, TestStatus>;
-export type LogParser = (log: string, context?: { instanceId?: string }) => StatusMap;
+
+/** A test the log reports more than once with different outcomes: which status was kept, which was not. */
+export interface StatusConflict {
+  test: string;
+  kept: TestStatus;
+  dropped: TestStatus;
+}
+
+export interface ParseContext {
+  /** the instance, for parsers that choose their form by instance (immutable-js, jekyll) */
+  instanceId?: string;
+  /** whose parser to be: a release's parsers differ in a few places (pytest_v2 ids with spaces); default 5.0.2 */
+  harness?: HarnessVersion;
+  /**
+   * One status per test, the failure winning: the harness' maps are last-wins, so a line printed after the
+   * runner's own (by the code under test, which shares its stdout) replaces a failure with a pass. locfix's
+   * rule keeps any FAILED or ERROR a test was given and reports each conflict here.
+   */
+  failureWins?: boolean;
+  onConflict?: (conflict: StatusConflict) => void;
+  /** reports that the log cannot be read as the runner wrote it (output the code under test can write) */
+  onAmbiguity?: (reason: string) => void;
+}
+
+export type LogParser = (log: string, context?: ParseContext) => StatusMap;
+
+const FAILING = new Set<string>([TestStatus.FAILED, TestStatus.ERROR]);
+/**
+ * pytest's progress column ("[100%]") read as a test id from wrapped lines: no test, but three Lite rows list it
+ * as PASS_TO_PASS (pytest-dev__pytest-5227, -5262, -7521) and it is given every status the wrapped lines show,
+ * so it stays last-wins as the harness graded it.
+ */
+const PROGRESS_COLUMN = /^\[\s*\d+%\]$/;
+
+/**
+ * The map a parser fills. Under `failureWins` a later pass, skip or xfail never replaces a failure (and the
+ * conflict is reported); otherwise assignments are last-wins, as the harness' dicts are.
+ */
+export function newStatusMap(context: ParseContext = {}): StatusMap {
+  const target: StatusMap = {};
+  if (!context.failureWins) return target;
+  return new Proxy(target, {
+    set(map, key, value: TestStatus) {
+      if (typeof key !== 'string' || PROGRESS_COLUMN.test(key)) return Reflect.set(map, key, value);
+      const before = Object.hasOwn(map, key) ? map[key] : undefined;
+      if (before !== undefined && before !== value) {
+        const keepBefore = FAILING.has(before) && !FAILING.has(value);
+        context.onConflict?.({ test: key, kept: keepBefore ? before : value, dropped: keepBefore ? value : before });
+        if (keepBefore) return true;
+      }
+      map[key] = value;
+      return true;
+    },
+  });
+}
+
+/** A plain copy of a parser's map (a failure-wins map is a Proxy). */
+export function plainStatusMap(map: StatusMap): StatusMap {
+  return { ...map };
+}
 
 /**
  * Each line of a log, as the harness' `re.match(pattern, line.strip())` sees it: `pattern` anchored at the start,

@@ -1,0 +1,59 @@
+/**
+ * The value parsers of `locfix run`'s flag table (run-flags.ts): each takes the flag's text and the flag's name,
+ * and throws an error that names the flag and what it expects.
+ */
+
+export const list = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+export const nonNegativeInt = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} expects a non-negative integer, got "${text}"`);
+  return n;
+};
+export const positiveNumber = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} expects a positive number, got "${text}"`);
+  return n;
+};
+export const integer = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isInteger(n)) throw new Error(`${name} expects an integer, got "${text}"`);
+  return n;
+};
+
+/** `owner/name=path` of --mirror. */
+export function mirrorSpec(text: string, name: string): [string, string] {
+  const at = text.indexOf('=');
+  if (at <= 0 || !text.slice(0, at).includes('/')) throw new Error(`${name} expects owner/name=PATH, got "${text}"`);
+  return [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** One of a list of values. */
+export const oneOf =
+  (allowed: readonly string[]) =>
+  (text: string, name: string): string => {
+    if (!allowed.includes(text)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(text)}`);
+    return text;
+  };
+
+/** "KEY=VALUE" of a repeatable flag, KEY an "owner/name[@version]". */
+export function keyed(text: string, name: string): [string, string] {
+  const eq = text.indexOf('=');
+  if (eq <= 0 || eq === text.length - 1) throw new Error(`${name} expects owner/name[@version]=VALUE, got ${JSON.stringify(text)}`);
+  return [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+/** A JSON object given on the command line. */
+export function jsonObject(text: string, name: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${name} expects a JSON object: ${(err as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${name} expects a JSON object, got ${text}`);
+  return value as Record<string, unknown>;
+}

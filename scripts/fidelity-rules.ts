@@ -1,0 +1,115 @@
+/**
+ * What `bench:fidelity --regrade` needs beyond grading itself: a published pre-5.0 log in 5.0's shape (markers and
+ * the recorded exit code), a log forged as a patch that prints passing lines would forge it, and the rule that
+ * makes a verdict differ between two rule sets.
+ */
+import { END_TEST_OUTPUT, START_TEST_OUTPUT, TEST_EXIT_CODE } from '../src/harness/constants.ts';
+import { type GradingRules, parseTestExitCode } from '../validation/grading-rules.ts';
+import { statusMapFromLog, type TestsStatus } from '../validation/grading.ts';
+import type { BoundLogParser } from '../validation/log-parsers/index.ts';
+
+const PYTEST_FAMILY = new Set([
+  'pytest',
+  'pytest_options',
+  'pytest_v2',
+  'matplotlib',
+  'seaborn',
+  'astropy',
+  'scikit',
+  'sphinx',
+  'xarray',
+  'requests',
+  'pylint',
+]);
+
+/**
+ * The test command's exit status as its runner's own closing lines say it, for a log that did not record one:
+ * pytest's "= 1 failed, 3 passed in 2s =" (1 with a failure or error, 5 when no test ran), unittest's (Django's)
+ * "FAILED (failures=1)" or "OK", sympy's "tests finished: 3 passed, 1 failed". Undefined when the log has none.
+ */
+export function exitCodeFromSummary(log: string, parser: string): number | undefined {
+  const lines = log.split('\n');
+  const last = (pattern: RegExp) => lines.filter((l) => pattern.test(l)).at(-1);
+  if (PYTEST_FAMILY.has(parser)) {
+    const summary = last(/^=+ .* in [\d.]+s( \([\d:]+\))? =+$/);
+    if (!summary) return last(/^=+ no tests ran/) ? 5 : undefined;
+    if (/\d+ (failed|errors?)\b/.test(summary)) return 1;
+    return /no tests ran/.test(summary) ? 5 : 0;
+  }
+  if (parser === 'django') {
+    const summary = last(/^(FAILED \(|OK\b)/);
+    return summary === undefined ? undefined : summary.startsWith('FAILED') ? 1 : 0;
+  }
+  if (parser === 'sympy') {
+    const summary = last(/tests finished: /);
+    if (!summary) return undefined;
+    return /\d+ (failed|exceptions?)/.test(summary.replace(/\b0 (failed|exceptions?)/g, '')) ? 1 : 0;
+  }
+  return undefined;
+}
+
+/** A log in 5.0's shape: its test exit code recorded after the end marker, from the runner's own summary. */
+export function reshapeAs50(markedLog: string, parser: string): { log: string; exitCode?: number } {
+  if (parseTestExitCode(markedLog) !== undefined) return { log: markedLog, exitCode: parseTestExitCode(markedLog) };
+  const at = markedLog.lastIndexOf(END_TEST_OUTPUT);
+  const exitCode = exitCodeFromSummary(markedLog.slice(0, at < 0 ? undefined : at), parser);
+  if (exitCode === undefined || at < 0) return { log: markedLog };
+  const lineEnd = markedLog.indexOf('\n', at);
+  const cut = lineEnd < 0 ? markedLog.length : lineEnd + 1;
+  return { log: `${markedLog.slice(0, cut)}${lineEnd < 0 ? '\n' : ''}${TEST_EXIT_CODE}: ${exitCode}\n${markedLog.slice(cut)}`, exitCode };
+}
+
+/** The line a runner prints for a passing test, as the parser reads it back. */
+export function passingLine(test: string, parser: string): string | undefined {
+  if (PYTEST_FAMILY.has(parser) || parser === 'pytest') return `PASSED ${test}`;
+  if (parser === 'django') return `${test} ... ok`;
+  if (parser === 'sympy') return `${test} ok`;
+  return undefined;
+}
+
+/**
+ * The log a patch would make that prints a passing line for every test the grading looks at (a conftest hook, an
+ * atexit print) after the runner's own output and before the end marker.
+ */
+export function forgePasses(log: string, tests: readonly string[], parser: string): string | undefined {
+  const lines = tests.map((t) => passingLine(t, parser));
+  if (lines.some((l) => l === undefined)) return undefined;
+  const at = log.lastIndexOf(END_TEST_OUTPUT);
+  if (at < 0 || !log.includes(START_TEST_OUTPUT)) return undefined;
+  const lineStart = log.lastIndexOf('\n', at) + 1;
+  return `${log.slice(0, lineStart)}${lines.join('\n')}\n${log.slice(lineStart)}`;
+}
+
+/**
+ * Why a log's verdict under `rules` differs from its verdict under `base`: the reason it was not graded (the
+ * exit-code check, no sign the suite ran, an ambiguous log), else the first test whose side changed and why
+ * (a skipped test, a truncated id, a different parser key, the whole-log fallback, a failure kept over a pass).
+ */
+export function verdictCause(
+  log: string,
+  parser: BoundLogParser,
+  tests: { base?: TestsStatus; other?: TestsStatus },
+  rules: { base: GradingRules; other: GradingRules },
+): string {
+  const base = statusMapFromLog(log, parser, rules.base);
+  const other = statusMapFromLog(log, parser, rules.other);
+  if (base.found && !other.found) return other.notGraded!.replace(/exited \d+/, 'exited non-zero').replace(/: .*$/, '');
+  if (!base.found && other.found) return `not graded under ${rules.base.harness}: ${base.notGraded}`;
+  if (!tests.base || !tests.other) return 'not graded under either';
+  const between = log.split(START_TEST_OUTPUT)[1]?.split(END_TEST_OUTPUT)[0] ?? '';
+  if (Object.keys(parser(between, { harness: rules.base.harness })).length === 0 && Object.keys(other.statusMap).length > 0) {
+    return 'whole-log fallback (#402)';
+  }
+  for (const category of ['FAIL_TO_PASS', 'PASS_TO_PASS'] as const) {
+    const was = new Set(tests.base[category].success);
+    for (const test of [...tests.base[category].success, ...tests.other[category].success]) {
+      if (was.has(test) === tests.other[category].success.includes(test)) continue;
+      if (other.conflicts.some((c) => c.test === test)) return 'failure wins over a later pass';
+      if (other.statusMap[test] === 'SKIPPED' || base.statusMap[test] === 'SKIPPED') return `skipped ${category} test`;
+      if (!(test in other.statusMap) && test.split('[').length > test.split(']').length) return 'truncated id (#290)';
+      if (base.statusMap[test] !== other.statusMap[test]) return `parser change (${category} test read differently)`;
+      return `other (${category})`;
+    }
+  }
+  return 'other';
+}

@@ -1,0 +1,93 @@
+/**
+ * Verdicts the evaluated code cannot forge. Each log is a real runner's (test/fixtures/forged-logs/README.md) in
+ * which the code under test prints a line that makes its failing FAIL_TO_PASS test look passed. The harness'
+ * last-wins maps grade some of them resolved even under 5.0.2's exit-code check; locfix's unforgeable rule, on by
+ * default, grades none of them resolved.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { evalReport, statusMapFromLog } from '../../validation/grading.ts';
+import type { GradingRules } from '../../validation/grading-rules.ts';
+import { parseLogMaven } from '../../validation/log-parsers/java.ts';
+import { parseLogDjango, parseLogPytest } from '../../validation/log-parsers/python.ts';
+import { parseLogCargo } from '../../validation/log-parsers/rust.ts';
+import type { LogParser } from '../../validation/log-parsers/types.ts';
+
+const log = (name: string) => readFileSync(new URL(`../fixtures/forged-logs/${name}`, import.meta.url), 'utf8');
+
+const FORGED: Array<{ name: string; file: string; parser: LogParser; f2p: string; p2p: string; exact41Resolved?: false; exact502Resolved: boolean }> = [
+  {
+    name: 'pytest, atexit print',
+    file: 'pytest-atexit.log',
+    parser: parseLogPytest,
+    f2p: 'test_calc.py::test_add',
+    p2p: 'test_calc.py::test_other',
+    exact502Resolved: true,
+  },
+  {
+    name: 'unittest under the django parser, the code prints ok',
+    file: 'unittest-prints-ok.log',
+    parser: parseLogDjango,
+    f2p: 'test_answer (test_lib.T.test_answer)',
+    p2p: 'test_other (test_lib.T.test_other)',
+    exact502Resolved: true,
+  },
+  // the map shows no failure at all and the exit code is 101: 5.0.2's own check (#620) refuses it
+  {
+    name: 'cargo test, a thread writes ok',
+    file: 'cargo-thread-writes-ok.log',
+    parser: parseLogCargo,
+    f2p: 'tests::f2p_add',
+    p2p: 'tests::p2p_keep',
+    exact502Resolved: false,
+  },
+  {
+    name: 'Maven, the code prints BUILD SUCCESS',
+    file: 'maven-prints-build-success.log',
+    parser: parseLogMaven,
+    f2p: 'com.example.CalcTest#testAdd',
+    p2p: 'com.example.CalcTest#testKeep',
+    // 4.1 gave each BUILD line to the last traced command, so Maven's own FAILURE came last for testAdd
+    exact41Resolved: false,
+    exact502Resolved: true,
+  },
+];
+
+const BEFORE: GradingRules = { harness: '4.1', unforgeable: false };
+const EXACT: GradingRules = { harness: '5.0.2', unforgeable: false };
+const LOCFIX: GradingRules = { harness: '5.0.2', unforgeable: true };
+
+describe('forged logs', () => {
+  it.each(FORGED.map((f) => [f.name, f] as const))('%s: resolved by the harness rules, never by locfix', (_name, f) => {
+    const gold = { FAIL_TO_PASS: [f.f2p], PASS_TO_PASS: [f.p2p] };
+    const grade = (rules: GradingRules) => evalReport('x', 'diff', log(f.file), gold, f.parser, rules).x;
+    expect(grade(BEFORE).resolved).toBe(f.exact41Resolved ?? true);
+    expect(grade(EXACT).resolved).toBe(f.exact502Resolved);
+    const ours = grade(LOCFIX);
+    expect(ours.resolved).toBe(false);
+    // the FAIL_TO_PASS test is graded failed, or the log is not graded, with its reason
+    if (ours.tests_status) expect(ours.tests_status.FAIL_TO_PASS.failure).toEqual([f.f2p]);
+    else expect(ours.not_graded_reason).toMatch(/BUILD results|exited/);
+  });
+
+  it('keeps the failure and reports the conflict', () => {
+    const reading = statusMapFromLog(log('pytest-atexit.log'), parseLogPytest, LOCFIX);
+    expect(reading.statusMap['test_calc.py::test_add']).toBe('FAILED');
+    expect(reading.conflicts).toEqual([{ test: 'test_calc.py::test_add', kept: 'FAILED', dropped: 'PASSED' }]);
+    expect(reading.exitCode).toBe(1);
+    const cargo = statusMapFromLog(log('cargo-thread-writes-ok.log'), parseLogCargo, LOCFIX);
+    expect(cargo.statusMap['tests::f2p_add']).toBe('FAILED');
+  });
+
+  it('says why a Maven log with a surplus BUILD line is not graded', () => {
+    const reading = statusMapFromLog(log('maven-prints-build-success.log'), parseLogMaven, LOCFIX);
+    expect(reading.found).toBe(false);
+    expect(reading.notGraded).toBe('the log reads two ways: 3 BUILD results for 2 traced Maven commands');
+  });
+
+  it('grades honest logs of the same runners as the harness does', () => {
+    const honest = log('pytest-atexit.log').replace(/\nPASSED test_calc.py::test_add\n/, '\n');
+    const gold = { FAIL_TO_PASS: ['test_calc.py::test_other'], PASS_TO_PASS: [] };
+    for (const rules of [EXACT, LOCFIX]) expect(evalReport('x', 'diff', honest, gold, parseLogPytest, rules).x.resolved).toBe(true);
+  });
+});

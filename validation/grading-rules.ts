@@ -1,0 +1,55 @@
+/**
+ * Which rules grade an evaluation log: a SWE-bench harness release's (4.1 or 5.0.2), and locfix's own rule that a
+ * verdict must not rest on output the evaluated code can write. The harness releases are reproduced exactly; the
+ * locfix rule is on by default and reported by its name, so `--harness 5.0.2 --no-unforgeable` stays 5.0.2-exact.
+ */
+import { HARNESS_VERSIONS, type HarnessVersion, TEST_EXIT_CODE } from '../src/harness/constants.ts';
+
+export interface GradingRules {
+  harness: HarnessVersion;
+  /** locfix's rule: one status per test with failures winning, failure headers keyed like status lines, and a
+   * log that reads two ways (more results than runs) not graded */
+  unforgeable: boolean;
+}
+
+export const DEFAULT_GRADING_RULES: GradingRules = { harness: '5.0.2', unforgeable: true };
+
+/** What each rule set does, as the report lists it. */
+export function gradingRuleNames(rules: GradingRules): string[] {
+  const names =
+    rules.harness === '4.1'
+      ? ['harness 4.1: results between the markers, last status wins, exact test ids']
+      : [
+          'harness 5.0.2: exit-code check (#620)',
+          'suite-ran evidence',
+          'skipped FAIL_TO_PASS fails, skipped PASS_TO_PASS is maintained',
+          'truncated parametrized ids (#290)',
+          'whole-log fallback (#402)',
+          'infrastructure labels (#586)',
+        ];
+  if (rules.unforgeable) names.push('locfix unforgeable: failure wins per test, failure headers by full id, ambiguous logs not graded');
+  return names;
+}
+
+/** "5", "5.0", "5.0.2", "4", "4.1", "4.1.0" → a release; anything else is an error naming the known ones. */
+export function parseHarnessVersion(text: string): HarnessVersion {
+  const normal = text.trim().replace(/^v/, '');
+  if (['5', '5.0', '5.0.2'].includes(normal)) return '5.0.2';
+  if (['4', '4.1', '4.1.0'].includes(normal)) return '4.1';
+  throw new Error(`unknown harness version ${JSON.stringify(text)}; known: ${HARNESS_VERSIONS.join(', ')}`);
+}
+
+/**
+ * Evidence that a runner executed (grading.py SUITE_RAN): every count non-zero, since karma prints "Executed 0 of
+ * 0" when it loses the browser. Python's `^` under re.M is a \n line start; written with a look-behind here.
+ */
+export const SUITE_RAN =
+  /Executed [1-9]\d* of \d+|TOTAL: [1-9]\d* (?:SUCCESS|FAILED)|[1-9]\d* passing|Tests:\s+[1-9]\d*|Test Suites:\s+(?:\d+ \w+, )*[1-9]\d* total|(?<![^\n])# tests [1-9]\d*|[1-9]\d* specs?, \d+ failures?|': ok(?![^\n])/;
+
+const EXIT_CODE = new RegExp(`${TEST_EXIT_CODE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*(-?\\d+)`);
+
+/** The test command's exit status the eval script recorded after the end marker, if it did. */
+export function parseTestExitCode(content: string): number | undefined {
+  const match = EXIT_CODE.exec(content);
+  return match ? Number(match[1]) : undefined;
+}
