@@ -25,24 +25,27 @@ const PYTEST_FAMILY = new Set([
 /**
  * The test command's exit status as its runner's own closing lines say it, for a log that did not record one:
  * pytest's "= 1 failed, 3 passed in 2s =" (1 with a failure or error, 5 when no test ran), unittest's (Django's)
- * "FAILED (failures=1)" or "OK", sympy's "tests finished: 3 passed, 1 failed". Undefined when the log has none.
+ * "FAILED (failures=1)" or "OK", sympy's "tests finished: 3 passed, 1 failed". A runner that never printed its
+ * closing line did not finish (it crashed or was killed): 1, as a 5.0 eval script would have recorded a non-zero
+ * status. Undefined for other runners.
  */
 export function exitCodeFromSummary(log: string, parser: string): number | undefined {
-  const lines = log.split('\n');
+  // eslint-disable-next-line no-control-regex
+  const lines = log.split('\n').map((line) => line.replace(/\x1b\[[\d;]*m/g, ''));
   const last = (pattern: RegExp) => lines.filter((l) => pattern.test(l)).at(-1);
   if (PYTEST_FAMILY.has(parser)) {
-    const summary = last(/^=+ .* in [\d.]+s( \([\d:]+\))? =+$/);
-    if (!summary) return last(/^=+ no tests ran/) ? 5 : undefined;
+    const summary = last(/^=+ .* in [\d.]+ ?s(econds)?( \([\d:]+\))? =+$/);
+    if (!summary) return last(/^=+ no tests ran/) ? 5 : 1;
     if (/\d+ (failed|errors?)\b/.test(summary)) return 1;
     return /no tests ran/.test(summary) ? 5 : 0;
   }
   if (parser === 'django') {
     const summary = last(/^(FAILED \(|OK\b)/);
-    return summary === undefined ? undefined : summary.startsWith('FAILED') ? 1 : 0;
+    return summary === undefined || summary.startsWith('FAILED') ? 1 : 0;
   }
   if (parser === 'sympy') {
     const summary = last(/tests finished: /);
-    if (!summary) return undefined;
+    if (!summary) return 1;
     return /\d+ (failed|exceptions?)/.test(summary.replace(/\b0 (failed|exceptions?)/g, '')) ? 1 : 0;
   }
   return undefined;
@@ -100,6 +103,7 @@ export function verdictCause(
   if (Object.keys(parser(between, { harness: rules.base.harness })).length === 0 && Object.keys(other.statusMap).length > 0) {
     return 'whole-log fallback (#402)';
   }
+  if (other.ignored && !base.ignored) return "result lines after the runner's closing summary left out";
   for (const category of ['FAIL_TO_PASS', 'PASS_TO_PASS'] as const) {
     const was = new Set(tests.base[category].success);
     for (const test of [...tests.base[category].success, ...tests.other[category].success]) {

@@ -27,7 +27,11 @@ export function gradingRuleNames(rules: GradingRules): string[] {
           'whole-log fallback (#402)',
           'infrastructure labels (#586)',
         ];
-  if (rules.unforgeable) names.push('locfix unforgeable: failure wins per test, failure headers by full id, ambiguous logs not graded');
+  if (rules.unforgeable) {
+    names.push(
+      "locfix unforgeable: failure wins per test, failure headers by full id, no result after the runner's closing summary, ambiguous logs not graded",
+    );
+  }
   return names;
 }
 

@@ -64,6 +64,8 @@ export interface LogReading {
   exitCode?: number;
   /** tests reported with two outcomes (only under the unforgeable rule, which keeps the failure) */
   conflicts: StatusConflict[];
+  /** output the unforgeable rule left out, and why (result lines after the runner's closing summary) */
+  ignored?: string[];
 }
 
 function notGraded(reason: string, extra: Partial<LogReading> = {}): LogReading {
@@ -84,12 +86,18 @@ export function statusMapFromLog(content: string, parser: BoundLogParser, rules:
   if (!(content.includes(START_TEST_OUTPUT) && content.includes(END_TEST_OUTPUT))) return notGraded('the log has no test output markers', { exitCode });
   const conflicts: StatusConflict[] = [];
   const ambiguities: string[] = [];
+  const ignored: string[] = [];
   const parse = (text: string) =>
     plainStatusMap(
       parser(text, {
         harness: rules.harness,
         ...(rules.unforgeable
-          ? { failureWins: true, onConflict: (c: StatusConflict) => conflicts.push(c), onAmbiguity: (r: string) => ambiguities.push(r) }
+          ? {
+              failureWins: true,
+              onConflict: (c: StatusConflict) => conflicts.push(c),
+              onAmbiguity: (r: string) => ambiguities.push(r),
+              onIgnored: (r: string) => ignored.push(r),
+            }
           : {}),
       }),
     );
@@ -99,6 +107,7 @@ export function statusMapFromLog(content: string, parser: BoundLogParser, rules:
     if (Object.keys(statusMap).length === 0) {
       conflicts.length = 0;
       ambiguities.length = 0;
+      ignored.length = 0;
       statusMap = parse(content);
     }
     if (Object.keys(statusMap).length === 0 && !SUITE_RAN.test(content)) return notGraded('no test results and no sign the suite ran', { exitCode });
@@ -108,7 +117,7 @@ export function statusMapFromLog(content: string, parser: BoundLogParser, rules:
     }
   }
   if (ambiguities.length > 0) return notGraded(`the log reads two ways: ${ambiguities.join('; ')}`, { exitCode, conflicts });
-  return { statusMap, found: true, conflicts, ...(exitCode === undefined ? {} : { exitCode }) };
+  return { statusMap, found: true, conflicts, ...(ignored.length ? { ignored } : {}), ...(exitCode === undefined ? {} : { exitCode }) };
 }
 
 export interface SuccessFailure {
@@ -181,6 +190,7 @@ export interface InstanceReportEntry {
   infra_failure_tier?: InfraTier;
   not_graded_reason?: string;
   status_conflicts?: StatusConflict[];
+  ignored_output?: string[];
   test_exit_code?: number;
   grading?: { harness: GradingRules['harness']; unforgeable: boolean; rules: string[] };
   /** locfix's additions to the harness' fields: which GIT_APPLY_CMDS entry applied the model patch, and
@@ -212,6 +222,7 @@ export function evalReport(
   const reading = statusMapFromLog(testLog, parser, rules);
   if (reading.exitCode !== undefined) entry.test_exit_code = reading.exitCode;
   if (reading.conflicts.length > 0) entry.status_conflicts = reading.conflicts;
+  if (reading.ignored) entry.ignored_output = reading.ignored;
   if (!reading.found) {
     entry.not_graded_reason = reading.notGraded;
     const infra = rules.harness === '4.1' ? undefined : classifyInfraFailure(testLog);

@@ -70,13 +70,27 @@ describe('forged logs', () => {
     else expect(ours.not_graded_reason).toMatch(/BUILD results|exited/);
   });
 
-  it('keeps the failure and reports the conflict', () => {
-    const reading = statusMapFromLog(log('pytest-atexit.log'), parseLogPytest, LOCFIX);
-    expect(reading.statusMap['test_calc.py::test_add']).toBe('FAILED');
-    expect(reading.conflicts).toEqual([{ test: 'test_calc.py::test_add', kept: 'FAILED', dropped: 'PASSED' }]);
-    expect(reading.exitCode).toBe(1);
+  it('keeps the failure and reports the conflict; leaves out results printed after the runner closed', () => {
+    // libtest's own FAILED, then the thread's "ok" before libtest's summary: a conflict, the failure kept
     const cargo = statusMapFromLog(log('cargo-thread-writes-ok.log'), parseLogCargo, LOCFIX);
     expect(cargo.statusMap['tests::f2p_add']).toBe('FAILED');
+    expect(cargo.conflicts).toEqual([{ test: 'tests::f2p_add', kept: 'FAILED', dropped: 'PASSED' }]);
+    expect(cargo.exitCode).toBe(101);
+    // the atexit line comes after pytest's "== 2 failed, 1 passed in 0.02s ==": not pytest's, left out
+    const pytest = statusMapFromLog(log('pytest-atexit.log'), parseLogPytest, LOCFIX);
+    expect(pytest.statusMap['test_calc.py::test_add']).toBe('FAILED');
+    expect(pytest.ignored).toEqual(["1 result line(s) after the runner's closing summary, which the runner cannot have printed"]);
+    expect(pytest.exitCode).toBe(1);
+    // printed before the closing line instead, the pass meets the failure and loses
+    const early = log('pytest-atexit.log')
+      .replace('\nPASSED test_calc.py::test_add\n', '\n')
+      .replace(/(\n=+ 2 failed)/, '\nPASSED test_calc.py::test_add$1');
+    const reading = statusMapFromLog(early, parseLogPytest, LOCFIX);
+    expect(reading.statusMap['test_calc.py::test_add']).toBe('FAILED');
+    expect(reading.conflicts).toEqual([{ test: 'test_calc.py::test_add', kept: 'FAILED', dropped: 'PASSED' }]);
+    // the unittest "ok": the header "FAIL: test_answer (test_lib.T.test_answer)" names the same test
+    const unittest = statusMapFromLog(log('unittest-prints-ok.log'), parseLogDjango, LOCFIX);
+    expect(unittest.statusMap['test_answer (test_lib.T.test_answer)']).toBe('FAILED');
   });
 
   it('says why a Maven log with a surplus BUILD line is not graded', () => {

@@ -6,9 +6,16 @@
  * " - " or a space at that point.
  */
 import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, newStatusMap, type ParseContext } from './types.ts';
+import { type StatusMap, newStatusMap, type ParseContext, runnerOwnOutput } from './types.ts';
 
 const STATUSES = Object.values(TestStatus);
+/** pytest's closing line: "=== 1 failed, 2 passed, 1 warning in 0.12s ===" ("in 0.12 seconds" before pytest 5) */
+const PYTEST_CLOSING = /^=+ .*\b(passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.* in [\d.]+ ?s.*=+$/;
+const UNITTEST_CLOSING = /^(OK\b|FAILED \()/;
+const SYMPY_CLOSING = /^=+ tests finished: /;
+const noColour = (line: string) => line.replace(/\x1b?\[(\d+;)*\d*m/g, '');
+const pytestOwnOutput = (log: string, context: ParseContext) =>
+  runnerOwnOutput(log, PYTEST_CLOSING, (line) => STATUSES.some((s) => line.startsWith(s) || line.endsWith(s) || line.includes(` ${s} `)), context, noColour);
 const STATUS_ALT = STATUSES.join('|');
 const STATUS_FIRST = new RegExp(`^(${STATUS_ALT})\\s+(\\S+)`);
 const TEST_FIRST = new RegExp(`^(\\S+)\\s+(${STATUS_ALT})(?:\\s|$)`);
@@ -35,7 +42,8 @@ function parsePytestResultLine(line: string, harness: ParseContext['harness']): 
   return undefined;
 }
 
-export function parseLogPytest(log: string, context: ParseContext = {}): StatusMap {
+export function parseLogPytest(fullLog: string, context: ParseContext = {}): StatusMap {
+  const log = pytestOwnOutput(fullLog, context);
   const map = newStatusMap(context);
   for (const line of log.split('\n')) {
     const parsed = parsePytestResultLine(line, context.harness);
@@ -56,7 +64,8 @@ function normalizeOptionTestName(name: string): string {
   return `${main}[${option}]`;
 }
 
-export function parseLogPytestOptions(log: string, context: ParseContext = {}): StatusMap {
+export function parseLogPytestOptions(fullLog: string, context: ParseContext = {}): StatusMap {
+  const log = pytestOwnOutput(fullLog, context);
   const map = newStatusMap(context);
   for (const line of log.split('\n')) {
     const parsed = parsePytestResultLine(line, context.harness);
@@ -66,7 +75,8 @@ export function parseLogPytestOptions(log: string, context: ParseContext = {}): 
 }
 
 /** Later pytest versions: colour codes and control characters stripped first. */
-export function parseLogPytestV2(log: string, context: ParseContext = {}): StatusMap {
+export function parseLogPytestV2(fullLog: string, context: ParseContext = {}): StatusMap {
+  const log = pytestOwnOutput(fullLog, context);
   const map = newStatusMap(context);
   for (const raw of log.split('\n')) {
     // eslint-disable-next-line no-control-regex
@@ -99,7 +109,8 @@ function pytestV2ResultLine(line: string): [string, TestStatus] | undefined {
 /** A Django test id alone on its line: "test_x (mod.Class)" (Python ≤ 3.10) or "test_x (mod.Class.test_x)" (3.11+). */
 const DJANGO_TEST_ID = /^\w+ \([\w.]+\)$/;
 
-export function parseLogDjango(log: string, context: ParseContext = {}): StatusMap {
+export function parseLogDjango(fullLog: string, context: ParseContext = {}): StatusMap {
+  const log = runnerOwnOutput(fullLog, UNITTEST_CLOSING, (line) => / \.\.\. (ok|OK|FAIL|ERROR|skipped)/.test(line) || /^(FAIL|ERROR):/.test(line), context);
   const map = newStatusMap(context);
   // the tests a later bare "ok" belongs to (several when a described test is read under two names)
   let prevTests: string[] = [];
@@ -172,7 +183,8 @@ function failureHeaderById(line: string, status: TestStatus, map: StatusMap): vo
   if (DJANGO_TEST_ID.test(id)) map[id] = status;
 }
 
-export function parseLogSympy(log: string, context: ParseContext = {}): StatusMap {
+export function parseLogSympy(fullLog: string, context: ParseContext = {}): StatusMap {
+  const log = runnerOwnOutput(fullLog, SYMPY_CLOSING, (line) => /^test_\S* (ok|F|E)$/.test(line), context);
   const map = newStatusMap(context);
   // Failure headers: "________ sympy/core/tests/test_basic.py:test_foo ________". The harness' pattern,
   // applied per line to the lines that can match (it never spans lines): over a whole log it retries from
@@ -194,7 +206,8 @@ export function parseLogSympy(log: string, context: ParseContext = {}): StatusMa
   return map;
 }
 
-export function parseLogMatplotlib(log: string, context: ParseContext = {}): StatusMap {
+export function parseLogMatplotlib(fullLog: string, context: ParseContext = {}): StatusMap {
+  const log = pytestOwnOutput(fullLog, context);
   const map = newStatusMap(context);
   for (const raw of log.split('\n')) {
     let line = raw.replaceAll('MouseButton.LEFT', '1').replaceAll('MouseButton.RIGHT', '3');
@@ -208,7 +221,8 @@ export function parseLogMatplotlib(log: string, context: ParseContext = {}): Sta
   return map;
 }
 
-export function parseLogSeaborn(log: string, context: ParseContext = {}): StatusMap {
+export function parseLogSeaborn(fullLog: string, context: ParseContext = {}): StatusMap {
+  const log = pytestOwnOutput(fullLog, context);
   const map = newStatusMap(context);
   for (const line of log.split('\n')) {
     if (line.startsWith(TestStatus.FAILED)) {

@@ -24,6 +24,8 @@ export interface ParseContext {
   onConflict?: (conflict: StatusConflict) => void;
   /** reports that the log cannot be read as the runner wrote it (output the code under test can write) */
   onAmbiguity?: (reason: string) => void;
+  /** reports output the parser left out under failure-wins: result lines after the runner's closing summary */
+  onIgnored?: (reason: string) => void;
 }
 
 export type LogParser = (log: string, context?: ParseContext) => StatusMap;
@@ -56,6 +58,30 @@ export function newStatusMap(context: ParseContext = {}): StatusMap {
       return true;
     },
   });
+}
+
+/**
+ * The log up to its runner's last closing summary (pytest's "== 1 failed, 2 passed in 0.1s ==", unittest's "OK" or
+ * "FAILED (…)", libtest's "test result: …"), under failure-wins: a runner prints no result after it, so result
+ * lines there are the code under test's own (an atexit print, a pytest_unconfigure hook) and are left out. A
+ * log without a closing line (the runner died) is read whole.
+ */
+export function runnerOwnOutput(
+  log: string,
+  closing: RegExp,
+  isResult: (line: string) => boolean,
+  context: ParseContext,
+  normalize: (line: string) => string = (line) => line,
+): string {
+  if (!context.failureWins) return log;
+  const lines = log.split('\n');
+  const read = (line: string) => normalize(line).trim();
+  const last = lines.findLastIndex((line) => closing.test(read(line)));
+  if (last < 0) return log;
+  const after = lines.slice(last + 1).filter((line) => isResult(read(line))).length;
+  if (after === 0) return log;
+  context.onIgnored?.(`${after} result line(s) after the runner's closing summary, which the runner cannot have printed`);
+  return lines.slice(0, last + 1).join('\n');
 }
 
 /** A plain copy of a parser's map (a failure-wins map is a Proxy). */
