@@ -273,12 +273,15 @@ async function main(): Promise<void> {
   }
   const byRepo = new Map<string, InstanceFidelity[]>();
   for (const r of rows) byRepo.set(r.repo, [...(byRepo.get(r.repo) ?? []), r]);
-  const line = (label: string, list: InstanceFidelity[]) => {
+  const line = (label: string, all: InstanceFidelity[]) => {
+    // a log the rules cannot grade has no verdict to agree or disagree with
+    const list = all.filter((r) => !r.notGraded?.startsWith('the log predates'));
     const tests = list.reduce((n, r) => n + r.tests, 0);
     const off = list.reduce((n, r) => n + r.disagreements.length, 0);
     const verdicts = list.filter((r) => r.harnessResolved === r.locfixResolved).length;
     const errors = list.filter((r) => r.cannotRun).length;
-    return `${label.padEnd(28)} ${String(list.length).padStart(4)} inst  verdicts ${verdicts}/${list.length}  tests agree ${tests - off}/${tests} (${((100 * (tests - off)) / Math.max(1, tests)).toFixed(2)}%)  would be eval errors ${errors}`;
+    const skipped = all.length - list.length ? `  (${all.length - list.length} not gradable under these rules)` : '';
+    return `${label.padEnd(28)} ${String(list.length).padStart(4)} inst  verdicts ${verdicts}/${list.length}  tests agree ${tests - off}/${tests} (${((100 * (tests - off)) / Math.max(1, tests)).toFixed(2)}%)  would be eval errors ${errors}${skipped}`;
   };
   console.log(line('all', rows));
   for (const [repo, list] of [...byRepo].sort()) console.log(line(repo, list));
