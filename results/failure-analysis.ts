@@ -68,6 +68,8 @@ export interface InstanceEvidence {
   resolved: boolean;
   /** the patch did not apply or the harness failed */
   evaluationError?: string;
+  /** harness 5.0's advisory infrastructure label of the evaluation logs (validation/infra-failure.ts) */
+  infraFailure?: { reason: string; tier: string };
   /** the stage whose spend cap stopped the instance, and what it had spent */
   budgetExhausted?: string;
   /** the patch was never graded, and why (evaluation left out of the run, or not reached yet) */
@@ -100,6 +102,9 @@ export interface InstanceAnalysis {
   line?: LineMatch;
   emptyReason?: string;
   evaluationError?: string;
+  /** the evaluation logs show an infrastructure fault (harness 5.0's tiers: environment, ambiguous); advisory,
+   * the category stands */
+  infraFailure?: { reason: string; tier: string };
   budgetExhausted?: string;
   /** why the instance is not-evaluated / not-reached */
   notJudged?: string;
@@ -288,6 +293,7 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
     line,
     ...(e.emptyReason && !hasPatch ? { emptyReason: e.emptyReason } : {}),
     ...(e.evaluationError ? { evaluationError: e.evaluationError } : {}),
+    ...(e.infraFailure && !e.resolved ? { infraFailure: e.infraFailure } : {}),
     ...(category === 'budget-exhausted' ? { budgetExhausted: e.budgetExhausted } : {}),
     ...(category === 'not-evaluated' ? { notJudged: e.notEvaluated } : category === 'not-reached' ? { notJudged: e.notReached } : {}),
   };
@@ -315,6 +321,8 @@ export interface FailureSummary {
   categories: Record<FailureCategory, CategoryCount>;
   byRepo: Record<string, Record<FailureCategory, number>>;
   emptyReasons: Record<string, number>;
+  /** unresolved instances whose evaluation logs show an infrastructure fault, as "tier: reason" → count */
+  infraFailures: Record<string, number>;
 }
 
 export function summarizeFailures(analyses: readonly InstanceAnalysis[]): FailureSummary {
@@ -336,7 +344,12 @@ export function summarizeFailures(analyses: readonly InstanceAnalysis[]): Failur
   const byRepo: Record<string, Record<FailureCategory, number>> = {};
   const emptyReasons: Record<string, number> = {};
   const notJudgedReasons: Record<string, number> = {};
+  const infraFailures: Record<string, number> = {};
   for (const a of analyses) {
+    if (a.infraFailure) {
+      const label = `${a.infraFailure.tier}: ${a.infraFailure.reason}`;
+      infraFailures[label] = (infraFailures[label] ?? 0) + 1;
+    }
     byRepo[a.repo] ??= Object.fromEntries(FAILURE_CATEGORIES.map((c) => [c, 0])) as Record<FailureCategory, number>;
     byRepo[a.repo][a.category]++;
     if (a.category === 'empty-patch') {
@@ -348,5 +361,5 @@ export function summarizeFailures(analyses: readonly InstanceAnalysis[]): Failur
       notJudgedReasons[reason] = (notJudgedReasons[reason] ?? 0) + 1;
     }
   }
-  return { total, judged, unresolved, notJudgedReasons, categories, byRepo, emptyReasons };
+  return { total, judged, unresolved, notJudgedReasons, categories, byRepo, emptyReasons, infraFailures };
 }

@@ -250,6 +250,10 @@ export function renderMarkdown(report: Report): string {
     }
     const reasons = Object.entries(r.failures.emptyReasons);
     if (reasons.length) out.push(`- empty-patch reasons: ${reasons.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    const infra = Object.entries(r.failures.infraFailures ?? {});
+    if (infra.length) {
+      out.push(`- evaluation logs showing an infrastructure fault (harness 5.0's tiers, advisory): ${infra.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    }
     if (r.runner) out.push(`- ${formatRunnerMetrics('file localization', r.runner).replace(/\n\s*/g, ' · ')}`);
     if (r.handoff) {
       const h = r.handoff;

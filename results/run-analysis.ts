@@ -102,6 +102,13 @@ function notEvaluatedReason(folder: RunFolder, a: InstanceArtifacts): string | u
 }
 
 /** The first stage a spend cap stopped, with what the instance had spent then (budget_exhausted errors). */
+/** The evaluation's infrastructure label (harness 5.0's tiers): on its outcome, or on its recorded error. */
+function infraFailureOf(artifact: InstanceArtifacts['evaluate']): { reason: string; tier: string } | undefined {
+  const found = artifact?.status === 'ok' ? (artifact.output as { infraFailure?: unknown } | undefined)?.infraFailure : artifact?.error?.details?.infraFailure;
+  const label = found as { reason?: unknown; tier?: unknown } | undefined;
+  return typeof label?.reason === 'string' && typeof label.tier === 'string' ? { reason: label.reason, tier: label.tier } : undefined;
+}
+
 function budgetExhaustedAt(a: InstanceArtifacts): string | undefined {
   for (const [stage, artifact] of Object.entries(stageArtifacts(a))) {
     if (artifact?.status === 'error' && artifact.error?.kind === STAGE_ERROR_KIND.budgetExhausted) return `${stage}: ${artifact.error.message.split('\n')[0]}`;
@@ -293,6 +300,7 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
       emptyReason: hasPatch ? undefined : emptyReasonOf(a),
       resolved: Boolean(evaluation?.resolved),
       evaluationError: hasPatch ? evaluationError : undefined,
+      infraFailure: hasPatch ? infraFailureOf(a.evaluate) : undefined,
       budgetExhausted: budgetExhaustedAt(a),
       notEvaluated: hasPatch ? notEvaluatedReason(folder, a) : undefined,
       notReached: hasPatch ? undefined : notReachedReason(folder, a),

@@ -34,6 +34,7 @@ import {
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, statusMapFromLog, type InstanceReport } from './grading.ts';
 import { DEFAULT_GRADING_RULES, type GradingRules } from './grading-rules.ts';
+import { classifyInfraFailure, type InfraFailure } from './infra-failure.ts';
 import { diagnoseTestRun, patchedFiles } from './run-diagnosis.ts';
 import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
 import { logParserFor } from './log-parsers/index.ts';
@@ -69,24 +70,8 @@ export interface InstanceOutcome {
   patchApplyCommand?: string;
   /** why the instance could not be evaluated (with `error`), e.g. "cannot-run:network" */
   errorKind?: string;
-}
-
-export interface RunSummary {
-  total_instances: number;
-  submitted_instances: number;
-  completed_instances: number;
-  resolved_instances: number;
-  unresolved_instances: number;
-  empty_patch_instances: number;
-  error_instances: number;
-  completed_ids: string[];
-  incomplete_ids: string[];
-  empty_patch_ids: string[];
-  submitted_ids: string[];
-  resolved_ids: string[];
-  unresolved_ids: string[];
-  error_ids: string[];
-  schema_version: 2;
+  /** harness 5.0's advisory label of an unresolved or errored instance whose logs show an infrastructure fault */
+  infraFailure?: InfraFailure;
 }
 
 export interface EvaluationOptions {
@@ -137,6 +122,10 @@ class InstanceLog {
   }
   error(message: string): void {
     this.lines.push(`${new Date().toISOString()} - ERROR - ${message}`);
+  }
+  /** what was logged since the last flush */
+  text(): string {
+    return this.lines.join('\n');
   }
   async flush(): Promise<void> {
     await fs.appendFile(this.file, this.lines.join('\n') + '\n');
@@ -257,7 +246,7 @@ export async function evaluateInstance(
       const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser, grading);
       if (applied.command) graded[instanceId].patch_apply_command = applied.command;
       graded[instanceId].network = network;
-      return { graded, cannotRun, script };
+      return { graded, cannotRun, script, testOutput };
     };
     const ran = (await inSandbox(evaluateIn).catch(onMissingImage)) ?? (await inSandbox(evaluateIn));
     timings.containerMs = Date.now() - containerStarted;
@@ -295,6 +284,8 @@ export async function evaluateInstance(
     await writeJsonAtomic(reportPath, report);
     await fs.rm(path.join(logDir, LOG_EVALUATION_ERROR), { force: true });
     const patchApplyCommand = report[instanceId].patch_apply_command;
+    // as the harness' run report labels them: the test output and the instance log of what did not resolve
+    const infraFailure = resolved ? undefined : classifyInfraFailure(`${ran.testOutput}\n${log.text()}`);
     return {
       instanceId,
       completed: true,
@@ -303,6 +294,7 @@ export async function evaluateInstance(
       durationMs: Date.now() - started,
       timings,
       ...(patchApplyCommand ? { patchApplyCommand } : {}),
+      ...(infraFailure ? { infraFailure } : {}),
     };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -311,7 +303,11 @@ export async function evaluateInstance(
     );
     const errorKind = err instanceof EvaluationError ? err.kind : undefined;
     const reason = message.split('\n')[0];
-    await writeJsonAtomic(path.join(logDir, LOG_EVALUATION_ERROR), { kind: errorKind ?? 'error', reason }).catch(() => undefined);
+    const testOutput = await fs.readFile(path.join(logDir, LOG_TEST_OUTPUT), 'utf8').catch(() => '');
+    const infraFailure = classifyInfraFailure(`${testOutput}\n${log.text()}`);
+    await writeJsonAtomic(path.join(logDir, LOG_EVALUATION_ERROR), { kind: errorKind ?? 'error', reason, ...(infraFailure ? { infraFailure } : {}) }).catch(
+      () => undefined,
+    );
     return {
       instanceId,
       completed: false,
@@ -319,6 +315,7 @@ export async function evaluateInstance(
       reused: false,
       error: reason,
       ...(errorKind ? { errorKind } : {}),
+      ...(infraFailure ? { infraFailure } : {}),
       durationMs: Date.now() - started,
       timings,
     };
@@ -330,58 +327,3 @@ export async function evaluateInstance(
 }
 
 /** The harness' make_run_report over the reports on disk. */
-export async function makeRunSummary(runsDir: string, runId: string, dataset: readonly SweInstance[], predictions: readonly Prediction[]): Promise<RunSummary> {
-  const byId = new Map(predictions.map((p) => [p.instance_id, p]));
-  const completed: string[] = [];
-  const resolved: string[] = [];
-  const unresolved: string[] = [];
-  const errors: string[] = [];
-  const incomplete: string[] = [];
-  const empty: string[] = [];
-  for (const instance of dataset) {
-    const id = instance.instance_id;
-    const prediction = byId.get(id);
-    if (!prediction) {
-      incomplete.push(id);
-      continue;
-    }
-    if (isEmptyPatch(prediction)) {
-      empty.push(id);
-      continue;
-    }
-    const reportFile = path.join(instanceLogDir(runsDir, runId, id), LOG_REPORT);
-    let text: string | undefined;
-    try {
-      text = (await fs.readFile(reportFile, 'utf8')).trim();
-    } catch {
-      errors.push(id);
-      continue;
-    }
-    completed.push(id);
-    try {
-      const report = JSON.parse(text) as InstanceReport;
-      if (report[id].resolved) resolved.push(id);
-      else unresolved.push(id);
-    } catch {
-      errors.push(id);
-    }
-  }
-  const sorted = (ids: string[]) => [...ids].sort();
-  return {
-    total_instances: dataset.length,
-    submitted_instances: predictions.length,
-    completed_instances: completed.length,
-    resolved_instances: resolved.length,
-    unresolved_instances: unresolved.length,
-    empty_patch_instances: empty.length,
-    error_instances: errors.length,
-    completed_ids: sorted(completed),
-    incomplete_ids: sorted(incomplete),
-    empty_patch_ids: sorted(empty),
-    submitted_ids: sorted(predictions.map((p) => p.instance_id)),
-    resolved_ids: sorted(resolved),
-    unresolved_ids: sorted(unresolved),
-    error_ids: sorted(errors),
-    schema_version: 2,
-  };
-}

@@ -173,7 +173,12 @@ export function evaluateStage(backend: ExecutionBackend, settings: EvaluateSetti
       });
       // recorded as the stage's error (kind and reason), so the analysis counts it as an evaluation error
       // and --retry-errors evaluates it again
-      if (!outcome.completed) throw Object.assign(new Error(outcome.error ?? 'evaluation did not complete'), { kind: outcome.errorKind ?? 'evaluation-error' });
+      if (!outcome.completed) {
+        throw Object.assign(new Error(outcome.error ?? 'evaluation did not complete'), {
+          kind: outcome.errorKind ?? 'evaluation-error',
+          ...(outcome.infraFailure ? { details: { infraFailure: outcome.infraFailure } } : {}),
+        });
+      }
       return { ...outcome, patchEmpty: false };
     },
   };

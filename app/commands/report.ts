@@ -46,6 +46,12 @@ function printAnalysis(a: RunAnalysis): void {
   const reasons = Object.entries(s.emptyReasons);
   if (reasons.length) lines.push(`  empty-patch reasons: ${reasons.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
   for (const [why, n] of Object.entries(s.notJudgedReasons)) lines.push(`  ${n} ${why}`);
+  const infra = Object.entries(s.infraFailures ?? {});
+  if (infra.length) {
+    lines.push(
+      `  evaluation logs showing an infrastructure fault (harness 5.0's tiers; advisory, categories unchanged): ${infra.map(([k, v]) => `${k} ${v}`).join('; ')}`,
+    );
+  }
   for (const w of a.warnings) lines.push(`  warning: ${w}`);
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -32,7 +32,7 @@ import { writeReports } from '../../results/report-files.ts';
 import { writePredictions } from './predictions.ts';
 import { runOnCluster } from './cluster-run.ts';
 import type { ExperimentResult, ShardRunResult } from '../../src/run/run-result.ts';
-import { makeRunSummary } from '../../validation/evaluate.ts';
+import { makeRunSummary } from '../../validation/run-summary.ts';
 
 /** The run's spend ledger under the configured caps; a dollar cap needs the model's price. */
 async function openSpendLedger(layout: RunLayout, config: RunConfig, services: Services): Promise<SpendLedger> {

@@ -11,7 +11,7 @@ import { STAGE } from '../../src/run/stage.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../../src/util/fsx.ts';
 import { writeRunAnalysis } from '../../results/run-analysis.ts';
 import { openRunFolder } from '../../results/run-folder.ts';
-import { makeRunSummary } from '../../validation/evaluate.ts';
+import { makeRunSummary } from '../../validation/run-summary.ts';
 import { writeReports } from '../../results/report-files.ts';
 import { writePredictions } from './predictions.ts';
 

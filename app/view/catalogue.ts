@@ -86,8 +86,18 @@ function armOf(folder: RunFolder, analysis: RunAnalysis): string {
   return model ? `${folder.arm.localizer} · ${model}` : folder.arm.localizer;
 }
 
-/** What decided an instance's category, in a line (the analysis' reason, or the rule of its category). */
+/**
+ * What decided an instance's category, in a line (the analysis' reason, or the rule of its category), with the
+ * evaluation logs' infrastructure label (harness 5.0's tiers) where they show one.
+ */
 export function whyOf(a: InstanceAnalysis): string | undefined {
+  const why = categoryReason(a);
+  if (!a.infraFailure) return why;
+  const label = `evaluation logs show an infrastructure fault (${a.infraFailure.tier}: ${a.infraFailure.reason})`;
+  return why ? `${why}; ${label}` : label;
+}
+
+function categoryReason(a: InstanceAnalysis): string | undefined {
   const recorded = a.notJudged ?? a.evaluationError ?? a.budgetExhausted ?? a.emptyReason;
   if (recorded) return recorded.split('\n')[0];
   switch (a.category) {

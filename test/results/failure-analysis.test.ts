@@ -8,6 +8,7 @@ import {
   type InstanceEvidence,
 } from '../../results/failure-analysis.ts';
 import { sequenceRatio } from '../../results/sequence-similarity.ts';
+import { whyOf } from '../../app/view/catalogue.ts';
 import type { Definition } from '../../src/parsing/types.ts';
 
 describe('sequenceRatio (difflib.SequenceMatcher(None, a, b).ratio())', () => {
@@ -123,6 +124,20 @@ describe('gold elements and categories', () => {
     modelPatch: hunk('a.py', 9, [' ctx', '-        x = 1', '+        x = 2']),
     resolved: false,
     ...over,
+  });
+
+  it('labels evaluation logs that show an infrastructure fault, leaving the category and the rates alone', () => {
+    const infraFailure = { reason: 'browser_launch_failed', tier: 'environment' };
+    const labelled = analyzeInstance(base({ evaluationError: 'cannot run the tests', infraFailure }));
+    expect(labelled).toMatchObject({ category: 'evaluation-error', infraFailure });
+    const ambiguous = analyzeInstance(base({ infraFailure: { reason: 'missing_module', tier: 'ambiguous' } }));
+    expect(ambiguous.category).toBe(analyzeInstance(base({})).category);
+    // a resolved instance is never labelled (the harness classifies unresolved and errored ones only)
+    expect(analyzeInstance(base({ resolved: true, infraFailure })).infraFailure).toBeUndefined();
+    const summary = summarizeFailures([labelled, ambiguous, analyzeInstance(base({ resolved: true }))]);
+    expect(summary.infraFailures).toEqual({ 'environment: browser_launch_failed': 1, 'ambiguous: missing_module': 1 });
+    expect(summary.judged).toBe(3);
+    expect(whyOf(labelled)).toBe('cannot run the tests; evaluation logs show an infrastructure fault (environment: browser_launch_failed)');
   });
 
   it('assigns each stage in pipeline order', () => {

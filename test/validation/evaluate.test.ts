@@ -114,9 +114,15 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
       error_ids: [`${base.instance_id}-hang`, `${base.instance_id}-noapply`],
       empty_patch_ids: [`${base.instance_id}-empty`],
       incomplete_ids: [`${base.instance_id}-nopred`],
+      // harness 5.0's labels (#586): the timeout is ambiguous, in error_ids all the same
+      infra_failure_ids: [],
+      ambiguous_failure_ids: [`${base.instance_id}-hang`],
+      failure_reasons: { [`${base.instance_id}-hang`]: 'tests_timed_out' },
       schema_version: 2,
     });
     expect(outcomes).toHaveLength(4);
+    expect(outcomes.find((o) => o.instanceId === `${base.instance_id}-hang`)?.infraFailure).toEqual({ reason: 'tests_timed_out', tier: 'ambiguous' });
+    expect(outcomes.find((o) => o.instanceId === `${base.instance_id}-wrong`)?.infraFailure).toBeUndefined();
 
     // the harness' files, with its markers
     const goldDir = instanceLogDir(runsDir, runId, base.instance_id);
@@ -222,7 +228,9 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     );
     expect(ours.summary.resolved_ids).toEqual([]);
     expect(ours.report).toMatchObject({ resolved: false, test_exit_code: 1, grading: { harness: '5.0.2', unforgeable: true } });
-    expect(ours.report.status_conflicts).toContainEqual({ test: 'tests/test_core.py::test_clamp_high', kept: 'FAILED', dropped: 'PASSED' });
+    // the hook printed after pytest's closing line: not pytest's output, left out, and the failures stand
+    expect(ours.report.ignored_output).toEqual(["2 result line(s) after the runner's closing summary, which the runner cannot have printed"]);
+    expect(ours.report.tests_status.FAIL_TO_PASS.failure).toEqual(fixture.instance.FAIL_TO_PASS);
     // the harness before 5.0 read the forged lines as the truth
     const before = await grade(`forged41-${process.pid}`, { harness: '4.1', unforgeable: false });
     expect(before.report).toMatchObject({ resolved: true, grading: { harness: '4.1', unforgeable: false } });
@@ -310,6 +318,8 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
       'completed_instances',
       'resolved_instances',
       'unresolved_instances',
+      'infra_failure_instances',
+      'ambiguous_failure_instances',
       'empty_patch_instances',
       'error_instances',
       'completed_ids',
@@ -318,6 +328,9 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
       'submitted_ids',
       'resolved_ids',
       'unresolved_ids',
+      'infra_failure_ids',
+      'ambiguous_failure_ids',
+      'failure_reasons',
       'error_ids',
       'schema_version',
     ]);
