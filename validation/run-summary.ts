@@ -7,7 +7,11 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { LOG_INSTANCE, LOG_REPORT, LOG_TEST_OUTPUT } from '../src/harness/constants.ts';
-import { instanceLogDir, isEmptyPatch } from './evaluate.ts';
+import { evaluationDir, instanceLogDir, isEmptyPatch } from './evaluate.ts';
+import type { GradingRules } from './grading-rules.ts';
+import { resolveDatasetAlias } from '../src/dataset/load.ts';
+import { splitTaskRepoSource } from '../src/dataset/task-repo.ts';
+import { writeJsonAtomic } from '../src/util/fsx.ts';
 import type { InstanceReport } from './grading.ts';
 import { classifyInfraFailure } from './infra-failure.ts';
 import type { Prediction } from './predictions.ts';
@@ -35,6 +39,38 @@ export interface RunSummary {
   ambiguous_failure_ids: string[];
   failure_reasons: Record<string, string>;
   schema_version: 2;
+}
+
+/** What an evaluation graded against (harness 5.0's logs/run_evaluation/<run_id>/run.json), with the rules. */
+export interface RunMetadata {
+  dataset: string;
+  split: string;
+  task_repo: string | null;
+  /** locfix's addition: the grading rules (harness release, unforgeable rule) */
+  grading: GradingRules;
+  created_at: string;
+}
+
+export const LOG_RUN_METADATA = 'run.json';
+
+/**
+ * Records what the run graded against in its evaluation folder, so a later regrade needs not be told the dataset
+ * again: a Hub name's split (`name:split`, default test), or a task repository (`DIR` or `DIR#NAME`).
+ */
+export async function writeRunMetadata(runsDir: string, runId: string, datasetSource: string, grading: GradingRules): Promise<string> {
+  const { dir, dataset } = splitTaskRepoSource(datasetSource);
+  const taskRepo = (await fs.stat(dir).catch(() => undefined))?.isDirectory() ? path.resolve(dir) : null;
+  const [name, ...rest] = resolveDatasetAlias(datasetSource).split(':');
+  const metadata: RunMetadata = {
+    dataset: taskRepo ? (dataset ?? path.basename(dir)) : name!,
+    split: taskRepo ? 'test' : (rest.at(-1) ?? 'test'),
+    task_repo: taskRepo,
+    grading,
+    created_at: new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+  };
+  const file = path.join(evaluationDir(runsDir, runId), LOG_RUN_METADATA);
+  await writeJsonAtomic(file, metadata);
+  return file;
 }
 
 /** The harness' classify_logs over an instance's test output and run log, for each of `ids`. */

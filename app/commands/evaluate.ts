@@ -13,6 +13,7 @@ import { parseRunConfig, type RunConfig } from '../../src/config.ts';
 import { runBackend } from '../engine/backends.ts';
 import { EVALUATE_FLAGS, declareFlags, overridesFrom } from './run-flags.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
+import { writeRunMetadata } from '../../validation/run-summary.ts';
 import { loadPredictions } from '../../validation/predictions.ts';
 
 interface EvaluateFlags extends Record<string, unknown> {
@@ -21,6 +22,7 @@ interface EvaluateFlags extends Record<string, unknown> {
   runId: string;
   runsDir?: string;
   instances?: string[];
+  taskDataset?: string;
 }
 
 /**
@@ -38,7 +40,11 @@ export function register(program: Command): void {
   const command = program
     .command('evaluate')
     .description('evaluate predictions the way the SWE-bench harness does, in network-less Docker sandboxes')
-    .requiredOption('--dataset <file>', 'SWE-bench instances (JSONL, JSON or parquet)')
+    .requiredOption(
+      '--dataset <source>',
+      'SWE-bench instances: JSONL, JSON or parquet, a Hub name or alias (full, verified, multilingual, multimodal), or a task repository folder',
+    )
+    .option('-d, --task-dataset <name>', 'with a task repository: only the tasks of this dataset its sweb.yaml publishes')
     .requiredOption('--predictions <file|gold>', 'predictions (JSONL, JSON list or dict), or "gold" for the dataset patches')
     .requiredOption('--run-id <id>', 'run id: logs go to <runs-dir>/<id>/evaluation/')
     .option(
@@ -59,7 +65,8 @@ export function register(program: Command): void {
   );
   command.action(async (opts: EvaluateFlags) => {
     const config = evaluationConfig(opts);
-    const loaded = await loadDataset(opts.dataset);
+    const source = opts.taskDataset ? `${opts.dataset}#${opts.taskDataset}` : opts.dataset;
+    const loaded = await loadDataset(source);
     for (const error of loaded.errors) console.error(`dataset: ${error.message}`);
     let dataset = loaded.instances;
     if (opts.instances?.length) {
@@ -101,6 +108,8 @@ export function register(program: Command): void {
           console.log(`[${done}/${total}] ${o.instanceId}: ${state}${o.reused ? ' (existing report)' : ''} ${(o.durationMs / 1000).toFixed(1)}s`);
         },
       });
+      const grading = { harness: config.evaluation.harness, unforgeable: config.evaluation.unforgeable };
+      await writeRunMetadata(runsDir, config.runId, source, grading);
       // the run-folder contract, so analyze / compare / report read this evaluation like any run
       await recordEvaluationRun(path.join(runsDir, config.runId), {
         dataset,

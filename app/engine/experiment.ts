@@ -32,7 +32,7 @@ import { writeReports } from '../../results/report-files.ts';
 import { writePredictions } from './predictions.ts';
 import { runOnCluster } from './cluster-run.ts';
 import type { ExperimentResult, ShardRunResult } from '../../src/run/run-result.ts';
-import { makeRunSummary } from '../../validation/run-summary.ts';
+import { makeRunSummary, writeRunMetadata } from '../../validation/run-summary.ts';
 
 /** The run's spend ledger under the configured caps; a dollar cap needs the model's price. */
 async function openSpendLedger(layout: RunLayout, config: RunConfig, services: Services): Promise<SpendLedger> {
@@ -229,6 +229,10 @@ async function runWithServices(
   const predictions = await writePredictions(layout, instances, modelName);
   if (stages.some((s) => s.name === STAGE.evaluate)) {
     const summary = await makeRunSummary(path.dirname(layout.root), layout.id, instances, predictions);
+    await writeRunMetadata(path.dirname(layout.root), layout.id, config.dataset, {
+      harness: config.evaluation.harness,
+      unforgeable: config.evaluation.unforgeable,
+    });
     await writeJsonAtomic(layout.file(`${modelName.replace(/[^\w.-]+/g, '_')}.${layout.id}.json`), summary);
     log(
       `evaluation: ${summary.resolved_instances} resolved, ${summary.unresolved_instances} unresolved, ${summary.empty_patch_instances} empty, ${summary.error_instances} errors of ${summary.total_instances}`,

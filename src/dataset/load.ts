@@ -6,7 +6,9 @@
  *   - `*.jsonl` / `*.ndjson`: one row a line (blank lines ignored);
  *   - `*.parquet`: every row of the file (Hugging Face exports; hyparquet);
  *   - a folder: every `*.parquet` in it, in name order (e.g. a cached Hub split);
- *   - `owner/name[:split]` or `owner/name:config:split`: a Hugging Face Hub dataset (see hub.ts).
+ *   - `owner/name[:split]` or `owner/name:config:split`: a Hugging Face Hub dataset (see hub.ts);
+ *   - the harness 5.0 aliases `full`, `verified`, `multilingual`, `multimodal` (optionally `:split`): those Hub datasets;
+ *   - a task repository folder (`sweb.yaml`, `tasks/<id>/…`), or `DIR#NAME` for its dataset NAME (task-repo.ts).
  *
  * A bad row becomes a DatasetRowError whose message names the file, the row (the line for JSONL) and the
  * field, e.g. `swe-bench-lite.jsonl line 12: base_commit: expected a git commit hash`. By default good rows
@@ -19,6 +21,7 @@ import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import type { z } from 'zod';
 import { downloadHubParquet, parseHubDatasetName } from './hub.ts';
 import { SweInstanceSchema, type SweInstance } from './schema.ts';
+import { isTaskRepo, readTaskRepo, splitTaskRepoSource, type TaskRow } from './task-repo.ts';
 
 export interface DatasetRowError {
   /** file name (base name) the row came from */
@@ -68,13 +71,46 @@ interface RawRow {
   file: string;
   row: number;
   rowKind: 'line' | 'row';
+  /** how messages name the row, when not "<file> <kind> <row>" (a task folder) */
+  label?: string;
   /** parsed value, or the parse failure */
   value?: unknown;
   parseError?: string;
 }
 
+/** The harness 5.0 dataset aliases (swebench/cli/_datasets.py); any other name is used as given. */
+export const DATASET_ALIASES: Record<string, string> = {
+  full: 'SWE-bench/SWE-bench',
+  verified: 'SWE-bench/SWE-bench_Verified',
+  multilingual: 'SWE-bench/SWE-bench_Multilingual',
+  multimodal: 'SWE-bench/SWE-bench_Multimodal',
+};
+
+/** `verified` → `SWE-bench/SWE-bench_Verified`, `verified:test` → `SWE-bench/SWE-bench_Verified:test`; others as given. */
+export function resolveDatasetAlias(source: string): string {
+  const [name, ...rest] = source.trim().split(':');
+  const full = DATASET_ALIASES[name!.toLowerCase()];
+  return full ? [full, ...rest].join(':') : source;
+}
+
+/** Every row of the source, file by file (a task repository's rows as one batch, named by their folders). */
+async function sourceRows(source: string, options: LoadDatasetOptions): Promise<{ files: string[]; batches: RawRow[][] }> {
+  const { dir } = splitTaskRepoSource(source);
+  if ((await fs.stat(dir).catch(() => undefined))?.isDirectory() && (await isTaskRepo(dir))) {
+    const rows = (await readTaskRepo(source).catch((err: Error) => {
+      throw new DatasetError(`dataset ${source}: ${err.message}`, { cause: err });
+    })) as TaskRow[];
+    const batch = rows.map((r, index): RawRow => ({ file: r.where, row: index + 1, rowKind: 'row', label: r.where, value: r.value, parseError: r.error }));
+    return { files: [dir], batches: [batch] };
+  }
+  const files = await resolveSource(resolveDatasetAlias(source), options);
+  const batches: RawRow[][] = [];
+  for (const file of files) batches.push(await readRows(file));
+  return { files, batches };
+}
+
 export async function loadDataset(source: string, options: LoadDatasetOptions = {}): Promise<LoadedDataset> {
-  const files = await resolveSource(source, options);
+  const { files, batches } = await sourceRows(source, options);
   const instances: SweInstance[] = [];
   const errors: DatasetRowError[] = [];
   const seen = new Map<string, string>(); // instance_id -> where it was first seen
@@ -84,9 +120,9 @@ export async function loadDataset(source: string, options: LoadDatasetOptions = 
     errors.push(error);
   };
 
-  for (const file of files) {
-    for (const raw of await readRows(file)) {
-      const where = `${raw.file} ${raw.rowKind} ${raw.row}`;
+  for (const batch of batches) {
+    for (const raw of batch) {
+      const where = raw.label ?? `${raw.file} ${raw.rowKind} ${raw.row}`;
       const base = { file: raw.file, row: raw.row, rowKind: raw.rowKind };
       if (raw.parseError !== undefined) {
         report({ ...base, message: `${where}: ${raw.parseError}` });

@@ -335,6 +335,10 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
       'schema_version',
     ]);
     expect(summary).toMatchObject({ total_instances: 1, resolved_ids: [fixture.instance.instance_id] });
+    // what it graded against, as harness 5.0's run.json records it, with the rules
+    const metadata = JSON.parse(await fs.readFile(path.join(dir, 'runs', 'cli-gold', 'evaluation', 'run.json'), 'utf8'));
+    expect(metadata).toMatchObject({ split: 'test', task_repo: null, grading: { harness: '5.0.2', unforgeable: true } });
+    expect(metadata.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
 
     const preds = await run(['--predictions', predictionsFile, '--run-id', 'cli-preds']);
     expect(preds.stdout).toContain(`${wrongId}: unresolved`);
