@@ -70,6 +70,8 @@ export interface InstanceEvidence {
   evaluationError?: string;
   /** harness 5.0's advisory infrastructure label of the evaluation logs (validation/infra-failure.ts) */
   infraFailure?: { reason: string; tier: string };
+  /** the dataset's own gold patch does not resolve the instance (src/harness/known-gold-failures.json) */
+  knownGoldFailure?: string;
   /** the stage whose spend cap stopped the instance, and what it had spent */
   budgetExhausted?: string;
   /** the patch was never graded, and why (evaluation left out of the run, or not reached yet) */
@@ -105,6 +107,8 @@ export interface InstanceAnalysis {
   /** the evaluation logs show an infrastructure fault (harness 5.0's tiers: environment, ambiguous); advisory,
    * the category stands */
   infraFailure?: { reason: string; tier: string };
+  /** unresolved, and the dataset's own gold patch does not resolve it either: the dataset's failure */
+  knownGoldFailure?: string;
   budgetExhausted?: string;
   /** why the instance is not-evaluated / not-reached */
   notJudged?: string;
@@ -294,6 +298,7 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
     ...(e.emptyReason && !hasPatch ? { emptyReason: e.emptyReason } : {}),
     ...(e.evaluationError ? { evaluationError: e.evaluationError } : {}),
     ...(e.infraFailure && !e.resolved ? { infraFailure: e.infraFailure } : {}),
+    ...(e.knownGoldFailure && !e.resolved ? { knownGoldFailure: e.knownGoldFailure } : {}),
     ...(category === 'budget-exhausted' ? { budgetExhausted: e.budgetExhausted } : {}),
     ...(category === 'not-evaluated' ? { notJudged: e.notEvaluated } : category === 'not-reached' ? { notJudged: e.notReached } : {}),
   };
@@ -323,6 +328,8 @@ export interface FailureSummary {
   emptyReasons: Record<string, number>;
   /** unresolved instances whose evaluation logs show an infrastructure fault, as "tier: reason" → count */
   infraFailures: Record<string, number>;
+  /** unresolved instances the dataset's own gold patch does not resolve either */
+  knownGoldFailures: string[];
 }
 
 export function summarizeFailures(analyses: readonly InstanceAnalysis[]): FailureSummary {
@@ -361,5 +368,9 @@ export function summarizeFailures(analyses: readonly InstanceAnalysis[]): Failur
       notJudgedReasons[reason] = (notJudgedReasons[reason] ?? 0) + 1;
     }
   }
-  return { total, judged, unresolved, notJudgedReasons, categories, byRepo, emptyReasons, infraFailures };
+  const knownGoldFailures = analyses
+    .filter((a) => a.knownGoldFailure)
+    .map((a) => a.instanceId)
+    .sort();
+  return { total, judged, unresolved, notJudgedReasons, categories, byRepo, emptyReasons, infraFailures, knownGoldFailures };
 }

@@ -254,6 +254,11 @@ export function renderMarkdown(report: Report): string {
     if (infra.length) {
       out.push(`- evaluation logs showing an infrastructure fault (harness 5.0's tiers, advisory): ${infra.map(([k, v]) => `${k} ${v}`).join(', ')}`);
     }
+    if (r.failures.knownGoldFailures?.length) {
+      out.push(
+        `- unresolved that the dataset's own gold patch does not resolve either (the dataset's, not the method's): ${r.failures.knownGoldFailures.join(', ')}`,
+      );
+    }
     if (r.runner) out.push(`- ${formatRunnerMetrics('file localization', r.runner).replace(/\n\s*/g, ' · ')}`);
     if (r.handoff) {
       const h = r.handoff;

@@ -3,6 +3,7 @@
  * inputs: per-instance failure evidence, the RunOutcome used by comparisons, and the RunReport rendered by
  * `locfix report`. Only reads files, so it can be rerun at any time, on any run, without models or Docker.
  */
+import { knownGoldFailure } from '../src/harness/known-gold-failures.ts';
 import { calibrateAnswers, type LabelledAnswer } from './calibration.ts';
 import { addToCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import path from 'node:path';
@@ -301,6 +302,7 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
       resolved: Boolean(evaluation?.resolved),
       evaluationError: hasPatch ? evaluationError : undefined,
       infraFailure: hasPatch ? infraFailureOf(a.evaluate) : undefined,
+      knownGoldFailure: knownGoldFailure(id) ? `${knownGoldFailure(id)!.dataset}: ${knownGoldFailure(id)!.reason}` : undefined,
       budgetExhausted: budgetExhaustedAt(a),
       notEvaluated: hasPatch ? notEvaluatedReason(folder, a) : undefined,
       notReached: hasPatch ? undefined : notReachedReason(folder, a),

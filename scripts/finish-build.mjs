@@ -7,7 +7,16 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
-const links = ['package.json', 'prompts', 'minibench', 'bin', 'models', 'docker/specs', 'src/parsing/languages/queries'];
+const links = [
+  'package.json',
+  'prompts',
+  'minibench',
+  'bin',
+  'models',
+  'docker/specs',
+  'src/parsing/languages/queries',
+  'src/harness/known-gold-failures.json',
+];
 for (const link of links) {
   const at = path.join(dist, link);
   mkdirSync(path.dirname(at), { recursive: true });

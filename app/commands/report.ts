@@ -52,6 +52,11 @@ function printAnalysis(a: RunAnalysis): void {
       `  evaluation logs showing an infrastructure fault (harness 5.0's tiers; advisory, categories unchanged): ${infra.map(([k, v]) => `${k} ${v}`).join('; ')}`,
     );
   }
+  if (s.knownGoldFailures?.length) {
+    lines.push(
+      `  ${s.knownGoldFailures.length} unresolved that the dataset's own gold patch does not resolve either (the dataset's, not the method's): ${s.knownGoldFailures.join(', ')}`,
+    );
+  }
   for (const w of a.warnings) lines.push(`  warning: ${w}`);
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -91,10 +91,12 @@ function armOf(folder: RunFolder, analysis: RunAnalysis): string {
  * evaluation logs' infrastructure label (harness 5.0's tiers) where they show one.
  */
 export function whyOf(a: InstanceAnalysis): string | undefined {
-  const why = categoryReason(a);
-  if (!a.infraFailure) return why;
-  const label = `evaluation logs show an infrastructure fault (${a.infraFailure.tier}: ${a.infraFailure.reason})`;
-  return why ? `${why}; ${label}` : label;
+  const notes = [
+    categoryReason(a),
+    a.infraFailure ? `evaluation logs show an infrastructure fault (${a.infraFailure.tier}: ${a.infraFailure.reason})` : undefined,
+    a.knownGoldFailure ? `the dataset's own gold patch does not resolve it (${a.knownGoldFailure})` : undefined,
+  ].filter((note): note is string => note !== undefined);
+  return notes.length ? notes.join('; ') : undefined;
 }
 
 function categoryReason(a: InstanceAnalysis): string | undefined {

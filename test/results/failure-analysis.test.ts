@@ -9,6 +9,7 @@ import {
 } from '../../results/failure-analysis.ts';
 import { sequenceRatio } from '../../results/sequence-similarity.ts';
 import { whyOf } from '../../app/view/catalogue.ts';
+import { knownGoldFailure } from '../../src/harness/known-gold-failures.ts';
 import type { Definition } from '../../src/parsing/types.ts';
 
 describe('sequenceRatio (difflib.SequenceMatcher(None, a, b).ratio())', () => {
@@ -138,6 +139,16 @@ describe('gold elements and categories', () => {
     expect(summary.infraFailures).toEqual({ 'environment: browser_launch_failed': 1, 'ambiguous: missing_module': 1 });
     expect(summary.judged).toBe(3);
     expect(whyOf(labelled)).toBe('cannot run the tests; evaluation logs show an infrastructure fault (environment: browser_launch_failed)');
+  });
+
+  it("names an unresolved instance the dataset's own gold patch does not resolve as the dataset's", () => {
+    expect(knownGoldFailure('jqlang__jq-2681')).toEqual({ dataset: 'SWE-bench/SWE-bench_Multilingual', reason: 'the gold run timed out' });
+    expect(knownGoldFailure('jqlang__jq-2680')).toBeUndefined();
+    const known = analyzeInstance(base({ knownGoldFailure: 'SWE-bench/SWE-bench_Multilingual: the gold run timed out' }));
+    expect(known.knownGoldFailure).toBe('SWE-bench/SWE-bench_Multilingual: the gold run timed out');
+    expect(analyzeInstance(base({ resolved: true, knownGoldFailure: 'x' })).knownGoldFailure).toBeUndefined();
+    expect(summarizeFailures([known]).knownGoldFailures).toEqual(['o__r-1']);
+    expect(whyOf(known)).toContain("the dataset's own gold patch does not resolve it (SWE-bench/SWE-bench_Multilingual: the gold run timed out)");
   });
 
   it('assigns each stage in pipeline order', () => {
