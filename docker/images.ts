@@ -126,7 +126,8 @@ export class ImageProvider implements InstanceImages {
   async instanceImage(instance: InstanceSpec, log: ImageLog = () => undefined): Promise<InstanceImage> {
     const { spec } = instance;
     if (this.config.useOfficialImages) {
-      const official = officialImageName(instance.instanceId, this.config.arch);
+      // a 5.0 row names its image; the arm64 name is the harness' convention
+      const official = this.config.arch === 'x86_64' ? instance.officialImage : officialImageName(instance.instanceId, this.config.arch);
       if (await this.runtime.imageExists(official)) {
         log(`using official image ${official}`);
         return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };
@@ -135,7 +136,11 @@ export class ImageProvider implements InstanceImages {
         return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };
       }
     }
-    const env = await this.envImage(spec, log, officialImageName(instance.instanceId, this.config.arch));
+    const env = await this.envImage(
+      spec,
+      log,
+      this.config.arch === 'x86_64' ? instance.officialImage : officialImageName(instance.instanceId, this.config.arch),
+    );
     const setup = this.instanceSetupCommands(spec, env.userNamed);
     const envId = await this.imageId(env.image);
     // `checkout` names how /testbed is made: images of an earlier recipe (depth 1, no tags) are not reused

@@ -6,7 +6,8 @@
  */
 import type { SweInstance } from '../dataset/schema.ts';
 import { harnessEvalScript, makeCommonEvalScript, makeEvalScript, testDirectives, type EvalScriptOptions } from './eval-script.ts';
-import { loadBuiltinSpecs, type ResolvedSpec, type SpecRegistry } from './specs.ts';
+import { END_TEST_OUTPUT, START_TEST_OUTPUT, TEST_EXIT_CODE_VAR } from './constants.ts';
+import { loadBuiltinSpecs, type ResolvedSpec, type SpecLanguage, type SpecRegistry } from './specs.ts';
 
 export interface InstanceSpec {
   instanceId: string;
@@ -34,9 +35,45 @@ export function officialImageName(instanceId: string, arch: ImageArch = 'x86_64'
 
 let builtin: SpecRegistry | undefined;
 
+/** The language of a parser's runner, for a row locfix has no spec of (by the harness' parser modules). */
+const PARSER_LANGUAGE: Array<[RegExp, SpecLanguage]> = [
+  [/pytest|django|sympy|matplotlib|seaborn|astropy|astroid|flask|marshmallow|pvlib|pyvista|sqlfluff|xarray|pydicom|requests|pylint|scikit|sphinx/, 'py'],
+  [/redis|jq|doctest|micropython|googletest/, 'c'],
+  [/gotest/, 'go'],
+  [/maven|ant|gradle/, 'java'],
+  [/phpunit/, 'php'],
+  [/minitest|cucumber|ruby_unit|rspec|jekyll/, 'rb'],
+  [/cargo/, 'rs'],
+];
+
+/**
+ * A 5.0 row of a repository no spec in docker/specs/ covers: it carries its eval script, parser and image, which
+ * is all the harness needs. Its spec is what the row says: the test commands between the script's markers, the
+ * row's parser, the language of that parser's runner (JavaScript otherwise); no offline build recipe, so without
+ * its official image it fails naming the image.
+ */
+function specOfRow(instance: SweInstance): ResolvedSpec | undefined {
+  if (!instance.eval_script || !instance.log_parser) return undefined;
+  const logParser = instance.log_parser.replace(/^parse_log_/, '');
+  const lines = instance.eval_script.split('\n');
+  const start = lines.findIndex((l) => l.includes(START_TEST_OUTPUT));
+  const end = lines.findIndex((l) => l.includes(END_TEST_OUTPUT));
+  const commands = start >= 0 && end > start ? lines.slice(start + 1, end).filter((l) => l.trim() && !l.startsWith(`${TEST_EXIT_CODE_VAR}=`)) : [];
+  const language = PARSER_LANGUAGE.find(([pattern]) => pattern.test(logParser))?.[1] ?? 'js';
+  return {
+    repo: instance.repo,
+    version: instance.version ?? '',
+    pattern: instance.repo,
+    language,
+    logParser,
+    testDirectives: 'none',
+    spec: { test_cmd: commands.length ? commands : ['true'] },
+  };
+}
+
 /** The spec of an instance; throws when no spec covers its repository and version (the message says which). */
 export function makeInstanceSpec(instance: SweInstance, specs: SpecRegistry = (builtin ??= loadBuiltinSpecs())): InstanceSpec {
-  const found = specs.get(instance.repo, instance.version);
+  const found = specs.find(instance.repo, instance.version) ?? specOfRow(instance) ?? specs.get(instance.repo, instance.version);
   // a 5.0 row names its own parser (`parse_log_X`, or locfix's name X)
   const spec = instance.log_parser ? { ...found, logParser: instance.log_parser.replace(/^parse_log_/, '') } : found;
   return {

@@ -102,4 +102,23 @@ describe('5.0 dataset names and rows', () => {
     expect(spec.evalScript({ official: true })).toBe('#!/bin/bash\nset -uxo pipefail\n: X\n');
     expect(spec.evalScript()).toContain('./tests/runtests.py');
   });
+
+  it('a row of a repository no spec covers runs as it says: its commands, parser and image', () => {
+    const script =
+      "#!/bin/bash\nset -uxo pipefail\ncd /testbed\n: '>>>>> Start Test Output'\nnpx jest test/a.test.js\n: '>>>>> End Test Output'\ngit checkout abc test/a.test.js\n";
+    const instance = {
+      ...row(2, 'chartjs/Chart.js'),
+      FAIL_TO_PASS: ['a'],
+      PASS_TO_PASS: [],
+      eval_script: script,
+      log_parser: 'parse_log_jest',
+      image: 'swebench/sweb.eval.x86_64.chartjs_1776_chart.js-102:latest',
+    };
+    const spec = makeInstanceSpec(instance);
+    expect(spec.spec).toMatchObject({ language: 'js', logParser: 'jest', testDirectives: 'none', spec: { test_cmd: ['npx jest test/a.test.js'] } });
+    expect(spec.officialImage).toBe('swebench/sweb.eval.x86_64.chartjs_1776_chart.js-102:latest');
+    expect(spec.evalScript({ official: true })).toContain('npx jest test/a.test.js\nSWEBENCH_TEST_EXIT_CODE=$?\n');
+    // without its own fields such a row still names what is missing
+    expect(() => makeInstanceSpec({ ...instance, eval_script: undefined })).toThrow(/no environment spec for repository chartjs\/Chart\.js/);
+  });
 });
