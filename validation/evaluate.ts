@@ -13,6 +13,7 @@
  * in error_ids, as the harness counts it. Empty patches are not run (empty_patch_ids).
  */
 import { promises as fs } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { readJsonIfExists, safeFileName, writeFileAtomic, writeJsonAtomic } from '../src/util/fsx.ts';
@@ -35,9 +36,10 @@ import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { evalReport, statusMapFromLog, type InstanceReport } from './grading.ts';
 import { DEFAULT_GRADING_RULES, type GradingRules } from './grading-rules.ts';
 import { classifyInfraFailure, type InfraFailure } from './infra-failure.ts';
+import { parseJunitXml, type ReportOutcome } from './structured-report.ts';
 import { diagnoseTestRun, patchedFiles } from './run-diagnosis.ts';
 import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
-import { logParserFor } from './log-parsers/index.ts';
+import { logParserFor, PYTEST_PARSERS } from './log-parsers/index.ts';
 import type { Prediction } from './predictions.ts';
 
 export class EvaluationError extends Error {
@@ -164,6 +166,17 @@ export async function applyModelPatch(
   return { applied: false, output };
 }
 
+/** pytest's JUnit report of the run, kept beside the log. */
+export const RUNNER_REPORT = 'runner_report.xml';
+
+/** The runner's report in the sandbox, parsed (and kept at `keep`); undefined when it wrote none. */
+async function readRunnerReport(sandbox: Sandbox, file: string, keep: string): Promise<Map<string, ReportOutcome> | undefined> {
+  const read = await sandbox.exec(['cat', file], { timeoutMs: 60_000 }).catch(() => undefined);
+  if (!read || read.exitCode !== 0) return undefined;
+  await writeFileAtomic(keep, read.output);
+  return parseJunitXml(read.output);
+}
+
 export async function evaluateInstance(
   instance: SweInstance,
   prediction: Prediction,
@@ -225,7 +238,10 @@ export async function evaluateInstance(
       const evalStarted = Date.now();
       // The container has no network: pip (the harness' install step re-run in official images) should fail
       // at once instead of retrying unreachable indexes; the image's own install stays in place.
-      const result = await sandbox.exec('/bin/bash /eval.sh', { timeoutMs, env: { PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
+      // pytest's own report of the run, at a path chosen now (no patch can know it), read after the script
+      const junit = grading.unforgeable && PYTEST_PARSERS.has(spec.spec.logParser) ? `/tmp/locfix-junit-${randomBytes(8).toString('hex')}.xml` : undefined;
+      const env = { PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1', ...(junit ? { PYTEST_ADDOPTS: `--junitxml=${junit}` } : {}) };
+      const result = await sandbox.exec('/bin/bash /eval.sh', { timeoutMs, env });
       timings.evalMs = Date.now() - evalStarted;
       log.info(`Test runtime: ${(timings.evalMs / 1000).toFixed(2)} seconds`);
       let testOutput = result.output;
@@ -242,8 +258,9 @@ export async function evaluateInstance(
       log.info(`Git diff after:\n${after.output.trim()}`);
       if (after.output.trim() !== before.output.trim()) log.info('Git diff changed after running eval script');
 
-      log.info(`Grading answer for ${instanceId}...`);
-      const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser, grading);
+      const runnerReport = junit ? await readRunnerReport(sandbox, junit, path.join(logDir, RUNNER_REPORT)) : undefined;
+      log.info(`Grading answer for ${instanceId}...${runnerReport ? ` (cross-checked with pytest's JUnit report: ${runnerReport.size} tests)` : ''}`);
+      const graded = evalReport(instanceId, prediction.model_patch, testOutput, instance, parser, grading, runnerReport);
       if (applied.command) graded[instanceId].patch_apply_command = applied.command;
       graded[instanceId].network = network;
       return { graded, cannotRun, script, testOutput };

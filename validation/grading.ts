@@ -18,6 +18,7 @@ import { DEFAULT_GRADING_RULES, type GradingRules, gradingRuleNames, parseTestEx
 import { classifyInfraFailure, type InfraTier } from './infra-failure.ts';
 import type { BoundLogParser, StatusConflict, StatusMap } from './log-parsers/index.ts';
 import { plainStatusMap } from './log-parsers/types.ts';
+import { type ReportOutcome, reportDisagreements } from './structured-report.ts';
 
 const PASSING = new Set<string>([TestStatus.PASSED, TestStatus.XFAIL]);
 
@@ -52,6 +53,14 @@ export function testFailed(test: string, map: StatusMap, rules: GradingRules = D
   if (key === undefined) return true;
   const status = map[key];
   return status === TestStatus.FAILED || status === TestStatus.ERROR || (rules.harness !== '4.1' && status === TestStatus.SKIPPED);
+}
+
+/** The graded tests the log reports PASSED (an XFAIL is a JUnit skip, and is not checked). */
+function passedInLog(map: StatusMap, gold: GoldTests, rules: GradingRules): string[] {
+  return [...gold.FAIL_TO_PASS, ...gold.PASS_TO_PASS].filter((test) => {
+    const key = resolveTestKey(test, map, rules);
+    return key !== undefined && map[key] === TestStatus.PASSED;
+  });
 }
 
 /** What a log says under a set of rules: its status map, or why it cannot be graded. */
@@ -191,6 +200,8 @@ export interface InstanceReportEntry {
   not_graded_reason?: string;
   status_conflicts?: StatusConflict[];
   ignored_output?: string[];
+  /** tests the log calls passed and the runner's own structured report does not (unforgeable rule) */
+  report_disagreements?: Array<{ test: string; report: ReportOutcome }>;
   test_exit_code?: number;
   grading?: { harness: GradingRules['harness']; unforgeable: boolean; rules: string[] };
   /** locfix's additions to the harness' fields: which GIT_APPLY_CMDS entry applied the model patch, and
@@ -209,6 +220,8 @@ export function evalReport(
   gold: GoldTests,
   parser: BoundLogParser,
   rules: GradingRules = DEFAULT_GRADING_RULES,
+  /** the runner's own structured report of the run (structured-report.ts), read from outside the log */
+  runnerReport?: Map<string, ReportOutcome>,
 ): InstanceReport {
   const entry: InstanceReportEntry = { patch_is_None: false, patch_exists: false, patch_successfully_applied: false, resolved: false };
   if (rules.harness !== '4.1') entry.infra_failure = false;
@@ -231,6 +244,15 @@ export function evalReport(
       entry.infra_failure_reason = infra.reason;
       entry.infra_failure_tier = infra.tier;
     }
+    return report;
+  }
+  const disagreements = rules.unforgeable && runnerReport ? reportDisagreements(passedInLog(reading.statusMap, gold, rules), runnerReport) : [];
+  if (disagreements.length > 0) {
+    entry.report_disagreements = disagreements;
+    entry.not_graded_reason = `the log and the runner's own report disagree: ${disagreements.length} test(s) the log calls passed the report calls ${[...new Set(disagreements.map((d) => d.report))].join(' or ')} (${disagreements
+      .slice(0, 3)
+      .map((d) => d.test)
+      .join(', ')}${disagreements.length > 3 ? ', …' : ''})`;
     return report;
   }
   entry.patch_successfully_applied = true;

@@ -77,6 +77,9 @@ export interface EvalFixture {
     alreadyApplied: string;
     /** the wrong fix, and a conftest.py whose hook prints PASSED lines for the FAIL_TO_PASS tests after pytest's own */
     forgesPassed: string;
+    /** the wrong fix, and a conftest.py that drops the FAIL_TO_PASS tests from the run and prints their PASSED
+     * lines to the terminal during collection (before pytest's closing summary, with nothing failing) */
+    forgesByDeselecting: string;
   };
   cleanup(): void;
 }
@@ -180,6 +183,20 @@ export function buildEvalFixture(): EvalFixture {
       '',
     ].join('\n'),
   });
+  const forgesByDeselecting = diffOf(work, {
+    'clampkit/core.py': replaceIn('clampkit/core.py', '    if x > hi:\n        return lo', '    if x > hi:\n        return x'),
+    'conftest.py': [
+      'F2P = ("tests/test_core.py::test_clamp_high", "tests/test_bounds.py::test_bounds[11-10]")',
+      '',
+      '',
+      'def pytest_collection_modifyitems(config, items):',
+      '    items[:] = [item for item in items if item.nodeid not in F2P]',
+      '    terminal = config.pluginmanager.get_plugin("terminalreporter")',
+      '    for test in F2P:',
+      '        terminal.write_line("PASSED " + test)',
+      '',
+    ].join('\n'),
+  });
   const testPatch = diffOf(work, TEST_PATCH_EDITS);
 
   const gitDir = path.join(root, 'clampkit.git');
@@ -207,7 +224,7 @@ export function buildEvalFixture(): EvalFixture {
     root,
     gitDir,
     instance,
-    patches: { gold, wrong, notApplicable, hanging, fixBreaksAdd, hangsInAdd, fuzzy, alreadyApplied, forgesPassed },
+    patches: { gold, wrong, notApplicable, hanging, fixBreaksAdd, hangsInAdd, fuzzy, alreadyApplied, forgesPassed, forgesByDeselecting },
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }

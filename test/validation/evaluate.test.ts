@@ -126,7 +126,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
 
     // the harness' files, with its markers
     const goldDir = instanceLogDir(runsDir, runId, base.instance_id);
-    expect((await fs.readdir(goldDir)).sort()).toEqual(['eval.sh', 'patch.diff', 'report.json', 'run_instance.log', 'test_output.txt']);
+    expect((await fs.readdir(goldDir)).sort()).toEqual(['eval.sh', 'patch.diff', 'report.json', 'run_instance.log', 'runner_report.xml', 'test_output.txt']);
     expect(await fs.readFile(path.join(goldDir, 'patch.diff'), 'utf8')).toBe(fixture.patches.gold);
     const report = JSON.parse(await fs.readFile(path.join(goldDir, 'report.json'), 'utf8'));
     expect(report[base.instance_id].tests_status.FAIL_TO_PASS.success).toEqual(base.FAIL_TO_PASS);
@@ -234,6 +234,29 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     // the harness before 5.0 read the forged lines as the truth
     const before = await grade(`forged41-${process.pid}`, { harness: '4.1', unforgeable: false });
     expect(before.report).toMatchObject({ resolved: true, grading: { harness: '4.1', unforgeable: false } });
+  }, 600_000);
+
+  it("a patch that drops its failing tests and prints their PASSED lines is caught by pytest's own report", async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const dataset = [fixture.instance];
+    const predictions: Prediction[] = [
+      { instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.forgesByDeselecting },
+    ];
+    const runsDir = path.join(root, 'runs');
+    const grade = async (runId: string, grading?: { harness: '4.1' | '5.0.2'; unforgeable: boolean }) => {
+      await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, timeoutMs: 120_000, ...(grading ? { grading } : {}) });
+      const dir = instanceLogDir(runsDir, runId, fixture.instance.instance_id);
+      return { dir, report: JSON.parse(await fs.readFile(path.join(dir, 'report.json'), 'utf8'))[fixture.instance.instance_id] };
+    };
+    // nothing fails, the exit code is 0, and the forged lines precede pytest's closing line: 5.0.2 resolves it
+    const exact = await grade(`deselect502-${process.pid}`, { harness: '5.0.2', unforgeable: false });
+    expect(exact.report).toMatchObject({ resolved: true, test_exit_code: 0 });
+    const ours = await grade(`deselect-${process.pid}`);
+    expect(ours.report).toMatchObject({ resolved: false, patch_successfully_applied: false });
+    expect(ours.report.report_disagreements).toEqual(fixture.instance.FAIL_TO_PASS.map((test) => ({ test, report: 'absent' })));
+    expect(ours.report.not_graded_reason).toMatch(/the log and the runner's own report disagree: 2 test\(s\)/);
+    // the report is kept beside the log
+    expect(await fs.readFile(path.join(ours.dir, 'runner_report.xml'), 'utf8')).toContain('tests.test_core');
   }, 600_000);
 
   it('network off by default; --network host reaches a server on the host loopback, and the report says which was used', async () => {

@@ -71,6 +71,28 @@ export const LOG_PARSERS = {
 } satisfies Record<string, LogParser>;
 
 export type LogParserName = keyof typeof LOG_PARSERS;
+
+/** The parsers of pytest's output: their runner can write a JUnit XML report (structured-report.ts). */
+export const PYTEST_PARSERS: ReadonlySet<string> = new Set([
+  'pytest',
+  'pytest_options',
+  'pytest_v2',
+  'matplotlib',
+  'seaborn',
+  'astroid',
+  'flask',
+  'marshmallow',
+  'pvlib',
+  'pyvista',
+  'sqlfluff',
+  'xarray',
+  'pydicom',
+  'requests',
+  'pylint',
+  'astropy',
+  'scikit',
+  'sphinx',
+]);
 /** The test-log formats a spec may name. */
 export const LOG_PARSER_NAMES = Object.keys(LOG_PARSERS) as LogParserName[];
 
