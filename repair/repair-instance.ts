@@ -5,6 +5,8 @@
  */
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ChatModel, ChatResponse, Usage } from '../src/llm/types.ts';
+import { LlmError } from '../src/llm/errors.ts';
+import { causeOf } from '../src/run/failure-cause.ts';
 import { renderPrompt } from '../src/prompts.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { PythonAnalyzer } from './analyzer.ts';
@@ -120,6 +122,10 @@ export async function repairInstance(input: RepairInstanceInput, deps: RepairDep
       }),
     );
 
+    // every call failed for a reason outside the method (a server down, a replay miss): no sample was the
+    // model's, so the stage fails with that cause instead of recording the method's empty patch
+    const infrastructure = responses.filter((r): r is LlmError => r instanceof LlmError && causeOf({ kind: r.kind, details: r.details }).class !== 'method');
+    if (responses.length > 0 && infrastructure.length === responses.length) throw infrastructure[0];
     const calls: RepairCall[] = [];
     const samples: RepairSample[] = [];
     let usage = ZERO_USAGE;

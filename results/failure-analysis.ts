@@ -76,6 +76,8 @@ export interface InstanceEvidence {
   budgetExhausted?: string;
   /** the patch was never graded, and why (evaluation left out of the run, or not reached yet) */
   notEvaluated?: string;
+  /** the class and cause of a stage failure that stopped the instance outside the method (failure-cause.ts) */
+  notReachedCause?: string;
   /** there is no patch because a stage never ran for the instance: the stage and why */
   notReached?: string;
   /** the gold files, when the gold patch itself is not at hand (an imported or stage-only folder) */
@@ -110,6 +112,8 @@ export interface InstanceAnalysis {
   /** unresolved, and the dataset's own gold patch does not resolve it either: the dataset's failure */
   knownGoldFailure?: string;
   budgetExhausted?: string;
+  /** "infrastructure: model-unreachable", when a stage failure outside the method stopped the instance */
+  notReachedCause?: string;
   /** why the instance is not-evaluated / not-reached */
   notJudged?: string;
   /** the cascade tier whose answer went downstream (cascade runs only) */
@@ -301,6 +305,7 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
     ...(e.knownGoldFailure && !e.resolved ? { knownGoldFailure: e.knownGoldFailure } : {}),
     ...(category === 'budget-exhausted' ? { budgetExhausted: e.budgetExhausted } : {}),
     ...(category === 'not-evaluated' ? { notJudged: e.notEvaluated } : category === 'not-reached' ? { notJudged: e.notReached } : {}),
+    ...(category === 'not-reached' && e.notReachedCause ? { notReachedCause: e.notReachedCause } : {}),
   };
 }
 
@@ -330,6 +335,9 @@ export interface FailureSummary {
   infraFailures: Record<string, number>;
   /** unresolved instances the dataset's own gold patch does not resolve either */
   knownGoldFailures: string[];
+  /** not-reached instances by what stopped them: "infrastructure: model-unreachable", "configuration: …", or
+   * "not run yet" */
+  notReachedByCause: Record<string, number>;
 }
 
 export function summarizeFailures(analyses: readonly InstanceAnalysis[]): FailureSummary {
@@ -368,9 +376,14 @@ export function summarizeFailures(analyses: readonly InstanceAnalysis[]): Failur
       notJudgedReasons[reason] = (notJudgedReasons[reason] ?? 0) + 1;
     }
   }
+  const notReachedByCause: Record<string, number> = {};
+  for (const a of analyses.filter((x) => x.category === 'not-reached')) {
+    const cause = a.notReachedCause ?? 'not run yet';
+    notReachedByCause[cause] = (notReachedByCause[cause] ?? 0) + 1;
+  }
   const knownGoldFailures = analyses
     .filter((a) => a.knownGoldFailure)
     .map((a) => a.instanceId)
     .sort();
-  return { total, judged, unresolved, notJudgedReasons, categories, byRepo, emptyReasons, infraFailures, knownGoldFailures };
+  return { total, judged, unresolved, notJudgedReasons, categories, byRepo, emptyReasons, infraFailures, knownGoldFailures, notReachedByCause };
 }

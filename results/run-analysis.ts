@@ -4,6 +4,7 @@
  * `locfix report`. Only reads files, so it can be rerun at any time, on any run, without models or Docker.
  */
 import { knownGoldFailure } from '../src/harness/known-gold-failures.ts';
+import { causeOf, describeCause } from '../src/run/failure-cause.ts';
 import { calibrateAnswers, type LabelledAnswer } from './calibration.ts';
 import { addToCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import path from 'node:path';
@@ -84,12 +85,21 @@ function emptyReasonOf(a: InstanceArtifacts): string | undefined {
  * patch that never ran for it (left out of the run, or not reached yet), or that failed because the run was
  * misconfigured. Undefined when every stage ran and the patch is empty for a reason of the instance's own.
  */
-function notReachedReason(folder: RunFolder, a: InstanceArtifacts): string | undefined {
+/**
+ * Why no patch was made, when that is not the method's doing: a stage not reached yet, or one stopped by the
+ * infrastructure (a model server that did not answer, a replay miss, …) or the configuration (failure-cause.ts).
+ * A method failure (its model's answer unusable) returns undefined: the instance is judged.
+ */
+function notReachedReason(folder: RunFolder, a: InstanceArtifacts): { reason: string; cause?: string } | undefined {
   for (const [stage, artifact] of patchPath(a)) {
     const state = stageState(folder, stage, artifact);
-    if (state.state === 'not-reached') return `${stage}: ${state.reason}`;
-    if (state.state === 'failed')
-      return state.kind && CONFIGURATION_KINDS.has(state.kind) ? `${stage}: configuration error: ${state.message.split('\n')[0]}` : undefined;
+    if (state.state === 'not-reached') return { reason: `${stage}: ${state.reason}` };
+    if (state.state !== 'failed') continue;
+    if (state.kind && CONFIGURATION_KINDS.has(state.kind))
+      return { reason: `${stage}: configuration error: ${state.message.split('\n')[0]}`, cause: 'configuration: configuration' };
+    const cause = causeOf(artifact?.error);
+    if (cause.class === 'method') return undefined;
+    return { reason: `${stage}: ${describeCause(cause)}: ${state.message.split('\n')[0]}`, cause: `${cause.class}: ${cause.cause}` };
   }
   return undefined;
 }
@@ -288,6 +298,7 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
           ? (evaluation.error ?? 'evaluation did not complete')
           : undefined;
     const hasPatch = modelPatch.trim().length > 0;
+    const notReached = hasPatch ? undefined : notReachedReason(folder, a);
     const evidence: InstanceEvidence = {
       instanceId: id,
       repo,
@@ -305,7 +316,8 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
       knownGoldFailure: knownGoldFailure(id) ? `${knownGoldFailure(id)!.dataset}: ${knownGoldFailure(id)!.reason}` : undefined,
       budgetExhausted: budgetExhaustedAt(a),
       notEvaluated: hasPatch ? notEvaluatedReason(folder, a) : undefined,
-      notReached: hasPatch ? undefined : notReachedReason(folder, a),
+      notReached: hasPatch ? undefined : notReached?.reason,
+      notReachedCause: hasPatch ? undefined : notReached?.cause,
       baseSource,
     };
     const analysis = analyzeInstance(evidence);

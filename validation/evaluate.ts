@@ -172,7 +172,9 @@ export const RUNNER_REPORT = 'runner_report.xml';
 /** The runner's report in the sandbox, parsed (and kept at `keep`); undefined when it wrote none. */
 async function readRunnerReport(sandbox: Sandbox, file: string, keep: string): Promise<Map<string, ReportOutcome> | undefined> {
   const read = await sandbox.exec(['cat', file], { timeoutMs: 60_000 }).catch(() => undefined);
-  if (!read || read.exitCode !== 0) return undefined;
+  // no report: pytest never got to write it, or another runner ran
+  if (read === undefined) return undefined;
+  if (read.exitCode !== 0) return undefined;
   await writeFileAtomic(keep, read.output);
   return parseJunitXml(read.output);
 }

@@ -6,6 +6,7 @@
  *          (the first run's localizer is the reference); JSON with --json.
  * report:  report.json, report.md and a self-contained report.html for one or more runs.
  */
+import { accountLine } from '../../results/instance-account.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { analyzeRun, writeRunAnalysis, type RunAnalysis } from '../../results/run-analysis.ts';
@@ -34,13 +35,17 @@ function printAnalysis(a: RunAnalysis): void {
   const s = a.report.failures;
   const lines = [
     `${a.runId} (${a.localizer}${a.upperBound ? ', upper bound' : ''}): ${s.total} instances, ${s.judged} judged (rates are over these)${s.total - s.judged ? `, ${s.total - s.judged} not judged: work that did not happen` : ''}`,
+    `  ${accountLine(s)}`,
   ];
   for (const c of FAILURE_CATEGORIES) {
     const e = s.categories[c];
+    // no rate over nothing: with no judged instance (or no unresolved one) the share is not a number
+    const share = s.judged > 0 ? `${(100 * e.share).toFixed(1).padStart(5)}%` : '     —';
+    const ofUnresolved = e.shareOfUnresolved !== undefined && s.unresolved > 0 ? `  (${(100 * e.shareOfUnresolved).toFixed(1)}% of unresolved)` : '';
     lines.push(
       NOT_JUDGED.has(c)
         ? `  ${c.padEnd(18)} ${String(e.count).padStart(4)}  (not judged: in no rate)`
-        : `  ${c.padEnd(18)} ${String(e.count).padStart(4)}  ${(100 * e.share).toFixed(1).padStart(5)}%${e.shareOfUnresolved !== undefined ? `  (${(100 * e.shareOfUnresolved).toFixed(1)}% of unresolved)` : ''}`,
+        : `  ${c.padEnd(18)} ${String(e.count).padStart(4)}  ${share}${ofUnresolved}`,
     );
   }
   const reasons = Object.entries(s.emptyReasons);

@@ -33,6 +33,7 @@ import { writePredictions } from './predictions.ts';
 import { runOnCluster } from './cluster-run.ts';
 import type { ExperimentResult, ShardRunResult } from '../../src/run/run-result.ts';
 import { makeRunSummary, writeRunMetadata } from '../../validation/run-summary.ts';
+import { accountLine } from '../../results/instance-account.ts';
 
 /** The run's spend ledger under the configured caps; a dollar cap needs the model's price. */
 async function openSpendLedger(layout: RunLayout, config: RunConfig, services: Services): Promise<SpendLedger> {
@@ -245,10 +246,7 @@ async function runWithServices(
   await services.close();
   // last: a cluster task is done when this says so (app/cluster/shard-driver.ts)
   await writeResult({ interrupted: false, failed, total: instances.length });
-  const cats = analysis.report.failures.categories;
-  log(
-    `analysis: resolved ${cats.resolved.count}, empty ${cats['empty-patch'].count}, file ${cats.file.count}, function ${cats.function.count}, line ${cats.line.count}, patch generation ${cats['patch-generation'].count}, evaluation errors ${cats['evaluation-error'].count}`,
-  );
+  log(`analysis: ${accountLine(analysis.report.failures)}`);
   log(`report: ${layout.file('report', 'report.html')}`);
   return { runDir: layout.root, interrupted: false, failed, total: instances.length };
 }

@@ -81,7 +81,7 @@ export class CircuitBreaker {
         'connection',
         `${modelId}: not called: the last ${this.failuresInARow} calls to ${this.server} failed (${this.lastError}); ` +
           `next try in ${nextTry} s. Rerun with --retry-errors once the server is back`,
-        { modelId },
+        { modelId, circuitOpen: true },
       );
     }
     if ('answered' in outcome) throw outcome.answered;

@@ -3,8 +3,9 @@
 /**
  * 'invalid': the request itself is malformed (no messages, bad n); never sent, never retried.
  * 'budget_exhausted': a spend cap refused the call before it was sent (spend.ts); never retried.
+ * 'replay-miss': a replayed recording holds no answer for the request (replay.ts); never retried.
  */
-export type LlmErrorKind = 'timeout' | 'http' | 'connection' | 'parse' | 'aborted' | 'invalid' | 'budget_exhausted';
+export type LlmErrorKind = 'timeout' | 'http' | 'connection' | 'parse' | 'aborted' | 'invalid' | 'budget_exhausted' | 'replay-miss';
 
 export class LlmError extends Error {
   readonly kind: LlmErrorKind;
@@ -15,11 +16,13 @@ export class LlmError extends Error {
   readonly modelId?: string;
   /** the server's Retry-After, when it sent one */
   readonly retryAfterMs?: number;
+  /** a circuit breaker refused the call: the server had failed every recent call (circuit-breaker.ts) */
+  readonly circuitOpen?: boolean;
 
   constructor(
     kind: LlmErrorKind,
     message: string,
-    options: { attempts?: number; status?: number; modelId?: string; retryAfterMs?: number; cause?: unknown } = {},
+    options: { attempts?: number; status?: number; modelId?: string; retryAfterMs?: number; circuitOpen?: boolean; cause?: unknown } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'LlmError';
@@ -28,6 +31,13 @@ export class LlmError extends Error {
     this.status = options.status;
     this.modelId = options.modelId;
     this.retryAfterMs = options.retryAfterMs;
+    if (options.circuitOpen) this.circuitOpen = true;
+  }
+
+  /** What a stage records beside the kind (stage-runner's toStageError), so the failure's cause can be told
+   * without reading the message: the HTTP status, the attempts, whether a circuit breaker refused the call. */
+  get details(): Record<string, unknown> {
+    return { attempts: this.attempts, ...(this.status !== undefined ? { status: this.status } : {}), ...(this.circuitOpen ? { circuitOpen: true } : {}) };
   }
 
   /** 429, 5xx, connection failures, timeouts and unparseable answers may go away on a retry; other 4xx won't. */
@@ -42,6 +52,7 @@ export class LlmError extends Error {
       case 'aborted':
       case 'invalid':
       case 'budget_exhausted':
+      case 'replay-miss':
         return false;
     }
   }

@@ -132,7 +132,7 @@ export class ReplayTransport implements ChatTransport {
     const last = call.messages.at(-1)?.content ?? '';
     const excerpt = last.length > 160 ? `${last.slice(0, 160)}…` : last;
     throw new LlmError(
-      'invalid',
+      'replay-miss',
       `replay: this request was not recorded (${this.provider}:${this.model}, temperature ${call.temperature ?? 'default'}, ${call.messages.length} messages; last: ${JSON.stringify(excerpt)}). The run asks something the recording never answered: a changed prompt, option or instance.`,
       { modelId: `${this.provider}:${this.model}` },
     );

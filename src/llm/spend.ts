@@ -77,7 +77,7 @@ export class BudgetExhaustedError extends LlmError {
   }
 
   /** recorded with the stage error (StageError.details) */
-  get details(): Record<string, unknown> {
+  override get details(): Record<string, unknown> {
     return { scope: this.scope, label: this.label, limits: this.limits, spent: this.spent, ...(this.workSpent ? { stageSpent: this.workSpent } : {}) };
   }
 }

@@ -128,5 +128,15 @@ describe('how locfix run exits', () => {
     expect(res.stderr).toMatch(/run: every instance \(5\) failed at some stage; each error is recorded in its stage artifact/);
     const recorded = await artifacts('all-failed');
     expect(recorded.map((a) => `${a.stage}:${a.artifact.status}`).sort()).toEqual(IDS.map(() => 'localize-files:error'));
+    // a dead model server is the infrastructure's failure, not the method's empty patch: no instance is judged,
+    // every one is not reached with its cause, and no rate is given over nothing
+    expect(res.stderr).toMatch(
+      /analysis: 5 instances: 0 judged; not reached 5 \(infrastructure: (model-unreachable|circuit-open) \d(, infrastructure: (model-unreachable|circuit-open) \d)?\); rerun with --retry-errors/,
+    );
+    const failures = JSON.parse(await readFile(path.join(dir, 'runs', 'all-failed', 'analysis.json'), 'utf8')).summary;
+    expect(failures.judged).toBe(0);
+    expect(failures.categories['empty-patch'].count).toBe(0);
+    expect(failures.categories['not-reached'].count).toBe(5);
+    expect(Object.keys(failures.notReachedByCause).every((cause: string) => cause.startsWith('infrastructure: '))).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import type { EditLocationSet, RepairInstanceRecord, Selection } from '../../rep
 import { SweInstanceSchema, type SweInstance } from '../../src/dataset/schema.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/types.ts';
+import { LlmError } from '../../src/llm/errors.ts';
 import type { RepoSnapshot, TreeEntry } from '../../src/repo/types.ts';
 
 const CALC = `import math
@@ -184,6 +185,24 @@ describe('repairInstance', () => {
     expect(record.usage).toEqual({ promptTokens: 800, completionTokens: 400, cost: expect.closeTo(0.08, 10) });
     expect(record.contexts[2].map((f) => f.path)).toEqual(['calc.py', 'util.py']);
     expect(JSON.stringify(record)).not.toContain('"content"'); // file contents are not copied into the record
+  });
+
+  it('fails with the cause when every call failed outside the method; an answered call keeps the empty samples its own', async () => {
+    const down = new ScriptedModel(() => new LlmError('connection', 'scripted:repair: Connection error.'));
+    await expect(repairInstance(input('x', fourSets.slice(0, 2)), { model: down, analyzer, config: { samplesPerSet: 1 } })).rejects.toMatchObject({
+      kind: 'connection',
+    });
+    const miss = new ScriptedModel(() => new LlmError('replay-miss', 'replay: this request was not recorded'));
+    await expect(repairInstance(input('x', fourSets.slice(0, 2)), { model: miss, analyzer, config: { samplesPerSet: 1 } })).rejects.toMatchObject({
+      kind: 'replay-miss',
+    });
+    // one set answered: the method acted, and the other set's failure is an empty sample of it
+    const half = new ScriptedModel((_req, i) => (i === 0 ? [GOOD] : new LlmError('connection', 'down')));
+    const record = await repairInstance(input('x', fourSets.slice(0, 2)), { model: half, analyzer, config: { samplesPerSet: 1 } });
+    expect(record.samples.map((x) => x.emptyReason ?? 'ok')).toEqual(['ok', 'model-error']);
+    // an unusable answer is the method's own: recorded, not thrown
+    const garbled = new ScriptedModel(() => new LlmError('parse', 'unparseable'));
+    expect((await repairInstance(input('x', fourSets.slice(0, 2)), { model: garbled, analyzer, config: { samplesPerSet: 1 } })).selection.patch).toBe('');
   });
 
   it('honours a configured sample plan', async () => {
