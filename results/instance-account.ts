@@ -16,8 +16,12 @@ export function accountLine(s: FailureSummary): string {
   const notEvaluated = c['not-evaluated'].count;
   const parts = [`${s.total} instances: ${s.judged} judged`];
   if (s.judged > 0) {
-    const bounds = notEvaluated > 0 ? `, ${resolved}–${resolved + notEvaluated} of ${s.judged + notEvaluated} once the rest is evaluated` : '';
-    parts.push(`resolved ${resolved}${rate(resolved, s.judged)}${bounds}`);
+    // patches waiting for evaluation could still resolve: the bounds, not a rate over the judged part alone
+    parts.push(
+      notEvaluated > 0
+        ? `resolved ${resolved}–${resolved + notEvaluated} of ${s.judged + notEvaluated} (${notEvaluated} patches not evaluated yet)`
+        : `resolved ${resolved}${rate(resolved, s.judged)}`,
+    );
     const failures = FAILURE_CATEGORIES.filter((k) => k !== 'resolved' && !NOT_JUDGED.has(k) && c[k].count > 0).map((k) => `${k} ${c[k].count}`);
     if (failures.length) parts.push(failures.join(', '));
   }

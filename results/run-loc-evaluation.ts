@@ -5,6 +5,7 @@
 import { readJsonIfExists } from '../src/util/fsx.ts';
 import { rankedPathsOf } from '../src/artifacts/localization.ts';
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
+import { STAGE } from '../src/run/stage.ts';
 import { openRunFolder, type RunFolder } from './run-folder.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
@@ -25,8 +26,18 @@ export interface RunLocEvaluation extends LocMetricsDetail {
 }
 
 /** The stage to score: the one asked for, which the run must have, else the run's file localization. */
+/** The stages whose artifacts are localizations: eval-loc scores these and refuses the others. */
+export const LOCALIZATION_STAGES: readonly string[] = ['retrieve', STAGE.files, STAGE.functions, STAGE.lines];
+
+function refuseNonLocalization(stage: string): void {
+  if (!LOCALIZATION_STAGES.includes(stage)) {
+    throw new Error(`"${stage}" is not a localization stage; eval-loc scores ${LOCALIZATION_STAGES.join(', ')} (analyze scores the rest of a run)`);
+  }
+}
+
 function stageToScore(folder: RunFolder, stage: string | undefined): string {
   if (stage) {
+    refuseNonLocalization(stage);
     if (!folder.stages.includes(stage)) throw new Error(`${folder.dir} has no "${stage}" stage; it has ${folder.stages.join(', ') || 'no stage'}`);
     return stage;
   }
@@ -76,19 +87,29 @@ export async function evaluateRunFunctions(
   stage: string,
   instances: readonly SweInstance[],
   snapshotOf: (instance: SweInstance) => Promise<RepoSnapshot>,
-): Promise<LocMetricsDetail & { missingGold: string[] }> {
+): Promise<LocMetricsDetail & { missingGold: string[]; notAttempted: string[] }> {
+  refuseNonLocalization(stage);
   const layout = new RunLayout(runDir);
+  // the run's own selection, as at file level: the dataset is where the gold patches come from, not the population
+  const folder = await openRunFolder(runDir);
   const manifest = await readJsonIfExists<StageSelection>(layout.selectionPath(stage));
-  const selected = manifest ? new Set(manifest.instances) : undefined;
+  const inRun = new Set(folder.instances.map((i) => i.id));
+  const selected = new Set(manifest ? manifest.instances.filter((id) => inRun.has(id)) : inRun);
   const outcomes = [];
   const missingGold: string[] = [];
+  const notAttempted: string[] = [];
   let withFunctions = 0;
   for (const instance of instances) {
-    if (selected && !selected.has(instance.instance_id)) continue;
+    if (!selected.has(instance.instance_id)) continue;
     const files = modifiedExistingFiles(instance.patch);
     const sources = files.length ? await (await snapshotOf(instance)).readFiles(files) : new Map<string, string>();
     const gold = goldElements(instance.patch, (p) => (sources.has(p) ? extractDefinitions(p, sources.get(p)!) : []));
     const artifact = await readJsonIfExists<{ status?: string; output?: unknown }>(layout.artifactPath(stage, instance.instance_id));
+    // never reached: in no denominator, as at file level
+    if (artifact === undefined) {
+      notAttempted.push(instance.instance_id);
+      continue;
+    }
     const predicted = artifact?.status === 'ok' ? predictedElementsOf(artifact.output) : undefined;
     if (predicted !== undefined) withFunctions++;
     const outcome = functionOutcome(instance.instance_id, predicted, gold);
@@ -100,5 +121,5 @@ export async function evaluateRunFunctions(
       `${runDir}: stage "${stage}" holds no function-level predictions (no artifact names functions); score localize-functions, or a localizer that names functions (BLAgent's function-level variant, LocAgent)`,
     );
   }
-  return { ...computeLocMetrics(outcomes), missingGold };
+  return { ...computeLocMetrics(outcomes), missingGold, notAttempted };
 }

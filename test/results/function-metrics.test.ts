@@ -46,10 +46,26 @@ describe('eval-loc --level function on a run directory', () => {
         ],
       },
     });
+    // the stage command's selection: qty-19 and one more instance, which never reached the stage
+    const other = bench.instances.find((i) => i.instance_id !== instance.instance_id)!;
+    await writeJsonAtomic(layout.selectionPath('localize-functions'), {
+      stage: 'localize-functions',
+      dataset: bench.datasetPath,
+      instances: [instance.instance_id, other.instance_id],
+      gold: {},
+      createdAt: new Date(0).toISOString(),
+      settings: {},
+    });
     const store = new RepoStore({ cacheDir: path.join(dir, 'cache'), mirrorsDir: bench.mirrorsDir, allowClone: false });
     try {
-      const m = await evaluateRunFunctions(dir, 'localize-functions', [instance], (i) => store.snapshot(i.repo, i.base_commit));
+      const snapshot = (i: { repo: string; base_commit: string }) => store.snapshot(i.repo, i.base_commit);
+      const m = await evaluateRunFunctions(dir, 'localize-functions', [instance], snapshot);
       expect(m).toMatchObject({ n: 1, top1: 0, top3: 1, mrr: 0.5, missingGold: [] });
+      // the whole dataset given: still the run's selection only, and the instance that never got there in no
+      // denominator (it was scored as a miss over all 9 rows before)
+      const whole = await evaluateRunFunctions(dir, 'localize-functions', bench.instances, snapshot);
+      expect(whole).toMatchObject({ n: 1, top3: 1, notAttempted: [other.instance_id] });
+      await expect(evaluateRunFunctions(dir, 'repair', bench.instances, snapshot)).rejects.toThrow(/"repair" is not a localization stage/);
     } finally {
       await store.close();
     }

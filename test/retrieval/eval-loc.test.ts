@@ -96,6 +96,8 @@ describe('eval-loc', () => {
     expect((bad as { stderr: string }).stderr).toMatch(/no such run folder/);
     const wrongStage = await run(process.execPath, [BIN, 'eval-loc', dir, '--stage', 'localize-files']).catch((e: { stderr: string }) => e);
     expect((wrongStage as { stderr: string }).stderr).toMatch(/has no "localize-files" stage; it has retrieve/);
+    const notLocalization = await run(process.execPath, [BIN, 'eval-loc', dir, '--stage', 'repair']).catch((e: { stderr: string }) => e);
+    expect((notLocalization as { stderr: string }).stderr).toMatch(/"repair" is not a localization stage/);
   });
 
   it('--level function on a stage that names no functions is an error, not a table of zeros', async () => {
