@@ -51,6 +51,12 @@ export function filesOfPatch(patch: string): string[] {
   }
 }
 
+/** The time of the cascade tiers an answer reused (run before this artifact's own attempt); 0 for others. */
+function cascadePrePassMs(details: unknown): number {
+  const tiers = (details as { cascade?: { tiers?: Array<{ reused?: boolean; elapsedMs?: number }> } } | undefined)?.cascade?.tiers;
+  return (tiers ?? []).filter((t) => t.reused).reduce((sum, t) => sum + (t.elapsedMs ?? 0), 0);
+}
+
 /** What localizing one instance cost (agent wall clock; tokens when the localizer recorded usage), error rows included. */
 export function localizationCost(artifact: StageArtifact<FileLocalization> | undefined): NonNullable<RunOutcome['operations']>[string] | undefined {
   if (!artifact) return undefined;
@@ -59,7 +65,9 @@ export function localizationCost(artifact: StageArtifact<FileLocalization> | und
   const usage = artifact.output?.usage ?? details.usage;
   // an imported answer's artifact took the import's time, not the published agent's: unknown unless recorded
   const imported = (artifact.output?.details as { imported?: { tokensRecorded?: boolean } } | undefined)?.imported;
-  const elapsedMs = agent?.elapsedMs ?? (imported ? undefined : artifact.durationMs);
+  // a cascade's lower tiers may have run in the run-level pre-pass: their time is not in the artifact's own
+  const prePassMs = cascadePrePassMs(artifact.output?.details);
+  const elapsedMs = agent?.elapsedMs !== undefined && prePassMs === 0 ? agent.elapsedMs : imported ? undefined : artifact.durationMs + prePassMs;
   const recorded = usage && (usage.calls > 0 || usage.promptTokens > 0) && (!imported || imported.tokensRecorded);
   if (elapsedMs === undefined && !recorded) return undefined;
   return {

@@ -39,6 +39,8 @@ export interface CascadeTierRecord {
   confidence?: ConfidenceSignals;
   usage?: FileLocalization['usage'];
   timingsMs?: Record<string, number>;
+  /** how long the tier took when it ran (for a reused tier, in the run-level pre-pass or an earlier attempt) */
+  elapsedMs?: number;
   decision?: EscalationDecision;
   error?: string;
 }
@@ -47,6 +49,8 @@ interface TierPart {
   tier: number;
   localizer: string;
   output: FileLocalization;
+  /** wall clock of the tier's run (absent in parts written before it was recorded) */
+  elapsedMs?: number;
 }
 
 /** Files of each tier shown in the record (the answer itself is in the part). */
@@ -76,22 +80,24 @@ export class CascadeLocalizer implements FileLocalizer {
     return same > 1 ? `${t.localizer}#${i}` : t.localizer;
   }
 
-  /** Tier `i`'s kept answer for an instance, if a part holds one. */
-  private async kept(i: number, parts: PartStore | undefined): Promise<FileLocalization | undefined> {
+  /** Tier `i`'s kept part for an instance, if one holds an answer. */
+  private async kept(i: number, parts: PartStore | undefined): Promise<TierPart | undefined> {
     const kept = await parts?.read<TierPart>(`tier-${i}`);
-    return kept?.output && Array.isArray(kept.output.files) ? kept.output : undefined;
+    return kept?.output && Array.isArray(kept.output.files) ? kept : undefined;
   }
 
-  /** Tier `i`'s answer: the kept part, or the tier run now and kept. */
-  private async answer(i: number, ctx: LocalizerContext): Promise<{ output: FileLocalization; reused: boolean }> {
+  /** Tier `i`'s answer: the kept part, or the tier run now and kept; with the time the tier took either way. */
+  private async answer(i: number, ctx: LocalizerContext): Promise<{ output: FileLocalization; reused: boolean; elapsedMs?: number }> {
     const key = `tier-${i}`;
     const kept = await this.kept(i, ctx.parts);
-    if (kept) return { output: kept, reused: true };
+    if (kept) return { output: kept.output, reused: true, ...(kept.elapsedMs !== undefined ? { elapsedMs: kept.elapsedMs } : {}) };
     const tier = (await this.tiers)[i]!;
     const { parts: _own, ...tierContext } = ctx;
+    const started = performance.now();
     const output = await tier.localize(tierContext);
-    await ctx.parts?.write(key, { tier: i, localizer: tier.name, output } satisfies TierPart);
-    return { output, reused: false };
+    const elapsedMs = Math.round(performance.now() - started);
+    await ctx.parts?.write(key, { tier: i, localizer: tier.name, output, elapsedMs } satisfies TierPart);
+    return { output, reused: false, elapsedMs };
   }
 
   async prepareRun(run: LocalizerRun): Promise<void> {
@@ -110,7 +116,7 @@ export class CascadeLocalizer implements FileLocalizer {
             if (run.shouldStop()) return;
             try {
               // a resume finds most answers kept: read them without opening the instance's repository
-              const kept = await this.kept(i, run.partsOf?.(instance));
+              const kept = (await this.kept(i, run.partsOf?.(instance)))?.output;
               const output = kept ?? (await run.within(instance, async () => this.answer(i, await run.context(instance)))).output;
               values.set(instance.instance_id, output.confidence?.[rule.signal]);
             } catch {
@@ -163,7 +169,7 @@ export class CascadeLocalizer implements FileLocalizer {
     let functions: FileLocalization['functions'];
     for (const [i, tier] of this.options.tiers.entries()) {
       const name = this.tierName(i);
-      let answered: { output: FileLocalization; reused: boolean };
+      let answered: { output: FileLocalization; reused: boolean; elapsedMs?: number };
       try {
         answered = await this.answer(i, ctx);
       } catch (err) {
@@ -191,6 +197,7 @@ export class CascadeLocalizer implements FileLocalizer {
         confidence: output.confidence ?? {},
         usage: output.usage,
         timingsMs: output.timingsMs,
+        ...(answered.elapsedMs !== undefined ? { elapsedMs: answered.elapsedMs } : {}),
       };
       records.push(record);
       if (i === this.options.tiers.length - 1) break;

@@ -4,6 +4,7 @@
  * an upper tier's failure leaving the lower answer standing, a spend cap stopping the instance, and the share
  * rule's run-level pass.
  */
+import { localizationCost } from '../../results/run-costs.ts';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -112,6 +113,22 @@ describe('cascade localizer', () => {
     expect(cheap.calls.n).toBe(1);
     expect(second.files.map((f) => f.path)).toEqual(['c.py']);
     expect((second.details!.cascade as { tiers: Array<{ reused?: boolean }> }).tiers.map((t) => t.reused ?? false)).toEqual([true, false]);
+    // the reused tier keeps the time it took, so the answer's cost includes it (run-costs.ts)
+    const tiers = (second.details!.cascade as { tiers: Array<{ reused?: boolean; elapsedMs?: number }> }).tiers;
+    expect(tiers.every((t) => typeof t.elapsedMs === 'number')).toBe(true);
+    const artifact = {
+      stage: 'localize-files',
+      instanceId: 'x',
+      status: 'ok' as const,
+      startedAt: '',
+      finishedAt: '',
+      attempt: 1,
+      durationMs: 700,
+      output: second,
+    };
+    const withPrePass = { ...artifact, output: { ...second, details: { cascade: { tiers: [{ ...tiers[0], elapsedMs: 2800 }, tiers[1]] } } } };
+    expect(localizationCost(withPrePass)?.agentSeconds).toBeCloseTo(3.5);
+    expect(localizationCost({ ...artifact, output: { ...second, details: {} } })?.agentSeconds).toBeCloseTo(0.7);
   });
 
   it('a spend cap in the upper tier stops the instance instead of falling back', async () => {
