@@ -122,7 +122,7 @@ function mdTable(header: string[], rows: string[][]): string {
 
 export function ci(m: MetricComparison['bootstrap']): string {
   if (m.noInterval) return `${num(m.estimate)} (no interval: ${m.noInterval})`;
-  return `${num(m.estimate)} [${num(m.low)}, ${num(m.high)}]${m.excludesZero ? ' *' : ''}`;
+  return `${num(m.estimate)} [${num(m.low)}, ${num(m.high)}]${m.excludesZero ? ' *' : ''}${m.caveat ? ` (${m.caveat})` : ''}`;
 }
 
 /** The per-run localization columns of both reports (label, metric). */
@@ -318,11 +318,12 @@ export function renderMarkdown(report: Report): string {
           c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), pValue(w.pValue), w.method]),
         ),
         '',
+        ...smallSampleNote(c.judgedInstances),
       );
     }
     if (c.metrics.length) {
       out.push('### Localization metrics: alternative − reference (95% percentile bootstrap, 10,000 resamples, seed 1729; * = interval excludes 0)', '');
-      out.push(mdTable(METRIC_TABLE_HEADER, metricTableRows(c)), '');
+      out.push(mdTable(METRIC_TABLE_HEADER, metricTableRows(c)), '', ...smallSampleNote(c.localizedInstances));
     }
     if (c.operational?.length) {
       out.push('### Localization cost: alternative − reference (first runs, pairwise-complete instances; same bootstrap)', '');
@@ -332,8 +333,18 @@ export function renderMarkdown(report: Report): string {
           c.operational.map((o) => [o.metric, o.reference, o.alternative, String(o.n), num(o.referenceMean, 1), num(o.alternativeMean, 1), ci(o.bootstrap)]),
         ),
         '',
+        ...smallSampleNote(Math.min(...c.operational.map((o) => o.n))),
       );
     }
   }
   return out.join('\n');
 }
+
+/** Under a table over fewer than 30 instances: a line that says so, so its intervals are read as what they are. */
+export function smallSampleNote(n: number | undefined): string[] {
+  return n !== undefined && n < SMALL_SAMPLE
+    ? [`*Small sample: n = ${n} (< ${SMALL_SAMPLE}). Intervals and p-values over so few instances are wide and unstable; read them as indications.*`, '']
+    : [];
+}
+
+const SMALL_SAMPLE = 30;

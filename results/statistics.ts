@@ -48,7 +48,15 @@ export interface ConfidenceInterval {
   excludesZero: boolean;
   /** why there is no interval (low and high are NaN), e.g. fewer than two repositories */
   noInterval?: string;
+  /** why the interval is shown but no significance is read from it (`excludesZero` false), e.g. too few clusters */
+  caveat?: string;
 }
+
+/**
+ * Below this many clusters a cluster bootstrap has too few distinct resamples (3 repositories: 10) and comes
+ * out narrower than the per-instance one: its interval is shown, no significance is read from it.
+ */
+export const MIN_CLUSTERS_FOR_SIGNIFICANCE = 10;
 
 /** The answer of a bootstrap that cannot resample: the estimate alone, and why. */
 function noInterval(estimate: number, n: number, reason: string): ConfidenceInterval {
@@ -143,7 +151,13 @@ export function clusteredBootstrap(
     }
     stats[r] = sum / count;
   }
-  return interval(mean(diffs), stats, diffs.length, confidence);
+  const result = interval(mean(diffs), stats, diffs.length, confidence);
+  if (k >= MIN_CLUSTERS_FOR_SIGNIFICANCE) return result;
+  return {
+    ...result,
+    excludesZero: false,
+    caveat: `only ${k} repositories: a clustered interval over fewer than ${MIN_CLUSTERS_FOR_SIGNIFICANCE} clusters is too narrow to read a difference from`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clusteredBootstrap, holmAdjust, mcnemarExact, pairedBootstrap, seededRandom, wilcoxonSignedRank } from '../../results/statistics.ts';
+import { ci, smallSampleNote } from '../../results/report.ts';
 
 // Reference values below were computed with scipy 1.17.1 (scipy.stats.wilcoxon / binomtest / norm) and by hand.
 
@@ -224,5 +225,32 @@ describe('bootstrap', () => {
     expect(single.excludesZero).toBe(false);
     expect(single.noInterval).toBe('one instance');
     expect(clusteredBootstrap(ref, alt, [...Array(6).fill('a'), ...Array(6).fill('b')]).noInterval).toBeUndefined();
+  });
+
+  it('reads no significance from a clustered interval over fewer than 10 repositories, and says why', () => {
+    // 3 repositories, every instance better: 10 distinct resamples, an interval of [1, 1] that excluded zero
+    const clusters = ['a', 'a', 'b', 'b', 'c', 'c'];
+    const three = clusteredBootstrap([0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1], clusters);
+    expect(three.low).toBe(1);
+    expect(three.excludesZero).toBe(false);
+    expect(three.caveat).toMatch(/only 3 repositories: a clustered interval over fewer than 10 clusters/);
+    const ten = clusteredBootstrap(
+      Array(20).fill(0),
+      Array(20).fill(1),
+      Array.from({ length: 20 }, (_, i) => `r${i % 10}`),
+    );
+    expect([ten.excludesZero, ten.caveat]).toEqual([true, undefined]);
+  });
+});
+
+describe('how the report shows intervals over few units', () => {
+  it('prints the caveat instead of a star, and a small-n note under a table over fewer than 30 instances', () => {
+    const few = clusteredBootstrap([0, 0, 0, 0], [1, 1, 1, 1], ['a', 'a', 'b', 'b']);
+    expect(ci(few)).toBe(
+      '1.000 [1.000, 1.000] (only 2 repositories: a clustered interval over fewer than 10 clusters is too narrow to read a difference from)',
+    );
+    expect(smallSampleNote(12)[0]).toMatch(/^\*Small sample: n = 12 \(< 30\)/);
+    expect(smallSampleNote(30)).toEqual([]);
+    expect(smallSampleNote(undefined)).toEqual([]);
   });
 });
