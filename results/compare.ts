@@ -19,6 +19,8 @@
  *   and exact McNemar tests on binary metrics (each localizer's first run) with Holm correction across all
  *   binary comparisons.
  */
+import { compareResolution, type ResolutionComparison } from './compare-resolution.ts';
+import { compareOperational, type OperationalComparison } from './compare-operational.ts';
 import {
   clusteredBootstrap,
   holmAdjust,
@@ -124,18 +126,11 @@ export interface Comparison {
   metrics: MetricComparison[];
   /** agent time and tokens, alternative minus reference (first runs), on pairwise-complete instances */
   operational: OperationalComparison[];
+  /** resolved rate, alternative minus reference, with paired intervals and McNemar (compare-resolution.ts) */
+  resolution: ResolutionComparison[];
 }
 
-export interface OperationalComparison {
-  metric: 'agentSeconds' | 'inputTokens' | 'outputTokens' | 'totalTokens';
-  reference: string;
-  alternative: string;
-  /** instances where both runs recorded the value */
-  n: number;
-  referenceMean: number;
-  alternativeMean: number;
-  bootstrap: ConfidenceInterval;
-}
+export type { OperationalComparison } from './compare-operational.ts';
 
 export interface CompareOptions {
   resamples?: number;
@@ -287,8 +282,19 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
     return { reference, alternative: alt, referenceMean: meanOf(ref), alternativeMean: meanOf(other), ...wilcoxonSignedRank(other, ref) };
   });
 
+  const resolution = compareResolution({
+    reference,
+    alternatives,
+    solveFrequency,
+    firstRunResolved: (name) => {
+      const first = resolvedSet(runsOf(name)[0]);
+      return judgedIds.map((id) => first.has(id));
+    },
+    clusters: judgedIds.map(repoOf),
+    bootstrap: bootstrapOf(options),
+  });
   const metrics = compareMetrics(reference, alternatives, armRows, (name) => perRunMetrics.get(runsOf(name)[0].runId)!, localizedIds.map(repoOf), options);
-  const operational = compareOperational(reference, alternatives, (name) => runsOf(name)[0], common, options);
+  const operational = compareOperational(reference, alternatives, (name) => runsOf(name)[0], common, bootstrapOf(options));
   return {
     alignedInstances: common.length,
     localizedInstances: localizedIds.length,
@@ -301,6 +307,7 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
     wilcoxon,
     metrics,
     operational,
+    resolution,
   };
 }
 
@@ -348,41 +355,4 @@ function compareMetrics(
   }
   holmAdjust(pValues).forEach((p, i) => (metrics[binaryIndices[i]].mcnemar!.holmPValue = p));
   return metrics;
-}
-
-/** Agent time and tokens, alternative minus reference (first runs), on the instances where both recorded them. */
-function compareOperational(
-  reference: string,
-  alternatives: readonly string[],
-  firstRun: (arm: string) => RunOutcome,
-  common: readonly string[],
-  options: CompareOptions,
-): OperationalComparison[] {
-  const operational: OperationalComparison[] = [];
-  const costOf = (o: RunOutcome, id: string, metric: OperationalComparison['metric']): number | undefined => {
-    const op = o.operations?.[id];
-    if (!op) return undefined;
-    if (metric === 'totalTokens') return op.inputTokens !== undefined && op.outputTokens !== undefined ? op.inputTokens + op.outputTokens : undefined;
-    return op[metric];
-  };
-  for (const alt of alternatives) {
-    const ref = firstRun(reference);
-    const other = firstRun(alt);
-    for (const metric of ['agentSeconds', 'inputTokens', 'outputTokens', 'totalTokens'] as const) {
-      const pairs = common.map((id) => [costOf(ref, id, metric), costOf(other, id, metric)] as const).filter(([a, b]) => a !== undefined && b !== undefined);
-      if (pairs.length === 0) continue;
-      const refValues = pairs.map(([a]) => a!);
-      const altValues = pairs.map(([, b]) => b!);
-      operational.push({
-        metric,
-        reference,
-        alternative: alt,
-        n: pairs.length,
-        referenceMean: meanOf(refValues),
-        alternativeMean: meanOf(altValues),
-        bootstrap: pairedBootstrap(refValues, altValues, bootstrapOf(options)),
-      });
-    }
-  }
-  return operational;
 }

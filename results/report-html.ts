@@ -10,6 +10,8 @@ import {
   CATEGORY_COLOR,
   LOCALIZATION_COLUMNS,
   METRIC_TABLE_HEADER,
+  RESOLUTION_TABLE_HEADER,
+  resolutionTableRows,
   metricTableRows,
   pct,
   num,
@@ -308,6 +310,14 @@ export function renderHtml(report: Report): string {
         `<section><h2>Solve frequency across runs (Wilcoxon signed-rank)</h2>${htmlTable(
           ['reference', 'alternative', 'mean (ref)', 'mean (alt)', 'W', 'p', 'method'],
           c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), num(w.pValue, 4), w.method]),
+        )}</section>`,
+      );
+    }
+    if (c.resolution?.length) {
+      sections.push(
+        `<section><h2>Resolved rate with confidence intervals</h2><p>Alternative − reference over the instances every run judged; paired bootstrap as below; exact McNemar on each arm's first run, Holm across arms.${c.judgedInstances < 30 ? ` Small sample: n = ${c.judgedInstances}.` : ''}</p>${htmlTable(
+          RESOLUTION_TABLE_HEADER,
+          resolutionTableRows(c),
         )}</section>`,
       );
     }

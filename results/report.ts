@@ -310,6 +310,10 @@ export function renderMarkdown(report: Report): string {
       );
     }
     if (c.judgedInstances === 0) out.push('No instance was judged (evaluated) by every run: no resolution statistics.', '');
+    if (c.resolution?.length) {
+      out.push('### Resolved rate: alternative − reference (paired bootstrap as below; exact McNemar on first runs, Holm across arms)', '');
+      out.push(mdTable(RESOLUTION_TABLE_HEADER, resolutionTableRows(c)), '', ...smallSampleNote(c.judgedInstances));
+    }
     if (c.wilcoxon.length) {
       out.push('### Solve frequency (Wilcoxon signed-rank, paired by instance)', '');
       out.push(
@@ -338,6 +342,37 @@ export function renderMarkdown(report: Report): string {
     }
   }
   return out.join('\n');
+}
+
+export const RESOLUTION_TABLE_HEADER = [
+  'reference',
+  'alternative',
+  'n',
+  'ref',
+  'alt',
+  'Δ instance bootstrap',
+  'Δ repository-clustered',
+  'ref only',
+  'alt only',
+  'McNemar p',
+  'Holm p',
+];
+
+/** The rows of the resolved-rate table of both reports. */
+export function resolutionTableRows(c: Comparison): string[][] {
+  return (c.resolution ?? []).map((r) => [
+    r.reference,
+    r.alternative,
+    String(r.n),
+    pct(r.referenceRate),
+    pct(r.alternativeRate),
+    ci(r.bootstrap),
+    ci(r.clusteredBootstrap),
+    String(r.mcnemar.referenceOnly),
+    String(r.mcnemar.alternativeOnly),
+    pValue(r.mcnemar.pValue),
+    pValue(r.mcnemar.holmPValue),
+  ]);
 }
 
 /** Under a table over fewer than 30 instances: a line that says so, so its intervals are read as what they are. */

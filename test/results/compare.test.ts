@@ -133,3 +133,45 @@ describe('arms', () => {
     expect(c.localizedInstances).toBe(4);
   });
 });
+
+describe('resolution statistics between arms', () => {
+  // 20 instances over 10 repositories; the reference resolves 0-6, alternative 1 resolves 7-19, alternative 2
+  // resolves 1-6 and 7-11 (reference-only 1 — instance 0 —, alternative-only 5)
+  const ids = Array.from({ length: 20 }, (_, i) => `r${i % 10}__x-${i}`);
+  const outcome = (runId: string, localizer: string, resolved: number[]): RunOutcome => ({
+    runId,
+    localizer,
+    armKey: localizer,
+    instances: ids,
+    repoOf: Object.fromEntries(ids.map((id) => [id, id.split('__')[0]!])),
+    goldFiles: Object.fromEntries(ids.map((id) => [id, ['a.py']])),
+    rankings: Object.fromEntries(ids.map((id) => [id, ['a.py']])),
+    resolved: resolved.map((i) => ids[i]!),
+    emptyPatch: [],
+  });
+  const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
+  const c = compareRuns(
+    [outcome('ref', 'retrieval', range(0, 7)), outcome('alt1', 'blagent', range(7, 20)), outcome('alt2', 'locagent', [...range(1, 7), ...range(7, 12)])],
+    { resamples: 2000 },
+  );
+
+  it('gives the rate difference with paired intervals and exact McNemar, Holm across arms (SciPy values)', () => {
+    const [alt1, alt2] = c.resolution;
+    expect(alt1).toMatchObject({ reference: 'retrieval', alternative: 'blagent', n: 20, referenceRate: 0.35, alternativeRate: 0.65 });
+    expect(alt1!.bootstrap.estimate).toBeCloseTo(0.3, 12);
+    expect(alt1!.mcnemar).toMatchObject({ referenceOnly: 7, alternativeOnly: 13 });
+    // scipy.stats.binomtest(7, 20, 0.5).pvalue and binomtest(1, 6, 0.5).pvalue
+    expect(alt1!.mcnemar.pValue).toBeCloseTo(0.26317596435546875, 12);
+    expect(alt2!.mcnemar).toMatchObject({ referenceOnly: 1, alternativeOnly: 5 });
+    expect(alt2!.mcnemar.pValue).toBeCloseTo(0.21875, 12);
+    // Holm over the two: 2 × 0.21875, and max(0.4375, 0.263…) for the other
+    expect(alt1!.mcnemar.holmPValue).toBeCloseTo(0.4375, 12);
+    expect(alt2!.mcnemar.holmPValue).toBeCloseTo(0.4375, 12);
+    expect(alt1!.clusteredBootstrap.caveat).toBeUndefined();
+  });
+
+  it('has none when no instance was judged by every run', () => {
+    const none = compareRuns([{ ...outcome('a', 'retrieval', [0]), judged: [] }, outcome('b', 'blagent', [1])], { resamples: 200 });
+    expect(none.resolution).toEqual([]);
+  });
+});
