@@ -233,7 +233,8 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
   for (const { id, row, repo } of instances) {
     spentHere = { cost: 0, promptTokens: 0, completionTokens: 0 };
     const a = await loadInstanceArtifacts(layout, id, folder.fileStage ?? STAGE.files);
-    if (a.files) outcome.localized!.push(id);
+    // a file localization stopped by the infrastructure or the configuration did not localize: in no denominator
+    if (a.files && (a.files.status === 'ok' || causeOf(a.files.error).class === 'method')) outcome.localized!.push(id);
     const files = ok(a.files);
     upperBound ||= Boolean(files?.upperBound);
     // the ranking as an older `locfix retrieve` wrote it (`ranking`) reads too, like eval-loc reads it

@@ -9,12 +9,12 @@
  * of an upper tier leaves the lower answer standing with a warning that says so; a spend cap or an abort is
  * not a failure of the tier and stops the instance, as it would any localizer.
  */
-import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
+import { causeOf } from '../../src/run/failure-cause.ts';
+import { STAGE_ERROR_KIND, StageNotRecorded, toStageError } from '../../src/run/stage-runner.ts';
 import PQueue from 'p-queue';
 import type { FileLocalization, TraceEvent } from '../../src/artifacts/localization.ts';
 import type { ConfidenceSignals } from '../../src/artifacts/confidence.ts';
 import { BudgetExhaustedError } from '../../src/llm/spend.ts';
-import { StageNotRecorded } from '../../src/run/stage-runner.ts';
 import type { PartStore } from '../../src/run/part-store.ts';
 import type { FileLocalizer, LocalizerContext, LocalizerRun } from '../types.ts';
 import type { CascadeOptions } from './options.ts';
@@ -56,8 +56,14 @@ interface TierPart {
 /** Files of each tier shown in the record (the answer itself is in the part). */
 const RECORD_FILES = 10;
 
+/**
+ * An upper tier's failure that stops the instance instead of leaving the lower answer standing: a spend cap, a
+ * stop, and any failure outside the method (a model server down, a replay miss: failure-cause.ts), since an
+ * answer that fell back for the infrastructure's sake would be counted as the cascade's own.
+ */
 function stopsTheInstance(err: unknown): boolean {
-  return err instanceof BudgetExhaustedError || err instanceof StageNotRecorded || (err as Error)?.name === 'AbortError';
+  if (err instanceof BudgetExhaustedError || err instanceof StageNotRecorded || (err as Error)?.name === 'AbortError') return true;
+  return causeOf(toStageError(err)).class !== 'method';
 }
 
 export class CascadeLocalizer implements FileLocalizer {

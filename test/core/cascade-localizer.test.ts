@@ -5,6 +5,7 @@
  * rule's run-level pass.
  */
 import { localizationCost } from '../../results/run-costs.ts';
+import { LlmError } from '../../src/llm/errors.ts';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -129,6 +130,14 @@ describe('cascade localizer', () => {
     const withPrePass = { ...artifact, output: { ...second, details: { cascade: { tiers: [{ ...tiers[0], elapsedMs: 2800 }, tiers[1]] } } } };
     expect(localizationCost(withPrePass)?.agentSeconds).toBeCloseTo(3.5);
     expect(localizationCost({ ...artifact, output: { ...second, details: {} } })?.agentSeconds).toBeCloseTo(0.7);
+  });
+
+  it('a model server down or a replay miss in the upper tier stops the instance: no fallback counted as the cascade', async () => {
+    for (const failure of [new LlmError('connection', 'Connection error.'), new LlmError('replay-miss', 'replay: this request was not recorded')]) {
+      const cheap = tier('cheap', { x: { files: ['a.py'], margin: 0 } });
+      const down = tier('llm', { x: failure });
+      await expect(cascade(below(0.5), [cheap, down]).localize(ctx('x'))).rejects.toBe(failure);
+    }
   });
 
   it('a spend cap in the upper tier stops the instance instead of falling back', async () => {

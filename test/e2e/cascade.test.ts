@@ -124,10 +124,13 @@ describe('cascade through locfix run (scripted model, Chroma)', () => {
     const changed = [TIERS[0], { localizer: 'agentless', options: { maxTokens: 77 } }];
     await run('replay-changed', undefined, false, `replay:${runDir('share')}`, changed);
     expect(chats()).toBe(before);
+    // the replay miss stops the escalated instance (the infrastructure's failure, failure-cause.ts) instead of
+    // leaving the retrieval answer standing as the cascade's own
     for (const id of escalated) {
-      const c = cascadeOf(await files('replay-changed', id));
-      expect(c.answeredBy, id).toBe(0);
-      expect((await files('replay-changed', id)).output!.warnings!.join('\n')).toMatch(/replay: this request was not recorded/);
+      const a = await files('replay-changed', id);
+      expect(a.status, id).toBe('error');
+      expect(a.error?.kind, id).toBe('replay-miss');
+      expect(a.error?.message).toMatch(/replay: this request was not recorded/);
     }
   });
 
