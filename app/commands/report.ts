@@ -104,9 +104,13 @@ export function register(program: Command): void {
     .command('report')
     .description('write report.json, report.md and a self-contained report.html for one or more runs')
     .argument('<runs...>', 'run folders of any kind (locfix run, stage commands, import-run, merge)')
-    .option('--out <dir>', 'output folder (default: <first run>/report)')
+    .option('--out <dir>', 'output folder (default for one run: <run>/report; several runs need --out)')
     .option('--arm <name=runs>', 'group runs into a named arm (repeatable), as for compare', collect, [])
     .action(async (runs: string[], flags: { out?: string; arm: string[] }) => {
+      // the first run's report/ is its own single-run report: a comparison written there would replace it
+      if (runs.length > 1 && !flags.out) {
+        throw new Error(`a report of ${runs.length} runs needs --out DIR (${path.join(runs[0]!, 'report')} is the first run's own report)`);
+      }
       const arms = parseArmFlags(flags.arm);
       const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));
       const out = flags.out ?? path.join(runs[0], 'report');

@@ -61,6 +61,10 @@ describe('run folders of every kind, one reader', () => {
     // nothing below file level is judged there, so no base file is read and nothing warns (before: one warning each)
     const written = JSON.parse(await readFile(path.join(runs('ret-a'), 'analysis.json'), 'utf8')) as { warnings: string[] };
     expect(written.warnings).toEqual([]);
+    // without --out a report of two runs would replace the first run's own report: refused, naming why
+    const unnamed = await runLocfix(['report', runs('ret-a'), runs('ret-b')], cache());
+    expect(unnamed.code).toBe(1);
+    expect(unnamed.stderr).toMatch(/a report of 2 runs needs --out DIR \(.*ret-a\/report is the first run's own report\)/);
     await locfix(['report', runs('ret-a'), runs('ret-b'), '--out', runs('report-ab')]);
     const md = await readFile(path.join(runs('report-ab'), 'report.md'), 'utf8');
     expect(md).toMatch(/5 instances selected by every run; 5 localized by every run \(localization statistics\); 0 judged by every run/);
