@@ -35,6 +35,8 @@ export type PublishedFormat = (typeof PUBLISHED_FORMATS)[number];
 
 export interface PublishedRow {
   instanceId: string;
+  /** 1-based position of the row in the file (the line of a JSONL file, the element of a JSON array) */
+  row?: number;
   files: string[];
   functions?: Array<{ path: string; name: string }>;
   confidence?: ConfidenceSignals;
@@ -44,7 +46,8 @@ export interface PublishedRow {
 }
 
 export interface ImportProblem {
-  /** 0-based position of the row in the file */
+  /** 1-based position of the row in the file (the line of a JSONL file, the element of a JSON array), as the
+   * dataset loader numbers rows */
   row: number;
   instanceId?: string;
   reason: string;
@@ -67,14 +70,15 @@ export function readRows(text: string): { rows: Array<{ row: number; value: unkn
   if (trimmed.startsWith('[')) {
     try {
       const array = JSON.parse(trimmed) as unknown[];
-      return { rows: array.map((value, row) => ({ row, value })), problems: [] };
+      return { rows: array.map((value, index) => ({ row: index + 1, value })), problems: [] };
     } catch (err) {
-      return { rows: [], problems: [{ row: 0, reason: `not a JSON array: ${(err as Error).message}` }] };
+      return { rows: [], problems: [{ row: 1, reason: `not a JSON array: ${(err as Error).message}` }] };
     }
   }
   const rows: Array<{ row: number; value: unknown }> = [];
   const problems: ImportProblem[] = [];
-  trimmed.split('\n').forEach((line, row) => {
+  trimmed.split('\n').forEach((line, index) => {
+    const row = index + 1;
     if (!line.trim()) return;
     try {
       rows.push({ row, value: JSON.parse(line) });
@@ -148,6 +152,7 @@ export function parseBlagentResults(text: string, dataset: readonly SweInstance[
     const usage = isObject(value.token_usage) ? value.token_usage : undefined;
     out.push({
       instanceId: instance.instance_id,
+      row,
       files,
       ...(final?.functions.length ? { functions: final.functions } : {}),
       confidence: signals({
@@ -209,6 +214,7 @@ export function parseLocOutputs(text: string, format: 'locagent' | 'agentless'):
     });
     out.push({
       instanceId: value.instance_id,
+      row,
       files: found.files,
       ...(format === 'locagent' && functions.length ? { functions } : {}),
       confidence: signals({ 'sample-agreement': found.samples.length > 1 ? agreementWith(found.files[0], found.samples) : undefined }),
@@ -234,7 +240,7 @@ export function parsePredictions(text: string): ParsedRun {
       problems.push({ row, instanceId: value.instance_id, reason: `model_patch does not parse: ${(err as Error).message}` });
       continue;
     }
-    out.push({ instanceId: value.instance_id, files, details: { model: value.model_name_or_path ?? null } });
+    out.push({ instanceId: value.instance_id, row, files, details: { model: value.model_name_or_path ?? null } });
   }
   return { rows: out, problems };
 }
@@ -272,11 +278,11 @@ export async function writeImportedRun(
   for (const [i, row] of parsed.rows.entries()) {
     const instance = known.get(row.instanceId);
     if (!instance) {
-      problems.push({ row: i, instanceId: row.instanceId, reason: 'not an instance of the dataset' });
+      problems.push({ row: row.row ?? i + 1, instanceId: row.instanceId, reason: 'not an instance of the dataset' });
       continue;
     }
     if (seen.has(row.instanceId)) {
-      problems.push({ row: i, instanceId: row.instanceId, reason: 'a second row for this instance (the first was kept)' });
+      problems.push({ row: row.row ?? i + 1, instanceId: row.instanceId, reason: 'a second row for this instance (the first was kept)' });
       continue;
     }
     seen.add(row.instanceId);

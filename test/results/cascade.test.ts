@@ -188,6 +188,9 @@ describe('import of published runs', () => {
       "swe_data_index 7 is outside the dataset's 3 rows",
       'no integer swe_data_index',
     ]);
+    // counted from 1, as the dataset loader counts rows (they counted from 0)
+    expect(parsed.problems.map((p) => p.row)).toEqual([2, 3, 4]);
+    expect(parsed.rows[0]!.row).toBe(1);
   });
   it("BLAgent's RAG baselines (rq1-2): rag_ranked_files is the answer, retrieved_files the retrieval; a row with neither names the keys read", () => {
     // before: 0 rows imported, each reported as lacking "retrieved_files", a key the parser did not read
@@ -212,7 +215,8 @@ describe('import of published runs', () => {
     ].join('\n');
     const parsed = parseLocOutputs(text, 'locagent');
     expect(parsed.rows[0]).toMatchObject({ files: ['p.py', 'q.py'], functions: [{ path: 'p.py', name: 'C.m' }], confidence: { 'sample-agreement': 1 } });
-    expect(parsed.problems.map((p) => p.row)).toEqual([1, 2]);
+    // lines 2 and 3, counted from 1 as the dataset loader counts them (they read 1 and 2)
+    expect(parsed.problems.map((p) => p.row)).toEqual([2, 3]);
   });
   it('predictions: the files the patch edits; unknown instances and duplicates are reported; the run replays', async () => {
     const patch = dataset[2]!.patch;
