@@ -16,6 +16,26 @@ function knownKeys(schema: z.ZodType): string[] {
   return schema instanceof z.ZodObject ? Object.keys(schema.shape).sort() : [];
 }
 
+/** The object schema at `path` inside `schema`, through defaults, optionals, nullables and pipes; undefined where
+ * the path leaves objects (a record, an array, a union). */
+function schemaAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
+  // what wraps an object: .default(), .optional(), .nullable(), .transform()/.pipe()
+  const unwrap = (start: z.ZodType | undefined): z.ZodType | undefined => {
+    let current = start;
+    for (let guard = 0; current && guard < 10; guard++) {
+      if (current instanceof z.ZodDefault || current instanceof z.ZodOptional || current instanceof z.ZodNullable) current = current.unwrap() as z.ZodType;
+      else if (current instanceof z.ZodPipe) current = current.in as z.ZodType;
+      else break;
+    }
+    return current;
+  };
+  let current = unwrap(schema);
+  for (const key of path) {
+    current = current instanceof z.ZodObject && typeof key === 'string' ? unwrap(current.shape[key] as z.ZodType | undefined) : undefined;
+  }
+  return current;
+}
+
 /** `schema.parse(input)` with one readable line per problem. */
 export function parseLocalizerOptions<T>(localizer: string, schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input ?? {});
@@ -23,7 +43,8 @@ export function parseLocalizerOptions<T>(localizer: string, schema: z.ZodType<T>
   const lines = parsed.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       const where = issue.path.length ? ` in ${issue.path.join('.')}` : '';
-      return `${localizer}: unknown option(s) ${issue.keys.join(', ')}${where}; known: ${issue.path.length ? '(see its documentation)' : knownKeys(schema).join(', ')}`;
+      const known = knownKeys(schemaAt(schema, issue.path) ?? z.never());
+      return `${localizer}: unknown option(s) ${issue.keys.join(', ')}${where}; known: ${known.length ? known.join(', ') : '(see its documentation)'}`;
     }
     const key = issue.path.join('.') || '(options)';
     return `${localizer} option ${key} ${issue.message}, got ${JSON.stringify(valueAt(input, issue.path))}`;

@@ -154,7 +154,8 @@ describe('localizer names and options', () => {
   it('the retriever’s own options are typed too: a misspelled weight or a bad depth fails before any instance', async () => {
     // before: `retrieval` was any object, so {"weights":{"histroy":0}} ran with the history channel on
     await expect(validateLocalizer('retrieval', { retrieval: { weights: { histroy: 0 } } })).rejects.toThrow(
-      /retrieval: unknown option\(s\) histroy in retrieval\.weights/,
+      // the known keys of the nested object, not "(see its documentation)"
+      /retrieval: unknown option\(s\) histroy in retrieval\.weights; known: chunkBm25, definitions, dense, fileBm25, graph, history, paths$/,
     );
     await expect(validateLocalizer('blagent', { retrieval: { chunkDepth: 0 } })).rejects.toThrow(
       /blagent option retrieval\.chunkDepth must be a positive integer, got 0/,
