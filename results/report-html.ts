@@ -146,8 +146,8 @@ export function renderHtml(report: Report): string {
     );
   sections.push(
     `<section><h2>Localization</h2>${htmlTable(
-      ['run', ...LOCALIZATION_COLUMNS.map(([label]) => label)],
-      runs.map((r) => [runLabel(r), ...LOCALIZATION_COLUMNS.map(([, key]) => num(r.localization[key]))]),
+      ['run', 'n', ...LOCALIZATION_COLUMNS.map(([label]) => label)],
+      runs.map((r) => [runLabel(r), r.localized === undefined ? '–' : String(r.localized), ...LOCALIZATION_COLUMNS.map(([, key]) => num(r.localization[key]))]),
     )}</section>`,
   );
   const costRows = runs.flatMap((r) =>

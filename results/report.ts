@@ -210,8 +210,12 @@ export function renderMarkdown(report: Report): string {
   out.push('## Localization per run', '');
   out.push(
     mdTable(
-      ['run', ...LOCALIZATION_COLUMNS.map(([label]) => label)],
-      report.runs.map((r) => [runLabel(r), ...LOCALIZATION_COLUMNS.map(([, key]) => num(r.localization[key]))]),
+      ['run', 'n', ...LOCALIZATION_COLUMNS.map(([label]) => label)],
+      report.runs.map((r) => [
+        runLabel(r),
+        r.localized === undefined ? '–' : String(r.localized),
+        ...LOCALIZATION_COLUMNS.map(([, key]) => num(r.localization[key])),
+      ]),
     ),
     '',
   );

@@ -68,6 +68,9 @@ describe('run folders of every kind, one reader', () => {
     await locfix(['report', runs('ret-a'), runs('ret-b'), '--out', runs('report-ab')]);
     const md = await readFile(path.join(runs('report-ab'), 'report.md'), 'utf8');
     expect(md).toMatch(/5 instances selected by every run; 5 localized by every run \(localization statistics\); 0 judged by every run/);
+    // the localization table says what its means are over (it had no n column)
+    expect(md).toMatch(/\| run \| n \| Hit@1 \|/);
+    expect(md).toMatch(/\| ret-a \(retrieval\) \| 5 \| /);
   }, 120_000);
 
   it('a locfix run stopped after localization: eval-loc scores it, analyze counts nothing as a failure', async () => {
