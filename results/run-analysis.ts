@@ -342,7 +342,8 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
     runId: layout.id,
     localizer: outcome.localizer,
     upperBound,
-    model: manifest?.models.llm,
+    // the arm's label: a replayed run says it is a replay of the recorded model
+    model: folder.arm.model ?? manifest?.models.llm,
     instances: instances.length,
     resolved: outcome.resolved.length,
     failures,
@@ -357,7 +358,16 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
     startedAt: manifest?.createdAt,
     finishedAt: manifest?.invocations.at(-1)?.finishedAt,
   };
-  return { runId: layout.id, localizer: outcome.localizer, upperBound, model: manifest?.models.llm, instances: analyses, report, outcome, warnings };
+  return {
+    runId: layout.id,
+    localizer: outcome.localizer,
+    upperBound,
+    model: folder.arm.model ?? manifest?.models.llm,
+    instances: analyses,
+    report,
+    outcome,
+    warnings,
+  };
 }
 
 /** Writes runs/<id>/analysis.json (per-instance categories + summary) and returns the analysis. */

@@ -138,10 +138,12 @@ function recordedSettings(manifest: RunManifest): Record<string, unknown> | unde
 function armOf(kind: RunFolderKind, manifest: RunManifest | undefined, selections: Map<string, StageSelection>): RunArm {
   const settings = manifest ? recordedSettings(manifest) : undefined;
   if (manifest && settings && (kind === 'pipeline' || kind === 'merged' || manifest.kind === 'stage')) {
-    const config = manifest.config as { dataset?: string };
+    const config = manifest.config as { dataset?: string; llm?: string | { model?: string } };
+    // a replayed run answers with the recorded model's identity: its label says it is a replay of it
+    const llmSpec = typeof config.llm === 'string' ? config.llm : config.llm?.model;
     return {
       localizer: manifest.localizer,
-      model: manifest.models.llm,
+      model: llmSpec?.startsWith('replay:') && manifest.models.llm ? `replay of ${manifest.models.llm}` : manifest.models.llm,
       embedder: manifest.models.embedder,
       dataset: config.dataset ?? manifest.dataset,
       seed: manifest.seed,

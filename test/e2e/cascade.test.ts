@@ -9,6 +9,7 @@ import { readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExperiment } from '../../app/engine/experiment.ts';
+import { openRunFolder } from '../../results/run-folder.ts';
 import { parseRunConfig, type RunConfigInput } from '../../src/config.ts';
 import type { MiniBenchBuild } from '../../src/minibench/build.ts';
 import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';
@@ -115,6 +116,9 @@ describe('cascade through locfix run (scripted model, Chroma)', () => {
     const before = chats();
     await run('replayed', undefined, false, `replay:${runDir('share')}`);
     expect(chats()).toBe(before);
+    // the replayed run's arm says it is a replay, not the live model it answers as
+    expect((await openRunFolder(runDir('replayed'))).arm.model).toBe('replay of openai:scripted');
+    expect((await openRunFolder(runDir('share'))).arm.model).toBe('openai:scripted');
     for (const id of IDS) {
       const [a, b] = await Promise.all([files('share', id), files('replayed', id)]);
       expect(b.output!.files, id).toEqual(a.output!.files);
