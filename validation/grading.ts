@@ -249,7 +249,8 @@ export function evalReport(
   const disagreements = rules.unforgeable && runnerReport ? reportDisagreements(passedInLog(reading.statusMap, gold, rules), runnerReport) : [];
   if (disagreements.length > 0) {
     entry.report_disagreements = disagreements;
-    entry.not_graded_reason = `the log and the runner's own report disagree: ${disagreements.length} test(s) the log calls passed the report calls ${[...new Set(disagreements.map((d) => d.report))].join(' or ')} (${disagreements
+    const said = { failed: 'failed in the report', skipped: 'skipped in the report', absent: 'missing from the report', passed: 'passed' };
+    entry.not_graded_reason = `the log and the runner's own report disagree: ${disagreements.length} test(s) the log calls passed are ${[...new Set(disagreements.map((d) => said[d.report]))].join(' or ')} (${disagreements
       .slice(0, 3)
       .map((d) => d.test)
       .join(', ')}${disagreements.length > 3 ? ', …' : ''})`;

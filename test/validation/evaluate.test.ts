@@ -253,8 +253,12 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     expect(exact.report).toMatchObject({ resolved: true, test_exit_code: 0 });
     const ours = await grade(`deselect-${process.pid}`);
     expect(ours.report).toMatchObject({ resolved: false, patch_successfully_applied: false });
-    expect(ours.report.report_disagreements).toEqual(fixture.instance.FAIL_TO_PASS.map((test) => ({ test, report: 'absent' })));
-    expect(ours.report.not_graded_reason).toMatch(/the log and the runner's own report disagree: 2 test\(s\)/);
+    // test_clamp_high never ran; test_bounds[11-10] is a parametrization of a function that ran, which an id
+    // spelled otherwise could also be, so it is not read as missing
+    expect(ours.report.report_disagreements).toEqual([{ test: 'tests/test_core.py::test_clamp_high', report: 'absent' }]);
+    expect(ours.report.not_graded_reason).toMatch(
+      /the log and the runner's own report disagree: 1 test\(s\) the log calls passed are missing from the report \(tests\/test_core\.py::test_clamp_high\)/,
+    );
     // the report is kept beside the log
     expect(await fs.readFile(path.join(ours.dir, 'runner_report.xml'), 'utf8')).toContain('tests.test_core');
   }, 600_000);

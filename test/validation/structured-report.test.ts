@@ -36,6 +36,11 @@ describe("pytest's JUnit report", () => {
       { test: 'test_calc.py::test_skipped', report: 'skipped' },
       { test: 'test_calc.py::test_gone', report: 'absent' },
     ]);
+    // the harness' pytest parser cuts "test_param[c d]" at its space: a parametrization the report spells
+    // otherwise is not missing; one of a function the report never ran is
+    expect(reportDisagreements(['test_calc.py::test_param[c', 'test_calc.py::test_other_param[x]'], report)).toEqual([
+      { test: 'test_calc.py::test_other_param[x]', report: 'absent' },
+    ]);
   });
 
   it('grades a log that contradicts the report as not graded, with the tests named; an agreeing log as usual', () => {
@@ -47,7 +52,7 @@ describe("pytest's JUnit report", () => {
       resolved: false,
       patch_successfully_applied: false,
       report_disagreements: [{ test: 'test_calc.py::test_add', report: 'failed' }],
-      not_graded_reason: "the log and the runner's own report disagree: 1 test(s) the log calls passed the report calls failed (test_calc.py::test_add)",
+      not_graded_reason: "the log and the runner's own report disagree: 1 test(s) the log calls passed are failed in the report (test_calc.py::test_add)",
     });
     const honest = evalReport('x', 'p', log('FAILED test_calc.py::test_add\nPASSED test_calc.py::test_other'), gold, parseLogPytest, undefined, report).x;
     expect(honest).toMatchObject({ resolved: false, patch_successfully_applied: true });
