@@ -1,0 +1,89 @@
+/**
+ * Patches that forge their own verdict, evaluated in a real container: a conftest hook that prints PASSED lines
+ * after pytest's own, and one that drops the failing tests and prints their PASSED lines. The harness' rules
+ * resolve them; locfix's default grading does not (validation/grading-rules.ts, structured-report.ts).
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerRuntime } from '../../docker/sandbox.ts';
+import { ImageProvider } from '../../docker/images.ts';
+import { instanceLogDir } from '../../validation/evaluate.ts';
+import { runEvaluation } from '../../validation/run-evaluation.ts';
+import type { Prediction } from '../../validation/predictions.ts';
+import { ensureDocker } from '../support/docker.ts';
+import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
+
+const hasDocker = await ensureDocker('forged-verdict evaluation tests');
+
+describe.skipIf(!hasDocker)('forged verdicts in Docker', () => {
+  const runtime = new DockerRuntime({ concurrency: 2 });
+  let root: string;
+  let fixture: EvalFixture;
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'locfix-forged-test-'));
+    fixture = buildEvalFixture();
+  });
+
+  afterAll(async () => {
+    fixture?.cleanup();
+    if (root) await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('a patch whose conftest hook prints PASSED lines for its failing tests is not resolved; 4.1 rules would resolve it', async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const dataset = [fixture.instance];
+    const predictions: Prediction[] = [{ instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.forgesPassed }];
+    const runsDir = path.join(root, 'runs');
+    const grade = async (runId: string, grading?: { harness: '4.1' | '5.0.2'; unforgeable: boolean }) => {
+      const { summary } = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, timeoutMs: 120_000, ...(grading ? { grading } : {}) });
+      const dir = instanceLogDir(runsDir, runId, fixture.instance.instance_id);
+      const report = JSON.parse(await fs.readFile(path.join(dir, 'report.json'), 'utf8'))[fixture.instance.instance_id];
+      return { summary, report, testOutput: await fs.readFile(path.join(dir, 'test_output.txt'), 'utf8') };
+    };
+    const ours = await grade(`forged-${process.pid}`);
+    // the eval script recorded pytest's own exit status after the end marker, and the forged lines came after it
+    expect(ours.testOutput).toMatch(/>>>>> End Test Output'?\n(\+ echo .*\n)?>>>>> Test Exit Code: 1\n/);
+    expect(ours.testOutput).toContain('FAILED tests/test_core.py::test_clamp_high');
+    expect(ours.testOutput.lastIndexOf('PASSED tests/test_core.py::test_clamp_high')).toBeGreaterThan(
+      ours.testOutput.indexOf('FAILED tests/test_core.py::test_clamp_high'),
+    );
+    expect(ours.summary.resolved_ids).toEqual([]);
+    expect(ours.report).toMatchObject({ resolved: false, test_exit_code: 1, grading: { harness: '5.0.2', unforgeable: true } });
+    // the hook printed after pytest's closing line: not pytest's output, left out, and the failures stand
+    expect(ours.report.ignored_output).toEqual(["2 result line(s) after the runner's closing summary, which the runner cannot have printed"]);
+    expect(ours.report.tests_status.FAIL_TO_PASS.failure).toEqual(fixture.instance.FAIL_TO_PASS);
+    // the harness before 5.0 read the forged lines as the truth
+    const before = await grade(`forged41-${process.pid}`, { harness: '4.1', unforgeable: false });
+    expect(before.report).toMatchObject({ resolved: true, grading: { harness: '4.1', unforgeable: false } });
+  }, 600_000);
+
+  it("a patch that drops its failing tests and prints their PASSED lines is caught by pytest's own report", async () => {
+    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const dataset = [fixture.instance];
+    const predictions: Prediction[] = [
+      { instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.forgesByDeselecting },
+    ];
+    const runsDir = path.join(root, 'runs');
+    const grade = async (runId: string, grading?: { harness: '4.1' | '5.0.2'; unforgeable: boolean }) => {
+      await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, timeoutMs: 120_000, ...(grading ? { grading } : {}) });
+      const dir = instanceLogDir(runsDir, runId, fixture.instance.instance_id);
+      return { dir, report: JSON.parse(await fs.readFile(path.join(dir, 'report.json'), 'utf8'))[fixture.instance.instance_id] };
+    };
+    // nothing fails, the exit code is 0, and the forged lines precede pytest's closing line: 5.0.2 resolves it
+    const exact = await grade(`deselect502-${process.pid}`, { harness: '5.0.2', unforgeable: false });
+    expect(exact.report).toMatchObject({ resolved: true, test_exit_code: 0 });
+    const ours = await grade(`deselect-${process.pid}`);
+    expect(ours.report).toMatchObject({ resolved: false, patch_successfully_applied: false });
+    // test_clamp_high never ran; test_bounds[11-10] is a parametrization of a function that ran, which an id
+    // spelled otherwise could also be, so it is not read as missing
+    expect(ours.report.report_disagreements).toEqual([{ test: 'tests/test_core.py::test_clamp_high', report: 'absent' }]);
+    expect(ours.report.not_graded_reason).toMatch(
+      /the log and the runner's own report disagree: 1 test\(s\) the log calls passed are missing from the report \(tests\/test_core\.py::test_clamp_high\)/,
+    );
+    // the report is kept beside the log
+    expect(await fs.readFile(path.join(ours.dir, 'runner_report.xml'), 'utf8')).toContain('tests.test_core');
+  }, 600_000);
+});
