@@ -19,6 +19,13 @@ export interface LocalizerDefinition<Options> {
   needs?(options: Options): Capability[];
   /** capabilities it uses when the run has them, given its options */
   uses?(options: Options): Capability[];
+  /**
+   * these options with every default the localizer applies written out: the canonical form that names an arm, so
+   * options typed differently but meaning the same are one configuration (the schema's own defaults need nothing)
+   */
+  resolved?(options: Options): Promise<Options>;
+  /** what changes when a run with these options is split into shards that each run it apart, if anything */
+  shardCaveat?(options: Options): string | undefined;
   /** localizers nested in these options (a cascade's tiers), validated with them before any instance runs */
   nested?(options: Options): Array<{ name: string; options: Record<string, unknown>; set(parsed: Record<string, unknown>): void }>;
   /** `options` already validated; `run.seed` is the run's seed (localizers that sample may use it) */
@@ -45,6 +52,11 @@ const withRunSeed = <O extends { seed?: number }>(options: O, run: { seed?: numb
 export const LOCALIZERS: Record<string, LocalizerEntry> = {
   retrieval: defineLocalizer({
     options: async () => (await import('./retrieval-localizer.ts')).RetrievalOptionsSchema,
+    resolved: async (options) => ({
+      queries: options.queries ?? (await import('./retrieval/query.ts')).DEFAULT_QUERY_PRESET,
+      environmentReports: options.environmentReports ?? 'drop',
+      retrieval: (await import('./retrieval/options.ts')).resolveRetrievalOptions(options.retrieval),
+    }),
     create: async (options) => new (await import('./retrieval-localizer.ts')).RetrievalLocalizer(options),
   }),
   oracle: defineLocalizer({
@@ -55,6 +67,7 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
     options: async () => (await import('./blagent/options.ts')).BlagentOptionsSchema,
     needs: (options) => (options.allowNoLlm === true ? [] : ['model']),
     uses: () => ['model'],
+    resolved: async (options) => ({ ...options, retrieval: (await import('./retrieval/options.ts')).resolveRetrievalOptions(options.retrieval) }),
     create: async (options, run) => new (await import('./blagent/index.ts')).BlagentLocalizer(withRunSeed(options, run)),
   }),
   locagent: defineLocalizer({
@@ -80,6 +93,12 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
           tier.options = parsed;
         },
       })),
+    shardCaveat: (options) => {
+      const shared = options.tiers.flatMap((tier, i) => (tier.escalate?.share !== undefined ? [`tier ${i + 1} escalates ${tier.escalate.share}`] : []));
+      return shared.length
+        ? `the cascade's share rule (${shared.join(', ')}) ranks the whole run; each shard ranks only its own instances, so a sharded run escalates other instances than one run would`
+        : undefined;
+    },
     // tiers are built through this registry, with the run's seed
     create: async (options, run) =>
       new (await import('./cascade/index.ts')).CascadeLocalizer(options, (name, tierOptions) => createLocalizer(name, tierOptions, run)),
@@ -87,6 +106,7 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
   agentless: defineLocalizer({
     options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,
     needs: () => ['model'],
+    resolved: async (options) => ({ ...(await import('./agentless/options.ts')).AGENTLESS_DEFAULTS, ...options }),
     create: async (options) => new (await import('./agentless/index.ts')).AgentlessLocalizer(options),
   }),
 };
@@ -130,6 +150,29 @@ export async function validateLocalizer(name: string, options: Record<string, un
   const parsed = parseLocalizerOptions(name, await entry.options(), options) as Record<string, unknown>;
   for (const [i, child] of (entry.nested?.(parsed) ?? []).entries()) child.set(await validateLocalizer(child.name, child.options, `${where} (tier ${i + 1})`));
   return parsed;
+}
+
+/**
+ * The options of a localizer in the one form that names its configuration: validated, every default written out,
+ * nested tiers in their own canonical form. Two runs whose canonical options are equal ran the same localizer,
+ * whatever was typed. A name the registry does not know (a run imported from elsewhere) keeps its options as given.
+ */
+export async function canonicalLocalizerOptions(name: string, options: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  if (!Object.hasOwn(LOCALIZERS, name)) return options;
+  const entry = LOCALIZERS[name];
+  const parsed = parseLocalizerOptions(name, await entry.options(), options) as Record<string, unknown>;
+  for (const child of entry.nested?.(parsed) ?? []) child.set(await canonicalLocalizerOptions(child.name, child.options));
+  return (await entry.resolved?.(parsed)) ?? parsed;
+}
+
+/** What a split into shards changes for this localizer (undefined: nothing); options that do not validate say nothing. */
+export async function localizerShardCaveat(name: string, options: Record<string, unknown> = {}): Promise<string | undefined> {
+  if (!Object.hasOwn(LOCALIZERS, name) || !LOCALIZERS[name].shardCaveat) return undefined;
+  try {
+    return LOCALIZERS[name].shardCaveat!(await validateLocalizer(name, options));
+  } catch {
+    return undefined;
+  }
 }
 
 export async function createLocalizer(name: string, options: Record<string, unknown> = {}, run: { seed?: number } = {}): Promise<FileLocalizer> {

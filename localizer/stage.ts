@@ -4,6 +4,7 @@
  * a selection (one artifact per instance under runs/<id>/<stage>/, resumable, failure-isolated) and writes
  * the selection file that `eval-loc` scores against.
  */
+import type { RetryErrors } from '../src/run/stage-runner.ts';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
@@ -115,7 +116,7 @@ export interface LocalizationStageSettings {
   stage?: string;
   /** instances localized at once (LLM-bound localizers benefit; indexing is CPU-bound) */
   concurrency?: number;
-  retryErrors?: boolean;
+  retryErrors?: RetryErrors;
   onEvent?: (event: StageEvent) => void;
   /** recorded in the selection file (what eval-loc and reports show about the run) */
   settings?: Record<string, unknown>;

@@ -8,6 +8,7 @@
  *   select/<instance>.json   StageArtifact<Selection>
  *   predictions.jsonl        {instance_id, model_name_or_path, model_patch} per instance
  */
+import type { RetryErrors } from '../src/run/stage-runner.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
@@ -76,7 +77,7 @@ export interface RepairStageResult {
 export async function runRepairStage(
   runDir: string,
   inputs: Iterable<RepairInstanceInput & { instance: SweInstance }>,
-  deps: RepairDeps & { concurrency?: number; retryErrors?: boolean; onEvent?: (event: StageEvent) => void },
+  deps: RepairDeps & { concurrency?: number; retryErrors?: RetryErrors; onEvent?: (event: StageEvent) => void },
 ): Promise<RepairStageResult> {
   const byId = new Map([...inputs].map((input) => [input.instance.instance_id, input]));
   const analyzer = deps.analyzer ?? (await PythonAnalyzer.create());

@@ -30,6 +30,7 @@ import {
   type ConfidenceInterval,
   type WilcoxonResult,
 } from './statistics.ts';
+import { settingsChanges } from '../src/util/settings-diff.ts';
 import { BINARY_METRICS, INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
 
 export interface RunOutcome {
@@ -37,6 +38,8 @@ export interface RunOutcome {
   localizer: string;
   /** the run's arm key (results/run-folder.ts); runs with equal keys are repeats of one arm */
   armKey?: string;
+  /** the settings behind that key, to name what differs when runs of different keys are pooled by --arm */
+  armSettings?: Record<string, unknown>;
   /** the arm's name, set by compareRuns */
   arm?: string;
   /** instances with an outcome (evaluated, or stopped for a reason of their own); undefined: all */
@@ -128,6 +131,8 @@ export interface Comparison {
   operational: OperationalComparison[];
   /** resolved rate, alternative minus reference, with paired intervals and McNemar (compare-resolution.ts) */
   resolution: ResolutionComparison[];
+  /** what makes a number above mean less than it seems (an --arm that pools different configurations) */
+  warnings: string[];
 }
 
 export type { OperationalComparison } from './compare-operational.ts';
@@ -308,7 +313,41 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
     metrics,
     operational,
     resolution,
+    warnings: [
+      ...pooledArmWarnings(input, options.arms ?? {}),
+      ...[reference, ...alternatives]
+        .filter((arm) => alternatives.length > 0 && !common.some((id) => hasCost(runsOf(arm)[0].operations?.[id])))
+        .map(
+          (arm) =>
+            `arm ${arm} recorded no agent time or tokens on the instances compared (an imported run has what its source published): its cost is not compared`,
+        ),
+    ],
   };
+}
+
+/** Whether an instance's localization recorded any cost (agent time or tokens). */
+function hasCost(op: { agentSeconds?: number; inputTokens?: number; outputTokens?: number } | undefined): boolean {
+  return op?.agentSeconds !== undefined || op?.inputTokens !== undefined || op?.outputTokens !== undefined;
+}
+
+/**
+ * An arm named with --arm is counted as repeats of one method. When its runs are of different configurations (a
+ * cascade and a plain retrieval), its rates mix methods: said, naming what differs, never refused (a user may mean it).
+ */
+export function pooledArmWarnings(outcomes: readonly RunOutcome[], named: Record<string, string[]>): string[] {
+  const warnings: string[] = [];
+  for (const [name, runIds] of Object.entries(named)) {
+    const runs = runIds.map((id) => outcomes.find((o) => o.runId === id)!);
+    const [first, ...rest] = runs;
+    const other = rest.find((o) => o.armKey === undefined || o.armKey !== first.armKey);
+    if (!other) continue;
+    const changes = first.armSettings && other.armSettings ? settingsChanges(first.armSettings, other.armSettings) : [];
+    const what = changes.length
+      ? changes.slice(0, 3).join('; ') + (changes.length > 3 ? `; and ${changes.length - 3} more` : '')
+      : `localizer ${first.localizer} → ${other.localizer}`;
+    warnings.push(`--arm ${name} pools runs of different configurations (${first.runId} → ${other.runId}: ${what}): its rates mix methods`);
+  }
+  return warnings;
 }
 
 /** Bootstrap CIs of every localization metric, and exact McNemar (Holm-adjusted) on the binary ones. */

@@ -68,6 +68,8 @@ export interface InstanceEvidence {
   resolved: boolean;
   /** the patch did not apply or the harness failed */
   evaluationError?: string;
+  /** that failure's cause (failure-cause.ts), with the harness tier: "evaluation-ambiguous (tier ambiguous)" */
+  evaluationCause?: string;
   /** harness 5.0's advisory infrastructure label of the evaluation logs (validation/infra-failure.ts) */
   infraFailure?: { reason: string; tier: string };
   /** the dataset's own gold patch does not resolve the instance (src/harness/known-gold-failures.json) */
@@ -106,6 +108,7 @@ export interface InstanceAnalysis {
   line?: LineMatch;
   emptyReason?: string;
   evaluationError?: string;
+  evaluationCause?: string;
   /** the evaluation logs show an infrastructure fault (harness 5.0's tiers: environment, ambiguous); advisory,
    * the category stands */
   infraFailure?: { reason: string; tier: string };
@@ -300,90 +303,11 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
     functionCorrect,
     line,
     ...(e.emptyReason && !hasPatch ? { emptyReason: e.emptyReason } : {}),
-    ...(e.evaluationError ? { evaluationError: e.evaluationError } : {}),
+    ...(e.evaluationError ? { evaluationError: e.evaluationError, ...(e.evaluationCause ? { evaluationCause: e.evaluationCause } : {}) } : {}),
     ...(e.infraFailure && !e.resolved ? { infraFailure: e.infraFailure } : {}),
     ...(e.knownGoldFailure && !e.resolved ? { knownGoldFailure: e.knownGoldFailure } : {}),
     ...(category === 'budget-exhausted' ? { budgetExhausted: e.budgetExhausted } : {}),
     ...(category === 'not-evaluated' ? { notJudged: e.notEvaluated } : category === 'not-reached' ? { notJudged: e.notReached } : {}),
     ...(category === 'not-reached' && e.notReachedCause ? { notReachedCause: e.notReachedCause } : {}),
   };
-}
-
-export interface CategoryCount {
-  count: number;
-  /** share of the judged instances (those evaluated, or stopped for a reason of their own); for not-evaluated and
-   * not-reached, share of all instances */
-  share: number;
-  /** share of the unresolved judged instances (the paper's Figure 18b denominator); undefined for 'resolved'
-   * and the categories of work not done */
-  shareOfUnresolved?: number;
-  instances: string[];
-}
-
-export interface FailureSummary {
-  total: number;
-  /** instances with an outcome: total less not-evaluated and not-reached (every rate's denominator) */
-  judged: number;
-  /** judged and not resolved */
-  unresolved: number;
-  /** why instances were not judged, with how many each reason stopped */
-  notJudgedReasons: Record<string, number>;
-  categories: Record<FailureCategory, CategoryCount>;
-  byRepo: Record<string, Record<FailureCategory, number>>;
-  emptyReasons: Record<string, number>;
-  /** unresolved instances whose evaluation logs show an infrastructure fault, as "tier: reason" → count */
-  infraFailures: Record<string, number>;
-  /** unresolved instances the dataset's own gold patch does not resolve either */
-  knownGoldFailures: string[];
-  /** not-reached instances by what stopped them: "infrastructure: model-unreachable", "configuration: …", or
-   * "not run yet" */
-  notReachedByCause: Record<string, number>;
-}
-
-export function summarizeFailures(analyses: readonly InstanceAnalysis[]): FailureSummary {
-  const total = analyses.length;
-  const judged = analyses.filter((a) => !NOT_JUDGED.has(a.category)).length;
-  const unresolved = analyses.filter((a) => !NOT_JUDGED.has(a.category) && a.category !== 'resolved').length;
-  const categories = Object.fromEntries(
-    FAILURE_CATEGORIES.map((c) => {
-      const instances = analyses
-        .filter((a) => a.category === c)
-        .map((a) => a.instanceId)
-        .sort();
-      const denominator = NOT_JUDGED.has(c) ? total : judged;
-      const entry: CategoryCount = { count: instances.length, share: denominator ? instances.length / denominator : 0, instances };
-      if (c !== 'resolved' && !NOT_JUDGED.has(c)) entry.shareOfUnresolved = unresolved ? instances.length / unresolved : 0;
-      return [c, entry];
-    }),
-  ) as Record<FailureCategory, CategoryCount>;
-  const byRepo: Record<string, Record<FailureCategory, number>> = {};
-  const emptyReasons: Record<string, number> = {};
-  const notJudgedReasons: Record<string, number> = {};
-  const infraFailures: Record<string, number> = {};
-  for (const a of analyses) {
-    if (a.infraFailure) {
-      const label = `${a.infraFailure.tier}: ${a.infraFailure.reason}`;
-      infraFailures[label] = (infraFailures[label] ?? 0) + 1;
-    }
-    byRepo[a.repo] ??= Object.fromEntries(FAILURE_CATEGORIES.map((c) => [c, 0])) as Record<FailureCategory, number>;
-    byRepo[a.repo][a.category]++;
-    if (a.category === 'empty-patch') {
-      const reason = a.emptyReason ?? 'unknown';
-      emptyReasons[reason] = (emptyReasons[reason] ?? 0) + 1;
-    }
-    if (NOT_JUDGED.has(a.category)) {
-      const reason = `${a.category}: ${a.notJudged ?? 'unknown'}`;
-      notJudgedReasons[reason] = (notJudgedReasons[reason] ?? 0) + 1;
-    }
-  }
-  const notReachedByCause: Record<string, number> = {};
-  for (const a of analyses.filter((x) => x.category === 'not-reached')) {
-    const cause = a.notReachedCause ?? 'not run yet';
-    notReachedByCause[cause] = (notReachedByCause[cause] ?? 0) + 1;
-  }
-  const knownGoldFailures = analyses
-    .filter((a) => a.knownGoldFailure)
-    .map((a) => a.instanceId)
-    .sort();
-  return { total, judged, unresolved, notJudgedReasons, categories, byRepo, emptyReasons, infraFailures, knownGoldFailures, notReachedByCause };
 }

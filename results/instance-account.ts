@@ -4,7 +4,8 @@
  * finishes the work. No rate is given over nothing, and where patches wait for evaluation beside judged work the
  * resolved count is given as the bounds it could still reach.
  */
-import { FAILURE_CATEGORIES, NOT_JUDGED, type FailureSummary } from './failure-analysis.ts';
+import { FAILURE_CATEGORIES, NOT_JUDGED } from './failure-analysis.ts';
+import type { FailureSummary } from './failure-summary.ts';
 
 function rate(count: number, over: number): string {
   return over > 0 ? ` (${((100 * count) / over).toFixed(1)} %)` : '';

@@ -29,6 +29,18 @@ interface BarPart {
   label: string;
   color: string;
   value: number;
+  /** what the part's value is a share of, when not the bar's total (outcomes: the judged instances), for its tooltip */
+  shareOf?: { value: number; what: string };
+}
+
+/** Dark text on a light fill, white on a dark one (relative luminance of a #rrggbb colour, WCAG's formula). */
+function textOn(color: string): string {
+  const channel = (i: number) => {
+    const c = Number.parseInt(color.slice(1 + 2 * i, 3 + 2 * i), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
+  return luminance > 0.4 ? '#212121' : '#fff';
 }
 
 function categoryPart(key: FailureCategory, value: number): BarPart {
@@ -54,11 +66,15 @@ function stackedBars(rows: Array<{ label: string; parts: BarPart[] }>, title: st
     for (const p of row.parts) {
       if (!p.value) continue;
       const w = (p.value / total) * plot;
+      // the bar is drawn over every instance; a share is printed only over what it is a share of
+      const share = p.shareOf ? (p.shareOf.value ? `, ${pct(p.value / p.shareOf.value)} of ${p.shareOf.what}` : '') : `, ${pct(p.value / total)}`;
       parts.push(
-        `<rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${p.color}"><title>${escapeHtml(p.label)}: ${p.value} (${pct(p.value / total)})</title></rect>`,
+        `<rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${p.color}"><title>${escapeHtml(p.label)}: ${p.value} of ${total}${escapeHtml(share)}</title></rect>`,
       );
-      if (w > 34)
-        parts.push(`<text x="${(x + w / 2).toFixed(1)}" y="${y + barHeight * 0.68}" text-anchor="middle" class="inbar">${pct(p.value / total)}</text>`);
+      if (w > 20)
+        parts.push(
+          `<text x="${(x + w / 2).toFixed(1)}" y="${y + barHeight * 0.68}" text-anchor="middle" class="inbar" style="fill:${textOn(p.color)}">${p.value}</text>`,
+        );
       x += w;
     }
   });
@@ -112,23 +128,28 @@ export function renderHtml(report: Report): string {
   const runs = report.runs;
   sections.push(
     `<section><h2>Outcomes</h2><p>${escapeHtml(JUDGED_NOTE)}</p>${stackedBars(
-      runs.map((r) => ({
-        label: runLabel(r),
-        parts: [
-          categoryPart('not-reached', r.failures.categories['not-reached'].count),
-          categoryPart('not-evaluated', r.failures.categories['not-evaluated'].count),
-          categoryPart('resolved', r.failures.categories.resolved.count),
-          categoryPart('empty-patch', r.failures.categories['empty-patch'].count),
-          categoryPart('evaluation-error', r.failures.categories['evaluation-error'].count),
-          categoryPart('budget-exhausted', r.failures.categories['budget-exhausted'].count),
-          {
-            label: 'unresolved (with a patch)',
-            color: '#8d6e63',
-            value: (['file', 'function', 'line', 'patch-generation'] as const).reduce((s, c) => s + r.failures.categories[c].count, 0),
-          },
-        ],
-      })),
-      'Outcomes per run (work not done first: not reached, not evaluated)',
+      runs.map((r) => {
+        const judged = { value: r.failures.judged, what: 'judged' };
+        const outcome = (key: FailureCategory): BarPart => ({ ...categoryPart(key, r.failures.categories[key].count), shareOf: judged });
+        return {
+          label: runLabel(r),
+          parts: [
+            categoryPart('not-reached', r.failures.categories['not-reached'].count),
+            categoryPart('not-evaluated', r.failures.categories['not-evaluated'].count),
+            outcome('resolved'),
+            outcome('empty-patch'),
+            outcome('evaluation-error'),
+            outcome('budget-exhausted'),
+            {
+              label: 'unresolved (with a patch)',
+              color: '#8d6e63',
+              value: (['file', 'function', 'line', 'patch-generation'] as const).reduce((s, c) => s + r.failures.categories[c].count, 0),
+              shareOf: judged,
+            },
+          ],
+        };
+      }),
+      'Instances per run by outcome (counts; work not done first: not reached, not evaluated; rates in the table are over judged)',
     )}</section>`,
   );
   const withPatchFailures = (r: (typeof runs)[number]) =>
@@ -278,6 +299,7 @@ export function renderHtml(report: Report): string {
 
   const c = report.comparison;
   if (c) {
+    for (const w of c.warnings ?? []) sections.push(`<section><p class="warning"><strong>Warning:</strong> ${escapeHtml(w)}</p></section>`);
     if (c.judgedInstances === 0)
       sections.push(
         `<section><h2>Resolution</h2><p>${escapeHtml(alignmentNote(c))} No instance was judged by every run: no resolution statistics.</p></section>`,
@@ -354,7 +376,7 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #e0e0e0;padding-bottom:4px}
 table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #e0e0e0;padding:4px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}
-svg text{font:12px system-ui,sans-serif;fill:#212121}svg text.title{font-weight:600}svg text.inbar{fill:#fff;font-size:11px}svg text.legend{font-size:11px}
+svg text{font:12px system-ui,sans-serif;fill:#212121}svg text.title{font-weight:600}svg text.inbar{font-size:11px}svg text.legend{font-size:11px}
 .note{color:#616161}details{margin:6px 0}
 </style></head><body>
 <h1>locfix report</h1><p class="note">Generated ${escapeHtml(report.generatedAt)} · ${runs.length} run(s)</p>${upper}

@@ -7,7 +7,8 @@
 import type { SignalCalibration } from './calibration.ts';
 import { formatCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import type { Comparison, MetricComparison } from './compare.ts';
-import { FAILURE_CATEGORIES, NOT_JUDGED, type FailureCategory, type FailureSummary } from './failure-analysis.ts';
+import { FAILURE_CATEGORIES, NOT_JUDGED, type FailureCategory } from './failure-analysis.ts';
+import type { FailureSummary } from './failure-summary.ts';
 import type { Handoff } from '../src/artifacts/localization.ts';
 import type { InstanceMetrics } from './instance-metrics.ts';
 
@@ -276,7 +277,7 @@ export function renderMarkdown(report: Report): string {
 
   const c = report.comparison;
   if (c) {
-    out.push('## Comparison', '', alignmentNote(c), '');
+    out.push('## Comparison', '', alignmentNote(c), '', ...(c.warnings ?? []).flatMap((w) => [`**Warning:** ${w}`, '']));
     if (c.judgedInstances === 0)
       out.push(
         mdTable(

@@ -4,13 +4,13 @@
  * `locfix report`. Only reads files, so it can be rerun at any time, on any run, without models or Docker.
  */
 import { knownGoldFailure } from '../src/harness/known-gold-failures.ts';
-import { causeOf, describeCause } from '../src/run/failure-cause.ts';
+import { causeOf } from '../src/run/failure-cause.ts';
 import { calibrateAnswers, type LabelledAnswer } from './calibration.ts';
 import { addToCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import path from 'node:path';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { RunLayout } from '../src/run/run-layout.ts';
-import { readArtifact, STAGE_ERROR_KIND, type StageArtifact } from '../src/run/stage-runner.ts';
+import type { StageArtifact } from '../src/run/stage-runner.ts';
 import { PIPELINE_STAGES, STAGE, type StageName } from '../src/run/stage.ts';
 import { extractDefinitions } from '../src/parsing/definitions.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
@@ -18,12 +18,21 @@ import { RepoStore } from '../src/repo/store.ts';
 import { defaultCacheDir } from '../src/dataset/load.ts';
 import { modifiedExistingFiles } from '../src/patch.ts';
 import { writeJsonAtomic, writeJsonlAtomic } from '../src/util/fsx.ts';
-import { CONFIGURATION_KINDS, INSTANCES_FILE, openRunFolder, stageState, type RunFolder } from './run-folder.ts';
-import { rankedPathsOf, type FileLocalization } from '../src/artifacts/localization.ts';
-import type { RepairInstanceRecord, Selection } from '../repair/types.ts';
-import type { FunctionStageOutput, LineStageOutput } from '../localizer/hierarchy/stage.ts';
-import type { EvaluateStageOutput, ValidateStageOutput } from '../validation/stages.ts';
-import { analyzeInstance, goldElements, NOT_JUDGED, summarizeFailures, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
+import { INSTANCES_FILE, openRunFolder, type RunFolder } from './run-folder.ts';
+import { rankedPathsOf } from '../src/artifacts/localization.ts';
+import { analyzeInstance, goldElements, NOT_JUDGED, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
+import { summarizeFailures } from './failure-summary.ts';
+import {
+  budgetExhaustedAt,
+  emptyReasonOf,
+  evaluationCauseOf,
+  infraFailureOf,
+  loadInstanceArtifacts,
+  notEvaluatedReason,
+  notReachedReason,
+  ok,
+} from './instance-artifacts.ts';
+export { loadInstanceArtifacts, type InstanceArtifacts } from './instance-artifacts.ts';
 import type { RunOutcome } from './compare.ts';
 import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
 import type { HandoffSummary, RunReport, StageCost } from './report.ts';
@@ -32,111 +41,6 @@ import { filesOfPatch, localizationCost, runSpend, spentAtCap } from './run-cost
 
 export async function writeRunInstances(layout: RunLayout, instances: readonly SweInstance[]): Promise<void> {
   await writeJsonlAtomic(layout.file(INSTANCES_FILE), instances);
-}
-
-/** One instance's stage artifacts (absent: the stage never wrote one for it). */
-export interface InstanceArtifacts {
-  files?: StageArtifact<FileLocalization>;
-  functions?: StageArtifact<FunctionStageOutput>;
-  lines?: StageArtifact<LineStageOutput>;
-  repair?: StageArtifact<RepairInstanceRecord>;
-  validate?: StageArtifact<ValidateStageOutput>;
-  select?: StageArtifact<Selection>;
-  evaluate?: StageArtifact<EvaluateStageOutput>;
-}
-
-export async function loadInstanceArtifacts(layout: RunLayout, id: string, fileStage: string): Promise<InstanceArtifacts> {
-  const [files, functions, lines, repair, validate, select, evaluate] = await Promise.all([
-    readArtifact<FileLocalization>(layout, fileStage, id),
-    readArtifact<FunctionStageOutput>(layout, STAGE.functions, id),
-    readArtifact<LineStageOutput>(layout, STAGE.lines, id),
-    readArtifact<RepairInstanceRecord>(layout, STAGE.repair, id),
-    readArtifact<ValidateStageOutput>(layout, STAGE.validate, id),
-    readArtifact<Selection>(layout, STAGE.select, id),
-    readArtifact<EvaluateStageOutput>(layout, STAGE.evaluate, id),
-  ]);
-  return { files, functions, lines, repair, validate, select, evaluate };
-}
-
-const ok = <T>(a: StageArtifact<T> | undefined): T | undefined => (a?.status === 'ok' ? a.output : undefined);
-
-/** The stages on the way to a patch, with this instance's artifacts, in pipeline order. */
-function patchPath(a: InstanceArtifacts): ReadonlyArray<readonly [string, StageArtifact<unknown> | undefined]> {
-  return [
-    [STAGE.files, a.files],
-    [STAGE.functions, a.functions],
-    [STAGE.lines, a.lines],
-    [STAGE.repair, a.repair],
-    [STAGE.select, a.select],
-  ];
-}
-
-/** The reason an instance has no patch, from the first stage that stopped it. */
-function emptyReasonOf(a: InstanceArtifacts): string | undefined {
-  for (const [stage, artifact] of patchPath(a)) {
-    if (!artifact) return `not run: ${stage}`;
-    if (artifact.status === 'error') return `${stage} failed: ${artifact.error?.message.split('\n')[0] ?? 'error'}`;
-  }
-  return ok(a.select)?.emptyReason ?? ok(a.repair)?.selection.emptyReason;
-}
-
-/**
- * Why an instance without a patch has none when that is not its own outcome: the first stage on the way to a
- * patch that never ran for it (left out of the run, or not reached yet), or that failed because the run was
- * misconfigured. Undefined when every stage ran and the patch is empty for a reason of the instance's own.
- */
-/**
- * Why no patch was made, when that is not the method's doing: a stage not reached yet, or one stopped by the
- * infrastructure (a model server that did not answer, a replay miss, …) or the configuration (failure-cause.ts).
- * A method failure (its model's answer unusable) returns undefined: the instance is judged.
- */
-function notReachedReason(folder: RunFolder, a: InstanceArtifacts): { reason: string; cause?: string } | undefined {
-  for (const [stage, artifact] of patchPath(a)) {
-    const state = stageState(folder, stage, artifact);
-    if (state.state === 'not-reached') return { reason: `${stage}: ${state.reason}` };
-    if (state.state !== 'failed') continue;
-    if (state.kind && CONFIGURATION_KINDS.has(state.kind))
-      return { reason: `${stage}: configuration error: ${state.message.split('\n')[0]}`, cause: 'configuration: configuration' };
-    const cause = causeOf(artifact?.error);
-    if (cause.class === 'method') return undefined;
-    return { reason: `${stage}: ${describeCause(cause)}: ${state.message.split('\n')[0]}`, cause: `${cause.class}: ${cause.cause}` };
-  }
-  return undefined;
-}
-
-/** Why a patch was never graded: evaluation left out of the run, not reached yet, or misconfigured. */
-function notEvaluatedReason(folder: RunFolder, a: InstanceArtifacts): string | undefined {
-  const state = stageState(folder, STAGE.evaluate, a.evaluate);
-  if (state.state === 'not-reached') return state.reason;
-  if (state.state === 'failed' && state.kind && CONFIGURATION_KINDS.has(state.kind)) return `configuration error: ${state.message.split('\n')[0]}`;
-  return undefined;
-}
-
-/** The first stage a spend cap stopped, with what the instance had spent then (budget_exhausted errors). */
-/** The evaluation's infrastructure label (harness 5.0's tiers): on its outcome, or on its recorded error. */
-function infraFailureOf(artifact: InstanceArtifacts['evaluate']): { reason: string; tier: string } | undefined {
-  const found = artifact?.status === 'ok' ? (artifact.output as { infraFailure?: unknown } | undefined)?.infraFailure : artifact?.error?.details?.infraFailure;
-  const label = found as { reason?: unknown; tier?: unknown } | undefined;
-  return typeof label?.reason === 'string' && typeof label.tier === 'string' ? { reason: label.reason, tier: label.tier } : undefined;
-}
-
-function budgetExhaustedAt(a: InstanceArtifacts): string | undefined {
-  for (const [stage, artifact] of Object.entries(stageArtifacts(a))) {
-    if (artifact?.status === 'error' && artifact.error?.kind === STAGE_ERROR_KIND.budgetExhausted) return `${stage}: ${artifact.error.message.split('\n')[0]}`;
-  }
-  return undefined;
-}
-
-function stageArtifacts(a: InstanceArtifacts): Record<string, StageArtifact<unknown> | undefined> {
-  return {
-    [STAGE.files]: a.files,
-    [STAGE.functions]: a.functions,
-    [STAGE.lines]: a.lines,
-    [STAGE.repair]: a.repair,
-    [STAGE.validate]: a.validate,
-    [STAGE.select]: a.select,
-    [STAGE.evaluate]: a.evaluate,
-  };
 }
 
 export interface RunAnalysis {
@@ -187,6 +91,7 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
     runId: layout.id,
     localizer: folder.arm.localizer,
     armKey: folder.arm.key,
+    ...(folder.arm.settings ? { armSettings: folder.arm.settings } : {}),
     instances: instances.map((i) => i.id),
     repoOf: Object.fromEntries(instances.map((i) => [i.id, i.repo])),
     goldFiles: Object.fromEntries(instances.map((i) => [i.id, i.row?.patch ? modifiedExistingFiles(i.row.patch) : i.goldFiles])),
@@ -313,6 +218,7 @@ async function analyzeWith(folder: RunFolder, options: AnalyzeOptions): Promise<
       emptyReason: hasPatch ? undefined : emptyReasonOf(a),
       resolved: Boolean(evaluation?.resolved),
       evaluationError: hasPatch ? evaluationError : undefined,
+      evaluationCause: hasPatch ? evaluationCauseOf(a) : undefined,
       infraFailure: hasPatch ? infraFailureOf(a.evaluate) : undefined,
       knownGoldFailure: knownGoldFailure(id) ? `${knownGoldFailure(id)!.dataset}: ${knownGoldFailure(id)!.reason}` : undefined,
       budgetExhausted: budgetExhaustedAt(a),

@@ -7,7 +7,7 @@
  * - **imported**: made by `locfix import-run` from a published run;
  * - **merged**: made by `locfix merge` from shards or runs of disjoint instances.
  *
- * What it gives: the run's **arm** (what produced it, and a key that two runs share exactly when they differ by
+ * What it gives: the run's **arm** (run-arm.ts: what produced it, and a key that two runs share exactly when they differ by
  * seed alone), its instances with their gold files (and dataset rows where the folder or its dataset file has
  * them), the stages it has, and the stages it left out on purpose with the reason. `stageState` then says of
  * one instance and stage whether it is done, failed (with its kind) or was never reached, and why: work that
@@ -16,7 +16,6 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { artifactSettingsOfConfig } from '../src/config.ts';
 import { loadDataset } from '../src/dataset/load.ts';
 import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
@@ -26,26 +25,9 @@ import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
 import { CONFIGURATION_KINDS, type StageArtifact } from '../src/run/stage-runner.ts';
 import { PIPELINE_STAGES, STAGE } from '../src/run/stage.ts';
 import { readJsonIfExists } from '../src/util/fsx.ts';
-import { stableJson } from '../src/util/settings-diff.ts';
 
-/** `locfix retrieve` writes its file rankings here instead of localize-files/ */
-export const RETRIEVE_STAGE = 'retrieve';
-
-export type RunFolderKind = 'pipeline' | 'stage' | 'imported' | 'merged';
-
-/** What produced a run: runs of one arm differ by seed alone and are repeats of one another. */
-export interface RunArm {
-  localizer: string;
-  model?: string;
-  embedder?: string;
-  dataset?: string;
-  seed?: number;
-  /** the recorded settings that decide the artifacts, seed left out (a stable JSON text); undefined when the
-   * folder does not record them all (a stage folder of an older locfix): such a run is an arm of its own */
-  key?: string;
-  /** those settings, for the reports */
-  settings?: Record<string, unknown>;
-}
+import { armOf, RETRIEVE_STAGE, type RunArm, type RunFolderKind } from './run-arm.ts';
+export { RETRIEVE_STAGE, type RunArm, type RunFolderKind };
 
 export interface RunInstance {
   id: string;
@@ -121,48 +103,6 @@ async function stageFolders(layout: RunLayout, selections: Map<string, StageSele
   const present = new Set(selections.keys());
   for (const entry of await readdir(layout.root, { withFileTypes: true })) if (entry.isDirectory()) present.add(entry.name);
   return [STAGE.files, RETRIEVE_STAGE, ...PIPELINE_STAGES.slice(1)].filter((s) => present.has(s));
-}
-
-function withoutSeed(settings: Record<string, unknown>): Record<string, unknown> {
-  const { seed: _seed, ...rest } = settings;
-  return rest;
-}
-
-/** The artifact settings a `locfix run` manifest records, or, for one written before they were, its config's. */
-function recordedSettings(manifest: RunManifest): Record<string, unknown> | undefined {
-  if (manifest.settings) return manifest.settings;
-  // a config of an older schema gives none: the run is an arm of its own
-  return manifest.kind === 'stage' || manifest.kind === 'imported' ? undefined : artifactSettingsOfConfig(manifest.config);
-}
-
-function armOf(kind: RunFolderKind, manifest: RunManifest | undefined, selections: Map<string, StageSelection>): RunArm {
-  const settings = manifest ? recordedSettings(manifest) : undefined;
-  if (manifest && settings && (kind === 'pipeline' || kind === 'merged' || manifest.kind === 'stage')) {
-    const config = manifest.config as { dataset?: string; llm?: string | { model?: string } };
-    // a replayed run answers with the recorded model's identity: its label says it is a replay of it
-    const llmSpec = typeof config.llm === 'string' ? config.llm : config.llm?.model;
-    return {
-      localizer: manifest.localizer,
-      model: llmSpec?.startsWith('replay:') && manifest.models.llm ? `replay of ${manifest.models.llm}` : manifest.models.llm,
-      embedder: manifest.models.embedder,
-      dataset: config.dataset ?? manifest.dataset,
-      seed: manifest.seed,
-      key: stableJson({ ...withoutSeed(settings), dataset: config.dataset ?? manifest.dataset ?? null }),
-      settings,
-    };
-  }
-  const first = [...selections.values()][0];
-  const selected = (first?.settings ?? {}) as Record<string, unknown>;
-  const imported = kind === 'imported';
-  return {
-    localizer: String(selected.localizer ?? manifest?.localizer ?? 'unknown'),
-    ...(manifest?.models.llm ? { model: manifest.models.llm } : {}),
-    embedder: typeof selected.embedder === 'string' ? selected.embedder : undefined,
-    dataset: first?.dataset,
-    // an imported run is what its file holds; an older stage folder did not record its options
-    ...(imported ? { key: stableJson({ ...selected, dataset: first?.dataset ?? null }) } : {}),
-    settings: selected,
-  };
 }
 
 /** The stages a pipeline run left out on purpose, and why. */
@@ -247,7 +187,7 @@ export async function openRunFolder(dir: string): Promise<RunFolder> {
     layout,
     kind,
     ...(manifest ? { manifest } : {}),
-    arm: armOf(kind, manifest, selections),
+    arm: await armOf(kind, manifest, selections),
     instances,
     stages,
     fileStage: stages.find((s) => s === STAGE.files || s === RETRIEVE_STAGE),

@@ -6,6 +6,7 @@ import { readJsonIfExists } from '../src/util/fsx.ts';
 import { rankedPathsOf } from '../src/artifacts/localization.ts';
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
 import { STAGE } from '../src/run/stage.ts';
+import { causeOf } from '../src/run/failure-cause.ts';
 import { openRunFolder, type RunFolder } from './run-folder.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
@@ -22,7 +23,18 @@ export interface RunLocEvaluation extends LocMetricsDetail {
   missingGold: string[];
   /** selected instances with no artifact in the stage (never attempted): out of every denominator, counted here */
   notAttempted: string[];
+  /** selected instances the stage failed on for a cause outside the method (failure-cause.ts): out of every
+   * denominator, with that cause ("infrastructure: model-unreachable") */
+  notReached: Array<{ id: string; cause: string }>;
   runner: RunnerMetrics;
+}
+
+/** The cause of an artifact's error when it is not the method's own (the instance was not reached); else undefined. */
+function notTheMethods(artifact: unknown): string | undefined {
+  const recorded = artifact as { status?: string; error?: { kind?: string; message?: string; details?: Record<string, unknown> } } | undefined;
+  if (recorded?.status !== 'error') return undefined;
+  const cause = causeOf(recorded.error);
+  return cause.class === 'method' ? undefined : `${cause.class}: ${cause.cause}`;
 }
 
 /** The stage to score: the one asked for, which the run must have, else the run's file localization. */
@@ -48,7 +60,8 @@ function stageToScore(folder: RunFolder, stage: string | undefined): string {
 
 /**
  * File-level metrics of any run folder. Instances that reached the stage (an artifact, ok or error) are scored,
- * an error as a miss; instances never attempted are left out of every denominator and listed.
+ * an error of the method's own as a miss; instances never attempted, and those the infrastructure or the
+ * configuration stopped, are left out of every denominator and listed.
  */
 export async function evaluateRun(runDir: string, stage?: string): Promise<RunLocEvaluation> {
   const folder = await openRunFolder(runDir);
@@ -60,6 +73,7 @@ export async function evaluateRun(runDir: string, stage?: string): Promise<RunLo
   const outcomes = [];
   const rows: RunnerRow[] = [];
   const notAttempted: string[] = [];
+  const notReached: Array<{ id: string; cause: string }> = [];
   for (const { id, goldFiles } of instances) {
     let artifact: unknown;
     try {
@@ -72,10 +86,15 @@ export async function evaluateRun(runDir: string, stage?: string): Promise<RunLo
       notAttempted.push(id);
       continue;
     }
+    const cause = notTheMethods(artifact);
+    if (cause) {
+      notReached.push({ id, cause });
+      continue;
+    }
     if (!goldFiles.length) continue; // nothing to score against
     outcomes.push({ instanceId: id, gold: goldFiles, ranking: rankedPathsOf(artifact) });
   }
-  return { ...computeLocMetrics(outcomes), stage: scored, missingGold, notAttempted, runner: computeRunnerMetrics(rows, folder.topFiles) };
+  return { ...computeLocMetrics(outcomes), stage: scored, missingGold, notAttempted, notReached, runner: computeRunnerMetrics(rows, folder.topFiles) };
 }
 
 /**
@@ -87,7 +106,7 @@ export async function evaluateRunFunctions(
   stage: string,
   instances: readonly SweInstance[],
   snapshotOf: (instance: SweInstance) => Promise<RepoSnapshot>,
-): Promise<LocMetricsDetail & { missingGold: string[]; notAttempted: string[] }> {
+): Promise<LocMetricsDetail & { missingGold: string[]; notAttempted: string[]; notReached: Array<{ id: string; cause: string }> }> {
   refuseNonLocalization(stage);
   const layout = new RunLayout(runDir);
   // the run's own selection, as at file level: the dataset is where the gold patches come from, not the population
@@ -98,6 +117,7 @@ export async function evaluateRunFunctions(
   const outcomes = [];
   const missingGold: string[] = [];
   const notAttempted: string[] = [];
+  const notReached: Array<{ id: string; cause: string }> = [];
   let withFunctions = 0;
   for (const instance of instances) {
     if (!selected.has(instance.instance_id)) continue;
@@ -108,6 +128,11 @@ export async function evaluateRunFunctions(
     // never reached: in no denominator, as at file level
     if (artifact === undefined) {
       notAttempted.push(instance.instance_id);
+      continue;
+    }
+    const cause = notTheMethods(artifact);
+    if (cause) {
+      notReached.push({ id: instance.instance_id, cause });
       continue;
     }
     const predicted = artifact?.status === 'ok' ? predictedElementsOf(artifact.output) : undefined;
@@ -121,5 +146,5 @@ export async function evaluateRunFunctions(
       `${runDir}: stage "${stage}" holds no function-level predictions (no artifact names functions); score localize-functions, or a localizer that names functions (BLAgent's function-level variant, LocAgent)`,
     );
   }
-  return { ...computeLocMetrics(outcomes), missingGold, notAttempted };
+  return { ...computeLocMetrics(outcomes), missingGold, notAttempted, notReached };
 }

@@ -6,11 +6,11 @@
  *
  *   npm run bench:causes -- [--out DIR]
  *
- * It prints each run's account line and categories, what `compare` counts as judged by every run, and whether the
- * healthy run's rates are the same alone and beside the sick runs. No Docker: the runs stop after selection.
+ * It prints each run's account line and categories, what `compare` counts as judged by every run, whether the
+ * healthy run's rates are the same alone and beside the sick runs, and which recorded errors `--retry-errors` reruns. No Docker: the runs stop after selection.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { compareRuns } from '../results/compare.ts';
@@ -18,6 +18,7 @@ import { accountLine } from '../results/instance-account.ts';
 import { buildReport } from '../results/report-files.ts';
 import { analyzeRun } from '../results/run-analysis.ts';
 import { buildMiniBenchmark } from '../src/minibench/build.ts';
+import { retriedByDefault } from '../src/run/failure-cause.ts';
 import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../src/minibench/demo-run.ts';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: path.join('.locfix', 'bench-causes') } } });
@@ -79,3 +80,19 @@ console.log(`healthy beside the sick: ${JSON.stringify(summary(ownBeside))}; ide
 console.log(
   `compare healthy, server-down, replay-miss: judged by every run ${beside.judgedInstances}, resolution rows ${beside.resolution.length}, unique fixes ${beside.uniqueFixes.length}, localized by every run ${beside.localizedInstances}`,
 );
+
+// what `--retry-errors` would run again in each run: the errors that were not the method's own
+for (const name of Object.keys(configs)) {
+  let errors = 0;
+  let retried = 0;
+  const root = path.join(out, 'runs', name);
+  for (const stage of readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory())) {
+    for (const file of readdirSync(path.join(root, stage.name)).filter((f) => f.endsWith('.json'))) {
+      const artifact = JSON.parse(readFileSync(path.join(root, stage.name, file), 'utf8')) as { status?: string; error?: { kind?: string } };
+      if (artifact.status !== 'error') continue;
+      errors++;
+      if (retriedByDefault(artifact.error, stage.name)) retried++;
+    }
+  }
+  console.log(`${name}: ${errors} stage errors recorded; --retry-errors reruns ${retried}, --retry-errors all ${errors}`);
+}

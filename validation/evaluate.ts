@@ -227,7 +227,7 @@ export async function evaluateInstance(
       await writeFileAtomic(path.join(logDir, 'patch.diff'), patch);
       await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
       const applied = await applyModelPatch(sandbox, log);
-      if (!applied.applied) throw new EvaluationError(instanceId, `${APPLY_PATCH_FAIL}:\n${applied.output}`);
+      if (!applied.applied) throw new EvaluationError(instanceId, `${APPLY_PATCH_FAIL}:\n${applied.output}`, 'patch-apply-failed');
 
       const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
       log.info(`Git diff before:\n${before.output.trim()}`);

@@ -15,6 +15,7 @@
  * an OOM kill) is submitted again, up to `maxAttempts` submissions per shard in one invocation. Ctrl-C
  * cancels the submitted jobs; running the same command again resumes, skipping shards already done.
  */
+import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { acquireRunLock, RUN_LOCK_FILE } from '../../src/run/run-lock.ts';
@@ -36,7 +37,7 @@ export interface ShardDriverOptions {
   locfixCommand: readonly string[];
   /** the working folder of each task (relative paths in the config resolve against it) */
   cwd: string;
-  retryErrors?: boolean;
+  retryErrors?: RetryErrors;
   /** joins the finished shards into `out` with its analysis and report */
   merge: (out: string, shardDirs: readonly string[]) => Promise<void>;
   log?: (line: string) => void;
@@ -72,7 +73,7 @@ export function taskScript(options: {
   cwd: string;
   configFile: string;
   shardsDir: string;
-  retryErrors?: boolean;
+  retryErrors?: RetryErrors;
 }): string {
   const argv = [
     ...options.locfixCommand.map(quote),
@@ -85,7 +86,7 @@ export function taskScript(options: {
     `"${options.runId}.shard-$shard-of-${options.shards}"`,
     '--runs-dir',
     quote(options.shardsDir),
-    ...(options.retryErrors ? ['--retry-errors'] : []),
+    ...(options.retryErrors === 'all' ? ['--retry-errors', 'all'] : options.retryErrors ? ['--retry-errors'] : []),
   ];
   return [
     '#!/usr/bin/env bash',

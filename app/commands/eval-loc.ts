@@ -27,7 +27,13 @@ export function register(program: Command): void {
     .option('--mirrors <dir>', 'bare mirrors laid out as owner+name/repo (function level)')
     .option('--cache-dir <dir>', 'repository and dataset cache', defaultCacheDir())
     .action(async (run: string, opts: { stage?: string; json?: boolean; level: string; dataset?: string; mirrors?: string; cacheDir: string }) => {
-      let m: LocMetricsDetail & { missingGold: string[]; runner?: RunnerMetrics; notAttempted?: string[]; stage?: string };
+      let m: LocMetricsDetail & {
+        missingGold: string[];
+        runner?: RunnerMetrics;
+        notAttempted?: string[];
+        notReached?: Array<{ id: string; cause: string }>;
+        stage?: string;
+      };
       if (opts.level === 'function') {
         opts.stage ??= 'localize-functions';
         if (!opts.dataset) throw new Error('--level function needs --dataset (the gold patches) and usually --mirrors');
@@ -41,13 +47,27 @@ export function register(program: Command): void {
       } else if (opts.level === 'file') m = await evaluateRun(run, opts.stage);
       else throw new Error(`--level must be file or function, got "${opts.level}"`);
       if (opts.json) {
-        process.stdout.write(JSON.stringify({ ...metricsSummary(m), ...('runner' in m ? { runner: m.runner } : {}) }) + '\n');
+        process.stdout.write(
+          JSON.stringify({
+            ...metricsSummary(m),
+            notAttempted: m.notAttempted ?? [],
+            notReached: m.notReached ?? [],
+            ...('runner' in m ? { runner: m.runner } : {}),
+          }) + '\n',
+        );
         return;
       }
       const stage = m.stage ?? opts.stage;
       process.stdout.write(formatLocMetricsTable([{ label: `${run} (${stage})`, metrics: m }]) + '\n');
       const notes = [`n = ${m.n} scored; ${m.failed} of them without a ranking (the stage failed) count as misses`];
       if (m.notAttempted?.length) notes.push(`${m.notAttempted.length} selected instances never reached this stage and are in no denominator`);
+      if (m.notReached?.length) {
+        const byCause = new Map<string, number>();
+        for (const r of m.notReached) byCause.set(r.cause, (byCause.get(r.cause) ?? 0) + 1);
+        notes.push(
+          `${m.notReached.length} selected instances were stopped by a failure that is not the method's (${[...byCause].map(([c, n]) => `${c} ${n}`).join('; ')}) and are in no denominator; rerun them with --retry-errors`,
+        );
+      }
       if (m.missingGold.length)
         notes.push(
           `${m.missingGold.length} selected instances have no ${opts.level === 'function' ? 'function-level gold edit' : 'gold patch'} and are left out`,

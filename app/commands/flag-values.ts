@@ -57,3 +57,12 @@ export function jsonObject(text: string, name: string): Record<string, unknown> 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${name} expects a JSON object, got ${text}`);
   return value as Record<string, unknown>;
 }
+
+/** `--retry-errors [all]`: the flag alone reruns the failures that are not the method's own; `all` reruns every error. */
+export const RETRY_ERRORS_FLAG = '--retry-errors [all]';
+export const RETRY_ERRORS_HELP =
+  'rerun instance stages whose error was not the method\'s own (infrastructure, configuration, an ambiguous evaluation); with "all", every recorded error';
+export function retryErrorsValue(text: string): 'all' {
+  if (text !== 'all') throw new Error(`--retry-errors takes no value or "all", got "${text}"`);
+  return 'all';
+}

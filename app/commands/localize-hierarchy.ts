@@ -6,6 +6,8 @@
  *   locfix agentless-import FILE --out RUN  locfix artifacts from an Agentless loc_outputs.jsonl
  */
 import type { Command } from 'commander';
+import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
 import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../localizer/interchange/loc-outputs.ts';
@@ -25,7 +27,7 @@ interface HierarchyFlags extends SelectionFlags, ServiceFlags {
   handoff?: string;
   options?: string;
   concurrency?: string;
-  retryErrors?: boolean;
+  retryErrors?: RetryErrors;
 }
 
 async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags): Promise<{ ok: number; total: number }> {
@@ -77,7 +79,7 @@ function hierarchyCommand(program: Command, level: 'functions' | 'lines', descri
     .option('--handoff <contract>', 'top: the first --top-files; soft: those, and places in other files are followed; hard: only the predicted set', 'top')
     .option('--options <json>', level === 'functions' ? 'e.g. {"maxAttempts":5,"temperature":0}' : 'e.g. {"samples":4,"temperature":0.8,"contextWindow":10}')
     .option('--concurrency <n>', 'instances at once', '1')
-    .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')
+    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
     .action(async (flags: HierarchyFlags) => {
       const { ok, total } = await runHierarchy(level, flags);
       process.stderr.write(

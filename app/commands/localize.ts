@@ -2,6 +2,8 @@
  * `locfix localize --localizer NAME`: file-level localization with any registered localizer, one artifact
  * per instance under runs/ID/localize-files/ (resumable), scored by `locfix eval-loc RUN --stage localize-files`.
  */
+import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
@@ -20,7 +22,7 @@ interface LocalizeFlags extends SelectionFlags, ServiceFlags {
   options?: string;
   out: string;
   concurrency?: string;
-  retryErrors?: boolean;
+  retryErrors?: RetryErrors;
 }
 
 export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: number; total: number }> {
@@ -77,7 +79,7 @@ export function register(program: Command): void {
     .option('--localizer <name>', `one of: ${localizerNames().join(', ')}`, 'retrieval')
     .option('--options <json>', 'localizer options as JSON, e.g. {"m":10}')
     .option('--concurrency <n>', 'instances localized at once', '1')
-    .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')
+    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
     .requiredOption('--out <dir>', 'run directory, e.g. runs/my-run')
     .action(async (flags: LocalizeFlags) => {
       const { ok, total } = await localizeCommand(flags);

@@ -5,6 +5,8 @@
  *   locfix select --dataset F --out runs/ID               reads repair/ (+ validate/ when present), writes
  *                                                          select/ and runs/ID/predictions.jsonl
  */
+import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
@@ -24,7 +26,7 @@ interface RepairFlags extends SelectionFlags, ServiceFlags {
   temperature?: string;
   maxTokens?: string;
   concurrency?: string;
-  retryErrors?: boolean;
+  retryErrors?: RetryErrors;
 }
 
 export function register(program: Command): void {
@@ -37,7 +39,7 @@ export function register(program: Command): void {
     .option('--temperature <t>', 'temperature of the non-greedy samples', '0.8')
     .option('--max-tokens <n>', 'completion tokens per sample', '1024')
     .option('--concurrency <n>', 'instances repaired at once', '4')
-    .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')
+    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
     .action(async (flags: RepairFlags) => {
       const instances = await loadSelection(flags, 'repair');
       const services = servicesFrom(flags);

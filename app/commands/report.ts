@@ -51,6 +51,8 @@ function printAnalysis(a: RunAnalysis): void {
   const reasons = Object.entries(s.emptyReasons);
   if (reasons.length) lines.push(`  empty-patch reasons: ${reasons.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
   for (const [why, n] of Object.entries(s.notJudgedReasons)) lines.push(`  ${n} ${why}`);
+  const evaluationCauses = Object.entries(s.evaluationErrorsByCause ?? {});
+  if (evaluationCauses.length) lines.push(`  evaluation errors by cause: ${evaluationCauses.map(([k, v]) => `${k} ${v}`).join('; ')}`);
   const infra = Object.entries(s.infraFailures ?? {});
   if (infra.length) {
     lines.push(

@@ -8,9 +8,11 @@
  *     [--keep-environment-reports] --out runs/ID
  *
  * Writes runs/ID/retrieve/<instance>.json per instance (the file-localization artifact every localizer writes)
- * and resumes where it stopped; --retry-errors reruns instances that recorded an error. Exits non-zero only
+ * and resumes where it stopped; --retry-errors reruns the errors that were not the method's own. Exits non-zero only
  * when not a single instance could be done.
  */
+import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -27,7 +29,7 @@ export interface RetrieveCommandOptions extends SelectionFlags, Omit<ServiceFlag
   queries: string;
   queriesFile?: string;
   keepEnvironmentReports?: boolean;
-  retryErrors?: boolean;
+  retryErrors?: RetryErrors;
   fusion?: string;
   rankerModel?: string;
   poolCap?: string;
@@ -62,10 +64,11 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
     if (opts.fusion !== 'learned') throw new Error('--ranker-model needs --fusion learned');
     retrievalOptions.rankerModel = path.resolve(opts.rankerModel);
   }
-  // a wrong --fusion stops here; a model file that is missing or does not fit, when the localizer is made
-  const resolved = resolveRetrievalOptions(retrievalOptions);
   const poolCap = positiveInt('--pool-cap', opts.poolCap);
   if (poolCap) retrievalOptions.poolCap = poolCap;
+  // a wrong --fusion stops here; a model file that is missing or does not fit, when the localizer is made.
+  // Resolved after every flag is in, so the recorded settings hold the pool cap the run used.
+  const resolved = resolveRetrievalOptions(retrievalOptions);
 
   const environmentReports = opts.keepEnvironmentReports ? 'keep' : 'drop';
   const instances = await loadSelection(opts, 'retrieve');
@@ -123,7 +126,7 @@ export function register(program: Command): void {
     .option('--fusion <method>', 'weighted | rrf | learned (the shipped ranker model reorders the weighted fusion)')
     .option('--ranker-model <file>', 'with --fusion learned: a model file from npm run ranker:train (default: the shipped one)')
     .option('--pool-cap <n>', 'candidate pool size (default 15)')
-    .option('--retry-errors', 'rerun instances whose earlier attempt recorded an error')
+    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
     .requiredOption('--out <dir>', 'run directory, e.g. runs/my-run')
     .action(async (opts: RetrieveCommandOptions) => {
       const { ok, failed, total } = await retrieveCommand(opts);

@@ -5,6 +5,8 @@
  *
  *   locfix run --config experiment.json [--run-id ID] [--llm SPEC] [--localizer NAME] [--limit N] …
  */
+import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
 import { loadRunConfig } from '../../src/config.ts';
 import { runExperiment } from '../engine/experiment.ts';
@@ -16,8 +18,8 @@ export function register(program: Command): void {
     .description('a whole experiment: localization → repair → validation → selection → evaluation → analysis (resumable)')
     .option('--config <file>', 'JSON run configuration (see README); flags override it');
   declareFlags(command, RUN_FLAGS)
-    .option('--retry-errors', 'rerun instance stages that recorded an error')
-    .action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: boolean }) => {
+    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
+    .action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: RetryErrors }) => {
       const config = await loadRunConfig(flags.config, overridesFrom(flags));
       const result = await runExperiment(config, { retryErrors: flags.retryErrors });
       if (result.budgetExhausted) process.exitCode = 3;

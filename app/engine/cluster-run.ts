@@ -3,6 +3,7 @@
  * task running this same configuration with `--shard i/n` on its node, then one merged run folder with its
  * analysis and report, as `locfix run` makes in one piece.
  */
+import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import path from 'node:path';
 import type { RunConfig } from '../../src/config.ts';
 import { runShards, shardRunId, type ShardDriverResult } from '../cluster/shard-driver.ts';
@@ -48,7 +49,7 @@ export async function taskConfig(config: RunConfig, cacheDir: string, n: number)
 export async function runOnCluster(
   config: RunConfig,
   cacheDir: string,
-  options: { retryErrors?: boolean; log: (line: string) => void },
+  options: { retryErrors?: RetryErrors; log: (line: string) => void },
 ): Promise<ExperimentResult & { cluster: ShardDriverResult }> {
   const { log } = options;
   const cluster = config.cluster;

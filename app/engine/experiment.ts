@@ -4,6 +4,7 @@
  * under runs/<id>/, so an interrupted run (Ctrl-C, a crash, `kill -9`) resumes by running it again.
  * `locfix run` (app/commands/run.ts), the benchmarks and the tests call `runExperiment`.
  */
+import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import path from 'node:path';
 import { artifactSettings, artifactSettingsOfConfig, type RunConfig } from '../../src/config.ts';
 import { settingsChanges } from '../../src/util/settings-diff.ts';
@@ -25,7 +26,7 @@ import { diskFullMessage, isDiskFull } from '../../src/util/disk-full.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { claimSignal, terminate } from '../../src/util/termination.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
-import { localizerNeeds, validateLocalizer } from '../../localizer/registry.ts';
+import { localizerNeeds, localizerShardCaveat, validateLocalizer } from '../../localizer/registry.ts';
 import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
 import { capabilitySupply } from '../../localizer/stage.ts';
 import { writeReports } from '../../results/report-files.ts';
@@ -50,7 +51,7 @@ async function openSpendLedger(layout: RunLayout, config: RunConfig, services: S
 }
 
 export interface ExperimentOptions {
-  retryErrors?: boolean;
+  retryErrors?: RetryErrors;
   log?: (line: string) => void;
   /** why stages are left out, when the caller knows (the demo: no Docker daemon); recorded in the manifest's plan */
   leftOut?: Record<string, string>;
@@ -61,6 +62,10 @@ export async function runExperiment(config: RunConfig, options: ExperimentOption
   // a misspelled localizer or option fails here, naming the key, before any instance or service starts
   config.localizer.options = await validateLocalizer(config.localizer.name, config.localizer.options);
   const cacheDir = path.resolve(config.cacheDir ?? defaultCacheDir());
+  if (config.shard || config.cluster.scheduler !== 'none') {
+    const caveat = await localizerShardCaveat(config.localizer.name, config.localizer.options);
+    if (caveat) log(`warning: ${caveat}. Run it unsharded for the rule's own results.`);
+  }
   if (config.cluster.scheduler !== 'none' && !config.shard) return runOnCluster(config, cacheDir, { retryErrors: options.retryErrors, log });
   const layout = new RunLayout(path.resolve(config.runsDir, config.runId));
   // one process per run folder: a second one refuses, naming the holder, instead of interleaving artifacts

@@ -7,6 +7,7 @@
  * An instance whose stage records an error stops there: later stages have no input to work on, and the
  * analysis reads the recorded error as the reason.
  */
+import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import PQueue from 'p-queue';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import type { RunLayout } from '../../src/run/run-layout.ts';
@@ -21,7 +22,7 @@ export interface PipelineOptions {
   instances: readonly SweInstance[];
   stages: readonly PipelineStage[];
   concurrency?: number;
-  retryErrors?: boolean;
+  retryErrors?: RetryErrors;
   onEvent?: (event: StageEvent) => void;
   /** called once per instance after its last stage (or the one that failed) */
   onInstanceDone?: (instance: SweInstance) => void;

@@ -23,6 +23,7 @@ import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/
 import { AGENTLESS_SYSTEM_MESSAGE } from '../hierarchy/related-elements.ts';
 import { parseFileList, parseIrrelevantFolders, splitByIrrelevant } from './answers.ts';
 import { combineFileLists } from './combine.ts';
+import { AGENTLESS_DEFAULTS } from './options.ts';
 import { createAgentlessFileParser, retrieveAgentlessFiles } from './retrieval.ts';
 import { agentlessTree } from './tree.ts';
 
@@ -153,7 +154,7 @@ export class AgentlessLocalizer implements FileLocalizer {
       const index = await this.retrievalIndex(ctx);
       timings.index = performance.now() - t;
       t = performance.now();
-      const hits = await retrieveAgentlessFiles(index, problem, new Set(kept), this.options.retrievalTopChunks ?? 100);
+      const hits = await retrieveAgentlessFiles(index, problem, new Set(kept), this.options.retrievalTopChunks ?? AGENTLESS_DEFAULTS.retrievalTopChunks);
       retrieved = hits.files;
       trace.push({
         type: 'note',
@@ -164,7 +165,7 @@ export class AgentlessLocalizer implements FileLocalizer {
       timings.retrieve = performance.now() - t;
     }
 
-    const combined = combineFileLists(llmList.files, retrieved, this.options.combineTopN ?? 3);
+    const combined = combineFileLists(llmList.files, retrieved, this.options.combineTopN ?? AGENTLESS_DEFAULTS.combineTopN);
     return {
       localizer: this.name,
       files: combined.map((c) => ({

@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import { positiveInt } from '../options.ts';
 
+/** What the localizer uses where its options say nothing (combine.py's --top_n is 3; Agentless retrieves 100 chunks). */
+export const AGENTLESS_DEFAULTS = { retrieval: true, combineTopN: 3, retrievalTopChunks: 100 } as const;
+
 export const AgentlessOptionsSchema = z
   .object({
     /** files of each list that enter the combination (combine.py --top_n) */

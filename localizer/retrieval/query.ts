@@ -32,6 +32,8 @@ export function externalQuery(label: string, text: string, options: { signalsFro
 }
 
 export type QueryPreset = 'raw' | 'structural' | 'raw+structural';
+/** the queries the retrieval localizer asks when its options name none */
+export const DEFAULT_QUERY_PRESET: QueryPreset = 'raw+structural';
 
 export interface IssueTextOptions {
   /** 'drop' (default): `pip list` / `show_versions()` tables leave the issue before it becomes a query
@@ -44,7 +46,7 @@ export function issueQueryText(issue: string, options: IssueTextOptions = {}): s
   return options.environmentReports === 'keep' ? issue : stripEnvironmentReports(issue);
 }
 
-export function defaultQueries(issue: string, preset: QueryPreset = 'raw+structural', options: IssueTextOptions = {}): RetrievalQuery[] {
+export function defaultQueries(issue: string, preset: QueryPreset = DEFAULT_QUERY_PRESET, options: IssueTextOptions = {}): RetrievalQuery[] {
   const text = issueQueryText(issue, options);
   if (preset === 'raw') return [rawIssueQuery(text)];
   if (preset === 'structural') return [structuralQuery(text)];

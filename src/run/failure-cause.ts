@@ -8,6 +8,9 @@
  * in `details`; `causeOf` reads a cause from them and nothing else, so a cause never rests on message wording.
  */
 
+/** The evaluation stage's name (src/run/stage.ts STAGE.evaluate), by value: its kinds mean other things. */
+const EVALUATE_STAGE = 'evaluate';
+
 export const CAUSE_CLASSES = ['method', 'infrastructure', 'configuration'] as const;
 export type CauseClass = (typeof CAUSE_CLASSES)[number];
 
@@ -22,20 +25,37 @@ export const FAILURE_CAUSES = {
   'replay-miss': { class: 'infrastructure', means: 'the replayed recording holds no answer for the request' },
   interrupted: { class: 'infrastructure', means: 'the call was aborted (the run was stopped)' },
   'disk-full': { class: 'infrastructure', means: 'the disk was full' },
+  'repository-unavailable': { class: 'infrastructure', means: "git could not give the instance's commit (a mirror without it, or git failing)" },
   // configuration
   configuration: { class: 'configuration', means: "the run's configuration cannot work" },
   'model-access': { class: 'configuration', means: 'the model server refused the credentials or does not serve the model (HTTP 401/403/404)' },
+  // evaluation, by harness 5.0's infra_failure tiers: `environment` cannot come from a patch, `ambiguous` can
+  'evaluation-environment': {
+    class: 'infrastructure',
+    means: "the tests cannot run in this environment (the gold patch's cannot either, or the log shows the environment breaking)",
+  },
+  'tests-timed-out': { class: 'method', means: 'the tests timed out (the patch or the machine: ambiguous)' },
+  'evaluation-ambiguous': { class: 'method', means: 'the evaluation failed without a sign of whose fault it was (ambiguous)' },
+  'patch-does-not-apply': { class: 'method', means: 'the patch does not apply to the repository' },
   // the method's own
   'unusable-answer': { class: 'method', means: "the model's answer could not be used" },
+  // judged: hard instances must not leave the denominator because a method is expensive on them (a run's cap
+  // records nothing: the work it cut is not done)
+  'spend-cap': { class: 'method', means: 'the instance spent its spend cap (--max-instance-tokens / --max-instance-dollars)' },
   'bad-request': { class: 'method', means: 'the model server refused the request the method made (e.g. a context overflow, HTTP 400)' },
   method: { class: 'method', means: 'the stage failed on this instance' },
 } as const satisfies Record<string, { class: CauseClass; means: string }>;
 
 export type FailureCauseName = keyof typeof FAILURE_CAUSES;
 
+/** Harness 5.0's tiers of an evaluation failure (validation/infra-failure.ts), named here by value. */
+export type EvaluationTier = 'environment' | 'ambiguous';
+
 export interface FailureCause {
   cause: FailureCauseName;
   class: CauseClass;
+  /** of an evaluation failure: the harness' tier */
+  tier?: EvaluationTier;
 }
 
 /** Stage error kinds that are the configuration's (stage-runner's CONFIGURATION_KINDS, named here by value). */
@@ -45,8 +65,25 @@ function named(cause: FailureCauseName): FailureCause {
   return { cause, class: FAILURE_CAUSES[cause].class };
 }
 
-/** The cause of a recorded stage error, from its kind and details. */
-export function causeOf(error: { kind?: string; message?: string; details?: Record<string, unknown> } | undefined): FailureCause {
+type RecordedError = { kind?: string; message?: string; details?: Record<string, unknown> };
+
+/**
+ * The cause of an evaluation error: the harness' label where the log shows one (its tier decides), else the kind
+ * evaluation recorded. A test run that cannot start, where the gold patch's cannot either, is the environment's.
+ */
+function evaluationCause(error: RecordedError | undefined): FailureCause {
+  const kind = error?.kind ?? '';
+  if (kind === 'no-tests' || (kind && CONFIGURATION_ERROR_KINDS.has(kind))) return named('configuration');
+  const label = error?.details?.infraFailure as { tier?: unknown } | undefined;
+  if (label?.tier === 'environment' || kind.startsWith('cannot-run:')) return { ...named('evaluation-environment'), tier: 'environment' };
+  if (kind === 'patch-apply-failed') return named('patch-does-not-apply');
+  if (kind === 'timeout') return { ...named('tests-timed-out'), tier: 'ambiguous' };
+  return { ...named('evaluation-ambiguous'), tier: 'ambiguous' };
+}
+
+/** The cause of a recorded stage error, from its kind and details (`stage` "evaluate": evaluationCause). */
+export function causeOf(error: RecordedError | undefined, stage?: string): FailureCause {
+  if (stage === EVALUATE_STAGE) return evaluationCause(error);
   const kind = error?.kind;
   if (kind && CONFIGURATION_ERROR_KINDS.has(kind)) return named('configuration');
   switch (kind) {
@@ -65,6 +102,11 @@ export function causeOf(error: { kind?: string; message?: string; details?: Reco
       return named('disk-full');
     case 'parse':
       return named('unusable-answer');
+    case 'budget_exhausted':
+      return named('spend-cap');
+    case 'missing-commit':
+    case 'git-failed':
+      return named('repository-unavailable');
     case 'http': {
       const status = typeof error?.details?.status === 'number' ? error.details.status : undefined;
       if (status === 429) return named('rate-limited');
@@ -80,5 +122,22 @@ export function causeOf(error: { kind?: string; message?: string; details?: Reco
 
 /** "infrastructure (model-unreachable: the model server did not answer)" */
 export function describeCause(cause: FailureCause): string {
-  return `${cause.class} (${cause.cause}: ${FAILURE_CAUSES[cause.cause].means})`;
+  return `${cause.class} (${cause.cause}: ${FAILURE_CAUSES[cause.cause].means}${cause.tier ? `; harness tier ${cause.tier}` : ''})`;
+}
+
+/**
+ * Kinds rerun by `--retry-errors` though the method's: an earlier stage stopped the instance (this stage's own work
+ * never ran), or a spend cap did (rerun with a raised cap; under the same cap the ledger refuses at no cost).
+ */
+const RETRIED_KINDS = new Set(['missing-input', 'input-failed', 'budget_exhausted']);
+
+/**
+ * Whether `--retry-errors` runs a recorded error again: every failure that is not plainly the method's own —
+ * infrastructure, configuration, an evaluation of ambiguous tier, and a stage whose input was missing. The method's
+ * own failures are results; `--retry-errors all` reruns those too.
+ */
+export function retriedByDefault(error: RecordedError | undefined, stage?: string): boolean {
+  if (RETRIED_KINDS.has(error?.kind ?? '')) return true;
+  const cause = causeOf(error, stage);
+  return cause.class !== 'method' || cause.tier === 'ambiguous';
 }

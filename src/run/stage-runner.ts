@@ -5,6 +5,7 @@
  * `kill -9` loses only in-flight work. A failing instance records its error and the others go on: users
  * running 300 instances want the 299 results, plus a clear record of the one that broke.
  */
+import { retriedByDefault } from './failure-cause.ts';
 import { promises as fs } from 'node:fs';
 import PQueue from 'p-queue';
 import type { SweInstance } from '../dataset/schema.ts';
@@ -97,8 +98,8 @@ export interface RunStageOptions<T> {
   instances: readonly SweInstance[];
   work: (instance: SweInstance) => Promise<T>;
   concurrency?: number;
-  /** rerun instances whose previous attempt recorded an error (default: keep the recorded error) */
-  retryErrors?: boolean;
+  /** rerun instances whose previous attempt recorded an error (RetryErrors; default: keep the recorded error) */
+  retryErrors?: RetryErrors;
   /** recompute even when an ok artifact exists */
   force?: boolean;
   onEvent?: (event: StageEvent) => void;
@@ -168,6 +169,22 @@ export interface InstanceStageResult<T> {
 }
 
 /**
+ * Which recorded errors a resumed stage runs again. `true` (`--retry-errors`): every failure that is not plainly
+ * the method's own (failure-cause.ts `retriedByDefault`: infrastructure, configuration, an evaluation of ambiguous
+ * tier, a missing input); `'all'` (`--retry-errors all`): every error, the method's own failures too.
+ */
+export type RetryErrors = boolean | 'all';
+
+/** Whether an earlier artifact is run again: never an ok one; an error by `retryErrors`, or when it was never the instance's. */
+function rerunsError(previous: StageArtifact<unknown>, stage: string, retryErrors: RetryErrors | undefined): boolean {
+  if (previous.status === 'ok') return false;
+  // never the instance's own failure: a configuration since fixed, a disk full then (recorded by older versions)
+  if (CONFIGURATION_KINDS.has(previous.error?.kind ?? '') || isDiskFull(previous.error?.message)) return true;
+  if (retryErrors === 'all') return true;
+  return retryErrors === true && retriedByDefault(previous.error, stage);
+}
+
+/**
  * One stage for one instance: keeps a usable earlier artifact (ok, or an error unless `retryErrors`), else
  * runs `work` and persists its result or its error atomically before returning (a StageNotRecorded error
  * is rethrown and nothing is written).
@@ -177,13 +194,11 @@ export async function runInstanceStage<T>(
   stage: string,
   instance: SweInstance,
   work: (instance: SweInstance) => Promise<T>,
-  options: { retryErrors?: boolean; force?: boolean; onEvent?: (event: StageEvent) => void } = {},
+  options: { retryErrors?: RetryErrors; force?: boolean; onEvent?: (event: StageEvent) => void } = {},
 ): Promise<InstanceStageResult<T>> {
   const { onEvent } = options;
   const previous = await readArtifact<T>(layout, stage, instance.instance_id, onEvent);
-  // never the instance's own failure: a configuration since fixed, a disk full then (recorded by older versions)
-  const notTheInstance = previous?.status === 'error' && (CONFIGURATION_KINDS.has(previous.error?.kind ?? '') || isDiskFull(previous.error?.message));
-  if (previous && !options.force && (previous.status === 'ok' || (!options.retryErrors && !notTheInstance))) {
+  if (previous && !options.force && !rerunsError(previous, stage, options.retryErrors)) {
     onEvent?.({ type: 'skipped', stage, instanceId: instance.instance_id, status: previous.status });
     return { artifact: previous, reused: true };
   }

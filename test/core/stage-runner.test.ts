@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { createProgress } from '../../src/run/progress.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
-import { readArtifact, runStage } from '../../src/run/stage-runner.ts';
+import { readArtifact, runInstanceStage, runStage, type RetryErrors } from '../../src/run/stage-runner.ts';
+import { writeJsonAtomic } from '../../src/util/fsx.ts';
 
 const instance = (id: string): SweInstance => ({
   instance_id: id,
@@ -53,6 +54,67 @@ describe('runStage', () => {
     const third = await runStage({ layout, stage: 'retrieve', instances, work, retryErrors: true });
     expect(calls).toEqual(['a__b-2']);
     expect(third[1].attempt).toBe(2);
+  });
+});
+
+describe("--retry-errors reruns what was not the method's doing (issue 41)", () => {
+  it("true: infrastructure, configuration, a missing input and an ambiguous evaluation; the method's own failures only with 'all'", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'locfix-retry-'));
+    const layout = new RunLayout(dir);
+    const errors: Record<string, { stage: string; error: Record<string, unknown> }> = {
+      'm__unreachable-1': { stage: 'repair', error: { message: 'Connection error.', kind: 'connection' } },
+      'm__replay-1': { stage: 'repair', error: { message: 'no recorded answer', kind: 'replay-miss' } },
+      'm__upstream-1': { stage: 'repair', error: { message: 'localize-lines failed', kind: 'input-failed' } },
+      'm__commit-1': { stage: 'repair', error: { message: 'commit not in the mirror', kind: 'missing-commit' } },
+      'm__unusable-1': { stage: 'repair', error: { message: 'no edit in the answer', kind: 'parse' } },
+      'm__overflow-1': { stage: 'repair', error: { message: 'context length exceeded', kind: 'http', details: { status: 400 } } },
+      'm__max-steps-1': { stage: 'repair', error: { message: 'gave up', kind: 'max-steps' } },
+      'm__timeout-1': { stage: 'evaluate', error: { message: 'Test timed out after 1800 seconds.', kind: 'timeout' } },
+      'm__apply-1': { stage: 'evaluate', error: { message: '>>>>> Patch Apply Failed', kind: 'patch-apply-failed' } },
+      'm__network-1': { stage: 'evaluate', error: { message: 'cannot run the tests (network)', kind: 'cannot-run:network' } },
+    };
+    for (const [id, { stage, error }] of Object.entries(errors)) {
+      await writeJsonAtomic(layout.artifactPath(stage, id), {
+        stage,
+        instanceId: id,
+        status: 'error',
+        startedAt: '',
+        finishedAt: '',
+        durationMs: 1,
+        attempt: 1,
+        error,
+      });
+    }
+    const rerun = async (retryErrors: RetryErrors | undefined): Promise<string[]> => {
+      const ran: string[] = [];
+      for (const [id, { stage }] of Object.entries(errors))
+        await runInstanceStage(layout, stage, instance(id), async () => (ran.push(id), 'ok'), { retryErrors });
+      return ran;
+    };
+    // before: the plain flag reran every error, the method's own included
+    expect(await rerun(undefined)).toEqual([]);
+    const retried = await rerun(true);
+    expect(retried).toEqual(['m__unreachable-1', 'm__replay-1', 'm__upstream-1', 'm__commit-1', 'm__timeout-1', 'm__network-1']);
+  });
+
+  it('"all" reruns every recorded error', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'locfix-retry-all-'));
+    const layout = new RunLayout(dir);
+    await writeJsonAtomic(layout.artifactPath('repair', 'm__unusable-1'), {
+      stage: 'repair',
+      instanceId: 'm__unusable-1',
+      status: 'error',
+      startedAt: '',
+      finishedAt: '',
+      durationMs: 1,
+      attempt: 1,
+      error: { message: 'no edit', kind: 'parse' },
+    });
+    const ran: string[] = [];
+    await runInstanceStage(layout, 'repair', instance('m__unusable-1'), async () => (ran.push('x'), 'ok'), { retryErrors: true });
+    expect(ran).toEqual([]);
+    const result = await runInstanceStage(layout, 'repair', instance('m__unusable-1'), async () => (ran.push('x'), 'ok'), { retryErrors: 'all' });
+    expect([ran, result.artifact.attempt]).toEqual([['x'], 2]);
   });
 });
 
@@ -120,7 +182,7 @@ describe('runPipeline', () => {
 
     calls.length = 0;
     failOnce = false;
-    const second = await runPipeline({ layout, instances, stages, retryErrors: true });
+    const second = await runPipeline({ layout, instances, stages, retryErrors: 'all' });
     // finished work is not repeated; only the failed stage and what follows it run again
     expect(calls).toEqual(['b:x-2', 'c:x-2']);
     expect(second[1].artifacts.c.output).toBe(7);

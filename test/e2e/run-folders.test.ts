@@ -140,7 +140,38 @@ describe('run folders of every kind, one reader', () => {
     // parts of different arms do not merge
     const refused = await runLocfix(['merge', '--out', runs('mixed'), runs('ret-a'), runs('imported')], cache());
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/different arms/);
+    expect(refused.stderr).toMatch(/different configurations/);
+  }, 300_000);
+
+  it('one configuration is one arm whatever was typed and whichever command ran it; merge names what differs (issue 41)', async () => {
+    const ids = IDS.join(',');
+    const typed = JSON.stringify({ queries: 'raw+structural', retrieval: { weights: { history: 1 } } });
+    await locfix(['localize', '--localizer', 'retrieval', '--options', typed, '--instances', ids, '--out', runs('ret-typed'), ...common()]);
+    await locfix(['retrieve', '--instances', ids, '--out', runs('ret-cmd'), ...common()]);
+    const cmp = JSON.parse((await locfix(['compare', runs('ret-a'), runs('ret-typed'), runs('ret-cmd'), runs('ret-b'), '--json'])).stdout) as {
+      arms: Array<{ arm: string; runs: string[] }>;
+    };
+    // before: four arms (the default typed out, and `retrieve`'s own names for the same options)
+    expect(cmp.arms.map((a) => [a.arm, a.runs])).toEqual([
+      ['ret-a', ['ret-a', 'ret-typed', 'ret-cmd']],
+      ['ret-b', ['ret-b']],
+    ]);
+    // before: "runs of different arms (retrieval / retrieval, or other settings)"
+    const mixed = await runLocfix(['merge', '--out', runs('merge-ab'), runs('ret-a'), runs('ret-b')], cache());
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toMatch(/What differs \(ret-a → ret-b\):\n\s+file-localization\.localizer\.options\.retrieval\.weights\.definitions: 1 → 0/);
+    // repeats of one configuration over the same instances are compared, not merged (before: "conflicts", one seed dropped)
+    const two = IDS.slice(0, 2).join(',');
+    for (const seed of ['0', '1'])
+      await locfix([
+        'run',
+        ...['--run-id', `seed-${seed}`, '--runs-dir', path.join(world.dir, 'runs'), '--seed', seed],
+        ...['--localizer', 'retrieval', '--stop-after', 'localize-files', '--instances', two, '--embedder', 'lexical'],
+        ...common(),
+      ]);
+    const repeats = await runLocfix(['merge', '--out', runs('merge-seeds'), runs('seed-0'), runs('seed-1')], cache());
+    expect(repeats.code).toBe(1);
+    expect(repeats.stderr).toMatch(/repeats of one configuration over 2 of the same instances: merging would drop one seed's answers\. Use locfix compare/);
   }, 300_000);
 
   it('within one repository there is no clustered interval, and nothing is flagged by it', async () => {

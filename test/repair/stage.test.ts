@@ -349,14 +349,22 @@ describe('runRepairStage / runSelectStage', () => {
     expect(result.failed).toEqual([{ instanceId: 'bad-1', error: 'bad object c' }]);
     expect(result.done).toEqual(['good-1']);
     expect(readArtifactFile(path.join(runDir, 'repair', 'bad-1.json'))).toMatchObject({ status: 'error', error: { message: 'bad object c' } });
-    // a recorded error is kept on resume unless errors are retried
+    // a recorded error is kept on resume unless errors are retried; an error of no known cause counts as the
+    // method's, so the plain --retry-errors keeps it too, and --retry-errors all reruns it
     const again = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot }], { model, analyzer, config: { samplesPerSet: 1 } });
     expect(again.skipped).toEqual(['bad-1']);
-    const retried = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot }], {
+    const kept = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot }], {
       model,
       analyzer,
       config: { samplesPerSet: 1 },
       retryErrors: true,
+    });
+    expect(kept.skipped).toEqual(['bad-1']);
+    const retried = await runRepairStage(runDir, [{ ...input('bad-1', fourSets), snapshot }], {
+      model,
+      analyzer,
+      config: { samplesPerSet: 1 },
+      retryErrors: 'all',
     });
     expect(retried.done).toEqual(['bad-1']);
     expect(readArtifactFile(path.join(runDir, 'repair', 'bad-1.json'))).toMatchObject({ status: 'ok', attempt: 2 });

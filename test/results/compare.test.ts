@@ -116,6 +116,25 @@ describe('arms', () => {
     expect(() => compareRuns(outcomes, { arms: { x: ['nope'] } })).toThrow(/no run "nope"/);
   });
 
+  it('--arm pooling runs of different configurations is said, naming what differs (issue 41, item 8)', () => {
+    const cascade = { ...run('casc', 'cascade', [], hitAll, [], 'C'), armSettings: { localizer: { name: 'cascade' }, topFiles: 3 } };
+    const retrieval = { ...run('ret', 'retrieval', [], missAll, [], 'R'), armSettings: { localizer: { name: 'retrieval' }, topFiles: 3 } };
+    const other = run('bl', 'blagent', [], hitAll, [], 'K');
+    const pooled = compareRuns([cascade, retrieval, other], { resamples: 100, arms: { x: ['casc', 'ret'] } });
+    const pooling = (c: ReturnType<typeof compareRuns>) => c.warnings.filter((w) => w.startsWith('--arm'));
+    expect(pooling(pooled)).toEqual([
+      '--arm x pools runs of different configurations (casc → ret: localizer.name: "cascade" → "retrieval"): its rates mix methods',
+    ]);
+    // repeats of one configuration pooled by name, and arms by key: nothing to say
+    expect(pooling(compareRuns([cascade, { ...cascade, runId: 'casc-2' }, other], { resamples: 100, arms: { x: ['casc', 'casc-2'] } }))).toEqual([]);
+    expect(pooling(compareRuns([cascade, retrieval], { resamples: 100 }))).toEqual([]);
+    // an arm without recorded costs (an imported run) is said not to be compared on cost
+    const costed = { ...cascade, operations: Object.fromEntries(cascade.instances.map((id) => [id, { agentSeconds: 1 }])) };
+    expect(compareRuns([costed, retrieval], { resamples: 100 }).warnings).toEqual([
+      'arm retrieval recorded no agent time or tokens on the instances compared (an imported run has what its source published): its cost is not compared',
+    ]);
+  });
+
   it('a run whose folder does not record its whole configuration is an arm of its own', () => {
     const c = compareRuns([run('old-a', 'retrieval', [], hitAll, [], null), run('old-b', 'retrieval', [], hitAll, [], null)], { resamples: 100 });
     expect(c.arms.map((a) => a.arm)).toEqual(['old-a', 'old-b']);

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  analyzeInstance,
-  firstChangedCodeLine,
-  goldElements,
-  lineLevelMatch,
-  summarizeFailures,
-  type InstanceEvidence,
-} from '../../results/failure-analysis.ts';
+import { analyzeInstance, firstChangedCodeLine, goldElements, lineLevelMatch, type InstanceEvidence } from '../../results/failure-analysis.ts';
+import { summarizeFailures } from '../../results/failure-summary.ts';
 import { sequenceRatio } from '../../results/sequence-similarity.ts';
 import { whyOf } from '../../app/view/catalogue.ts';
 import { knownGoldFailure } from '../../src/harness/known-gold-failures.ts';

@@ -29,6 +29,30 @@ describe('failure causes', () => {
     expect(describeCause(causeOf({ kind: 'connection' }))).toBe('infrastructure (model-unreachable: the model server did not answer)');
   });
 
+  it("evaluation errors by harness 5.0's tiers: the environment's are infrastructure, ambiguous ones stay the method's (issue 41)", () => {
+    const evaluation = (error: Record<string, unknown>) => causeOf(error, 'evaluate');
+    // before: a test timeout read as a model timeout, and every other evaluation error as the method's
+    expect(evaluation({ kind: 'timeout' })).toEqual({ cause: 'tests-timed-out', class: 'method', tier: 'ambiguous' });
+    expect(evaluation({ kind: 'cannot-run:network' })).toEqual({ cause: 'evaluation-environment', class: 'infrastructure', tier: 'environment' });
+    expect(evaluation({ kind: 'cannot-run:collection-failed' }).class).toBe('infrastructure');
+    expect(evaluation({ kind: 'evaluation-error', details: { infraFailure: { reason: 'container_unavailable', tier: 'environment' } } })).toMatchObject({
+      class: 'infrastructure',
+      tier: 'environment',
+    });
+    expect(evaluation({ kind: 'evaluation-error', details: { infraFailure: { reason: 'missing_module', tier: 'ambiguous' } } })).toEqual({
+      cause: 'evaluation-ambiguous',
+      class: 'method',
+      tier: 'ambiguous',
+    });
+    expect(evaluation({ kind: 'patch-apply-failed' })).toEqual({ cause: 'patch-does-not-apply', class: 'method' });
+    expect(evaluation({ kind: 'no-tests' }).class).toBe('configuration');
+    expect(causeOf({ kind: 'timeout' })).toEqual({ cause: 'model-timeout', class: 'infrastructure' });
+    expect(causeOf({ kind: 'missing-commit' })).toEqual({ cause: 'repository-unavailable', class: 'infrastructure' });
+    expect(describeCause(evaluation({ kind: 'timeout' }))).toBe(
+      'method (tests-timed-out: the tests timed out (the patch or the machine: ambiguous); harness tier ambiguous)',
+    );
+  });
+
   it('a replay that holds no answer for a request fails as a replay miss', async () => {
     const cache = await mkdtemp(path.join(os.tmpdir(), 'locfix-cause-'));
     const key = '00key0';

@@ -91,4 +91,57 @@ describe('openRunFolder', () => {
     expect(keys[0]).toBeDefined();
     expect(keys[0]).toBe(keys[1]);
   });
+
+  it('one configuration is one arm whatever was typed and whichever command recorded it (issue 41, item 4)', async () => {
+    const stageFolder = async (name: string, stage: string, recorded: Record<string, unknown>, dataset: string) => {
+      const dir = path.join(root, name);
+      await mkdir(dir);
+      await writeFile(path.join(dir, `${stage}.selection.json`), JSON.stringify({ stage, dataset, instances: ['o__r-1'], gold: {}, settings: {} }));
+      await writeFile(
+        path.join(dir, 'manifest.json'),
+        JSON.stringify({
+          runId: name,
+          kind: 'stage',
+          config: {},
+          models: { embedder: 'lexical' },
+          seed: 0,
+          localizer: 'retrieval',
+          instances: ['o__r-1'],
+          dataset,
+          settings: { [stage]: recorded },
+          createdAt: '',
+          invocations: [],
+        }),
+      );
+      return (await openRunFolder(dir)).arm;
+    };
+    const base = { localizer: 'retrieval', embedder: 'lexical' };
+    // `localize` with no options, with the default weight typed out (and --llm given to a model-free localizer)
+    const plain = await stageFolder('arm-plain', 'localize-files', { ...base, llm: null, localizerOptions: {} }, 'data/d.jsonl');
+    const typed = await stageFolder(
+      'arm-typed',
+      'localize-files',
+      { ...base, llm: 'openai:m', localizerOptions: { retrieval: { weights: { history: 1 } } } },
+      'd.jsonl',
+    );
+    // `retrieve` records its preset and the resolved retriever options under other names, the dataset resolved
+    const { resolveRetrievalOptions } = await import('../../localizer/retrieval/options.ts');
+    const retrieved = await stageFolder(
+      'arm-retrieve',
+      'retrieve',
+      { ...base, queryPreset: 'raw+structural', environmentReports: 'drop', options: resolveRetrievalOptions({}), llm: null, localizerOptions: null },
+      '/abs/path/d.jsonl',
+    );
+    const other = await stageFolder(
+      'arm-other',
+      'localize-files',
+      { ...base, llm: null, localizerOptions: { retrieval: { weights: { history: 0 } } } },
+      'd.jsonl',
+    );
+    expect(plain.key).toBeDefined();
+    // before: three arms (options as written, and each command's own names)
+    expect(typed.key).toBe(plain.key);
+    expect(retrieved.key).toBe(plain.key);
+    expect(other.key).not.toBe(plain.key);
+  });
 });
