@@ -65,7 +65,23 @@ describe('eval-loc', () => {
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const obj = JSON.parse(lines[0]);
-    expect(Object.keys(obj)).toEqual(['n', 'top1', 'top3', 'top5', 'top10', 'top15', 'mrr', 'acc1', 'acc3', 'acc5', 'acc10', 'acc15', 'runner']);
+    expect(Object.keys(obj)).toEqual([
+      'n',
+      'top1',
+      'top3',
+      'top5',
+      'top10',
+      'top15',
+      'mrr',
+      'acc1',
+      'acc3',
+      'acc5',
+      'acc10',
+      'acc15',
+      'notAttempted',
+      'notReached',
+      'runner',
+    ]);
     expect(obj).toMatchObject({ n: 3, top1: 1 / 3, top3: 2 / 3 });
   });
 
