@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { parsePatch } from '../patch.ts';
+import { safeFileName } from '../util/fsx.ts';
 
 const testList = z.preprocess((value) => {
   if (value === undefined || value === null || value === '') return [];
@@ -32,20 +33,40 @@ const unifiedDiff = z
     }
   });
 
+/**
+ * The longest file name an id may take once escaped (`safeFileName`, in bytes): `<name>.json` and the
+ * `.corrupt-<time>` name a damaged artifact is moved to must stay under the 255 bytes of a file name on every
+ * filesystem. Counted in bytes of the escaped name, not characters of the id: 75 CJK characters or 105 `+` are
+ * short ids and names of over 255 bytes.
+ */
+export const MAX_ID_FILE_NAME_BYTES = 200;
+
+/**
+ * Why `id` cannot be an instance id, or undefined. An id names a file in every stage folder and a log folder, so
+ * a path separator, `.` or `..`, a control character or a name too long for a file would write outside the run
+ * folder or fail on every rerun; every reader checks ids from files against this before they name a path.
+ */
+export function instanceIdProblem(id: unknown): string | undefined {
+  if (typeof id !== 'string') return 'an instance id must be a string';
+  if (id.length === 0) return 'must not be empty';
+  if (id === '.' || id === '..' || /[/\\\u0000-\u001f]/.test(id))
+    return 'an instance id that is a file name (no "/", "\\", "." or "..", no control characters)';
+  const bytes = Buffer.byteLength(safeFileName(id));
+  if (bytes > MAX_ID_FILE_NAME_BYTES)
+    return `an instance id whose file name fits in ${MAX_ID_FILE_NAME_BYTES} bytes (this one's, escaped, takes ${bytes}: ${id.length} characters)`;
+  return undefined;
+}
+
 export const SweInstanceSchema = z.object({
   /**
    * names a file in every stage folder (`<stage>/<instance_id>.json`) and a log folder: a path separator, `.` or
    * `..`, a control character or a name longer than a file name may be would write outside the run folder or
    * fail on every rerun, so such a row is reported and skipped
    */
-  instance_id: z
-    .string()
-    .min(1)
-    .max(200, 'an instance id of at most 200 characters (it names files)')
-    .refine(
-      (id) => id !== '.' && id !== '..' && !/[/\\\u0000-\u001f]/.test(id),
-      'an instance id that is a file name (no "/", "\\", "." or "..", no control characters)',
-    ),
+  instance_id: z.string().superRefine((id, ctx) => {
+    const problem = instanceIdProblem(id);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'expected "owner/name"'),
   base_commit: z.string().regex(/^[0-9a-f]{7,40}$/, 'expected a git commit hash'),
   problem_statement: z.string(),

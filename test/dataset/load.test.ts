@@ -74,15 +74,26 @@ describe('loadDataset: bad rows', () => {
       JSON.stringify({ ...row(3), instance_id: 'x'.repeat(10_000) }),
       JSON.stringify({ ...row(4), instance_id: 'a/../../b' }),
       JSON.stringify({ ...row(5), instance_id: 'tab\there' }),
+      // issue 42: short ids whose escaped file names are over 255 bytes (ENAMETOOLONG on every rerun, before)
+      JSON.stringify({ ...row(6), instance_id: '中'.repeat(75) }),
+      JSON.stringify({ ...row(7), instance_id: `a${'+'.repeat(105)}` }),
+      // the longest that fits: 200 bytes once escaped
+      JSON.stringify({ ...row(8), instance_id: 'x'.repeat(200) }),
     ];
     writeJsonl(file('ids.jsonl'), lines);
     const { instances, errors } = await loadDataset(file('ids.jsonl'));
-    expect(instances.map((i) => i.instance_id)).toEqual(['acme__widgets-101']);
+    expect(instances.map((i) => i.instance_id)).toEqual(['acme__widgets-101', 'x'.repeat(200)]);
     expect(errors.map((e) => e.message)).toEqual([
       expect.stringMatching(/^ids\.jsonl line 2: instance_id: an instance id that is a file name/),
-      expect.stringMatching(/^ids\.jsonl line 3: instance_id: an instance id of at most 200 characters/),
+      expect.stringMatching(/^ids\.jsonl line 3: instance_id: an instance id whose file name fits in 200 bytes \(this one's, escaped, takes 10000/),
       expect.stringMatching(/^ids\.jsonl line 4: instance_id: an instance id that is a file name/),
       expect.stringMatching(/^ids\.jsonl line 5: instance_id: an instance id that is a file name/),
+      expect.stringMatching(
+        /^ids\.jsonl line 6: instance_id: an instance id whose file name fits in 200 bytes \(this one's, escaped, takes 375: 75 characters\)/,
+      ),
+      expect.stringMatching(
+        /^ids\.jsonl line 7: instance_id: an instance id whose file name fits in 200 bytes \(this one's, escaped, takes 316: 106 characters\)/,
+      ),
     ]);
   });
 
