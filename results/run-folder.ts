@@ -17,7 +17,8 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadDataset } from '../src/dataset/load.ts';
-import { SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
+import { instanceIdProblem, SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
+import { assertConfined } from '../src/run/confinement.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
 import { INSTANCES_FILE, type RunManifest } from '../src/run/manifest.ts';
 export { INSTANCES_FILE };
@@ -94,6 +95,11 @@ async function readSelections(layout: RunLayout): Promise<Map<string, StageSelec
     });
     if (!selection) continue;
     if (!Array.isArray(selection.instances)) throw new Error(`${layout.selectionPath(stage)}: "instances" must be a list`);
+    // an id names files and folders: one from a file is checked before it can name a path outside the folder
+    for (const id of selection.instances) {
+      const problem = instanceIdProblem(id);
+      if (problem) throw new Error(`${layout.selectionPath(stage)}: instance id ${JSON.stringify(id).slice(0, 120)} is not a valid id (${problem})`);
+    }
     out.set(stage, selection);
   }
   return out;
@@ -142,6 +148,8 @@ function goldOf(row: SweInstance | undefined, selections: Map<string, StageSelec
 export async function openRunFolder(dir: string): Promise<RunFolder> {
   const root = path.resolve(dir);
   if (!existsSync(root)) throw new Error(`${dir}: no such run folder`);
+  // a folder someone hands you is data: no link in it may lead a reader outside (src/run/confinement.ts)
+  await assertConfined(root);
   const layout = new RunLayout(root);
   const manifest = await readJsonIfExists<RunManifest>(layout.manifestPath);
   const selections = await readSelections(layout);

@@ -5,14 +5,13 @@
  * thousands of instances costs one analysis at start and one instance's files per page.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { FAILURE_CATEGORIES, NOT_JUDGED, type FailureCategory, type InstanceAnalysis } from '../../results/failure-analysis.ts';
 import { openRunFolder, type RunFolder, type RunInstance } from '../../results/run-folder.ts';
 import { analyzeRun, loadInstanceArtifacts, type InstanceArtifacts, type RunAnalysis } from '../../results/run-analysis.ts';
 import { rankedPathsOf } from '../../src/artifacts/localization.ts';
 import { STAGE } from '../../src/run/stage.ts';
-import { readJsonIfExists } from '../../src/util/fsx.ts';
+import { readJsonIfExists, safeFileName } from '../../src/util/fsx.ts';
+import { confinedPath, readConfinedFile } from '../../src/run/confinement.ts';
 
 export interface ViewRun {
   /** unique among the runs shown, safe in a URL: the folder's name (with -2, -3 … when two share one) */
@@ -244,9 +243,10 @@ export class Catalogue {
 
 /** The harness' files of an instance's evaluation; a log longer than LOG_LIMIT is cut to its end, which holds the tests. */
 async function evaluationFiles(folder: RunFolder, id: string): Promise<InstanceDetail['evaluation']> {
-  const dir = path.join(folder.dir, 'evaluation', id);
-  if (!existsSync(dir)) return {};
-  const read = async (name: string) => (existsSync(path.join(dir, name)) ? readFile(path.join(dir, name), 'utf8') : undefined);
+  // the log folder is named as evaluation names it, and every read stays inside the run folder
+  const logs = ['evaluation', safeFileName(id)];
+  if (!existsSync(confinedPath(folder.dir, ...logs))) return {};
+  const read = (name: string) => readConfinedFile(folder.dir, ...logs, name);
   const [report, testOutput, error] = await Promise.all([read('report.json'), read('test_output.txt'), read('evaluation_error.json')]);
   const cut =
     testOutput && testOutput.length > LOG_LIMIT ? `[… ${testOutput.length - LOG_LIMIT} characters before this …]\n${testOutput.slice(-LOG_LIMIT)}` : testOutput;

@@ -47,8 +47,29 @@ export function parseQuery(get: (name: string) => string | undefined): InstanceQ
   return q;
 }
 
-export function viewApp(catalogue: Catalogue): Hono {
+/** The names a server on a loopback address answers to: a page elsewhere that rebinds its own name to 127.0.0.1 is refused. */
+export const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+/** The host name of a Host header, lower case, without its port ("[::1]:8765" → "[::1]"). */
+function hostName(header: string): string {
+  const value = header.trim().toLowerCase();
+  return value.startsWith('[') ? value.slice(0, value.indexOf(']') + 1) : value.replace(/:\d*$/, '');
+}
+
+/**
+ * The application over a catalogue. With `allowedHosts`, a request whose Host header names another host is
+ * answered 421 (DNS rebinding: a web page that points its own name at this machine would otherwise read the runs);
+ * without, any name is served (a server told `--host` to listen beyond this machine).
+ */
+export function viewApp(catalogue: Catalogue, options: { allowedHosts?: readonly string[] } = {}): Hono {
   const app = new Hono();
+  const allowed = options.allowedHosts ? new Set(options.allowedHosts.map((h) => h.toLowerCase())) : undefined;
+  if (allowed)
+    app.use('*', async (c, next) => {
+      const host = c.req.header('host') ?? '';
+      if (!allowed.has(hostName(host))) return c.text(`locfix view: Host "${host.slice(0, 100)}" is not this server's name; refused`, 421);
+      await next();
+    });
   app.use('*', async (c, next) => {
     await next();
     c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
@@ -88,8 +109,11 @@ export interface ViewServer {
 /** Listens on `host` (loopback by default: the pages show model outputs and code of the runs) and `port` (0: any free one). */
 export function serveView(catalogue: Catalogue, options: { host?: string; port?: number } = {}): Promise<ViewServer> {
   const host = options.host ?? '127.0.0.1';
+  // on a loopback address only loopback names are answered; a server put elsewhere with --host answers its callers
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+  const app = viewApp(catalogue, loopback ? { allowedHosts: LOOPBACK_NAMES } : {});
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: viewApp(catalogue).fetch, hostname: host, port: options.port ?? 0 }, (info) => {
+    const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, (info) => {
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({
         url: `http://${shownHost}:${info.port}`,

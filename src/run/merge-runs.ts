@@ -14,6 +14,7 @@ import { pathExists, readJsonIfExists, writeJsonAtomic, writeJsonlAtomic } from 
 import type { StageSelection } from './run-layout.ts';
 import type { SpendLedgerFile } from './spend-ledger.ts';
 import { acquireRunLock, RUN_LOCK_FILE } from './run-lock.ts';
+import { assertConfined } from './confinement.ts';
 
 export interface MergeReport {
   inputs: string[];
@@ -61,6 +62,8 @@ export async function mergeRunFolders(outDir: string, inputs: readonly string[])
     const entries = await readdir(input).catch(() => undefined);
     if (!entries?.some((n) => n === 'instances.jsonl' || n.endsWith('.selection.json')))
       throw new Error(`merge: ${input} is not a locfix run folder (neither instances.jsonl nor a <stage>.selection.json)`);
+    // nothing from outside an input may be copied into the merged folder
+    await assertConfined(input);
   }
   await mkdir(out, { recursive: true });
   // a second merge (or a run) on the same folder refuses instead of interleaving
