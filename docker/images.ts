@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runGit } from '../src/repo/git.ts';
+import { assertCommitHash, runGit } from '../src/repo/git.ts';
 import { officialImageName, type ImageArch, type InstanceSpec } from '../src/harness/instance-spec.ts';
 import type { ResolvedSpec } from '../src/harness/specs.ts';
 import type { CacheLevel, InstanceImage, InstanceImages, SandboxLimits } from '../src/sandbox/types.ts';
@@ -280,8 +280,10 @@ export class ImageProvider implements InstanceImages {
   private async harnessCheckout(repo: string, commit: string, dir: string): Promise<void> {
     const mirror = path.resolve(await this.mirrors.gitDir(repo));
     const git = async (args: string[]): Promise<string> => (await runGit(args)).stdout.toString('utf8').trim();
+    // the dataset's base_commit: a hash, never an option or a revision expression
+    assertCommitHash(commit, `${repo}: base_commit`);
     try {
-      const baseTime = Number(await git(['--git-dir', mirror, 'show', '-s', '--format=%ct', `${commit}^{commit}`]));
+      const baseTime = Number(await git(['--git-dir', mirror, 'show', '-s', '--format=%ct', '--end-of-options', `${commit}^{commit}`]));
       const tags = (await git(['--git-dir', mirror, 'for-each-ref', '--format=%(refname)%09%(*committerdate:unix)%09%(committerdate:unix)', 'refs/tags']))
         .split('\n')
         .filter(Boolean)

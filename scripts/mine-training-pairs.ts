@@ -57,6 +57,9 @@ for (const file of [...values.exclude!, VERIFIED_BASES]) {
       throw new Error(`${file}:${i + 1}: not JSON (${err instanceof Error ? err.message : String(err)})`);
     }
     if (typeof row?.repo !== 'string' || typeof row.base_commit !== 'string') throw new Error(`${file}:${i + 1}: a row needs repo and base_commit`);
+    // a value that is no hash would reach git as an option (`--output=FILE`) or give no cutoff at all
+    if (!/^[0-9a-f]{7,40}$/i.test(row.base_commit))
+      throw new Error(`${file}:${i + 1}: base_commit is not a commit hash: ${JSON.stringify(row.base_commit).slice(0, 80)}`);
     rows.push(row as EvaluatedRow);
   }
 }
@@ -74,14 +77,27 @@ const folders = mirrorRepositories(readdirSync(values.mirrors).filter((d) => d.i
 const repos = selectRepositories(values.repos, [...folders.keys()], `the mirrors of ${values.mirrors}`);
 
 const all: TrainingPair[] = [];
+const failed: string[] = [];
 console.log('| repository | cutoff (earliest evaluated base commit) | pairs |\n|---|---|--:|');
+// one repository that cannot be read (a corrupt mirror, a commit its rows name that it lacks) is reported in its
+// row and left out; the others' pairs are still written
 for (const repo of repos) {
   const gitDir = path.join(values.mirrors, folders.get(repo)!, 'repo');
   const evaluated = bases.get(repositoryKey(repo)) ?? [];
-  const before = evaluated.length ? await cutoffOf(gitDir, evaluated) : undefined;
-  const pairs = await minePairs({ repo, gitDir, before, excludedCommits });
-  all.push(...pairs);
-  console.log(`| ${repo} | ${before === undefined ? 'none (no evaluated rows)' : new Date(before * 1000).toISOString().slice(0, 10)} | ${pairs.length} |`);
+  try {
+    const before = evaluated.length ? await cutoffOf(gitDir, evaluated) : undefined;
+    const pairs = await minePairs({ repo, gitDir, before, excludedCommits });
+    all.push(...pairs);
+    console.log(`| ${repo} | ${before === undefined ? 'none (no evaluated rows)' : new Date(before * 1000).toISOString().slice(0, 10)} | ${pairs.length} |`);
+  } catch (err) {
+    failed.push(repo);
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/\|/g, '\\|').slice(0, 300);
+    console.log(`| ${repo} | failed: ${why} | 0 |`);
+  }
 }
 await writeFile(values.out, all.map((p) => JSON.stringify(p)).join('\n') + (all.length ? '\n' : ''));
-console.log(`${all.length} pairs from ${repos.length} repositories in ${values.out}`);
+console.log(`${all.length} pairs from ${repos.length - failed.length} of ${repos.length} repositories in ${values.out}`);
+if (failed.length) {
+  console.log(`not mined (see their rows): ${failed.join(', ')}`);
+  process.exitCode = 1;
+}

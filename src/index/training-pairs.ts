@@ -8,8 +8,8 @@
  * of an evaluated instance can be a pair; `excludedCommits` drops any commit named explicitly besides.
  */
 import { languageForPath } from '../parsing/languages/index.ts';
-import { runGit } from '../repo/git.ts';
-import { parseCommitLog } from '../repo/history.ts';
+import { assertCommitHash, runGit } from '../repo/git.ts';
+import { streamCommitLog } from '../repo/commit-log.ts';
 import { isTestPath } from './file-filter.ts';
 
 export interface TrainingPair {
@@ -66,26 +66,26 @@ export function isSourceFile(file: string): boolean {
   return languageForPath(file) !== undefined && !isTestPath(file);
 }
 
+/** A commit of the first-parent history, with the files it changes against its first parent. */
+interface HistoryCommit {
+  id: string;
+  committedAt: number;
+  message: string;
+  files: string[];
+}
+
 /**
  * The first-parent history of `head`, each commit with the files it changes against its first parent. The root
- * commit is left out: it "changes" every file it adds, which says nothing about any of them.
+ * commit is left out: it "changes" every file it adds, which says nothing about any of them. Read as a stream of
+ * NUL-separated records (src/repo/commit-log.ts): no message can add a file, and none costs more than the cap.
  */
-async function firstParentLog(gitDir: string, head: string): Promise<Array<ReturnType<typeof parseCommitLog>[number] & { committedAt: number }>> {
-  const { stdout } = await runGit([
-    '--git-dir',
-    gitDir,
-    'log',
-    '--first-parent',
-    '-m',
-    '--no-renames',
-    '--name-only',
-    '--format=%x00%H %ct %P%x01%B%x02',
-    head,
-  ]);
-  return parseCommitLog(stdout.toString('utf8')).flatMap((r) => {
-    const [id, time, firstParent] = r.id.split(' ');
-    return firstParent ? [{ ...r, id: id!, committedAt: Number(time) }] : [];
+async function firstParentLog(gitDir: string, head: string): Promise<HistoryCommit[]> {
+  const commits: HistoryCommit[] = [];
+  await streamCommitLog(['--git-dir', gitDir, 'log', '--first-parent', '-m', '--no-renames', '--end-of-options', head], '%H %ct %P', (c) => {
+    const [id, time, firstParent] = c.header;
+    if (id && firstParent) commits.push({ id, committedAt: Number(time), message: c.message, files: c.files });
   });
+  return commits;
 }
 
 export async function minePairs(options: MiningOptions): Promise<TrainingPair[]> {
@@ -110,9 +110,12 @@ export async function minePairs(options: MiningOptions): Promise<TrainingPair[]>
 export async function cutoffOf(gitDir: string, baseCommits: readonly string[]): Promise<number | undefined> {
   let earliest: number | undefined;
   for (const commit of new Set(baseCommits)) {
-    const { stdout } = await runGit(['--git-dir', gitDir, 'show', '-s', '--format=%ct', commit]);
-    const time = Number(stdout.toString('utf8').trim());
-    if (!Number.isFinite(time)) throw new Error(`${gitDir}: no committer time for ${commit}`);
+    assertCommitHash(commit, `${gitDir}: an evaluated base commit`);
+    const { stdout } = await runGit(['--git-dir', gitDir, 'show', '-s', '--format=%ct', '--end-of-options', `${commit}^{commit}`]);
+    const text = stdout.toString('utf8').trim();
+    // an empty answer is no time: read as 0 it would cut the repository at 1970 and mine nothing, silently
+    if (!/^\d+$/.test(text)) throw new Error(`${gitDir}: no committer time for ${commit} (git answered ${JSON.stringify(text.slice(0, 80))})`);
+    const time = Number(text);
     earliest = earliest === undefined ? time : Math.min(earliest, time);
   }
   return earliest;

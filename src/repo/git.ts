@@ -63,6 +63,19 @@ export function runGit(args: readonly string[], options: RunGitOptions = {}): Pr
   });
 }
 
+/** A commit as datasets and configs name one: 7 to 40 hex digits (a full SHA-1 or an abbreviation). */
+const COMMIT_HASH = /^[0-9a-f]{7,40}$/i;
+
+/**
+ * `value` when it is a commit hash, else an error naming `where` it came from. Checked at every entry point where
+ * data names a commit, so no value from a dataset, a config or a model reaches git as an option or a revision
+ * expression; the commands add `--end-of-options` besides.
+ */
+export function assertCommitHash(value: unknown, where: string): string {
+  if (typeof value === 'string' && COMMIT_HASH.test(value)) return value;
+  throw new Error(`${where}: ${JSON.stringify(String(value)).slice(0, 80)} is not a commit hash (7 to 40 hex digits)`);
+}
+
 /** True when `dir` looks like a git directory (bare repository or a `.git` folder). */
 export async function isGitDir(dir: string): Promise<boolean> {
   try {

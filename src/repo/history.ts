@@ -7,7 +7,8 @@
  * leak in. Commits are memoized by id per git directory: the next instance of the same repository asks git
  * only for the commits it has not seen (`rev-list` is cheap; the per-commit diff names are not).
  */
-import { runGit } from './git.ts';
+import { assertCommitHash, runGit } from './git.ts';
+import { CommitLogParser, commitLogFormat, NulTokenizer, recordMarker } from './commit-log.ts';
 
 export interface CommitRecord {
   id: string;
@@ -17,28 +18,23 @@ export interface CommitRecord {
   files: string[];
 }
 
-const RECORD_START = '\u0000';
-const FIELD_END = '\u0001';
-const MESSAGE_END = '\u0002';
 /** commits asked of `git log --stdin` at once */
 const BATCH = 2000;
+/** The largest commit message kept (a longer one is cut): far beyond a real message, far below a string's limit. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
 
-/** Parses `git log --format=%x00%H%x01%B%x02 --name-only` output. */
-export function parseCommitLog(output: string): CommitRecord[] {
+/**
+ * Parses the output of `git log -z --name-only` written with `commitLogFormat(marker, '%H')` (src/repo/commit-log.ts):
+ * records that no message can break, since a message cannot hold the NUL that ends each field.
+ */
+export function parseCommitLog(output: Buffer, marker: string): CommitRecord[] {
   const records: CommitRecord[] = [];
-  for (const block of output.split(RECORD_START)) {
-    if (!block.trim()) continue;
-    const idEnd = block.indexOf(FIELD_END);
-    const messageEnd = block.indexOf(MESSAGE_END, idEnd + 1);
-    if (idEnd < 0 || messageEnd < 0) throw new Error(`unreadable git log record: ${JSON.stringify(block.slice(0, 80))}`);
-    const files = block
-      .slice(messageEnd + 1)
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean);
-    records.push({ id: block.slice(0, idEnd).trim(), message: block.slice(idEnd + 1, messageEnd).trim(), files });
-  }
-  return records;
+  const parser = new CommitLogParser(marker, (c) => records.push({ id: c.header[0] ?? '', message: c.message, files: c.files }));
+  const tokens = new NulTokenizer((t, truncated) => parser.token(t, truncated), MAX_MESSAGE_BYTES);
+  tokens.push(output);
+  tokens.end();
+  parser.flush();
+  return records.filter((r) => r.id);
 }
 
 export class CommitHistoryReader {
@@ -52,7 +48,8 @@ export class CommitHistoryReader {
    */
   async recentCommits(gitDir: string, commit: string, limit: number): Promise<CommitRecord[]> {
     if (!(limit > 0)) return [];
-    const { stdout } = await runGit(['--git-dir', gitDir, 'rev-list', '--min-parents=1', '--max-parents=1', '-n', String(limit), commit]);
+    assertCommitHash(commit, `${gitDir}: the commit whose history is read`);
+    const { stdout } = await runGit(['--git-dir', gitDir, 'rev-list', '--min-parents=1', '--max-parents=1', '-n', String(limit), '--end-of-options', commit]);
     const ids = stdout.toString('utf8').split('\n').filter(Boolean);
     let known = this.known.get(gitDir);
     if (!known) {
@@ -62,10 +59,14 @@ export class CommitHistoryReader {
     const missing = ids.filter((id) => !known.has(id));
     for (let i = 0; i < missing.length; i += BATCH) {
       const batch = missing.slice(i, i + BATCH);
-      const log = await runGit(['--git-dir', gitDir, 'log', '--no-walk=unsorted', '--stdin', '--no-renames', '--format=%x00%H%x01%B%x02', '--name-only'], {
-        input: `${batch.join('\n')}\n`,
-      });
-      for (const record of parseCommitLog(log.stdout.toString('utf8'))) known.set(record.id, record);
+      const marker = recordMarker();
+      const log = await runGit(
+        ['--git-dir', gitDir, 'log', '--no-walk=unsorted', '--stdin', '--no-renames', '-z', '--name-only', commitLogFormat(marker, '%H')],
+        {
+          input: `${batch.join('\n')}\n`,
+        },
+      );
+      for (const record of parseCommitLog(log.stdout, marker)) known.set(record.id, record);
     }
     return ids.map((id) => known.get(id)).filter((r): r is CommitRecord => r !== undefined);
   }

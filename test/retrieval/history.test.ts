@@ -74,13 +74,16 @@ describe('CommitHistoryReader', () => {
     await expect(reader.recentCommits(bare, 'f'.repeat(40), 5)).rejects.toThrow();
   });
 
-  it('parses git log records and rejects broken ones', () => {
-    const out = `\u0000${'a'.repeat(40)}\u0001Fix it\n\nBody\u0002\n\npkg/a.py\npkg/b.py\n\u0000${'b'.repeat(40)}\u0001Empty\u0002\n`;
-    expect(parseCommitLog(out)).toEqual([
-      { id: 'a'.repeat(40), message: 'Fix it\n\nBody', files: ['pkg/a.py', 'pkg/b.py'] },
+  it('parses NUL-separated git log records; separators inside a message stay in the message', () => {
+    const marker = 'M:';
+    const out = Buffer.from(
+      `\u0000M:${'a'.repeat(40)}\u0000Fix it\n\nBody \u0002 pkg/c.py\n\u0000\u0000\npkg/a.py\u0000pkg/b.py\u0000\u0000M:${'b'.repeat(40)}\u0000Empty\n\u0000`,
+    );
+    expect(parseCommitLog(out, marker)).toEqual([
+      { id: 'a'.repeat(40), message: 'Fix it\n\nBody \u0002 pkg/c.py', files: ['pkg/a.py', 'pkg/b.py'] },
       { id: 'b'.repeat(40), message: 'Empty', files: [] },
     ]);
-    expect(() => parseCommitLog('\u0000abc no separators')).toThrow(/unreadable git log record/);
+    expect(parseCommitLog(Buffer.from('no record at all'), marker)).toEqual([]);
   });
 
   it('a repository snapshot exposes its history', async () => {

@@ -82,7 +82,7 @@ describe('training the learned ranker', () => {
       const mined = (await readFile(pairs, 'utf8')).trim().split('\n');
       // an evaluated dataset that cannot be read stops mining, naming the file and line: no cutoff is ever guessed
       const bad = path.join(dir, 'bad.jsonl');
-      await writeFile(bad, '{"repo": "acme/widgets", "base_commit": "abc"}\n{"repo": "acme/wid\n');
+      await writeFile(bad, '{"repo": "acme/widgets", "base_commit": "abcdef0"}\n{"repo": "acme/wid\n');
       await expect(script('mine-training-pairs.ts', ['--mirrors', mirrors, '--exclude', bad, '--out', path.join(dir, 'x.jsonl')])).rejects.toThrow(
         /bad\.jsonl:2: not JSON/,
       );
