@@ -117,6 +117,33 @@ describe('learned fusion', () => {
     await expect(run(await modelFile(noHash))).rejects.toThrow(/does not record its training data/);
   });
 
+  it('refuses a model that would rank wrongly, naming the file and never echoing its content (issue 42)', async () => {
+    const run = (rankerModel: string) => retrieveFiles(index, [rawIssueQuery('x')], { fusion: 'learned', rankerModel });
+    // before: null or "abc" thresholds sent every row one way ("2 of 2 ok"); leaves of 1e308 summed to Infinity
+    for (const threshold of [null, 'abc']) {
+      const broken = stumpModel('path.test', 0.5, 1, -1) as unknown as { trees: Array<{ threshold: unknown[] }> };
+      broken.trees[0]!.threshold[0] = threshold;
+      const file = await modelFile(broken);
+      await expect(run(file)).rejects.toThrow(new RegExp(`ranker model ${file}: trees\\[0\\]\\.threshold\\[0\\]: must be a finite number`));
+    }
+    const huge = stumpModel('path.test', 0.5, 1e308, -1, { trees: [] });
+    huge.trees = [0, 1, 2].map(() => stumpModel('path.test', 0.5, 1e308, -1).trees[0]!);
+    await expect(run(await modelFile(huge))).rejects.toThrow(/leaves sum to Infinity in size/);
+    const overflow = JSON.stringify(stumpModel('path.test', 0.5, 1, -1)).replace('"value":[0,1,-1]', '"value":[0,1e309,-1]');
+    const overflowFile = await modelFile({});
+    await writeFile(overflowFile, overflow);
+    await expect(run(overflowFile)).rejects.toThrow(/trees\[0\]\.value\[1\]: must be a finite number/);
+    // before: "Cannot read properties of null", naming no file
+    const nullBase = await modelFile({ ...stumpModel('path.test', 0.5, 1, -1), base: null });
+    await expect(run(nullBase)).rejects.toThrow(new RegExp(`ranker model ${nullBase}: base: `));
+    // before: a path to another file echoed its first characters ("root:*:202"...)
+    const secret = path.join(path.dirname(await modelFile({})), 'shadow');
+    await writeFile(secret, 'root:*:20200:0:99999:7:::\n');
+    const refused = await run(secret).catch((e: Error) => e.message);
+    expect(refused).toMatch(/shadow: is not JSON; retrain it/);
+    expect(refused).not.toContain('root');
+  });
+
   it('fails when the localizer is made, not at every instance', () => {
     expect(() => new RetrievalLocalizer({ retrieval: { fusion: 'learned', rankerModel: '/nonexistent/model.json' } })).toThrow(/no such file/);
   });

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import { FEATURE_NAMES, FEATURE_SET_VERSION } from './features.ts';
 
 export const MODEL_FORMAT = 'locfix-file-ranker';
@@ -67,40 +68,81 @@ function fail(source: string, why: string): never {
   throw new Error(`ranker model ${source}: ${why}; retrain it (npm run ranker:train) or choose the hand-set fusion (--fusion weighted)`);
 }
 
+/** The most a model's score may reach in size (the base aside): sums of leaves past it say the file is broken. */
+const MAX_SCORE = 1e9;
+
+/** Every number finite: JSON has no NaN, but 1e309 parses to Infinity and null or a string compare one way only. */
+const finite = z.number({ message: 'must be a finite number' }).finite({ message: 'must be a finite number' });
+const index = z.number({ message: 'must be an integer' }).int({ message: 'must be an integer' });
+const TreeSchema = z
+  .object({ feature: z.array(index).min(1), threshold: z.array(finite), left: z.array(index), right: z.array(index), value: z.array(finite) })
+  .refine((t) => [t.threshold, t.left, t.right, t.value].every((a) => a.length === t.feature.length), { message: 'arrays of different lengths' });
+const ModelSchema = z.object({
+  format: z.literal(MODEL_FORMAT),
+  version: z.number(),
+  featureSetVersion: z.number(),
+  features: z.array(z.string()).min(1, { message: 'lists no features' }),
+  candidates: index.min(1, { message: 'must be a positive integer' }),
+  training: z
+    .object({
+      dataSha256: z.string(),
+      pairs: z.number(),
+      repositories: z.number(),
+      command: z.string(),
+      params: z.record(z.string(), z.number()),
+      increasing: z.array(z.string()).optional(),
+    })
+    .passthrough(),
+  base: z.object({ feature: z.string(), scale: finite }).strict().optional(),
+  trees: z.array(TreeSchema),
+});
+
+/** The first problem zod finds, as "where: what" (never the value itself: the file may not be a model at all). */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const where = issue.path.length
+    ? issue.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '')
+    : 'the file';
+  return `${where}: ${issue.message}`;
+}
+
 /** Checks a parsed model file against this locfix; every refusal names the file and the reason. */
 export function checkRankerModel(value: unknown, source: string): LoadedRanker {
+  const format = (value as { format?: unknown } | null)?.format;
+  if (!value || typeof value !== 'object' || format !== MODEL_FORMAT)
+    fail(source, `not a locfix ranker model (format is ${JSON.stringify(format)?.slice(0, 40)})`);
   const m = value as Partial<RankerModel>;
-  if (!m || typeof m !== 'object' || m.format !== MODEL_FORMAT) fail(source, `not a locfix ranker model (format is ${JSON.stringify(m?.format)})`);
   if (m.version !== MODEL_VERSION) fail(source, `model format version ${m.version}, this locfix reads version ${MODEL_VERSION}`);
   if (m.featureSetVersion !== FEATURE_SET_VERSION) {
     fail(source, `trained on feature set version ${m.featureSetVersion}, this locfix computes version ${FEATURE_SET_VERSION}`);
   }
-  if (!Array.isArray(m.features) || m.features.length === 0) fail(source, 'lists no features');
-  const unknown = m.features.filter((f) => !FEATURE_NAMES.includes(f));
-  if (unknown.length) fail(source, `reads features this locfix does not compute: ${unknown.join(', ')}`);
-  if (!Number.isInteger(m.candidates) || m.candidates! < 1) fail(source, `candidates must be a positive integer, got ${m.candidates}`);
   if (!m.training || typeof m.training.dataSha256 !== 'string') fail(source, 'does not record its training data (training.dataSha256)');
-  if (!Array.isArray(m.trees)) fail(source, 'has no trees');
-  if (m.base !== undefined && (!m.features.includes(m.base.feature) || !Number.isFinite(m.base.scale))) {
-    fail(source, `base must name one of its features and a finite scale, got ${JSON.stringify(m.base)}`);
+  const parsed = ModelSchema.safeParse(value);
+  if (!parsed.success) fail(source, firstIssue(parsed.error));
+  const model: RankerModel = parsed.data;
+  const unknown = model.features.filter((f) => !FEATURE_NAMES.includes(f));
+  if (unknown.length) fail(source, `reads features this locfix does not compute: ${unknown.join(', ')}`);
+  if (model.base !== undefined && !model.features.includes(model.base.feature)) {
+    fail(source, `base must name one of its features and a finite scale, got ${JSON.stringify(model.base)}`);
   }
-  m.trees.forEach((t, i) => checkTree(t, i, m.features!.length, source));
-  return { model: m as RankerModel, source, columns: m.features.map((f) => FEATURE_NAMES.indexOf(f)) };
+  model.trees.forEach((t, i) => checkTree(t, i, model.features.length, source));
+  // bounded sums: the largest score the trees can give together must be a number, so no ranking turns on Infinity
+  const reach = model.trees.reduce((sum, t) => sum + Math.max(...t.value.map(Math.abs)), 0);
+  if (!(reach <= MAX_SCORE)) fail(source, `its trees' leaves sum to ${reach} in size, beyond ${MAX_SCORE}: not a trained model`);
+  return { model, source, columns: model.features.map((f) => FEATURE_NAMES.indexOf(f)) };
 }
 
 function checkTree(t: RankerTree, i: number, featureCount: number, source: string): void {
-  const n = t?.feature?.length;
-  if (!n || [t.threshold, t.left, t.right, t.value].some((a) => !Array.isArray(a) || a.length !== n)) fail(source, `tree ${i} is malformed`);
+  const n = t.feature.length;
   for (let node = 0; node < n; node++) {
     const f = t.feature[node]!;
-    if (f === -1) {
-      if (!Number.isFinite(t.value[node])) fail(source, `tree ${i} node ${node}: leaf value is not a number`);
-      continue;
-    }
-    if (!(Number.isInteger(f) && f >= 0 && f < featureCount)) fail(source, `tree ${i} node ${node}: feature ${f} out of range`);
+    if (f === -1) continue;
+    if (!(f >= 0 && f < featureCount)) fail(source, `tree ${i} node ${node}: feature ${f} out of range`);
     // children come after their parent, so evaluation always ends at a leaf
-    for (const child of [t.left[node]!, t.right[node]!])
-      if (!(Number.isInteger(child) && child > node && child < n)) fail(source, `tree ${i} node ${node}: bad child ${child}`);
+    for (const child of [t.left[node]!, t.right[node]!]) if (!(child > node && child < n)) fail(source, `tree ${i} node ${node}: bad child ${child}`);
   }
 }
 
@@ -121,8 +163,9 @@ export function loadRankerModel(file: string = DEFAULT_MODEL_FILE): LoadedRanker
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
-    fail(source, `is not JSON (${err instanceof Error ? err.message : String(err)})`);
+  } catch {
+    // JSON.parse's message quotes the text it met: a path to another file would show its first characters
+    fail(source, 'is not JSON');
   }
   const ranker = { ...checkRankerModel(value, source), sha256: createHash('sha256').update(text).digest('hex') };
   loaded.set(source, ranker);
