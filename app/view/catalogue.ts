@@ -5,6 +5,7 @@
  * thousands of instances costs one analysis at start and one instance's files per page.
  */
 import { existsSync } from 'node:fs';
+import { LRUCache } from 'lru-cache';
 import { FAILURE_CATEGORIES, NOT_JUDGED, type FailureCategory, type InstanceAnalysis } from '../../results/failure-analysis.ts';
 import { openRunFolder, type RunFolder, type RunInstance } from '../../results/run-folder.ts';
 import { analyzeRun, loadInstanceArtifacts, type InstanceArtifacts, type RunAnalysis } from '../../results/run-analysis.ts';
@@ -119,9 +120,15 @@ export class Catalogue {
   readonly rows: InstanceRow[];
   private readonly byRun = new Map<string, ViewRun>();
   private readonly byInstance = new Map<string, InstanceRow[]>();
+  /** each run's instances and analyses by id: a page is found in constant time, so an export is linear in its pages */
+  private readonly instanceOf = new Map<string, Map<string, { instance: RunInstance; analysis?: InstanceAnalysis }>>();
 
   private constructor(readonly runs: ViewRun[]) {
-    for (const run of runs) this.byRun.set(run.key, run);
+    for (const run of runs) {
+      this.byRun.set(run.key, run);
+      const analyses = new Map(run.analysis.instances.map((a) => [a.instanceId, a]));
+      this.instanceOf.set(run.key, new Map(run.folder.instances.map((i) => [i.id, { instance: i, analysis: analyses.get(i.id) }])));
+    }
     this.rows = runs.flatMap((run) => {
       const repoOf = new Map(run.folder.instances.map((i) => [i.id, i.repo]));
       return run.analysis.instances.map((a) => ({
@@ -165,8 +172,15 @@ export class Catalogue {
     return this.byRun.get(key);
   }
 
-  /** The values a filter can take, for the filter form. */
+  /** The values a filter can take, for the filter form (every list page shows it: made once, the rows never change). */
   choices(): { runs: string[]; repos: string[]; categories: string[]; arms: string[]; tiers: string[] } {
+    this.choiceList ??= this.makeChoices();
+    return this.choiceList;
+  }
+
+  private choiceList?: ReturnType<Catalogue['makeChoices']>;
+
+  private makeChoices(): { runs: string[]; repos: string[]; categories: string[]; arms: string[]; tiers: string[] } {
     const distinct = (pick: (r: InstanceRow) => string | undefined) => [...new Set(this.rows.map(pick).filter((v): v is string => Boolean(v)))].sort();
     return {
       runs: this.runs.map((r) => r.key),
@@ -177,8 +191,25 @@ export class Catalogue {
     };
   }
 
-  /** One page of the instance table, filtered and sorted on the server. */
+  /**
+   * One page of the instance table, filtered and sorted on the server. The sorted rows of the last few filters are
+   * kept, so the pages of one filter (the export writes them all) cost one sort, not one each.
+   */
   query(q: InstanceQuery): InstancePage {
+    const key = JSON.stringify([q.run, q.repo, q.category, q.arm, q.tier, q.text?.trim().toLowerCase(), q.sort ?? 'id', Boolean(q.descending)]);
+    let sorted = this.sortedRows.get(key);
+    if (!sorted) {
+      sorted = this.filterAndSort(q);
+      this.sortedRows.set(key, sorted);
+    }
+    const pages = Math.max(1, Math.ceil(sorted.length / PAGE_SIZE));
+    const page = Math.min(Math.max(1, Math.floor(q.page ?? 1)), pages);
+    return { rows: sorted.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), total: sorted.length, page, pages, pageSize: PAGE_SIZE };
+  }
+
+  private readonly sortedRows = new LRUCache<string, InstanceRow[]>({ max: 16 });
+
+  private filterAndSort(q: InstanceQuery): InstanceRow[] {
     const text = q.text?.trim().toLowerCase();
     const rows = this.rows.filter(
       (r) =>
@@ -193,14 +224,11 @@ export class Catalogue {
     const order = (r: InstanceRow): string | number =>
       sort === 'cost' ? r.cost : sort === 'category' ? FAILURE_CATEGORIES.indexOf(r.category) : (r[sort] ?? '');
     const sign = q.descending ? -1 : 1;
-    const sorted = [...rows].sort((a, b) => {
+    return [...rows].sort((a, b) => {
       const x = order(a);
       const y = order(b);
       return (x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : a.run < b.run ? -1 : 1) * sign;
     });
-    const pages = Math.max(1, Math.ceil(sorted.length / PAGE_SIZE));
-    const page = Math.min(Math.max(1, Math.floor(q.page ?? 1)), pages);
-    return { rows: sorted.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), total: sorted.length, page, pages, pageSize: PAGE_SIZE };
   }
 
   /** Counts by category of one run, with "not judged" apart (work that did not happen is no failure). */
@@ -216,13 +244,14 @@ export class Catalogue {
   /** Everything one instance's page shows; undefined when the run or the instance is not there. */
   async instance(runKey: string, id: string): Promise<InstanceDetail | undefined> {
     const run = this.byRun.get(runKey);
-    const instance = run?.folder.instances.find((i) => i.id === id);
-    if (!run || !instance) return undefined;
+    const found = this.instanceOf.get(runKey)?.get(id);
+    if (!run || !found) return undefined;
+    const { instance, analysis } = found;
     const artifacts = await loadInstanceArtifacts(run.folder.layout, id, run.folder.fileStage ?? STAGE.files);
     return {
       run,
       instance,
-      analysis: run.analysis.instances.find((a) => a.instanceId === id),
+      analysis,
       artifacts,
       evaluation: await evaluationFiles(run.folder, id),
       side: await Promise.all(

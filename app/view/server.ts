@@ -117,7 +117,14 @@ export function serveView(catalogue: Catalogue, options: { host?: string; port?:
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({
         url: `http://${shownHost}:${info.port}`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            // a browser tab keeps its connection open (keep-alive): idle ones go now, busy ones after a second
+            const http = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+            http.closeIdleConnections?.();
+            setTimeout(() => http.closeAllConnections?.(), 1000).unref();
+          }),
       });
     });
     server.once('error', reject);

@@ -51,7 +51,7 @@ function sideBySide(d: InstanceDetail, links: Links, gold: readonly string[]): H
   return sync(
     html`<section><h2>This instance in every run</h2><table><thead><tr><th>run</th><th>arm</th><th>ranked first</th><th>category</th><th>why</th></tr></thead><tbody>${d.side.map(
       (r) =>
-        html`<tr${r.run === d.run.key ? ' class="current"' : ''}><td><a href="${links.instance(r.run, d.instance.id)}">${r.run}</a></td><td>${r.arm}</td><td>${
+        html`<tr${r.run === d.run.key ? html` class="current"` : ''}><td><a href="${links.instance(r.run, d.instance.id)}">${r.run}</a></td><td>${r.arm}</td><td>${
           r.ranked ? r.ranked.map((f) => html`${goldSet.has(f) ? html`<b>${f}</b>` : f}<br>`) : html`<span class="muted">no ranking</span>`
         }</td><td>${category(r.category)}</td><td class="why">${r.why ?? ''}</td></tr>`,
     )}</tbody></table><p class="muted">gold files in bold</p></section>`,
