@@ -5,6 +5,7 @@
  * Commands and the orchestrator get everything from here, so a provider is configured in one place and a
  * stage never builds its own Chroma server or cat-file processes.
  */
+import { LRUCache } from 'lru-cache';
 import { createEmbedder } from '../src/embedding/factory.ts';
 import type { Embedder } from '../src/embedding/types.ts';
 import { buildRepoIndex } from '../src/index/repo-index.ts';
@@ -48,7 +49,7 @@ export class Services {
   private chroma?: Promise<Awaited<ReturnType<typeof openChromaStore>>>;
   private llmInstance?: ChatModel;
   /** the last few indexes, so consecutive stages on one snapshot do not rebuild BM25 and definitions */
-  private readonly indexes = new Map<string, Promise<RepoIndex>>();
+  private readonly indexes = new LRUCache<string, Promise<RepoIndex>>({ max: 4 });
 
   constructor(readonly settings: ServiceSettings) {
     this.store = new RepoStore({
@@ -161,9 +162,8 @@ export class Services {
           ...(parser ? { parser } : {}),
         }))();
       index.catch(() => this.indexes.delete(key));
+      // indexes hold every chunk of a repository: only the 4 last used stay alive
       this.indexes.set(key, index);
-      // Indexes hold every chunk of a repository; keep only a few alive.
-      while (this.indexes.size > 4) this.indexes.delete(this.indexes.keys().next().value!);
     }
     return index;
   }

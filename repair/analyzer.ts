@@ -11,6 +11,7 @@
  * Parentheses go only where they cannot matter (around an atom, or around a whole expression slot such as
  * a return value or a condition); elsewhere they stay: `(a + b) * c` and `a + b * c` differ.
  */
+import { LRUCache } from 'lru-cache';
 import type { Edit, Parser, Point, Tree } from 'web-tree-sitter';
 import { newParser } from '../src/parsing/parsers.ts';
 import { commonPrefixLength, commonSuffixLength } from './text.ts';
@@ -62,7 +63,7 @@ export function editBetween(before: string, after: string): Edit {
  * whole content.
  */
 export class PythonAnalyzer {
-  private readonly cache = new Map<string, SourceAnalysis>();
+  private readonly cache: LRUCache<string, SourceAnalysis>;
   private readonly statementCache: StatementCache = new Map();
   private trees: Array<{ source: string; tree: Tree }> = [];
 
@@ -71,7 +72,9 @@ export class PythonAnalyzer {
     private readonly maxCached: number,
     private readonly maxTrees = 4,
     private readonly maxStatements = 100_000,
-  ) {}
+  ) {
+    this.cache = new LRUCache({ max: maxCached });
+  }
 
   static async create(maxCached = 256): Promise<PythonAnalyzer> {
     return new PythonAnalyzer(newParser('python'), maxCached);
@@ -122,7 +125,6 @@ export class PythonAnalyzer {
       functions: builder.functions,
     };
     if (result.errorNodes === 0 && tree.rootNode.hasError) result.errorNodes = 1; // never report a broken tree as clean
-    if (this.cache.size >= this.maxCached) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(source, result);
     return result;
   }

@@ -3,6 +3,7 @@
  * known to be in the vector store, embedding caches, recent query vectors. Releasing a repository
  * (forgetRepo) drops what only it needed.
  */
+import { LRUCache } from 'lru-cache';
 import type { EmbeddingCache } from '../embedding/cache.ts';
 import { TermDictionary, type TermVector } from './bm25.ts';
 import { CommitTermMemo } from './commit-history-index.ts';
@@ -10,6 +11,9 @@ import type { FileFacts } from './graph/file-facts.ts';
 import type { RepoGraph } from './graph/repo-graph.ts';
 import type { FileRecordStore } from './record-store.ts';
 import type { FileRecord } from './types.ts';
+
+/** Code graphs kept alive at once: consecutive instances of one repository reuse the last ones. */
+export const LIVE_GRAPHS = 2;
 
 /** Per-process state shared by the indexes of all commits: parsed files, known stored ids, caches. */
 export class IndexMemo {
@@ -26,21 +30,22 @@ export class IndexMemo {
   /** repository + collection name → chunk id → vector id (collections whose vectors are named by content) */
   readonly vectorIds = new Map<string, Map<string, string>>();
   readonly embeddingCaches = new Map<string, Promise<EmbeddingCache>>();
-  readonly queryVectors = new Map<string, Float32Array | number[]>();
+  /** the last 512 query vectors (least recently used go first) */
+  readonly queryVectors = new LRUCache<string, Float32Array | number[]>({ max: 512 });
   readonly recordStores = new Map<string, Promise<FileRecordStore>>();
   /** record-store file → its repository (for forgetRepo) */
   readonly recordStoreRepos = new Map<string, string>();
   /** code-graph facts by repo + blob + path, so the next commit's graph parses only changed files */
   readonly graphFacts = new Map<string, FileFacts>();
-  /** `repo@commit` → its code graph (the graph channel keeps the last few) */
-  readonly graphs = new Map<string, Promise<RepoGraph>>();
+  /** `repo@commit` → its code graph; a graph holds a whole commit, so only the last LIVE_GRAPHS used stay */
+  readonly graphs = new LRUCache<string, Promise<RepoGraph>>({ max: LIVE_GRAPHS });
 
   /** drops the parsed files of one repository (e.g. when a run moves on to the next repository) */
   forgetRepo(repo: string): void {
     const prefix = `${repo}\0`;
     for (const key of this.records.keys()) if (key.startsWith(prefix)) this.records.delete(key);
     for (const key of this.graphFacts.keys()) if (key.startsWith(prefix)) this.graphFacts.delete(key);
-    for (const key of this.graphs.keys()) if (key.startsWith(`${repo}@`)) this.graphs.delete(key);
+    for (const key of [...this.graphs.keys()]) if (key.startsWith(`${repo}@`)) this.graphs.delete(key);
     this.chunkTerms.delete(repo);
     // chunk -> vector names are recomputed (cheaply) if the repository comes back; the stored ids stay
     for (const key of this.vectorIds.keys()) if (key.startsWith(prefix)) this.vectorIds.delete(key);

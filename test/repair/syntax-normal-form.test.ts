@@ -46,3 +46,19 @@ describe('the syntax-tree voting key', () => {
     expect(syntaxAnalysis('notes.txt', 'a   b\n\n  c\n').lines).toEqual(['a b', 'c']);
   });
 });
+
+describe('the analysis cache (lru-cache)', () => {
+  it('keeps what was used last: a source analysed again outlives one analysed once after it', async () => {
+    const small = await PythonAnalyzer.create(2);
+    try {
+      const a = small.analyze('a = 1\n');
+      small.analyze('b = 2\n');
+      expect(small.analyze('a = 1\n')).toBe(a); // used again: now the most recent
+      small.analyze('c = 3\n'); // the cache is full: the least recently used (b) goes
+      // before (first in, first out) a went, though it had just been used
+      expect(small.analyze('a = 1\n')).toBe(a);
+    } finally {
+      small.dispose();
+    }
+  });
+});

@@ -119,7 +119,6 @@ export const denseChannel: IndexChannel<DensePart> = {
           let v = memo.queryVectors.get(key);
           if (!v) {
             v = await embedder.embedQuery(text);
-            if (memo.queryVectors.size >= 512) memo.queryVectors.delete(memo.queryVectors.keys().next().value as string);
             memo.queryVectors.set(key, v);
           }
           return v;

@@ -28,8 +28,6 @@ export interface CodeGraphSettings {
   memo?: IndexMemo;
 }
 
-const LIVE_GRAPHS = 2;
-
 /** The code graph of a snapshot, shared by the index channel and a localizer that asks for the graph alone. */
 export function codeGraphOf(snapshot: RepoSnapshot, settings: CodeGraphSettings = {}): Promise<RepoGraph> {
   const memo = settings.memo ?? defaultIndexMemo();
@@ -43,7 +41,6 @@ export function codeGraphOf(snapshot: RepoSnapshot, settings: CodeGraphSettings 
     });
     graph.catch(() => memo.graphs.delete(key));
     memo.graphs.set(key, graph);
-    while (memo.graphs.size > LIVE_GRAPHS) memo.graphs.delete(memo.graphs.keys().next().value!);
   }
   return graph;
 }
