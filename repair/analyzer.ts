@@ -69,7 +69,7 @@ export class PythonAnalyzer {
 
   private constructor(
     private readonly parser: Parser,
-    private readonly maxCached: number,
+    maxCached: number,
     private readonly maxTrees = 4,
     private readonly maxStatements = 100_000,
   ) {
