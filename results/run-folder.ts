@@ -20,6 +20,7 @@ import { loadDataset } from '../src/dataset/load.ts';
 import { instanceIdProblem, SweInstanceSchema, type SweInstance } from '../src/dataset/schema.ts';
 import { assertConfined } from '../src/run/confinement.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
+import { DEFAULT_TOP_FILES } from '../src/artifacts/localization.ts';
 import { INSTANCES_FILE, type RunManifest } from '../src/run/manifest.ts';
 export { INSTANCES_FILE };
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
@@ -187,7 +188,7 @@ export async function openRunFolder(dir: string): Promise<RunFolder> {
   const leftOut: Record<string, string> = pipelineLike && manifest ? pipelineLeftOut(manifest) : stageFolderLeftOut(kind, stages);
   const settings = (manifest?.settings ?? [...selections.values()][0]?.settings ?? {}) as { topFiles?: unknown; handoff?: unknown };
   const config = (manifest?.config ?? {}) as { topFiles?: unknown; handoff?: unknown };
-  const topFiles = typeof config.topFiles === 'number' ? config.topFiles : typeof settings.topFiles === 'number' ? settings.topFiles : 3;
+  const topFiles = typeof config.topFiles === 'number' ? config.topFiles : typeof settings.topFiles === 'number' ? settings.topFiles : DEFAULT_TOP_FILES;
   const handoff = typeof config.handoff === 'string' ? config.handoff : typeof settings.handoff === 'string' ? settings.handoff : undefined;
   return {
     dir: root,

@@ -9,7 +9,7 @@ import { CACHE_LEVELS, NETWORK_MODES } from './sandbox/types.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { HANDOFFS } from './artifacts/localization.ts';
+import { DEFAULT_TOP_FILES, HANDOFFS } from './artifacts/localization.ts';
 import { LlmConfigSchema } from './llm/config.ts';
 
 const positiveInt = z.number().int().positive();
@@ -50,7 +50,7 @@ export const RunConfigSchema = z
       .strict()
       .default({ name: 'blagent', options: {} }),
     /** files handed from file localization to the function level (Agentless: 3) */
-    topFiles: positiveInt.default(3),
+    topFiles: positiveInt.default(DEFAULT_TOP_FILES),
     /**
      * how function/line localization take the file localizer's list. "top" (default): the first topFiles,
      * as Agentless does. "soft": those as ranked candidates, and places the model names in other files at

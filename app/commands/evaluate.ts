@@ -4,9 +4,8 @@
  */
 import type { Command } from 'commander';
 import { recordEvaluationRun } from '../engine/evaluation-folder.ts';
-import os from 'node:os';
 import path from 'node:path';
-import { loadDataset } from '../../src/dataset/load.ts';
+import { defaultCacheDir, loadDataset } from '../../src/dataset/load.ts';
 import { RepoStore } from '../../src/repo/store.ts';
 import { acquireRunLock } from '../../src/run/run-lock.ts';
 import { parseRunConfig, type RunConfig } from '../../src/config.ts';
@@ -78,7 +77,7 @@ export function register(program: Command): void {
     let predictions = await loadPredictions(opts.predictions, dataset);
     if (opts.instances?.length) predictions = predictions.filter((p) => dataset.some((i) => i.instance_id === p.instance_id));
     const store = new RepoStore({
-      cacheDir: config.cacheDir ?? path.join(process.env.LOCFIX_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'locfix')),
+      cacheDir: config.cacheDir ?? defaultCacheDir(),
       mirrorsDir: config.mirrorsDir,
       allowClone: false,
     });

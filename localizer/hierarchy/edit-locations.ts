@@ -7,7 +7,7 @@
  */
 import { renderPrompt } from '../../src/prompts.ts';
 import type { EditLocationSet, LineRange } from '../../repair/types.ts';
-import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
+import { DEFAULT_TOP_FILES, usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { loadSources, type ShownSource } from './files.ts';
 import { mergeRanges, parseLocations, resolveLocations } from './locations.ts';
 import { AGENTLESS_SYSTEM_MESSAGE, exampleExtension, fitSections, type HierarchyContext, type HierarchyInput } from './related-elements.ts';
@@ -99,7 +99,7 @@ export async function localizeEditLocations(
   const window = options.contextWindow ?? 10;
   const samples = options.samples ?? 4;
   const maxAttempts = options.maxAttempts ?? 5;
-  const { sources: loaded, missing } = await loadSources(input.snapshot, input.files.slice(0, options.topFiles ?? 3));
+  const { sources: loaded, missing } = await loadSources(input.snapshot, input.files.slice(0, options.topFiles ?? DEFAULT_TOP_FILES));
   const trace: TraceEvent[] = [];
   if (missing.length) trace.push({ type: 'note', step: 'lines.files', message: `not at the base commit: ${missing.join(', ')}` });
 

@@ -13,7 +13,7 @@ import { parserForPath } from '../../src/parsing/parsers.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
 import type { CodeElement, Handoff } from '../../src/artifacts/localization.ts';
-import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
+import { DEFAULT_TOP_FILES, usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { loadSources, type ShownSource } from './files.ts';
 import { parseLocations, resolveLocations, type ResolvedLocation } from './locations.ts';
 
@@ -122,7 +122,7 @@ export async function localizeRelatedElements(
   options: RelatedElementsOptions = {},
 ): Promise<RelatedElementsOutput> {
   const t0 = performance.now();
-  const topFiles = options.topFiles ?? 3;
+  const topFiles = options.topFiles ?? DEFAULT_TOP_FILES;
   const maxAttempts = options.maxAttempts ?? 5;
   const { sources: allSources, missing } = await loadSources(input.snapshot, input.files.slice(0, topFiles));
   const tLoad = performance.now();

@@ -3,7 +3,7 @@
  * `locfix localize-functions|lines` run them. They take the top files of any file localizer's ranking, so
  * Agentless' hierarchy runs the same after `blagent`, `agentless`, `retrieval` or `oracle`.
  */
-import type { FileLocalization, Handoff } from '../../src/artifacts/localization.ts';
+import { DEFAULT_TOP_FILES, type FileLocalization, type Handoff } from '../../src/artifacts/localization.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
@@ -11,8 +11,7 @@ import { STAGE, type PipelineStage } from '../../src/run/stage.ts';
 import { localizeEditLocations, type EditLocationsOptions, type EditLocationsOutput } from './edit-locations.ts';
 import { localizeRelatedElements, type RelatedElementsOptions, type RelatedElementsOutput } from './related-elements.ts';
 
-/** Files handed from the file ranking to the hierarchy (and on to repair) unless configured otherwise. */
-export const DEFAULT_TOP_FILES = 3;
+export { DEFAULT_TOP_FILES };
 
 export interface FunctionStageOutput extends RelatedElementsOutput {
   /** the file localizer whose ranking was used (absent in artifacts written before it was recorded) */

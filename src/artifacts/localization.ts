@@ -7,6 +7,9 @@
 import type { ChatTrace, Usage } from '../llm/types.ts';
 import type { ConfidenceSignals } from './confidence.ts';
 
+/** Files handed from file localization to the function level when the run says nothing (Agentless: 3). */
+export const DEFAULT_TOP_FILES = 3;
+
 export interface LocalizedFile {
   /** repository-relative path at the base commit */
   path: string;
