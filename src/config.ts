@@ -11,6 +11,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_TOP_FILES, HANDOFFS } from './artifacts/localization.ts';
 import { LlmConfigSchema } from './llm/config.ts';
+import { STAGE } from './run/stage.ts';
 
 const positiveInt = z.number().int().positive();
 
@@ -189,7 +190,8 @@ export const RunConfigSchema = z
       .strict()
       .default({ scheduler: 'none', shards: 4, cpusPerTask: 2, memory: '8G', maxAttempts: 3, pollSeconds: 10, sbatchArgs: [] }),
     /** stop after this stage (e.g. "localize-files" for a localization-only run) */
-    stopAfter: z.string().optional(),
+    /** the last stage to run; a misspelled name fails when the config is read, naming the stages */
+    stopAfter: z.enum(STAGE, { message: `must be one of ${Object.values(STAGE).join(', ')}` }).optional(),
   })
   .strict();
 

@@ -84,7 +84,8 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
   let selected = stages;
   if (config.stopAfter) {
     const at = selected.findIndex((s) => s.name === config.stopAfter);
-    if (at < 0) throw new Error(`stopAfter: unknown stage "${config.stopAfter}"; stages: ${selected.map((s) => s.name).join(', ')}`);
+    // a stage the run leaves out (validation turned off) cannot be where it stops
+    if (at < 0) throw new Error(`stopAfter: "${config.stopAfter}" is not among this run's stages: ${selected.map((s) => s.name).join(', ')}`);
     selected = selected.slice(0, at + 1);
   }
   return { stages: selected, docker };
@@ -98,7 +99,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
 export function runPlan(config: RunConfig, stages: readonly PipelineStage[], why: Record<string, string> = {}): RunPlan {
   const names = new Set(stages.map((s) => s.name));
   const leftOut: Record<string, string> = {};
-  const stopAt = config.stopAfter ? PIPELINE_STAGES.indexOf(config.stopAfter as (typeof PIPELINE_STAGES)[number]) : -1;
+  const stopAt = config.stopAfter ? PIPELINE_STAGES.indexOf(config.stopAfter) : -1;
   PIPELINE_STAGES.forEach((stage, index) => {
     if (names.has(stage)) return;
     if (why[stage]) leftOut[stage] = why[stage];

@@ -172,6 +172,14 @@ describe('localizer names and options', () => {
     expect(assemble({ functionLevel: { maxAttempts: 2 }, lineLevel: { samples: 2 } }).stages.map((s) => s.name)).toContain('localize-lines');
   });
 
+  it('a misspelled --stop-after fails when the config is read, naming the stages (issue 43: parsed once, not cast)', () => {
+    // before: any string passed the schema, and the name was checked by hand when the stages were assembled
+    expect(() => parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', stopAfter: 'localise-files' })).toThrow(
+      /stopAfter.*must be one of localize-files, localize-functions, localize-lines, repair, validate, select, evaluate/,
+    );
+    expect(parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', stopAfter: 'repair' }).stopAfter).toBe('repair');
+  });
+
   it('the run seed reaches a sampling localizer unless its options set one', async () => {
     const a = (await createLocalizer('blagent', {}, { seed: 3 })) as unknown as { options: { seed?: number } };
     const b = (await createLocalizer('blagent', { seed: 9 }, { seed: 3 })) as unknown as { options: { seed?: number } };
