@@ -52,7 +52,5 @@ export function parseLocalizerOptions<T>(localizer: string, schema: z.ZodType<T>
   throw Object.assign(new Error(lines.join('\n')), { kind: STAGE_ERROR_KIND.badOptions });
 }
 
-/** Reusable option types with messages that read after "<localizer> option <key> …". */
-export const positiveInt = () =>
-  z.number({ message: 'must be a positive integer' }).int({ message: 'must be a positive integer' }).positive({ message: 'must be a positive integer' });
-export const nonNegativeInt = (what = 'must be an integer >= 0') => z.number({ message: what }).int({ message: what }).nonnegative({ message: what });
+/** Reusable option types with messages that read after "<localizer> option <key> …" (declared once, for every schema). */
+export { nonNegativeInt, positiveInt } from '../src/util/schema-types.ts';

@@ -9,11 +9,10 @@ import { CACHE_LEVELS, NETWORK_MODES } from './sandbox/types.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { positiveInt } from './util/schema-types.ts';
 import { DEFAULT_TOP_FILES, HANDOFFS } from './artifacts/localization.ts';
 import { LlmConfigSchema } from './llm/config.ts';
 import { STAGE } from './run/stage.ts';
-
-const positiveInt = z.number().int().positive();
 
 export const RunConfigSchema = z
   .object({
@@ -25,7 +24,7 @@ export const RunConfigSchema = z
     instances: z.array(z.string()).optional(),
     pattern: z.string().optional(),
     repos: z.array(z.string()).optional(),
-    limit: positiveInt.optional(),
+    limit: positiveInt().optional(),
     /** "i/n": run only part i of n of the selection (a node of a split run; `locfix merge` joins the parts) */
     shard: z
       .string()
@@ -51,7 +50,7 @@ export const RunConfigSchema = z
       .strict()
       .default({ name: 'blagent', options: {} }),
     /** files handed from file localization to the function level (Agentless: 3) */
-    topFiles: positiveInt.default(DEFAULT_TOP_FILES),
+    topFiles: positiveInt().default(DEFAULT_TOP_FILES),
     /**
      * how function/line localization take the file localizer's list. "top" (default): the first topFiles,
      * as Agentless does. "soft": those as ranked candidates, and places the model names in other files at
@@ -63,10 +62,10 @@ export const RunConfigSchema = z
     lineLevel: z.record(z.string(), z.unknown()).default({}),
     repair: z
       .object({
-        samplesPerSet: positiveInt.default(10),
+        samplesPerSet: positiveInt().default(10),
         greedy: z.boolean().default(true),
         temperature: z.number().min(0).max(2).default(0.8),
-        maxTokens: positiveInt.default(1024),
+        maxTokens: positiveInt().default(1024),
         contextWindow: z.number().int().nonnegative().default(10),
       })
       .strict()
@@ -75,15 +74,15 @@ export const RunConfigSchema = z
       .object({
         regression: z.boolean().default(true),
         reproduction: z.boolean().default(true),
-        reproductionSamples: positiveInt.default(40),
-        timeoutSeconds: positiveInt.default(600),
+        reproductionSamples: positiveInt().default(40),
+        timeoutSeconds: positiveInt().default(600),
       })
       .strict()
       .default({ regression: true, reproduction: true, reproductionSamples: 40, timeoutSeconds: 600 }),
     evaluation: z
       .object({
         enabled: z.boolean().default(true),
-        timeoutSeconds: positiveInt.default(1800),
+        timeoutSeconds: positiveInt().default(1800),
         /** the sandbox network of evaluation: none (offline), or the engine's bridge / host for parity with the harness */
         network: z.enum(NETWORK_MODES, { message: `must be one of ${NETWORK_MODES.join(', ')}` }).default('none'),
         /** whose grading rules: SWE-bench harness 5.0.2 (default) or 4.1 (validation/grading-rules.ts) */
@@ -136,11 +135,11 @@ export const RunConfigSchema = z
     concurrency: z
       .object({
         /** instances in flight through the pipeline */
-        instances: positiveInt.default(4),
+        instances: positiveInt().default(4),
         /** containers at once */
-        docker: positiveInt.default(2),
+        docker: positiveInt().default(2),
         /** repository indexes built at once (CPU- and memory-bound) */
-        index: positiveInt.default(1),
+        index: positiveInt().default(1),
       })
       .strict()
       .default({ instances: 4, docker: 2, index: 1 }),
@@ -151,9 +150,9 @@ export const RunConfigSchema = z
      */
     budget: z
       .object({
-        instanceTokens: positiveInt.optional(),
+        instanceTokens: positiveInt().optional(),
         instanceDollars: z.number().positive().optional(),
-        runTokens: positiveInt.optional(),
+        runTokens: positiveInt().optional(),
         runDollars: z.number().positive().optional(),
       })
       .strict()
@@ -167,21 +166,21 @@ export const RunConfigSchema = z
       .object({
         scheduler: z.enum(['none', 'slurm'], { message: 'must be "none" or "slurm"' }).default('none'),
         /** parts the run is split into (one array task each) */
-        shards: positiveInt.default(4),
+        shards: positiveInt().default(4),
         /** sbatch --partition; default: the cluster's default partition */
         partition: z.string().min(1).optional(),
         /** sbatch --time per task, e.g. "02:00:00"; default: the partition's limit */
         timeLimit: z.string().min(1).optional(),
-        cpusPerTask: positiveInt.default(2),
+        cpusPerTask: positiveInt().default(2),
         /** sbatch --mem per task, e.g. "8G" */
         memory: z
           .string()
           .regex(/^\d+[KMGT]?$/, { message: 'must look like 8G or 8000M' })
           .default('8G'),
         /** tasks of the array running at once (sbatch --array=…%N); default: as many as the cluster allows */
-        maxRunning: positiveInt.optional(),
+        maxRunning: positiveInt().optional(),
         /** submissions of one shard before it is given up (a failed task is submitted again until then) */
-        maxAttempts: positiveInt.default(3),
+        maxAttempts: positiveInt().default(3),
         /** seconds between two squeue polls */
         pollSeconds: z.number().positive().default(10),
         /** more sbatch arguments, e.g. ["--account=lab", "--qos=short"] */

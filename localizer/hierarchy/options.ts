@@ -4,11 +4,10 @@
  * run's `topFiles` and `handoff` are set at the top level of the configuration, not here.
  */
 import { z } from 'zod';
+import { positiveInt } from '../../src/util/schema-types.ts';
 import type { EditLocationsOptions } from './edit-locations.ts';
 import type { RelatedElementsOptions } from './related-elements.ts';
 
-const positiveInt = () =>
-  z.number({ message: 'must be a positive integer' }).int({ message: 'must be a positive integer' }).positive({ message: 'must be a positive integer' });
 const temperature = () => z.number({ message: 'must be a number >= 0' }).nonnegative({ message: 'must be a number >= 0' });
 
 export const FunctionLevelOptionsSchema = z

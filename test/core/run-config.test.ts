@@ -180,6 +180,12 @@ describe('localizer names and options', () => {
     expect(parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', stopAfter: 'repair' }).stopAfter).toBe('repair');
   });
 
+  it('the run config and the option schemas share one positive-integer type and its message', () => {
+    // before: the config's own copy answered "Too small: expected number to be >0"
+    expect(() => parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', topFiles: 0 })).toThrow(/topFiles: must be a positive integer/);
+    expect(() => parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', repair: { samplesPerSet: 1.5 } })).toThrow(/samplesPerSet: must be a positive integer/);
+  });
+
   it('the run seed reaches a sampling localizer unless its options set one', async () => {
     const a = (await createLocalizer('blagent', {}, { seed: 3 })) as unknown as { options: { seed?: number } };
     const b = (await createLocalizer('blagent', { seed: 9 }, { seed: 3 })) as unknown as { options: { seed?: number } };
