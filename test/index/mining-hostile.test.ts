@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitAt, newWorkTree } from '../support/git-history.ts';
 import { cutoffOf, minePairs } from '../../src/index/training-pairs.ts';
 import { CommitHistoryReader } from '../../src/repo/history.ts';
 import { streamCommitLog } from '../../src/repo/commit-log.ts';
@@ -22,23 +23,12 @@ let gitDir: string;
 const ids: Record<string, string> = {};
 
 async function commit(work: string, name: string, files: Record<string, string>, message: string, time: number): Promise<void> {
-  for (const [file, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(work, file)), { recursive: true });
-    await writeFile(path.join(work, file), text);
-  }
-  const env = { ...process.env, GIT_AUTHOR_DATE: `@${time} +0000`, GIT_COMMITTER_DATE: `@${time} +0000` };
-  await run('git', ['-C', work, 'add', '-A'], { env });
-  const messageFile = path.join(dir, 'message.txt');
-  await writeFile(messageFile, message);
-  await run('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '--cleanup=verbatim', '-F', messageFile], { env });
-  ids[name] = (await run('git', ['-C', work, 'rev-parse', 'HEAD'])).stdout.trim();
+  ids[name] = await commitAt(work, files, message, time);
 }
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-mining-hostile-'));
-  const work = path.join(dir, 'work');
-  await mkdir(work);
-  await run('git', ['-C', work, 'init', '-q', '-b', 'main']);
+  const work = await newWorkTree(dir);
   await commit(work, 'root', { 'pkg/a.py': 'a = 1\n', 'pkg/b.py': 'b = 1\n' }, 'Initial import', 1000);
   // the message copies the old format's separators and names a file on a line of its own
   await commit(work, 'forged', { 'pkg/a.py': 'a = 2\n' }, 'Fixed #12 -- a was off\u0002\npkg/b.py\n\u0001more\n', 2000);

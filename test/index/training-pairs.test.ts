@@ -5,11 +5,12 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commitAt, newWorkTree } from '../support/git-history.ts';
 import {
   basesByRepository,
   cutoffOf,
@@ -35,21 +36,12 @@ let gitDir: string;
 const ids: Record<string, string> = {};
 
 async function commit(work: string, name: string, files: Record<string, string>, message: string, time: number): Promise<void> {
-  for (const [file, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(work, file)), { recursive: true });
-    await writeFile(path.join(work, file), text);
-  }
-  const env = { ...process.env, GIT_AUTHOR_DATE: `@${time} +0000`, GIT_COMMITTER_DATE: `@${time} +0000` };
-  await run('git', ['-C', work, 'add', '-A'], { env });
-  await run('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-q', '-m', message], { env });
-  ids[name] = (await run('git', ['-C', work, 'rev-parse', 'HEAD'])).stdout.trim();
+  ids[name] = await commitAt(work, files, message, time);
 }
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-pairs-'));
-  const work = path.join(dir, 'work');
-  await mkdir(work);
-  await run('git', ['-C', work, 'init', '-q', '-b', 'main']);
+  const work = await newWorkTree(dir);
   await commit(work, 'root', { 'pkg/a.py': 'a = 1\n', 'pkg/b.py': 'b = 1\n', 'README.md': 'x\n' }, 'Initial import (#1)', 1000);
   await commit(
     work,

@@ -18,27 +18,12 @@ import { instancesPage } from '../../app/view/pages/lists.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { html } from 'hono/html';
+import { writeRankingFolder } from './fixture-runs.ts';
 
 let dir: string;
 
-/** A stage folder whose instances' file-localization artifacts carry `extra` in their output. */
-async function folder(name: string, ids: string[], extra: (id: string) => Record<string, unknown> = () => ({})): Promise<string> {
-  const root = path.join(dir, name);
-  const layout = new RunLayout(root);
-  await writeJsonAtomic(layout.selectionPath('localize-files'), { stage: 'localize-files', dataset: 'none.jsonl', instances: ids, gold: {}, settings: {} });
-  for (const id of ids)
-    await writeJsonAtomic(layout.artifactPath('localize-files', id), {
-      stage: 'localize-files',
-      instanceId: id,
-      status: 'ok',
-      startedAt: '',
-      finishedAt: '',
-      durationMs: 1,
-      attempt: 1,
-      output: { localizer: 'retrieval', files: [{ path: 'a.py', score: 1 }], ...extra(id) },
-    });
-  return root;
-}
+/** A stage folder whose instances' file-localization artifacts carry `extra` in their output (fixture-runs.ts). */
+const folder = (name: string, ids: string[], extra?: (id: string) => Record<string, unknown>) => writeRankingFolder(path.join(dir, name), ids, extra);
 
 /** A JSON text nested `depth` levels ({"a":{"a":…}}), written as text: JSON.stringify itself would overflow. */
 function nestedJsonText(depth: number): string {

@@ -17,32 +17,13 @@ import { analyzeRun } from '../../results/run-analysis.ts';
 import { openRunFolder } from '../../results/run-folder.ts';
 import { mergeRunFolders } from '../../src/run/merge-runs.ts';
 import { assertConfined, confinedPath, readConfinedFile } from '../../src/run/confinement.ts';
-import { RunLayout } from '../../src/run/run-layout.ts';
-import { writeJsonAtomic } from '../../src/util/fsx.ts';
-import { EXAMPLE_ROW } from './fixture-runs.ts';
+import { EXAMPLE_ROW, writeRankingFolder } from './fixture-runs.ts';
 
 const SECRET = 'root:x:0:0:the secret outside the run folder';
 let dir: string;
 
-/** A stage folder of one instance, with a file-localization artifact. */
-async function stageFolder(name: string, ids: string[]): Promise<string> {
-  const root = path.join(dir, name);
-  const layout = new RunLayout(root);
-  await writeJsonAtomic(layout.selectionPath('localize-files'), { stage: 'localize-files', dataset: 'none.jsonl', instances: ids, gold: {}, settings: {} });
-  for (const id of ids.filter((i) => !i.includes('/'))) {
-    await writeJsonAtomic(layout.artifactPath('localize-files', id), {
-      stage: 'localize-files',
-      instanceId: id,
-      status: 'ok',
-      startedAt: '',
-      finishedAt: '',
-      durationMs: 1,
-      attempt: 1,
-      output: { localizer: 'retrieval', files: [{ path: 'widget/core.py', score: 1 }] },
-    });
-  }
-  return root;
-}
+/** A stage folder of these instances (test/view/fixture-runs.ts). */
+const stageFolder = (name: string, ids: string[]) => writeRankingFolder(path.join(dir, name), ids);
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-confinement-'));

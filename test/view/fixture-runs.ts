@@ -192,3 +192,26 @@ export async function writeHostileRun(root: string, row: SweInstance): Promise<{
   const dir = await writeStageFolder(path.join(root, 'hostile-run'), dataset, [hostileRow], [artifact(hostileRow.instance_id, out)], 'locagent');
   return { dir, id: hostileRow.instance_id };
 }
+
+/**
+ * A minimal stage folder at `root`: a localize-files selection of `ids` and, for each id that can name a file, an
+ * ok artifact ranking one file, with `extra` merged into its output.
+ */
+export async function writeRankingFolder(root: string, ids: string[], extra: (id: string) => Record<string, unknown> = () => ({})): Promise<string> {
+  const layout = new RunLayout(root);
+  await mkdir(root, { recursive: true });
+  await writeFile(
+    layout.selectionPath('localize-files'),
+    JSON.stringify({ stage: 'localize-files', dataset: 'none.jsonl', instances: ids, gold: {}, settings: {} } satisfies Partial<StageSelection>),
+  );
+  for (const id of ids.filter((i) => !i.includes('/'))) {
+    await mkdir(layout.stageDir('localize-files'), { recursive: true });
+    await writeFile(
+      layout.artifactPath('localize-files', id),
+      JSON.stringify(
+        artifact(id, { localizer: 'retrieval', files: [{ path: 'widget/core.py', score: 1 }], trace: [], ...extra(id) } as unknown as FileLocalization),
+      ),
+    );
+  }
+  return root;
+}
