@@ -1,7 +1,7 @@
 /**
  * Mines training pairs for a learned file ranker from the repositories' own history (issue 34): for every mirror
  * (`owner+name/repo`), the first-parent commits and merges that name an issue or ticket and change 1-3 non-test
- * source files, message as the query (src/index/training-pairs.ts). A repository with evaluated instances is read
+ * source files, message as the query (scripts/ranker/training-pairs.ts). A repository with evaluated instances is read
  * only before its earliest base commit among the rows of every `--exclude` dataset and of SWE-bench Verified (always),
  * so no gold fix and nothing after it can be trained on; `--exclude-commits FILE` names more commits (one hash per
  * line) never to mine. Repository names match whatever their case.
@@ -25,7 +25,7 @@ import {
   repositoryKey,
   selectRepositories,
   type TrainingPair,
-} from '../src/index/training-pairs.ts';
+} from './ranker/training-pairs.ts';
 
 const VERIFIED_BASES = path.join(import.meta.dirname, 'data', 'swe-bench-verified-bases.jsonl');
 

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { createEmbedder } from '../src/embedding/factory.ts';
 import { defaultIndexMemo } from '../src/index/index-memo.ts';
 import { buildRepoIndex, defaultFileParser } from '../src/index/repo-index.ts';
-import { selectRepositories, type TrainingPair } from '../src/index/training-pairs.ts';
+import { selectRepositories, type TrainingPair } from './ranker/training-pairs.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { safeFileName } from '../src/util/fsx.ts';
 import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
@@ -27,7 +27,7 @@ import { DEFAULT_RETRIEVAL_OPTIONS } from '../localizer/retrieval/options.ts';
 import { defaultQueries } from '../localizer/retrieval/query.ts';
 import { RecordingIndex } from '../localizer/retrieval/recording-index.ts';
 import { retrieveFiles } from '../localizer/retrieval/retriever.ts';
-import { samplePairs, type RecordedPair } from '../localizer/retrieval/learned/pair-recordings.ts';
+import { samplePairs, type RecordedPair } from './ranker/pair-recordings.ts';
 import { benchInput } from './bench-inputs.ts';
 
 const { values } = parseArgs({

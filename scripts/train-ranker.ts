@@ -25,10 +25,10 @@ import { reorder } from '../localizer/retrieval/learned/rerank.ts';
 import { defaultQueries } from '../localizer/retrieval/query.ts';
 import type { IndexRecording } from '../localizer/retrieval/recording-index.ts';
 import { FEATURES, FEATURE_NAMES, FEATURE_SET_VERSION, type FeatureGroup } from '../localizer/retrieval/learned/features.ts';
-import { DEFAULT_LAMBDAMART, trainLambdaMart, type LambdaMartParams } from '../localizer/retrieval/learned/lambdamart.ts';
+import { DEFAULT_LAMBDAMART, trainLambdaMart, type LambdaMartParams } from './ranker/lambdamart.ts';
 import { MODEL_FORMAT, MODEL_VERSION, treeScore, type RankerModel, type RankerTree } from '../localizer/retrieval/learned/model.ts';
-import { parseRecordedPair, type RecordedPair } from '../localizer/retrieval/learned/pair-recordings.ts';
-import { DEFAULT_CANDIDATES, examplesHash, project, rankingExample, type RankingExample } from '../localizer/retrieval/learned/training.ts';
+import { parseRecordedPair, type RecordedPair } from './ranker/pair-recordings.ts';
+import { DEFAULT_CANDIDATES, examplesHash, project, rankingExample, type RankingExample } from './ranker/training.ts';
 
 const { values } = parseArgs({
   options: {

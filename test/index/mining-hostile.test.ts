@@ -13,7 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitAt, newWorkTree } from '../support/git-history.ts';
-import { cutoffOf, minePairs } from '../../src/index/training-pairs.ts';
+import { cutoffOf, minePairs } from '../../scripts/ranker/training-pairs.ts';
 import { CommitHistoryReader } from '../../src/repo/history.ts';
 import { streamCommitLog } from '../../src/repo/commit-log.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Training pairs mined from a repository's own history (src/index/training-pairs.ts, issue 34): on a real git
+ * Training pairs mined from a repository's own history (scripts/ranker/training-pairs.ts, issue 34): on a real git
  * repository made here, which commits qualify (a reference, 1-3 non-test source files), what the query keeps,
  * and that nothing at or after the cutoff (an evaluated instance's base commit) or named as excluded is mined.
  */
@@ -20,7 +20,7 @@ import {
   referencesOf,
   repositoryKey,
   selectRepositories,
-} from '../../src/index/training-pairs.ts';
+} from '../../scripts/ranker/training-pairs.ts';
 
 const VERIFIED = path.resolve(import.meta.dirname, '../../scripts/data/swe-bench-verified-bases.jsonl');
 const LITE = path.resolve(import.meta.dirname, '../../../shared/data/swe-bench-lite-full.jsonl');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
 import { candidateFeatures, FEATURE_NAMES, FEATURE_SET_VERSION } from '../../localizer/retrieval/learned/features.ts';
-import { trainLambdaMart, type RankingGroup } from '../../localizer/retrieval/learned/lambdamart.ts';
+import { trainLambdaMart, type RankingGroup } from '../../scripts/ranker/lambdamart.ts';
 import {
   checkRankerModel,
   loadRankerModel,
@@ -14,13 +14,13 @@ import {
   type RankerModel,
   type RankerTree,
 } from '../../localizer/retrieval/learned/model.ts';
-import { samplePairs } from '../../localizer/retrieval/learned/pair-recordings.ts';
+import { samplePairs } from '../../scripts/ranker/pair-recordings.ts';
 import { reorder } from '../../localizer/retrieval/learned/rerank.ts';
 import { rawIssueQuery } from '../../localizer/retrieval/query.ts';
 import { RecordingIndex, ReplayIndex } from '../../localizer/retrieval/recording-index.ts';
 import { retrieveFiles, type RetrievalIndex } from '../../localizer/retrieval/retriever.ts';
 import { changesOf } from '../../src/index/channels/history.ts';
-import type { TrainingPair } from '../../src/index/training-pairs.ts';
+import type { TrainingPair } from '../../scripts/ranker/training-pairs.ts';
 
 const leaf = (value: number): RankerTree => ({ feature: [-1], threshold: [0], left: [-1], right: [-1], value: [value] });
 

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEATURE_NAMES } from '../../localizer/retrieval/learned/features.ts';
 import { loadRankerModel } from '../../localizer/retrieval/learned/model.ts';
-import { parseRecordedPair } from '../../localizer/retrieval/learned/pair-recordings.ts';
+import { parseRecordedPair } from '../../scripts/ranker/pair-recordings.ts';
 import { defaultQueries } from '../../localizer/retrieval/query.ts';
 import { ReplayIndex } from '../../localizer/retrieval/recording-index.ts';
 import { retrieveFiles } from '../../localizer/retrieval/retriever.ts';

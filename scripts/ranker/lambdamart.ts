@@ -8,8 +8,8 @@
  * ranker must be trained by a script of this repository, bit for bit the same on every run. Nothing is random:
  * features, bins and rows are visited in a fixed order and ties go to the first candidate.
  */
-import type { RankerTree } from './model.ts';
-import { treeScore } from './model.ts';
+import type { RankerTree } from '../../localizer/retrieval/learned/model.ts';
+import { treeScore } from '../../localizer/retrieval/learned/model.ts';
 
 export interface LambdaMartParams {
   trees: number;

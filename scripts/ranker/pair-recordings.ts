@@ -2,8 +2,8 @@
  * Training pairs with their recorded retrieval searches (scripts/record-ranker-pairs.ts writes them, the ranker's
  * trainer reads them): which pairs are recorded, and how a recording is read back.
  */
-import type { TrainingPair } from '../../../src/index/training-pairs.ts';
-import type { IndexRecording } from '../recording-index.ts';
+import type { TrainingPair } from './training-pairs.ts';
+import type { IndexRecording } from '../../localizer/retrieval/recording-index.ts';
 
 export interface RecordedPair {
   /** the mined pair, with the parent commit its repository was indexed at */

@@ -3,11 +3,11 @@
  * replays the retriever's searches exactly, so an example's features are the ones the live retriever would compute.
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_RETRIEVAL_OPTIONS, type RetrievalOptions } from '../options.ts';
-import type { RetrievalQuery } from '../query.ts';
-import { ReplayIndex, type IndexRecording } from '../recording-index.ts';
-import { collectChannels } from '../retriever.ts';
-import { candidateSet } from './rerank.ts';
+import { DEFAULT_RETRIEVAL_OPTIONS, type RetrievalOptions } from '../../localizer/retrieval/options.ts';
+import type { RetrievalQuery } from '../../localizer/retrieval/query.ts';
+import { ReplayIndex, type IndexRecording } from '../../localizer/retrieval/recording-index.ts';
+import { collectChannels } from '../../localizer/retrieval/retriever.ts';
+import { candidateSet } from '../../localizer/retrieval/learned/rerank.ts';
 
 /** how many of the weighted fusion's files the shipped model reorders */
 export const DEFAULT_CANDIDATES = 50;
