@@ -5,6 +5,7 @@
  * Commands and the orchestrator get everything from here, so a provider is configured in one place and a
  * stage never builds its own Chroma server or cat-file processes.
  */
+import { KindedError } from '../src/run/kinded-error.ts';
 import { LRUCache } from 'lru-cache';
 import { createEmbedder } from '../src/embedding/factory.ts';
 import type { Embedder } from '../src/embedding/types.ts';
@@ -91,7 +92,7 @@ export class Services {
   /** The chat model for a stage that cannot work without one; the error says how to configure it. */
   requireLlm(purpose: string): ChatModel {
     const llm = this.llm;
-    if (!llm) throw Object.assign(new Error(`${purpose} needs a chat model: set "llm" in the config or pass --llm`), { kind: STAGE_ERROR_KIND.noModel });
+    if (!llm) throw new KindedError(STAGE_ERROR_KIND.noModel, `${purpose} needs a chat model: set "llm" in the config or pass --llm`);
     return llm;
   }
 
@@ -110,7 +111,7 @@ export class Services {
     try {
       void this.llm;
     } catch (err) {
-      throw Object.assign(new Error(`--llm: the chat model cannot be opened: ${(err as Error).message}`), { kind: STAGE_ERROR_KIND.configuration });
+      throw new KindedError(STAGE_ERROR_KIND.configuration, `--llm: the chat model cannot be opened: ${(err as Error).message}`);
     }
   }
 

@@ -3,6 +3,7 @@
  * messages that name the localizer, the key, the value and what it accepts, so a typo in a config file or
  * in `--options` is caught before any instance runs.
  */
+import { KindedError } from '../src/run/kinded-error.ts';
 import { STAGE_ERROR_KIND } from '../src/run/stage-runner.ts';
 import { z } from 'zod';
 
@@ -49,7 +50,7 @@ export function parseLocalizerOptions<T>(localizer: string, schema: z.ZodType<T>
     const key = issue.path.join('.') || '(options)';
     return `${localizer} option ${key} ${issue.message}, got ${JSON.stringify(valueAt(input, issue.path))}`;
   });
-  throw Object.assign(new Error(lines.join('\n')), { kind: STAGE_ERROR_KIND.badOptions });
+  throw new KindedError(STAGE_ERROR_KIND.badOptions, lines.join('\n'));
 }
 
 /** Reusable option types with messages that read after "<localizer> option <key> …" (declared once, for every schema). */

@@ -3,6 +3,7 @@
  * model-free run never imports the LLM localizers) and exports a zod schema of its options, so a config
  * file or `--options` is checked before any instance runs.
  */
+import { KindedError } from '../src/run/kinded-error.ts';
 import { STAGE_ERROR_KIND } from '../src/run/stage-runner.ts';
 import type { z } from 'zod';
 import type { Capability, LocalizerNeeds } from './capabilities.ts';
@@ -137,10 +138,7 @@ export function localizerNames(): string[] {
 
 function entryOf(name: string, where: string): LocalizerEntry {
   const entry = Object.hasOwn(LOCALIZERS, name) ? LOCALIZERS[name] : undefined;
-  if (!entry)
-    throw Object.assign(new Error(`${where}: unknown localizer ${JSON.stringify(name)}; known: ${localizerNames().join(', ')}`), {
-      kind: STAGE_ERROR_KIND.badConfig,
-    });
+  if (!entry) throw new KindedError(STAGE_ERROR_KIND.badConfig, `${where}: unknown localizer ${JSON.stringify(name)}; known: ${localizerNames().join(', ')}`);
   return entry;
 }
 

@@ -51,7 +51,7 @@ export const FORBIDDEN: ReadonlyArray<{ from: string; to: string; why: string }>
 export const MAX_FILE_LINES = 400;
 
 export interface Violation {
-  kind: 'unplaced' | 'upward' | 'seam' | 'room-cycle' | 'file-cycle' | 'size';
+  kind: 'unplaced' | 'upward' | 'seam' | 'room-cycle' | 'file-cycle' | 'size' | 'glued-error';
   message: string;
 }
 
@@ -141,6 +141,15 @@ export function cyclesOf(graph: ReadonlyMap<string, ReadonlySet<string>>): strin
   return out;
 }
 
+/** Lines of code (not comments) that build an error by gluing properties onto a plain Error with Object.assign. */
+export function gluedErrors(text: string): number[] {
+  const out: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!/^\s*(\/\/|\*|\/\*)/.test(line) && /Object\.assign\(\s*new Error\(/.test(line)) out.push(i + 1);
+  });
+  return out;
+}
+
 export function checkArchitecture(root: string): Violation[] {
   const files: string[] = [];
   for (const dir of CODE_ROOTS) listFiles(root, dir, files);
@@ -156,6 +165,11 @@ export function checkArchitecture(root: string): Violation[] {
       continue;
     }
     const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    for (const line of gluedErrors(text))
+      violations.push({
+        kind: 'glued-error',
+        message: `${file}:${line} glues a kind onto a plain Error: throw a KindedError (src/run/kinded-error.ts) or an Error class of its own`,
+      });
     if (lines > MAX_FILE_LINES) violations.push({ kind: 'size', message: `${file} has ${lines} lines (limit ${MAX_FILE_LINES}): split it along a seam` });
     const edges = new Set<string>();
     fileGraph.set(file, edges);

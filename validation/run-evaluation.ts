@@ -27,6 +27,15 @@ function oneEngine(runtime: SandboxRuntime, images: InstanceImages, concurrency:
  * Evaluates every prediction with a non-empty patch whose instance is in `dataset` and has no report yet,
  * then writes and returns the run summary. Predictions for instances outside the dataset are an error.
  */
+
+/** An evaluation that failed for no reason it could name: maybe the engine's, so a backend of several tries another. */
+class UnclassifiedOutcome extends Error {
+  constructor(readonly outcome: InstanceOutcome) {
+    super(outcome.error ?? 'evaluation did not complete');
+    this.name = 'UnclassifiedOutcome';
+  }
+}
+
 export async function runEvaluation(options: EvaluationOptions): Promise<{ summary: RunSummary; outcomes: InstanceOutcome[]; summaryPath: string }> {
   const runsDir = options.runsDir ?? 'runs';
   const datasetIds = new Set(options.dataset.map((i) => i.instance_id));
@@ -50,12 +59,19 @@ export async function runEvaluation(options: EvaluationOptions): Promise<{ summa
           const o = await evaluateInstance(instance, byId.get(instance.instance_id)!, { ...options, runtime: engine.runtime, images: engine.images });
           // an unclassified failure may be the engine's own: thrown, so a backend of several engines can check
           // the engine and evaluate the instance on another one
-          if (!o.completed && !o.errorKind) throw Object.assign(new Error(o.error ?? 'evaluation did not complete'), { outcome: o });
+          if (!o.completed && !o.errorKind) throw new UnclassifiedOutcome(o);
           return o;
         })
         .catch(
-          (err: Error & { outcome?: InstanceOutcome }): InstanceOutcome =>
-            err.outcome ?? { instanceId: instance.instance_id, completed: false, resolved: false, reused: false, durationMs: 0, error: err.message },
+          (err: Error): InstanceOutcome =>
+            (err instanceof UnclassifiedOutcome ? err.outcome : undefined) ?? {
+              instanceId: instance.instance_id,
+              completed: false,
+              resolved: false,
+              reused: false,
+              durationMs: 0,
+              error: err.message,
+            },
         );
       options.onProgress?.(outcome);
       return outcome;

@@ -4,6 +4,7 @@
  * `locfix run` runs them. Both run their sandboxes through the run's execution backend
  * (src/sandbox/types.ts), which picks the engine and bounds the containers a run keeps at once.
  */
+import { KindedError } from '../src/run/kinded-error.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import { STAGE, type PipelineStage } from '../src/run/stage.ts';
@@ -168,16 +169,17 @@ export function evaluateStage(backend: ExecutionBackend, settings: EvaluateSetti
         });
         // an unclassified failure may be the engine's own: thrown, so a backend of several engines can check
         // the engine and evaluate the instance on another one
-        if (!o.completed && !o.errorKind) throw Object.assign(new Error(o.error ?? 'evaluation did not complete'), { kind: 'evaluation-error' });
+        if (!o.completed && !o.errorKind) throw new KindedError('evaluation-error', o.error ?? 'evaluation did not complete');
         return o;
       });
       // recorded as the stage's error (kind and reason), so the analysis counts it as an evaluation error
       // and --retry-errors evaluates it again
       if (!outcome.completed) {
-        throw Object.assign(new Error(outcome.error ?? 'evaluation did not complete'), {
-          kind: outcome.errorKind ?? 'evaluation-error',
-          ...(outcome.infraFailure ? { details: { infraFailure: outcome.infraFailure } } : {}),
-        });
+        throw new KindedError(
+          outcome.errorKind ?? 'evaluation-error',
+          outcome.error ?? 'evaluation did not complete',
+          outcome.infraFailure ? { infraFailure: outcome.infraFailure } : undefined,
+        );
       }
       return { ...outcome, patchEmpty: false };
     },

@@ -2,6 +2,7 @@
  * `locfix localize --localizer NAME`: file-level localization with any registered localizer, one artifact
  * per instance under runs/ID/localize-files/ (resumable), scored by `locfix eval-loc RUN --stage localize-files`.
  */
+import { KindedError } from '../../src/run/kinded-error.ts';
 import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
@@ -41,7 +42,7 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   await (async () => {
     await services.checkConfiguration({ repos: instances.map((i) => i.repo) });
     const missing = missingCapabilities(flags.localizer, capabilities.needs, capabilitySupply(services, { runDir, ...(workspaces ? { workspaces } : {}) }));
-    if (missing) throw Object.assign(new Error(missing), { kind: STAGE_ERROR_KIND.configuration });
+    if (missing) throw new KindedError(STAGE_ERROR_KIND.configuration, missing);
     if (workspaces) {
       // what a killed invocation of this run, or any locfix process that is gone, left on the engine
       const removed = (await workspaces.sweep(path.basename(runDir)).catch(() => 0)) + (await workspaces.sweepOrphans().catch(() => 0));

@@ -4,6 +4,7 @@
  * under runs/<id>/, so an interrupted run (Ctrl-C, a crash, `kill -9`) resumes by running it again.
  * `locfix run` (app/commands/run.ts), the benchmarks and the tests call `runExperiment`.
  */
+import { KindedError } from '../../src/run/kinded-error.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import path from 'node:path';
 import { artifactSettings, artifactSettingsOfConfig, type RunConfig } from '../../src/config.ts';
@@ -138,7 +139,7 @@ async function runWithServices(
       needsModel: modelStages.length ? `${modelStages.join(', ')} (stop earlier with --stop-after localize-files)` : undefined,
     });
     const missing = missingCapabilities(config.localizer.name, declared.needs, capabilitySupply(services, { runDir: layout.root, workspaces: docker }));
-    if (missing) throw Object.assign(new Error(missing), { kind: STAGE_ERROR_KIND.configuration });
+    if (missing) throw new KindedError(STAGE_ERROR_KIND.configuration, missing);
   })();
   await check.catch(async (err) => {
     await services.close();

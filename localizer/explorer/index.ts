@@ -14,6 +14,7 @@
  * The error keeps the trajectory, steps and usage in its details, so nothing the run paid for is lost and
  * the runner metrics can count it.
  */
+import { KindedError } from '../../src/run/kinded-error.ts';
 import { earlyStop, signals } from '../../src/artifacts/confidence.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
@@ -36,9 +37,8 @@ export class ExplorerLocalizer implements FileLocalizer {
   constructor(private readonly options: ExplorerOptions) {}
 
   async localize(ctx: LocalizerContext): Promise<FileLocalization> {
-    if (!ctx.llm) throw Object.assign(new Error('the explorer localizer needs a chat model (--llm)'), { kind: STAGE_ERROR_KIND.noModel });
-    if (!ctx.workspace)
-      throw Object.assign(new Error('the explorer localizer needs a sandbox for its commands (Docker)'), { kind: STAGE_ERROR_KIND.configuration });
+    if (!ctx.llm) throw new KindedError(STAGE_ERROR_KIND.noModel, 'the explorer localizer needs a chat model (--llm)');
+    if (!ctx.workspace) throw new KindedError(STAGE_ERROR_KIND.configuration, 'the explorer localizer needs a sandbox for its commands (Docker)');
     const o = this.options;
     const started = Date.now();
     const trace: TraceEvent[] = [];
@@ -92,7 +92,7 @@ export class ExplorerLocalizer implements FileLocalizer {
         'max-steps': `no final answer within ${o.maxSteps} steps`,
         tokens: `no final answer after the ${o.tokenBudget}-token budget was spent`,
       }[run.stop];
-      throw Object.assign(new Error(`explorer: ${why}`), { kind: ERROR_KIND[run.stop], details: { ...details, usage, trace } });
+      throw new KindedError(ERROR_KIND[run.stop], `explorer: ${why}`, { ...details, usage, trace });
     }
     return {
       localizer: this.name,

@@ -8,6 +8,7 @@
  * files its searches showed most often fill the list, marked `source: "trajectory"` in their evidence, so
  * function/line localization still has candidates; an answer without any named file carries a warning.
  */
+import { KindedError } from '../../src/run/kinded-error.ts';
 import { agreementWith, earlyStop, signals } from '../../src/artifacts/confidence.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
@@ -39,7 +40,7 @@ export class LocagentLocalizer implements FileLocalizer {
   constructor(private readonly options: LocagentOptions) {}
 
   async localize(ctx: LocalizerContext): Promise<FileLocalization> {
-    if (!ctx.llm) throw Object.assign(new Error('the locagent localizer needs a chat model (--llm)'), { kind: STAGE_ERROR_KIND.noModel });
+    if (!ctx.llm) throw new KindedError(STAGE_ERROR_KIND.noModel, 'the locagent localizer needs a chat model (--llm)');
     const o = this.options;
     const started = Date.now();
     const deadline = o.timeLimitSeconds > 0 ? started + o.timeLimitSeconds * 1000 : undefined;

@@ -7,6 +7,7 @@
  * The stage names are the folder names of the run format (runs/<id>/<stage>/<instance>.json) and are
  * listed here once, in pipeline order.
  */
+import { KindedError } from './kinded-error.ts';
 import type { SweInstance } from '../dataset/schema.ts';
 import type { RunLayout } from './run-layout.ts';
 import { acquireRunLock } from './run-lock.ts';
@@ -55,7 +56,7 @@ export interface PipelineStage<T = unknown> {
 }
 
 function inputError(message: string, kind: typeof STAGE_ERROR_KIND.missingInput | typeof STAGE_ERROR_KIND.inputFailed): Error {
-  return Object.assign(new Error(message), { kind });
+  return new KindedError(kind, message);
 }
 
 /** Inputs handed over in memory by the pipeline: the outputs of the stages this instance has passed. */

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkArchitecture, cyclesOf, importsOf, roomOf } from '../../scripts/check-architecture.ts';
+import { checkArchitecture, cyclesOf, gluedErrors, importsOf, roomOf } from '../../scripts/check-architecture.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -88,5 +88,11 @@ describe('architecture check', () => {
         .filter((v) => v.kind === 'file-cycle')
         .map((v) => v.message),
     ).toContainEqual(expect.stringContaining('src/parsing/a.ts ↔ src/parsing/b.ts'));
+  });
+
+  it('refuses an error made by gluing a kind onto a plain Error (issue 43: typed errors)', async () => {
+    expect(gluedErrors("const a = 1;\nthrow Object.assign(new Error('x'), { kind: 'k' });\nthrow new KindedError('k', 'x');")).toEqual([2]);
+    const dir = await tree({ 'src/util/x.ts': "export const f = () => { throw Object.assign(new Error('no'), { kind: 'free-string' }); };\n" });
+    expect(checkArchitecture(dir).map((v) => v.kind)).toEqual(['glued-error']);
   });
 });

@@ -1,0 +1,18 @@
+/**
+ * An error that says what kind of failure it is. The stage runner records `kind` and `details` with the artifact
+ * (stage-runner.ts `toStageError`), and failure-cause.ts reads a cause from them; one class instead of properties
+ * glued onto a plain Error, so every thrower spells the kind the same way and `check-architecture` can refuse the
+ * glued form.
+ */
+export class KindedError extends Error {
+  constructor(
+    /** a stage error kind (stage-runner.ts STAGE_ERROR_KIND) or a localizer's or evaluation's own, e.g. "max-steps" */
+    readonly kind: string,
+    message: string,
+    /** recorded beside the message (what an agent did before it stopped, the harness' infrastructure label) */
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'KindedError';
+  }
+}
