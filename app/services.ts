@@ -5,6 +5,7 @@
  * Commands and the orchestrator get everything from here, so a provider is configured in one place and a
  * stage never builds its own Chroma server or cat-file processes.
  */
+import { llmSection } from '../src/llm/config.ts';
 import { KindedError } from '../src/run/kinded-error.ts';
 import { LRUCache } from 'lru-cache';
 import { createEmbedder } from '../src/embedding/factory.ts';
@@ -81,9 +82,7 @@ export class Services {
     if (!this.settings.llm) return undefined;
     this.llmInstance ??= createChatModel(
       // the LLM layer keeps its response cache under <cacheDir>/llm
-      typeof this.settings.llm === 'string'
-        ? { model: this.settings.llm, cacheDir: this.settings.cacheDir }
-        : { cacheDir: this.settings.cacheDir, ...this.settings.llm },
+      { cacheDir: this.settings.cacheDir, ...llmSection(this.settings.llm)! },
       { meter: this.meter },
     );
     return this.llmInstance;

@@ -6,6 +6,7 @@
  * `canonicalLocalizerOptions` gives (the localizer's own defaults applied, nested tiers likewise) before the key is
  * made, so folders written by older versions join the arm they belong to as well.
  */
+import { llmSection } from '../src/llm/config.ts';
 import path from 'node:path';
 import { artifactSettingsOfConfig } from '../src/config.ts';
 import type { RunManifest } from '../src/run/manifest.ts';
@@ -98,10 +99,10 @@ async function canonicalRunSettings(settings: Record<string, unknown>): Promise<
 export async function armOf(kind: RunFolderKind, manifest: RunManifest | undefined, selections: Map<string, StageSelection>): Promise<RunArm> {
   const recorded = manifest ? recordedSettings(manifest) : undefined;
   if (manifest && recorded && (kind === 'pipeline' || kind === 'merged' || manifest.kind === 'stage')) {
-    const config = manifest.config as { dataset?: string; llm?: string | { model?: string } };
+    const config = manifest.config as { dataset?: string; llm?: string | { model: string } };
     const settings = manifest.kind === 'stage' ? await canonicalStageSettings(recorded) : await canonicalRunSettings(recorded);
     // a replayed run answers with the recorded model's identity: its label says it is a replay of it
-    const llmSpec = typeof config.llm === 'string' ? config.llm : config.llm?.model;
+    const llmSpec = llmSection(config.llm)?.model;
     const dataset = config.dataset ?? manifest.dataset;
     return {
       localizer: manifest.localizer,

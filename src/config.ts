@@ -11,7 +11,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { positiveInt } from './util/schema-types.ts';
 import { DEFAULT_TOP_FILES, HANDOFFS } from './artifacts/localization.ts';
-import { LlmConfigSchema } from './llm/config.ts';
+import { LlmConfigSchema, llmSection } from './llm/config.ts';
 import { STAGE } from './run/stage.ts';
 
 export const RunConfigSchema = z
@@ -269,8 +269,9 @@ export async function loadRunConfig(file: string | undefined, overrides: Record<
  * and time limits are left out: changing them on a resume changes which or how fast, not what.
  */
 export function artifactSettings(config: RunConfig): Record<string, unknown> {
-  const llmModel = typeof config.llm === 'string' ? config.llm : config.llm?.model;
-  const llmExtra = typeof config.llm === 'object' ? config.llm.extra : undefined;
+  const llm = llmSection(config.llm);
+  const llmModel = llm?.model;
+  const llmExtra = llm && 'extra' in llm ? llm.extra : undefined;
   return {
     localizer: config.localizer,
     llm: llmModel ?? null,

@@ -60,6 +60,15 @@ export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 export type LlmConfigInput = z.input<typeof LlmConfigSchema>;
 
 /**
+ * The one normal form of an `llm` setting, which a config may write as a model spec ("openai:m@URL") or as the
+ * whole section: always the section ({model, …}), or undefined when there is no model.
+ */
+export function llmSection<T extends { model: string }>(llm: string | T | undefined | null): T | { model: string } | undefined {
+  if (llm === undefined || llm === null) return undefined;
+  return typeof llm === 'string' ? { model: llm } : llm;
+}
+
+/**
  * List prices (USD per 1M tokens) of models the papers locfix reproduces used; local servers cost nothing.
  * A configured `prices` table overrides these entry by entry.
  */

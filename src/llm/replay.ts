@@ -7,6 +7,7 @@
  * replay presents the recorded model's identity: from the run's manifest (`config.llm`) when given a run
  * folder, else from `recording.json` or the requests stored in the cache.
  */
+import { llmSection } from './config.ts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LlmError } from './errors.ts';
@@ -94,7 +95,7 @@ export function openRecording(
     if (llm === undefined || llm === null) throw new Error(`replay: the run ${dir} used no model, so it has no answers to replay`);
     const cacheDir = typeof manifest.config?.cacheDir === 'string' ? manifest.config.cacheDir : undefined;
     if (!cacheDir) throw new Error(`replay: the manifest of ${dir} names no cacheDir; give the cache folder instead (replay:<cache dir>)`);
-    const t = transportOf(typeof llm === 'string' ? { model: llm } : llm);
+    const t = transportOf(llmSection(llm as string | { model: string })!);
     return { cacheDir, provider: t.provider, baseURL: t.baseURL, model: t.model, answerOptions: t.answerOptions };
   }
   const cacheDir = path.basename(dir) === 'llm' && !existsSync(path.join(dir, 'llm')) ? path.dirname(dir) : dir;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { llmSection } from '../../src/llm/config.ts';
+import { artifactSettings, parseRunConfig } from '../../src/config.ts';
 import { createChatModel, parseModelSpec } from '../../src/llm/factory.ts';
 import { parseLlmConfig } from '../../src/llm/config.ts';
 
@@ -35,5 +37,18 @@ describe('llm config schema', () => {
     expect(() => parseLlmConfig({ model: 'ollama:x', concurrency: 0, timeoutMs: 'long', bogus: 1 })).toThrow(/concurrency.*timeoutMs|timeoutMs.*concurrency/);
     expect(() => parseLlmConfig({ model: 'ollama:x', bogus: 1 })).toThrow(/bogus/);
     expect(() => parseLlmConfig({ model: 'ollama:x', prices: { 'gpt-4o': { input: -1, output: 2 } } })).toThrow(/prices/);
+  });
+});
+
+describe('the llm setting in one normal form', () => {
+  it('a model spec and a section are the same section; no model is undefined', () => {
+    expect(llmSection('openai:m@http://127.0.0.1:9/v1')).toEqual({ model: 'openai:m@http://127.0.0.1:9/v1' });
+    expect(llmSection({ model: 'ollama:x', maxRetries: 0 })).toEqual({ model: 'ollama:x', maxRetries: 0 });
+    expect(llmSection(undefined)).toBeUndefined();
+    expect(llmSection(null)).toBeUndefined();
+    // the artifact settings of a run read the model through it, whichever form the config used
+    const spec = artifactSettings(parseRunConfig({ runId: 'r', dataset: 'd.jsonl', llm: 'openai:m' }));
+    const section = artifactSettings(parseRunConfig({ runId: 'r', dataset: 'd.jsonl', llm: { model: 'openai:m' } }));
+    expect([spec.llm, section.llm]).toEqual(['openai:m', 'openai:m']);
   });
 });
