@@ -121,9 +121,9 @@ export function serveView(catalogue: Catalogue, options: { host?: string; port?:
           new Promise<void>((done) => {
             server.close(() => done());
             // a browser tab keeps its connection open (keep-alive): idle ones go now, busy ones after a second
-            const http = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
-            http.closeIdleConnections?.();
-            setTimeout(() => http.closeAllConnections?.(), 1000).unref();
+            const http = 'closeAllConnections' in server ? server : undefined;
+            http?.closeIdleConnections();
+            setTimeout(() => http?.closeAllConnections(), 1000).unref();
           }),
       });
     });
