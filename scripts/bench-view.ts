@@ -8,6 +8,7 @@
  *
  *   npm run bench:view -- --source runs/demo --lite ../shared/data/swe-bench-lite.jsonl [--instances 2294] [--repeat 20]
  */
+import { assertConfined } from '../src/run/confinement.ts';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -85,8 +86,14 @@ try {
   await buildRun(run, path.resolve(values.source), path.resolve(values.lite), n);
   console.log(`built a run of ${n} instances from ${values.source} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   t0 = performance.now();
+  // the part of the start that checks no link leads out of the folder (src/run/confinement.ts), timed alone
+  await assertConfined(run);
+  const walk = performance.now() - t0;
+  t0 = performance.now();
   const catalogue = await Catalogue.open([run]);
-  console.log(`locfix view start (open and analyse the run): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `locfix view start (open and analyse the run): ${((performance.now() - t0) / 1000).toFixed(1)} s; the confinement walk, which each reader that opens the folder makes once: ${(walk / 1000).toFixed(2)} s`,
+  );
   const server = await serveView(catalogue);
   const key = catalogue.runs[0]!.key;
   const middle = Math.ceil(n / 100 / 2);
