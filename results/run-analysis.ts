@@ -62,8 +62,9 @@ export interface AnalyzeOptions {
   snapshot?: (instance: SweInstance) => Promise<RepoSnapshot>;
 }
 
-export async function analyzeRun(runDir: string, options: AnalyzeOptions = {}): Promise<RunAnalysis> {
-  const folder = await openRunFolder(runDir);
+/** The analysis of a run folder, given by path or already opened (a caller that opened it need not read it twice). */
+export async function analyzeRun(run: string | RunFolder, options: AnalyzeOptions = {}): Promise<RunAnalysis> {
+  const folder = typeof run === 'string' ? await openRunFolder(run) : run;
   const manifest = folder.manifest;
   if (options.snapshot || !manifest?.config) return analyzeWith(folder, options);
   // `locfix analyze|compare|report` on a finished run: read the base files from the repositories the run

@@ -11,7 +11,7 @@ import { STAGE } from '../../src/run/stage.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../../src/util/fsx.ts';
 import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { writeRunAnalysis } from '../../results/run-analysis.ts';
-import { openRunFolder } from '../../results/run-folder.ts';
+import { openRunFolder, type RunFolder } from '../../results/run-folder.ts';
 import { localizerShardCaveat } from '../../localizer/registry.ts';
 import { makeRunSummary } from '../../validation/run-summary.ts';
 import { writeReports } from '../../results/report-files.ts';
@@ -19,10 +19,10 @@ import { writePredictions } from './predictions.ts';
 
 /** Joins `inputs` into `out`, then computes its predictions, harness summary, analysis and reports. */
 export async function mergeAndReport(out: string, inputs: readonly string[], log: (line: string) => void): Promise<void> {
-  await checkSameArm(inputs);
+  const [first] = await checkSameArm(inputs);
   const merged = await mergeRunFolders(out, inputs);
   // the options as the run's config gave them (a `locfix run`'s shards); a stage folder's cascade has no shards
-  const localizer = (await openRunFolder(inputs[0])).manifest?.config?.localizer as { name?: string; options?: Record<string, unknown> } | undefined;
+  const localizer = first!.manifest?.config?.localizer as { name?: string; options?: Record<string, unknown> } | undefined;
   const caveat = inputs.length > 1 && localizer?.name ? await localizerShardCaveat(localizer.name, localizer.options) : undefined;
   if (caveat) log(`merge: warning: ${caveat}`);
   for (const c of merged.conflicts) log(`merge: ${c.stage}/${c.instanceId}: finished differently in ${c.dropped}; ${c.kept} kept`);
@@ -50,7 +50,7 @@ export async function mergeAndReport(out: string, inputs: readonly string[], log
  * other's, so they are compared instead. A folder that does not record its whole configuration is compared by
  * what it records (localizer, embedder, dataset).
  */
-async function checkSameArm(inputs: readonly string[]): Promise<void> {
+async function checkSameArm(inputs: readonly string[]): Promise<RunFolder[]> {
   const folders = await Promise.all(inputs.map((i) => openRunFolder(i)));
   const [first, ...rest] = folders;
   const describe = (f: (typeof folders)[number]) =>
@@ -73,4 +73,5 @@ async function checkSameArm(inputs: readonly string[]): Promise<void> {
       );
     }
   }
+  return folders;
 }

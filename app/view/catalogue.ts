@@ -158,7 +158,7 @@ export class Catalogue {
     const taken = new Set<string>();
     for (const dir of dirs) {
       const folder = await openRunFolder(dir);
-      const analysis = await analyzeRun(dir);
+      const analysis = await analyzeRun(folder);
       const base = folder.id.replace(/[^A-Za-z0-9._-]/g, '_') || 'run';
       let key = base;
       for (let n = 2; taken.has(key); n++) key = `${base}-${n}`;
