@@ -81,7 +81,7 @@ interface HistoryCommit {
  */
 async function firstParentLog(gitDir: string, head: string): Promise<HistoryCommit[]> {
   const commits: HistoryCommit[] = [];
-  await streamCommitLog(['--git-dir', gitDir, 'log', '--first-parent', '-m', '--no-renames', '--end-of-options', head], '%H %ct %P', (c) => {
+  await streamCommitLog(gitDir, ['--first-parent', '-m', '--no-renames', '--end-of-options', head], '%H %ct %P', (c) => {
     const [id, time, firstParent] = c.header;
     if (id && firstParent) commits.push({ id, committedAt: Number(time), message: c.message, files: c.files });
   });

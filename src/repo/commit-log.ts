@@ -113,21 +113,22 @@ export class CommitLogParser {
 }
 
 /**
- * Runs `git log` (args without `-z`, `--name-only` and `--format`, which this adds) and hands each commit to
- * `onCommit` as it is read. `header` names the placeholders of the header fields ("%H %ct %P").
+ * Runs `git --git-dir DIR log -z --name-only <format> ...logArgs` and hands each commit to `onCommit` as it is
+ * read. `header` names the placeholders of the header fields ("%H %ct %P"); `input` feeds `--stdin`.
  */
 export function streamCommitLog(
-  args: readonly string[],
+  gitDir: string,
+  logArgs: readonly string[],
   header: string,
   onCommit: (commit: LoggedCommit) => void,
   options: { input?: string; maxTokenBytes?: number } = {},
 ): Promise<void> {
   const marker = recordMarker();
-  const full = [...args.slice(0, args.indexOf('log') + 1), '-z', '--name-only', commitLogFormat(marker, header), ...args.slice(args.indexOf('log') + 1)];
+  const args = ['--git-dir', gitDir, 'log', '-z', '--name-only', commitLogFormat(marker, header), ...logArgs];
   const parser = new CommitLogParser(marker, onCommit);
   const tokens = new NulTokenizer((t, truncated) => parser.token(t, truncated), options.maxTokenBytes);
   return new Promise((resolve, reject) => {
-    const child = spawn('git', full, { env: gitEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', args, { env: gitEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     const err: Buffer[] = [];
     let failed: unknown;
     child.stdout.on('data', (chunk: Buffer) => {
@@ -139,10 +140,10 @@ export function streamCommitLog(
       }
     });
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) => reject(new GitCommandError(full, null, '', error)));
+    child.on('error', (error) => reject(new GitCommandError(args, null, '', error)));
     child.on('close', (code) => {
       if (failed) return reject(failed);
-      if (code !== 0) return reject(new GitCommandError(full, code, Buffer.concat(err).toString('utf8')));
+      if (code !== 0) return reject(new GitCommandError(args, code, Buffer.concat(err).toString('utf8')));
       tokens.end();
       parser.flush();
       resolve();

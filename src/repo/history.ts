@@ -8,7 +8,7 @@
  * only for the commits it has not seen (`rev-list` is cheap; the per-commit diff names are not).
  */
 import { assertCommitHash, runGit } from './git.ts';
-import { CommitLogParser, commitLogFormat, NulTokenizer, recordMarker } from './commit-log.ts';
+import { streamCommitLog } from './commit-log.ts';
 
 export interface CommitRecord {
   id: string;
@@ -22,20 +22,6 @@ export interface CommitRecord {
 const BATCH = 2000;
 /** The largest commit message kept (a longer one is cut): far beyond a real message, far below a string's limit. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
-
-/**
- * Parses the output of `git log -z --name-only` written with `commitLogFormat(marker, '%H')` (src/repo/commit-log.ts):
- * records that no message can break, since a message cannot hold the NUL that ends each field.
- */
-export function parseCommitLog(output: Buffer, marker: string): CommitRecord[] {
-  const records: CommitRecord[] = [];
-  const parser = new CommitLogParser(marker, (c) => records.push({ id: c.header[0] ?? '', message: c.message, files: c.files }));
-  const tokens = new NulTokenizer((t, truncated) => parser.token(t, truncated), MAX_MESSAGE_BYTES);
-  tokens.push(output);
-  tokens.end();
-  parser.flush();
-  return records.filter((r) => r.id);
-}
 
 export class CommitHistoryReader {
   /** git dir → commit id → record */
@@ -59,14 +45,16 @@ export class CommitHistoryReader {
     const missing = ids.filter((id) => !known.has(id));
     for (let i = 0; i < missing.length; i += BATCH) {
       const batch = missing.slice(i, i + BATCH);
-      const marker = recordMarker();
-      const log = await runGit(
-        ['--git-dir', gitDir, 'log', '--no-walk=unsorted', '--stdin', '--no-renames', '-z', '--name-only', commitLogFormat(marker, '%H')],
-        {
-          input: `${batch.join('\n')}\n`,
+      // streamed, each message cut at MAX_MESSAGE_BYTES: no batch is held whole, whatever its messages weigh
+      await streamCommitLog(
+        gitDir,
+        ['--no-walk=unsorted', '--stdin', '--no-renames'],
+        '%H',
+        (c) => {
+          if (c.header[0]) known.set(c.header[0], { id: c.header[0], message: c.message, files: c.files });
         },
+        { input: `${batch.join('\n')}\n`, maxTokenBytes: MAX_MESSAGE_BYTES },
       );
-      for (const record of parseCommitLog(log.stdout, marker)) known.set(record.id, record);
     }
     return ids.map((id) => known.get(id)).filter((r): r is CommitRecord => r !== undefined);
   }

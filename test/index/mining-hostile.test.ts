@@ -62,7 +62,7 @@ describe('mining from hostile data', () => {
     const history = await new CommitHistoryReader().recentCommits(gitDir, ids.base!, 10);
     expect(history.find((c) => c.id === ids.forged)?.files).toEqual(['pkg/a.py']);
     const commits: Array<{ message: string; truncated: boolean }> = [];
-    await streamCommitLog(['--git-dir', gitDir, 'log', ids.huge!, '-n', '1'], '%H', (c) => commits.push(c), { maxTokenBytes: 1 << 20 });
+    await streamCommitLog(gitDir, ['-n', '1', ids.huge!], '%H', (c) => commits.push(c), { maxTokenBytes: 1 << 20 });
     expect(commits[0]).toMatchObject({ truncated: true });
     expect(commits[0]!.message.length).toBeLessThanOrEqual(1 << 20);
   });

@@ -2,7 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommitHistoryReader, parseCommitLog, type CommitRecord } from '../../src/repo/history.ts';
+import { CommitHistoryReader, type CommitRecord } from '../../src/repo/history.ts';
+import { CommitLogParser, NulTokenizer } from '../../src/repo/commit-log.ts';
 import { CommitHistoryIndex } from '../../src/index/commit-history-index.ts';
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
 import { IndexMemo } from '../../src/index/index-memo.ts';
@@ -74,16 +75,25 @@ describe('CommitHistoryReader', () => {
     await expect(reader.recentCommits(bare, 'f'.repeat(40), 5)).rejects.toThrow();
   });
 
-  it('parses NUL-separated git log records; separators inside a message stay in the message', () => {
+  it('parses NUL-separated git log records in any chunking; separators inside a message stay in the message', () => {
     const marker = 'M:';
     const out = Buffer.from(
       `\u0000M:${'a'.repeat(40)}\u0000Fix it\n\nBody \u0002 pkg/c.py\n\u0000\u0000\npkg/a.py\u0000pkg/b.py\u0000\u0000M:${'b'.repeat(40)}\u0000Empty\n\u0000`,
     );
-    expect(parseCommitLog(out, marker)).toEqual([
-      { id: 'a'.repeat(40), message: 'Fix it\n\nBody \u0002 pkg/c.py', files: ['pkg/a.py', 'pkg/b.py'] },
-      { id: 'b'.repeat(40), message: 'Empty', files: [] },
-    ]);
-    expect(parseCommitLog(Buffer.from('no record at all'), marker)).toEqual([]);
+    // every split of the stream into two chunks (a token cut across chunks) parses alike
+    for (let cut = 0; cut <= out.length; cut++) {
+      const records: Array<{ id: string; message: string; files: string[] }> = [];
+      const parser = new CommitLogParser(marker, (c) => records.push({ id: c.header[0]!, message: c.message, files: c.files }));
+      const tokens = new NulTokenizer((t, truncated) => parser.token(t, truncated));
+      tokens.push(out.subarray(0, cut));
+      tokens.push(out.subarray(cut));
+      tokens.end();
+      parser.flush();
+      expect(records, `cut at ${cut}`).toEqual([
+        { id: 'a'.repeat(40), message: 'Fix it\n\nBody \u0002 pkg/c.py', files: ['pkg/a.py', 'pkg/b.py'] },
+        { id: 'b'.repeat(40), message: 'Empty', files: [] },
+      ]);
+    }
   });
 
   it('a repository snapshot exposes its history', async () => {
