@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const SOURCE_ROOTS = ['app', 'src', 'localizer', 'repair', 'validation', 'docker', 'results'];
+const SOURCE_ROOTS = ['app', 'src', 'localizer', 'repair', 'validation', 'sandbox', 'results'];
 
 function newerThan(dir, time) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

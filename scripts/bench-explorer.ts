@@ -30,7 +30,7 @@ import { createChatModel } from '../src/llm/factory.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { groupByRepo } from '../src/run/repo-release.ts';
 import { Services } from '../app/services.ts';
-import { LocalDockerBackend } from '../docker/local-backend.ts';
+import { LocalDockerBackend } from '../sandbox/docker/local-backend.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
 import { computeRunnerMetrics, formatRunnerMetrics, type RunnerRow } from '../results/runner-metrics.ts';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';

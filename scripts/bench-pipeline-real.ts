@@ -38,7 +38,7 @@ import { loadDataset } from '../src/dataset/load.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { PIPELINE_STAGES } from '../src/run/stage.ts';
 import type { StageArtifact } from '../src/run/stage-runner.ts';
-import { RUN_LABEL } from '../docker/sandbox.ts';
+import { RUN_LABEL } from '../sandbox/docker/sandbox.ts';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
 import { PipelinePolicy } from '../test/e2e/pipeline-policy.ts';
 import { offlineEnvImages } from './fidelity-execute.ts';

@@ -21,7 +21,7 @@ export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> =
   { name: 'analysis', rooms: ['results'] },
   { name: 'localizers', rooms: ['localizer'] },
   { name: 'stages', rooms: ['repair', 'validation'] },
-  { name: 'services', rooms: ['src/config.ts', 'src/minibench', 'docker', 'src/index'] },
+  { name: 'services', rooms: ['src/config.ts', 'src/minibench', 'sandbox', 'src/index'] },
   { name: 'providers', rooms: ['src/embedding', 'src/vectorstore', 'src/llm', 'src/dataset', 'src/run', 'src/artifacts', 'src/sandbox', 'src/harness'] },
   { name: 'foundations', rooms: ['src/text', 'src/parsing', 'src/repo', 'src/prompts.ts', 'src/util', 'src/patch.ts'] },
 ];
@@ -37,16 +37,16 @@ export const FLOORS: ReadonlyArray<readonly string[]> = [
   ['results'],
   ['localizer'],
   ['repair', 'validation'],
-  ['docker'],
+  ['sandbox'],
   ['src'],
 ];
 
 /** Folders whose code is checked. test/ may import anything; scripts may import test/support (the scripted model). */
-export const CODE_ROOTS = ['bin', 'app', 'src', 'localizer', 'repair', 'validation', 'docker', 'results', 'scripts'];
+export const CODE_ROOTS = ['bin', 'app', 'src', 'localizer', 'repair', 'validation', 'sandbox', 'results', 'scripts'];
 const ALLOWED_EXTRA: Record<string, readonly string[]> = { scripts: ['test'] };
 /** Imports the layers would allow but a seam forbids, with the reason the message gives. */
 export const FORBIDDEN: ReadonlyArray<{ from: string; to: string; why: string }> = [
-  { from: 'validation', to: 'docker', why: 'validation runs code through the sandbox interface (src/sandbox/types.ts); the assembly picks the backend' },
+  { from: 'validation', to: 'sandbox', why: 'validation runs code through the sandbox interface (src/sandbox/types.ts); the assembly picks the sandbox kind' },
 ];
 export const MAX_FILE_LINES = 400;
 

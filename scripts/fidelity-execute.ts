@@ -23,8 +23,8 @@ import { testDirectives } from '../src/harness/eval-script.ts';
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { pythonTestCommand } from '../src/harness/specs.ts';
 import { RepoStore } from '../src/repo/store.ts';
-import { ImageProvider } from '../docker/images.ts';
-import { DockerRuntime } from '../docker/sandbox.ts';
+import { ImageProvider } from '../sandbox/docker/images.ts';
+import { DockerRuntime } from '../sandbox/docker/sandbox.ts';
 import { evaluateInstance, instanceLogDir, type InstanceOutcome } from '../validation/evaluate.ts';
 import type { InstanceReport, TestsStatus } from '../validation/grading.ts';
 

@@ -13,7 +13,7 @@ const links = [
   'minibench',
   'bin',
   'models',
-  'docker/specs',
+  'src/harness/specs',
   'src/parsing/languages/queries',
   'src/harness/known-gold-failures.json',
 ];

@@ -13,8 +13,8 @@
 import type { Command } from 'commander';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
-import { DockerRuntime } from '../../docker/sandbox.ts';
+import { DEFAULT_BASE_IMAGE } from '../../sandbox/docker/images.ts';
+import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
 import { buildMiniBenchmark, DEFAULT_MINIBENCH_DIR } from '../../src/minibench/build.ts';
 import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../../src/minibench/demo-run.ts';

@@ -6,8 +6,8 @@
  */
 import type { Command } from 'commander';
 import { CACHE_LEVELS, type CacheLevel } from '../../src/sandbox/types.ts';
-import { listLocfixImages, pruneLocfixImages, type LocfixImage } from '../../docker/image-inventory.ts';
-import { DockerRuntime } from '../../docker/sandbox.ts';
+import { listLocfixImages, pruneLocfixImages, type LocfixImage } from '../../sandbox/docker/image-inventory.ts';
+import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 ** 2).toFixed(0)} MB`;

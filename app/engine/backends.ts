@@ -5,9 +5,9 @@
  */
 import type { RunConfig } from '../../src/config.ts';
 import type { ExecutionBackend } from '../../src/sandbox/types.ts';
-import { LocalDockerBackend } from '../../docker/local-backend.ts';
-import type { ImageConfig, MirrorLocator } from '../../docker/images.ts';
-import { DockerPoolBackend, parseEngineSpec } from '../../docker/pool-backend.ts';
+import { LocalDockerBackend } from '../../sandbox/docker/local-backend.ts';
+import type { ImageConfig, MirrorLocator } from '../../sandbox/docker/images.ts';
+import { DockerPoolBackend, parseEngineSpec } from '../../sandbox/docker/pool-backend.ts';
 
 export type BackendName = RunConfig['docker']['backend'];
 

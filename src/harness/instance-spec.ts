@@ -47,7 +47,7 @@ const PARSER_LANGUAGE: Array<[RegExp, SpecLanguage]> = [
 ];
 
 /**
- * A 5.0 row of a repository no spec in docker/specs/ covers: it carries its eval script, parser and image, which
+ * A 5.0 row of a repository no spec in src/harness/specs/ covers: it carries its eval script, parser and image, which
  * is all the harness needs. Its spec is what the row says: the test commands between the script's markers, the
  * row's parser, the language of that parser's runner (JavaScript otherwise); no offline build recipe, so without
  * its official image it fails naming the image.

@@ -1,5 +1,5 @@
 /**
- * Per-repository, per-version environment specs, kept as data in `docker/specs/*.json`, read without Docker.
+ * Per-repository, per-version environment specs, kept as data in `src/harness/specs/*.json`, read without Docker.
  *
  * A spec file maps a repository pattern ("owner/name", or "owner/*") to groups of versions that share the
  * same facts. Version "*" matches any version. The facts follow the SWE-bench harness'
@@ -118,16 +118,16 @@ export class SpecRegistry {
     const known = this.entries.has(repo) || this.entries.has(`${repo.split('/')[0]}/*`);
     throw new Error(
       known
-        ? `no environment spec for ${repo} version ${JSON.stringify(version ?? '')}; add the version to docker/specs/`
-        : `no environment spec for repository ${repo}; add one to docker/specs/`,
+        ? `no environment spec for ${repo} version ${JSON.stringify(version ?? '')}; add the version to src/harness/specs/`
+        : `no environment spec for repository ${repo}; add one to src/harness/specs/`,
     );
   }
 }
 
 /** The spec files are data beside the Docker image recipes they feed. */
-const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'docker', 'specs');
+const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'specs');
 
-/** The specs shipped in docker/specs/ (all *.json files, in name order). */
+/** The specs shipped in src/harness/specs/ (all *.json files, in name order). */
 export function loadBuiltinSpecs(): SpecRegistry {
   const registry = new SpecRegistry();
   for (const name of readdirSync(SPEC_DIR)

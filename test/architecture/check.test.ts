@@ -71,10 +71,10 @@ describe('architecture check', () => {
       'src/parsing/b.ts': "import './a.ts';\n",
       'src/mystery/z.ts': 'export {};\n',
       'repair/big.ts': 'const a = 1;\n'.repeat(401),
-      'validation/run.ts': "import { DockerRuntime } from '../docker/sandbox.ts';\n",
-      'docker/sandbox.ts': 'export class DockerRuntime {}\n',
-      // one layer (services), but docker/ stands above src/: the whole picture forbids the arrow
-      'src/index/uses-docker.ts': "import { DockerRuntime } from '../../docker/sandbox.ts';\n",
+      'validation/run.ts': "import { DockerRuntime } from '../sandbox/docker/sandbox.ts';\n",
+      'sandbox/docker/sandbox.ts': 'export class DockerRuntime {}\n',
+      // one layer (services), but sandbox/ stands above src/: the whole picture forbids the arrow
+      'src/index/uses-docker.ts': "import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';\n",
     });
     const kinds = checkArchitecture(dir).map((v) => [v.kind, v.message.split(' ')[0]]);
     expect(kinds).toContainEqual(['upward', 'src/util/low.ts:1']);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LocalDockerBackend } from '../../docker/local-backend.ts';
+import { LocalDockerBackend } from '../../sandbox/docker/local-backend.ts';
 import { missingCapabilities } from '../../localizer/capabilities.ts';
 import { localizerNeeds } from '../../localizer/registry.ts';
 import { capabilitySupply, fileLocalizationStage, type LocalizationServices } from '../../localizer/stage.ts';

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerRuntime } from '../../docker/sandbox.ts';
-import { DEFAULT_BASE_IMAGE, IMAGE_KEY_LABEL, ImageProvider } from '../../docker/images.ts';
-import { imageTier, listLocfixImages, pruneLocfixImages } from '../../docker/image-inventory.ts';
+import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
+import { DEFAULT_BASE_IMAGE, IMAGE_KEY_LABEL, ImageProvider } from '../../sandbox/docker/images.ts';
+import { imageTier, listLocfixImages, pruneLocfixImages } from '../../sandbox/docker/image-inventory.ts';
 import { makeInstanceSpec, officialImageName } from '../../src/harness/instance-spec.ts';
 import type { InstanceImages } from '../../src/sandbox/types.ts';
 import { evaluateInstance } from '../../validation/evaluate.ts';

@@ -9,9 +9,9 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
-import { OWNER_LABEL, SANDBOX_LABEL, ownedLabels } from '../../docker/ownership.ts';
-import { DockerRuntime } from '../../docker/sandbox.ts';
+import { DEFAULT_BASE_IMAGE } from '../../sandbox/docker/images.ts';
+import { OWNER_LABEL, SANDBOX_LABEL, ownedLabels } from '../../sandbox/docker/ownership.ts';
+import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
 import { ensureDocker } from '../support/docker.ts';
 
 const hasDocker = await ensureDocker('sweeping what dead locfix processes left');
@@ -24,8 +24,8 @@ afterAll(async () => {
 
 /** A process that makes a sandbox and a labelled volume, prints their names, and waits to be killed. */
 function leaver(): Promise<{ container: string; volume: string; kill: () => void }> {
-  const code = `import { DockerRuntime } from ${JSON.stringify(path.join(ROOT, 'docker/sandbox.ts'))};
-import { ownedLabels } from ${JSON.stringify(path.join(ROOT, 'docker/ownership.ts'))};
+  const code = `import { DockerRuntime } from ${JSON.stringify(path.join(ROOT, 'sandbox/docker/sandbox.ts'))};
+import { ownedLabels } from ${JSON.stringify(path.join(ROOT, 'sandbox/docker/ownership.ts'))};
 const runtime = new DockerRuntime();
 const sandbox = await runtime.create({ image: ${JSON.stringify(DEFAULT_BASE_IMAGE)}, runId: 'image-build' });
 const volume = await runtime.docker.createVolume({ Name: 'locfix-ro-orphan-' + process.pid, Labels: ownedLabels() });

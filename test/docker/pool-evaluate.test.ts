@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RUN_LABEL } from '../../docker/sandbox.ts';
+import { RUN_LABEL } from '../../sandbox/docker/sandbox.ts';
 import { buildMiniBenchmark } from '../../src/minibench/build.ts';
 import { instanceLogDir } from '../../validation/evaluate.ts';
 import { runLocfix } from '../support/cli.ts';

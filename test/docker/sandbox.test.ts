@@ -3,9 +3,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RUN_LABEL, DockerRuntime, type DockerSandbox } from '../../docker/sandbox.ts';
+import { RUN_LABEL, DockerRuntime, type DockerSandbox } from '../../sandbox/docker/sandbox.ts';
 import { DEFAULT_LIMITS, SandboxDeadError } from '../../src/sandbox/types.ts';
-import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
+import { DEFAULT_BASE_IMAGE } from '../../sandbox/docker/images.ts';
 import { ensureDocker } from '../support/docker.ts';
 
 const hasDocker = await ensureDocker('docker sandbox tests');

@@ -2,7 +2,7 @@
  * Child process for the SIGINT cleanup test: creates a sandbox, prints its container id, then waits to be
  * interrupted. The sandbox module's signal handler must remove the container before the process exits.
  */
-import { DockerRuntime } from '../../docker/sandbox.ts';
+import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
 
 const runId = process.argv[2] ?? 'sigint-test';
 const runtime = new DockerRuntime();

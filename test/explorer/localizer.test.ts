@@ -8,7 +8,7 @@
  * and the registry.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { DockerReadOnlyWorkspaces, sweepWorkspaceVolumes } from '../../docker/read-only-workspace.ts';
+import { DockerReadOnlyWorkspaces, sweepWorkspaceVolumes } from '../../sandbox/docker/read-only-workspace.ts';
 import { ExplorerLocalizer } from '../../localizer/explorer/index.ts';
 import { ExplorerOptionsSchema } from '../../localizer/explorer/options.ts';
 import { createLocalizer } from '../../localizer/registry.ts';

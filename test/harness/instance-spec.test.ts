@@ -52,7 +52,7 @@ describe('makeInstanceSpec', () => {
 
 describe('log parsers named by specs', () => {
   it('every builtin spec names a parser validation knows', () => {
-    const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docker/specs');
+    const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/harness/specs');
     const named = readdirSync(dir)
       .filter((f) => f.endsWith('.json'))
       .flatMap((f) => Object.values((JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { repos: Record<string, { log_parser: string }> }).repos))

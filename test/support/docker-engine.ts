@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { dockerOptionsOf } from '../../docker/pool-backend.ts';
+import { dockerOptionsOf } from '../../sandbox/docker/pool-backend.ts';
 
 export interface SecondEngine {
   url: string;

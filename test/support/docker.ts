@@ -3,8 +3,8 @@
  * a daemon and the base image: with LOCFIX_REQUIRE_DOCKER=1 (CI) a missing daemon or image fails loudly,
  * otherwise the suite is skipped with a message saying how to get Docker.
  */
-import { DockerRuntime } from '../../docker/sandbox.ts';
-import { DEFAULT_BASE_IMAGE } from '../../docker/images.ts';
+import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
+import { DEFAULT_BASE_IMAGE } from '../../sandbox/docker/images.ts';
 
 export interface DockerStatus {
   ok: boolean;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerRuntime } from '../../docker/sandbox.ts';
-import { ImageProvider } from '../../docker/images.ts';
+import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
+import { ImageProvider } from '../../sandbox/docker/images.ts';
 import { createChatModel } from '../../src/llm/factory.ts';
 import { selectPatch, type VotingSample } from '../../repair/select.ts';
 import type { CandidateValidation } from '../../repair/types.ts';

@@ -7,7 +7,7 @@
  */
 import os from 'node:os';
 import type Docker from 'dockerode';
-import { pidAlive } from '../src/util/file-lock.ts';
+import { pidAlive } from '../../src/util/file-lock.ts';
 
 export const SANDBOX_LABEL = 'locfix';
 export const RUN_LABEL = 'locfix.run';

@@ -4,7 +4,7 @@
  * first use, so a run without Docker stages never talks to the daemon.
  */
 import PQueue from 'p-queue';
-import type { ExecutionBackend, ExecutionEngine, ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, WorkspaceSnapshot } from '../src/sandbox/types.ts';
+import type { ExecutionBackend, ExecutionEngine, ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, WorkspaceSnapshot } from '../../src/sandbox/types.ts';
 import { DockerReadOnlyWorkspaces, sweepWorkspaceVolumes } from './read-only-workspace.ts';
 import type { MirrorLocator } from './images.ts';
 import { ImageProvider, type ImageConfig } from './images.ts';

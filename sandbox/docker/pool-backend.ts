@@ -11,7 +11,7 @@
  * run's containers from every engine that still answers.
  */
 import type Docker from 'dockerode';
-import type { ExecutionBackend, ExecutionEngine, ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, WorkspaceSnapshot } from '../src/sandbox/types.ts';
+import type { ExecutionBackend, ExecutionEngine, ReadOnlyWorkspace, ReadOnlyWorkspaceOptions, WorkspaceSnapshot } from '../../src/sandbox/types.ts';
 import { DockerReadOnlyWorkspaces, sweepWorkspaceVolumes } from './read-only-workspace.ts';
 import { DEFAULT_BASE_IMAGE, ImageProvider, type ImageConfig, type MirrorLocator } from './images.ts';
 import { DockerRuntime } from './sandbox.ts';

@@ -27,11 +27,11 @@ import {
   type SandboxLimits,
   type SandboxOptions,
   type SandboxRuntime,
-} from '../src/sandbox/types.ts';
+} from '../../src/sandbox/types.ts';
 import { OutputCollector } from './output-collector.ts';
 import { addTree } from './tar.ts';
 import { pack as tarPack, extract as tarExtract } from 'tar-stream';
-import { beforeSignalExit } from '../src/util/termination.ts';
+import { beforeSignalExit } from '../../src/util/termination.ts';
 import { RUN_LABEL, SANDBOX_LABEL, ownedLabels, sweepOrphans } from './ownership.ts';
 import { ENGINE_TRANSFER_MS, EngineNoAnswerError, engineClient, engineHeartbeat, withinEngineBound } from './engine-client.ts';
 

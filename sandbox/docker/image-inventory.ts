@@ -11,7 +11,7 @@
  * moves the tag, and the first stays behind untagged, hundreds of MB that no name would ever show. Those
  * are listed too, by id, in the instance tier (the lowest that can hold them).
  */
-import type { CacheLevel } from '../src/sandbox/types.ts';
+import type { CacheLevel } from '../../src/sandbox/types.ts';
 import { ENV_IMAGE_PREFIX, IMAGE_KEY_LABEL, INSTANCE_IMAGE_PREFIX } from './images.ts';
 import type { DockerRuntime } from './sandbox.ts';
 

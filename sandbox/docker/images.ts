@@ -22,10 +22,10 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { assertCommitHash, runGit } from '../src/repo/git.ts';
-import { officialImageName, type ImageArch, type InstanceSpec } from '../src/harness/instance-spec.ts';
-import type { ResolvedSpec } from '../src/harness/specs.ts';
-import type { CacheLevel, InstanceImage, InstanceImages, SandboxLimits } from '../src/sandbox/types.ts';
+import { assertCommitHash, runGit } from '../../src/repo/git.ts';
+import { officialImageName, type ImageArch, type InstanceSpec } from '../../src/harness/instance-spec.ts';
+import type { ResolvedSpec } from '../../src/harness/specs.ts';
+import type { CacheLevel, InstanceImage, InstanceImages, SandboxLimits } from '../../src/sandbox/types.ts';
 import type { DockerRuntime, DockerSandbox } from './sandbox.ts';
 
 export const DEFAULT_BASE_IMAGE = 'locfix/base:bookworm';
