@@ -110,15 +110,22 @@ export const RunConfigSchema = z
         cacheLevel: z.enum(CACHE_LEVELS, { message: `must be one of ${CACHE_LEVELS.join(', ')}` }).default('env'),
         memoryGiB: z.number().positive().default(4),
         cpus: z.number().positive().default(1),
-        /** where validation and evaluation run: one engine (DOCKER_HOST or the local socket), or a pool of engines */
-        backend: z.enum(['local', 'docker-pool'], { message: 'must be "local" or "docker-pool"' }).default('local'),
+        /**
+         * where validation and evaluation run: one Docker engine (DOCKER_HOST or the local socket), a pool of engines,
+         * or bubblewrap sandboxes on this host with no daemon (sandbox/bwrap/)
+         */
+        backend: z.enum(['local', 'docker-pool', 'bwrap'], { message: 'must be "local", "docker-pool" or "bwrap"' }).default('local'),
+        /** the bwrap backend's images: a folder of unpacked root filesystems (default <cacheDir>/sandbox-images) */
+        imageStore: z.string().min(1).optional(),
         /** the pool's engines, "URL" or "URL=N" (N sandboxes at once): unix://…, tcp://host:port, ssh://user@host */
         engines: z.array(z.string().min(1)).default([]),
         /** how long an engine may take to answer a request before it counts as not answering (docker/engine-client.ts) */
         answerTimeoutSeconds: z.number().positive().default(60),
       })
       .strict()
-      .refine((d) => d.backend === 'local' || d.engines.length > 0, { message: 'backend "docker-pool" needs at least one engine (docker.engines, --engine)' })
+      .refine((d) => d.backend !== 'docker-pool' || d.engines.length > 0, {
+        message: 'backend "docker-pool" needs at least one engine (docker.engines, --engine)',
+      })
       .default({
         envImages: {},
         instanceSetup: {},

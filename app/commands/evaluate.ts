@@ -31,14 +31,14 @@ interface EvaluateFlags extends Record<string, unknown> {
  */
 export function evaluationConfig(flags: EvaluateFlags): RunConfig {
   const overrides = overridesFrom(flags, EVALUATE_FLAGS) as { concurrency?: object; cluster?: { scheduler?: string } };
-  if (overrides.cluster?.scheduler) throw new Error('--backend slurm runs whole pipeline instances (locfix run); evaluate runs on local or docker-pool');
+  if (overrides.cluster?.scheduler) throw new Error('--backend slurm runs whole pipeline instances (locfix run); evaluate runs on local, docker-pool or bwrap');
   return parseRunConfig({ ...overrides, concurrency: { docker: 1, ...overrides.concurrency } });
 }
 
 export function register(program: Command): void {
   const command = program
     .command('evaluate')
-    .description('evaluate predictions the way the SWE-bench harness does, in network-less Docker sandboxes')
+    .description('evaluate predictions the way the SWE-bench harness does, in network-less sandboxes (Docker, or bubblewrap with --backend bwrap)')
     .requiredOption(
       '--dataset <source>',
       'SWE-bench instances: JSONL, JSON or parquet, a Hub name or alias (full, verified, multilingual, multimodal), or a task repository folder',

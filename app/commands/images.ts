@@ -3,11 +3,17 @@
  * `locfix images [list]` and `locfix images prune [--keep LEVEL] [--filter TEXT] [--dry-run]`: the images
  * locfix built or names (base, environment, instance), and removing them down to a cache level as the
  * harness' --cache_level keeps them. Official swebench/* images and the user's own are never touched.
+ * `locfix images import NAME --archive FILE | --tree DIR | --from-engine IMAGE [--image-store DIR]` and
+ * `locfix images list --image-store DIR`: the bwrap backend's image store (sandbox/bwrap/image-store.ts).
  */
+import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { CACHE_LEVELS, type CacheLevel } from '../../src/sandbox/types.ts';
 import { listLocfixImages, pruneLocfixImages, type LocfixImage } from '../../sandbox/docker/image-inventory.ts';
 import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
+import { RootfsStore } from '../../sandbox/bwrap/image-store.ts';
+import { importArchive, importTree } from '../../sandbox/bwrap/import.ts';
+import { defaultImageStore } from '../engine/backends.ts';
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 ** 2).toFixed(0)} MB`;
@@ -22,7 +28,44 @@ function table(images: readonly LocfixImage[]): string {
   return [`${'tier'.padEnd(9)} ${'image'.padEnd(width)} ${'size'.padStart(8)}  created   (sizes include shared layers)`, ...rows].join('\n');
 }
 
-async function list(): Promise<void> {
+interface StoreFlags {
+  imageStore?: string;
+  cacheDir?: string;
+}
+
+function storeOf(opts: StoreFlags): RootfsStore {
+  return new RootfsStore(opts.imageStore ?? defaultImageStore(opts.cacheDir));
+}
+
+async function listStore(store: RootfsStore): Promise<void> {
+  const images = await store.list();
+  if (images.length === 0) {
+    console.log(`no images in ${store.root} (locfix images import)`);
+    return;
+  }
+  const width = Math.max(5, ...images.map((i) => i.name.length));
+  console.log(`${'image'.padEnd(width)}  ${'on'.padEnd(width)}  created`);
+  for (const i of images) console.log(`${i.name.padEnd(width)}  ${(i.parent ?? '-').padEnd(width)}  ${i.created.slice(0, 16)}`);
+  console.log(`\n${images.length} images in ${store.root}`);
+}
+
+async function importImage(name: string, opts: StoreFlags & { archive?: string; tree?: string; fromEngine?: string }): Promise<void> {
+  const sources = [opts.archive, opts.tree, opts.fromEngine].filter((s) => s !== undefined);
+  if (sources.length !== 1) throw new Error('images import: give exactly one of --archive FILE, --tree DIR, --from-engine IMAGE');
+  const store = storeOf(opts);
+  const started = Date.now();
+  if (opts.tree) await importTree(store, opts.tree, name);
+  else if (opts.archive) await importArchive(store, opts.archive, name);
+  else {
+    const runtime = new DockerRuntime();
+    await runtime.ping();
+    await importArchive(store, (await runtime.docker.getImage(opts.fromEngine!).get()) as unknown as Readable, name);
+  }
+  console.log(`imported ${name} into ${store.root} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function list(opts: StoreFlags = {}): Promise<void> {
+  if (opts.imageStore) return listStore(storeOf(opts));
   const runtime = new DockerRuntime();
   await runtime.ping();
   const images = await listLocfixImages(runtime);
@@ -48,7 +91,20 @@ export function register(program: Command): void {
     });
 
   const images = program.command('images').description("list or prune locfix's Docker images (base, environment, instance)");
-  images.command('list', { isDefault: true }).description('list the images locfix built or names, by tier').action(list);
+  images
+    .command('list', { isDefault: true })
+    .description("list the images locfix built or names, by tier (with --image-store: the bwrap backend's images)")
+    .option('--image-store <dir>', "the bwrap backend's image store")
+    .action(list);
+  images
+    .command('import <name>')
+    .description("put an image into the bwrap backend's image store, from a `docker save`/`podman save` archive, a root filesystem tree, or a Docker engine")
+    .option('--archive <file>', 'a `docker save` or `podman save` archive')
+    .option('--tree <dir>', 'a root filesystem folder, e.g. made by debootstrap')
+    .option('--from-engine <image>', 'an image of the Docker engine (DOCKER_HOST or the local socket), saved and flattened')
+    .option('--image-store <dir>', 'the store (default <cache-dir>/sandbox-images)')
+    .option('--cache-dir <dir>', 'mirrors, embeddings, LLM responses, local Chroma')
+    .action(importImage);
   images
     .command('prune')
     .description('remove images down to a cache level, as the harness keeps them: instance images go at "env" (the default)')

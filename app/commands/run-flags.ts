@@ -84,7 +84,12 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('docker', {
     field: 'backend',
     flag: '--backend <name>',
-    description: 'local (default) | docker-pool: where validation and evaluation run; slurm: whole instances as a job array (cluster.*)',
+    description: 'local (default) | docker-pool | bwrap (no daemon): where validation and evaluation run; slurm: whole instances as a job array (cluster.*)',
+  }),
+  flag('docker', {
+    field: 'imageStore',
+    flag: '--image-store <dir>',
+    description: "the bwrap backend's images, unpacked root filesystems (default <cache-dir>/sandbox-images; locfix images import)",
   }),
   flag('docker', {
     field: 'engines',
@@ -331,6 +336,7 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
     backend: true,
     engines: true,
     answerTimeoutSeconds: true,
+    imageStore: true,
     memoryGiB: true,
     cpus: true,
     baseImage: true,

@@ -1,13 +1,16 @@
 /**
  * Execution backends by name (config `docker.backend`, `--backend`): where validation, evaluation and the
- * explorer's read-only workspaces run. Adding one is its file in docker/ plus one line here; the run and
- * `locfix evaluate` both build theirs through `createExecutionBackend`.
+ * explorer's read-only workspaces run. Adding one is its folder or file in sandbox/ plus one line here; the run
+ * and `locfix evaluate` both build theirs through `createExecutionBackend`.
  */
+import path from 'node:path';
 import type { RunConfig } from '../../src/config.ts';
+import { defaultCacheDir } from '../../src/dataset/load.ts';
 import type { ExecutionBackend } from '../../src/sandbox/types.ts';
 import { LocalDockerBackend } from '../../sandbox/docker/local-backend.ts';
 import type { ImageConfig, MirrorLocator } from '../../sandbox/docker/images.ts';
 import { DockerPoolBackend, parseEngineSpec } from '../../sandbox/docker/pool-backend.ts';
+import { BwrapBackend } from '../../sandbox/bwrap/backend.ts';
 
 export type BackendName = RunConfig['docker']['backend'];
 
@@ -21,6 +24,8 @@ export interface BackendSettings {
   engines: readonly string[];
   /** how long an engine may take to answer one request */
   answerMs: number;
+  /** the bwrap backend's image store */
+  imageStore: string;
 }
 
 const BACKENDS: Record<BackendName, (mirrors: MirrorLocator, s: BackendSettings) => ExecutionBackend> = {
@@ -34,6 +39,8 @@ const BACKENDS: Record<BackendName, (mirrors: MirrorLocator, s: BackendSettings)
       engines: s.engines.map((e) => parseEngineSpec(e, s.concurrency)),
       answerMs: s.answerMs,
     }),
+  bwrap: (mirrors, s) =>
+    new BwrapBackend(mirrors, { imageStore: s.imageStore, memoryGiB: s.memoryGiB, cpus: s.cpus, images: s.images, concurrency: s.concurrency }),
 };
 
 function createExecutionBackend(name: BackendName, mirrors: MirrorLocator, settings: BackendSettings): ExecutionBackend {
@@ -41,7 +48,7 @@ function createExecutionBackend(name: BackendName, mirrors: MirrorLocator, setti
 }
 
 /** The backend a run configuration names. */
-export function runBackend(config: Pick<RunConfig, 'docker' | 'concurrency'>, mirrors: MirrorLocator): ExecutionBackend {
+export function runBackend(config: Pick<RunConfig, 'docker' | 'concurrency' | 'cacheDir'>, mirrors: MirrorLocator): ExecutionBackend {
   const d = config.docker;
   return createExecutionBackend(d.backend, mirrors, {
     images: {
@@ -58,5 +65,11 @@ export function runBackend(config: Pick<RunConfig, 'docker' | 'concurrency'>, mi
     concurrency: config.concurrency.docker,
     engines: d.engines,
     answerMs: d.answerTimeoutSeconds * 1000,
+    imageStore: path.resolve(d.imageStore ?? defaultImageStore(config.cacheDir)),
   });
+}
+
+/** Where the bwrap backend keeps its images unless the config names a folder. */
+export function defaultImageStore(cacheDir: string | undefined): string {
+  return path.join(cacheDir ?? defaultCacheDir(), 'sandbox-images');
 }

@@ -1,310 +1,86 @@
 /**
- * Which image an instance runs in, building it when needed.
- *
- * Order of preference:
- *   1. the official SWE-bench instance image, named as the harness names it
- *      (`swebench/sweb.eval.x86_64.<id with "__" → "_1776_">:latest`), when present locally — or pulled when
- *      `pullOfficialImages` is set (off by default: a pull talks to a remote registry);
- *   2. an instance layer built locally on an environment image, which is either
- *      (c) the image the user names for the repository/version in the config (`envImages`), or
- *      (b) the environment layer built from the spec in docker/specs/ on the base image.
- *
- * Local images are made by running the setup commands in a network-less sandbox and committing it, so the
- * same limits and cleanup apply as for any other container. Their tags are hashes of everything that goes
- * into them (parent image id, repository, commit, commands), so an existing image is reused and a changed
- * input gives a new tag.
- *
- * The instance layer holds the repository at its base commit under /testbed as a git checkout made as the
- * harness makes it: the base commit's history and the tags no newer than it, fetched from the local mirror
- * (real commit ids, so the harness' `git checkout <base> -- <files>` and version-from-git tools work).
+ * Images on a Docker-API engine: the shared recipe (sandbox/common/image-recipe.ts) over Docker's images.
+ * A layer is built by running the setup in a network-less container and committing it; its label
+ * IMAGE_KEY_LABEL carries the key of what it was built from (image-inventory.ts finds untagged ones by it).
  */
-import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { assertCommitHash, runGit } from '../../src/repo/git.ts';
-import { officialImageName, type ImageArch, type InstanceSpec } from '../../src/harness/instance-spec.ts';
-import type { ResolvedSpec } from '../../src/harness/specs.ts';
-import type { CacheLevel, InstanceImage, InstanceImages, SandboxLimits } from '../../src/sandbox/types.ts';
-import type { DockerRuntime, DockerSandbox } from './sandbox.ts';
+import type { SandboxLimits } from '../../src/sandbox/types.ts';
+import {
+  type ImageConfig,
+  type ImageEngine,
+  type ImageLog,
+  InstanceImageRecipe,
+  type LayerSandbox,
+  type MirrorLocator,
+  TESTBED,
+} from '../common/image-recipe.ts';
+import type { DockerRuntime } from './sandbox.ts';
 
-export const DEFAULT_BASE_IMAGE = 'locfix/base:bookworm';
-export const TESTBED = '/testbed';
+export {
+  DEFAULT_BASE_IMAGE,
+  ENV_IMAGE_PREFIX,
+  INSTANCE_IMAGE_PREFIX,
+  ImageBuildError,
+  TESTBED,
+  type ImageConfig,
+  type ImageLog,
+  type MirrorLocator,
+} from '../common/image-recipe.ts';
 
-/** Locates the git directory (bare mirror or .git) of a repository; RepoStore#gitDir fits. */
-export interface MirrorLocator {
-  gitDir(repo: string): Promise<string>;
-}
-
-export interface ImageConfig {
-  baseImage?: string;
-  /** user-named environment images: key "owner/name@version" (preferred) or "owner/name" */
-  envImages?: Record<string, string>;
-  /** commands run in /testbed on a user-named environment image instead of the spec's install command */
-  instanceSetup?: Record<string, string[]>;
-  /** use official SWE-bench images when present locally (default true) */
-  useOfficialImages?: boolean;
-  /** try `docker pull` for absent official images (default false: a pull reaches a remote registry) */
-  pullOfficialImages?: boolean;
-  /** the architecture of official images (their names carry it; default x86_64) */
-  arch?: ImageArch;
-  /**
-   * which images locfix built are kept, as the harness' --cache_level: 'instance' keeps all, 'env' (default)
-   * removes an instance image once its evaluation is done, 'base' also the environment images it built at the
-   * end of the run, 'none' as 'base' (the base image and images locfix did not build are never removed)
-   */
-  cacheLevel?: CacheLevel;
-  /** limit for each setup step while building an image (default 30 min) */
-  buildTimeoutMs?: number;
-  buildLimits?: Partial<SandboxLimits>;
-}
-
-export type ImageLog = (line: string) => void;
-
-export class ImageBuildError extends Error {
-  constructor(
-    message: string,
-    readonly log?: string,
-  ) {
-    super(message);
-    this.name = 'ImageBuildError';
-  }
-}
-
-function hashKey(parts: unknown): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
-}
-
-/** Docker repository names: lowercase, [a-z0-9._-] components. */
-function imageComponent(text: string): string {
-  return (
-    text
-      .toLowerCase()
-      .replace(/[^a-z0-9._-]+/g, '_')
-      .replace(/^[._-]+/, '') || 'x'
-  );
-}
-
-const OFFICIAL_PRELUDE = ['source /opt/miniconda3/bin/activate', 'conda activate testbed'];
-
-/** Names of the images locfix builds (what `locfix images` lists and the cache policy may remove). */
-/** The label every layer locfix commits carries: the key of what it was built from (image-inventory.ts finds untagged ones by it). */
+/** The label every layer locfix commits carries: the key of what it was built from. */
 export const IMAGE_KEY_LABEL = 'locfix.image.key';
-export const INSTANCE_IMAGE_PREFIX = 'locfix/sweb.inst.';
-export const ENV_IMAGE_PREFIX = 'locfix/sweb.env.';
 
-async function removeImage(runtime: DockerRuntime, image: string): Promise<void> {
-  await runtime.docker
-    .getImage(image)
-    .remove({ force: true })
-    .catch((err: { statusCode?: number }) => {
-      // 404: already gone; 409: in use by a container that still runs (it goes with the container)
-      if (err?.statusCode !== 404 && err?.statusCode !== 409) throw err;
-    });
+export function splitImageName(image: string): [string, string] {
+  const slash = image.lastIndexOf('/');
+  const colon = image.lastIndexOf(':');
+  return colon > slash ? [image.slice(0, colon), image.slice(colon + 1)] : [image, 'latest'];
 }
 
-export class ImageProvider implements InstanceImages {
-  private readonly builtEnvImages = new Set<string>();
-  private readonly inflight = new Map<string, Promise<boolean>>();
-  private readonly config: Required<Pick<ImageConfig, 'baseImage' | 'useOfficialImages' | 'pullOfficialImages' | 'buildTimeoutMs'>> & ImageConfig;
+/** Docker's side of the recipe: images by name, layers by commit. */
+export class DockerImageEngine implements ImageEngine {
+  readonly baseImageHint = 'build it with scripts/setup-docker.sh';
 
-  constructor(
-    readonly runtime: DockerRuntime,
-    readonly mirrors: MirrorLocator,
-    config: ImageConfig = {},
-  ) {
-    this.config = {
-      baseImage: DEFAULT_BASE_IMAGE,
-      useOfficialImages: true,
-      pullOfficialImages: false,
-      buildTimeoutMs: 30 * 60_000,
-      ...config,
-    };
+  constructor(readonly runtime: DockerRuntime) {}
+
+  exists(name: string): Promise<boolean> {
+    return this.runtime.imageExists(name);
   }
 
-  /** The image to evaluate an instance in (building the local layers when they are missing). */
-  async instanceImage(instance: InstanceSpec, log: ImageLog = () => undefined): Promise<InstanceImage> {
-    const { spec } = instance;
-    if (this.config.useOfficialImages) {
-      // a 5.0 row names its image; the arm64 name is the harness' convention
-      const official = this.config.arch === 'x86_64' ? instance.officialImage : officialImageName(instance.instanceId, this.config.arch);
-      if (await this.runtime.imageExists(official)) {
-        log(`using official image ${official}`);
-        return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };
-      }
-      if (this.config.pullOfficialImages && (await this.tryPull(official, log))) {
-        return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };
-      }
-    }
-    const env = await this.envImage(
-      spec,
-      log,
-      this.config.arch === 'x86_64' ? instance.officialImage : officialImageName(instance.instanceId, this.config.arch),
-    );
-    const setup = this.instanceSetupCommands(spec, env.userNamed);
-    const envId = await this.imageId(env.image);
-    // `checkout` names how /testbed is made: images of an earlier recipe (depth 1, no tags) are not reused
-    const key = hashKey({ layer: 'instance', from: envId, repo: instance.repo, commit: instance.baseCommit, setup, checkout: 'history+tags' });
-    const image = `${INSTANCE_IMAGE_PREFIX}${imageComponent(instance.instanceId)}:${key}`;
-    const built = await this.once(image, async () => {
-      log(`building instance image ${image} on ${env.image}`);
-      const checkout = await fs.mkdtemp(path.join(os.tmpdir(), 'locfix-testbed-'));
-      try {
-        await this.harnessCheckout(instance.repo, instance.baseCommit, checkout);
-        await this.commitLayer(env.image, image, key, log, async (sandbox) => {
-          await sandbox.copyDir(checkout, TESTBED);
-          return [
-            `cd ${TESTBED}`,
-            ...setup,
-            // As the harness does: whatever setup changed is committed, so `git diff` shows only later edits.
-            'git -c user.email=setup@locfix -c user.name=locfix commit --allow-empty -qam locfix-setup',
-          ];
-        });
-      } finally {
-        await fs.rm(checkout, { recursive: true, force: true });
-      }
-    });
-    return { image, source: 'local', prelude: [], spec, built };
-  }
-
-  /** Done with an instance's image: removed unless the cache level keeps instance images; only images locfix built. */
-  async release(image: InstanceImage): Promise<void> {
-    if (image.source !== 'local' || (this.config.cacheLevel ?? 'env') === 'instance' || !image.image.startsWith(INSTANCE_IMAGE_PREFIX)) return;
-    await removeImage(this.runtime, image.image);
-  }
-
-  /** End of a run: at cache levels 'base' and 'none' the environment images this provider built go too. */
-  async releaseAll(): Promise<void> {
-    const level = this.config.cacheLevel ?? 'env';
-    if (level !== 'base' && level !== 'none') return;
-    for (const image of this.builtEnvImages) await removeImage(this.runtime, image);
-    this.builtEnvImages.clear();
-  }
-
-  /** The environment image: user-named, or built from the spec (on the base image). */
-  async envImage(spec: ResolvedSpec, log: ImageLog = () => undefined, official?: string): Promise<{ image: string; userNamed: boolean }> {
-    const named = this.config.envImages?.[`${spec.repo}@${spec.version}`] ?? this.config.envImages?.[spec.repo];
-    if (named) {
-      if (!(await this.runtime.imageExists(named))) {
-        throw new ImageBuildError(
-          `environment image ${named} configured for ${spec.repo}@${spec.version} does not exist locally: build it ` +
-            '(scripts/build-env-image.sh, docs/offline-env-images.md) or name another with --env-image',
-        );
-      }
-      return { image: named, userNamed: true };
-    }
-    if (spec.spec.env_from !== 'base') {
-      const registry = official ? `with a registry, docker pull ${official} (or pass --pull)` : '--pull for the official image';
-      throw new ImageBuildError(
-        `no image for ${spec.repo}@${spec.version}: the official image${official ? ` ${official}` : ''} is absent, the config names no ` +
-          `environment image (envImages["${spec.repo}@${spec.version}"]), and the harness spec installs packages from the network, ` +
-          `which a network-less build cannot do. Fix it ${registry}, or with --env-image ${spec.repo}@${spec.version}=IMAGE (an image ` +
-          'built offline: scripts/build-env-image.sh; docs/offline-env-images.md lists the repositories each recipe serves)',
-      );
-    }
-    const base = this.config.baseImage;
-    if (!(await this.runtime.imageExists(base))) {
-      throw new ImageBuildError(`base image ${base} is missing; build it with scripts/setup-docker.sh, or name one with --base-image`);
-    }
-    const setup = spec.spec.env_setup ?? [];
-    if (setup.length === 0) return { image: base, userNamed: false };
-    const key = hashKey({ layer: 'env', from: await this.imageId(base), setup });
-    const image = `${ENV_IMAGE_PREFIX}${imageComponent(spec.pattern.replace('/*', ''))}.${imageComponent(spec.version || 'any')}:${key}`;
-    const builtNow = await this.once(image, () => {
-      log(`building environment image ${image} on ${base}`);
-      return this.commitLayer(base, image, key, log, async () => setup);
-    });
-    if (builtNow) this.builtEnvImages.add(image);
-    return { image, userNamed: false };
-  }
-
-  private instanceSetupCommands(spec: ResolvedSpec, userNamedEnv: boolean): string[] {
-    const configured = this.config.instanceSetup?.[`${spec.repo}@${spec.version}`] ?? this.config.instanceSetup?.[spec.repo];
-    if (configured) return configured;
-    if (spec.spec.instance_setup) return spec.spec.instance_setup;
-    // On a user-named environment image the harness' own install step applies (e.g. `pip install -e .`).
-    return userNamedEnv && spec.spec.install ? [...(spec.spec.pre_install ?? []), ...spec.spec.install] : [];
-  }
-
-  private async imageId(name: string): Promise<string> {
+  async identity(name: string): Promise<string> {
     return (await this.runtime.docker.getImage(name).inspect()).Id;
   }
 
-  /** Runs `build` once per image name (also across concurrent callers); resolves true when it built. */
-  private async once(image: string, build: () => Promise<void>): Promise<boolean> {
-    if (await this.runtime.imageExists(image)) return false;
-    let pending = this.inflight.get(image);
-    if (!pending) {
-      pending = build().then(() => true);
-      this.inflight.set(image, pending);
-      pending.finally(() => this.inflight.delete(image)).catch(() => undefined);
-      return pending;
-    }
-    await pending;
-    return false;
-  }
-
-  /** Starts `from`, runs the commands `prepare` returns as one bash script, commits the container. */
-  private async commitLayer(from: string, image: string, key: string, log: ImageLog, prepare: (sandbox: DockerSandbox) => Promise<string[]>): Promise<void> {
-    const sandbox = await this.runtime.create({ image: from, runId: 'image-build', namePrefix: 'locfix-build', limits: this.config.buildLimits });
+  async buildLayer(
+    from: string,
+    image: string,
+    key: string,
+    limits: Partial<SandboxLimits> | undefined,
+    work: (sandbox: LayerSandbox) => Promise<void>,
+  ): Promise<void> {
+    const sandbox = await this.runtime.create({ image: from, runId: 'image-build', namePrefix: 'locfix-build', limits });
     try {
-      const commands = await prepare(sandbox);
-      const script = ['set -euxo pipefail', ...commands].join('\n') + '\n';
-      await sandbox.copyFiles([{ path: '/root/locfix-setup.sh', content: script, mode: 0o755 }]);
-      const result = await sandbox.exec('/bin/bash /root/locfix-setup.sh && rm -f /root/locfix-setup.sh', {
-        timeoutMs: this.config.buildTimeoutMs,
-      });
-      log(result.output);
-      if (result.timedOut || result.exitCode !== 0) {
-        throw new ImageBuildError(`building ${image} failed: ${result.timedOut ? 'timed out' : `setup exited with ${result.exitCode}`}`, result.output);
-      }
+      await work(sandbox);
       const [repo, tag] = splitImageName(image);
       await sandbox.container.commit({
         repo,
         tag,
         changes: [`WORKDIR ${image.includes('sweb.inst.') ? TESTBED : '/'}`, 'CMD ["/bin/bash"]', `LABEL ${IMAGE_KEY_LABEL}=${key}`],
       });
-      log(`built ${image}`);
     } finally {
       await sandbox.dispose();
     }
   }
 
-  /**
-   * A self-contained git checkout of `repo` at `commit` as the harness makes it (image_builder's
-   * git_clone_timesafe): the commit's whole history on the default branch, and the tags whose commit is no
-   * newer than it; nothing later. Version-from-git tools (setuptools_scm, versioneer, `git describe`) then
-   * see the version the harness' images see; a depth-1 fetch without tags made pytest report 0.1.dev1 and
-   * fail its own minversion check.
-   */
-  private async harnessCheckout(repo: string, commit: string, dir: string): Promise<void> {
-    const mirror = path.resolve(await this.mirrors.gitDir(repo));
-    const git = async (args: string[]): Promise<string> => (await runGit(args)).stdout.toString('utf8').trim();
-    // the dataset's base_commit: a hash, never an option or a revision expression
-    assertCommitHash(commit, `${repo}: base_commit`);
-    try {
-      const baseTime = Number(await git(['--git-dir', mirror, 'show', '-s', '--format=%ct', '--end-of-options', `${commit}^{commit}`]));
-      const tags = (await git(['--git-dir', mirror, 'for-each-ref', '--format=%(refname)%09%(*committerdate:unix)%09%(committerdate:unix)', 'refs/tags']))
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => line.split('\t'))
-        // annotated tags carry the peeled commit's date in the second column, lightweight ones in the third
-        .filter(([, peeled, own]) => Number(peeled || own) <= baseTime)
-        .map(([ref]) => ref);
-      const branch = await git(['--git-dir', mirror, 'symbolic-ref', '--short', 'HEAD']).catch(() => 'main');
-      await runGit(['init', '-q', `--initial-branch=${branch || 'main'}`, dir]);
-      await runGit(['-C', dir, 'fetch', '-q', '--no-tags', `file://${mirror}`, commit]);
-      await runGit(['-C', dir, 'reset', '-q', '--hard', 'FETCH_HEAD']);
-      // many refspecs per fetch, but not so many that one command line grows without bound
-      for (let i = 0; i < tags.length; i += 500) {
-        await runGit(['-C', dir, 'fetch', '-q', '--no-tags', `file://${mirror}`, ...tags.slice(i, i + 500).map((ref) => `+${ref}:${ref}`)]);
-      }
-    } catch (err) {
-      throw new ImageBuildError(`cannot check out ${repo}@${commit} from ${mirror}: ${err instanceof Error ? err.message : String(err)}`);
-    }
+  async remove(name: string): Promise<void> {
+    await this.runtime.docker
+      .getImage(name)
+      .remove({ force: true })
+      .catch((err: { statusCode?: number }) => {
+        // 404: already gone; 409: in use by a container that still runs (it goes with the container)
+        if (err?.statusCode !== 404 && err?.statusCode !== 409) throw err;
+      });
   }
 
-  private async tryPull(image: string, log: ImageLog): Promise<boolean> {
+  async pull(image: string, log: ImageLog): Promise<boolean> {
     try {
       const stream = await this.runtime.docker.pull(image);
       await new Promise<void>((resolve, reject) => this.runtime.docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
@@ -318,8 +94,13 @@ export class ImageProvider implements InstanceImages {
   }
 }
 
-export function splitImageName(image: string): [string, string] {
-  const slash = image.lastIndexOf('/');
-  const colon = image.lastIndexOf(':');
-  return colon > slash ? [image.slice(0, colon), image.slice(colon + 1)] : [image, 'latest'];
+/** Finds or builds an instance's image on one Docker engine. */
+export class ImageProvider extends InstanceImageRecipe {
+  constructor(
+    readonly runtime: DockerRuntime,
+    mirrors: MirrorLocator,
+    config: ImageConfig = {},
+  ) {
+    super(new DockerImageEngine(runtime), mirrors, config);
+  }
 }

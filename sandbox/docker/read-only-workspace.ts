@@ -25,7 +25,7 @@ import { PassThrough, type Duplex, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { pack as tarPack } from 'tar-stream';
 import { DEFAULT_LIMITS, type ExecResult, type ReadOnlyWorkspace, type ReadOnlyWorkspaceOptions, type ReadOnlyWorkspaces } from '../../src/sandbox/types.ts';
-import { OutputCollector } from './output-collector.ts';
+import { OutputCollector } from '../common/output-collector.ts';
 import { RUN_LABEL, SANDBOX_LABEL, ownedLabels, removeVolumes } from './ownership.ts';
 import { DockerSandbox, createDockerClient, trackForCleanup } from './sandbox.ts';
 

@@ -28,8 +28,9 @@ import {
   type SandboxOptions,
   type SandboxRuntime,
 } from '../../src/sandbox/types.ts';
-import { OutputCollector } from './output-collector.ts';
-import { addTree } from './tar.ts';
+import { OutputCollector } from '../common/output-collector.ts';
+import { addTree } from '../common/tar.ts';
+import { LOOPBACK_HOSTS_SCRIPT } from '../common/loopback-hosts.ts';
 import { pack as tarPack, extract as tarExtract } from 'tar-stream';
 import { beforeSignalExit } from '../../src/util/termination.ts';
 import { RUN_LABEL, SANDBOX_LABEL, ownedLabels, sweepOrphans } from './ownership.ts';
@@ -55,18 +56,9 @@ export const DEFAULT_EXEC_TIMEOUT_MS = 2 * 60 * 60_000;
 /** a container kill the engine does not confirm in this long is given up (the sandbox is dead either way) */
 const KILL_BOUND_MS = 30_000;
 
-/**
- * With the network disabled Docker leaves /etc/hosts empty, so `localhost` does not resolve although the
- * loopback interface is up: Django's LiveServer tests (and anything binding "localhost") then error before
- * testing anything. The harness' containers have the standard file; write it, with the container's own
- * hostname on 127.0.1.1 as Debian does.
- */
+/** Writes the standard loopback names (sandbox/common/loopback-hosts.ts). */
 async function writeLoopbackHosts(sandbox: DockerSandbox): Promise<void> {
-  const script = [
-    'h=$(hostname 2>/dev/null || cat /etc/hostname)',
-    'printf \'127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\nfe00::0\\tip6-localnet\\nff00::0\\tip6-mcastprefix\\nff02::1\\tip6-allnodes\\nff02::2\\tip6-allrouters\\n127.0.1.1\\t%s\\n\' "$h" > /etc/hosts',
-  ].join('\n');
-  const result = await sandbox.exec(['/bin/sh', '-c', script], { user: 'root', timeoutMs: 30_000 });
+  const result = await sandbox.exec(['/bin/sh', '-c', LOOPBACK_HOSTS_SCRIPT], { user: 'root', timeoutMs: 30_000 });
   if (result.exitCode !== 0) throw new Error(`sandbox ${sandbox.id.slice(0, 12)}: writing /etc/hosts failed: ${result.output.trim()}`);
 }
 

@@ -103,7 +103,11 @@ describe('run flags', () => {
     expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', cacheLevel: 'all' })).toThrow(
       /--cache-level must be one of none, base, env, instance/,
     );
-    expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'slurm' })).toThrow(/evaluate runs on local or docker-pool/);
+    expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'slurm' })).toThrow(/evaluate runs on local, docker-pool or bwrap/);
+    // the daemonless kind needs no engine list (before: "backend docker-pool needs at least one engine")
+    const bwrap = evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'bwrap', imageStore: '/srv/images' });
+    expect(bwrap.docker).toMatchObject({ backend: 'bwrap', imageStore: '/srv/images', engines: [] });
+    expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'docker-pool' })).toThrow(/needs at least one engine/);
   });
 
   it('--mirror, --top-files and --localizer-options set their keys', async () => {

@@ -7,19 +7,17 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
-import { ImageProvider } from '../../sandbox/docker/images.ts';
 import { instanceLogDir } from '../../validation/evaluate.ts';
 import { forgetGoldBaselines } from '../../validation/gold-baseline.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
 import type { Prediction } from '../../validation/predictions.ts';
-import { ensureDocker } from '../support/docker.ts';
+import { sandboxKinds } from '../support/sandbox-kinds.ts';
 import { addFile, buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 
-const hasDocker = await ensureDocker('evaluation of tests that cannot run');
+const KINDS = await sandboxKinds('evaluation of tests that cannot run');
 
-describe.skipIf(!hasDocker)('tests that cannot run', () => {
-  const runtime = new DockerRuntime({ concurrency: 2 });
+describe.each(KINDS)('tests that cannot run, in the $name sandbox', (kind) => {
+  const runtime = kind.runtime;
   let root: string;
   let fixture: EvalFixture;
 
@@ -34,7 +32,7 @@ describe.skipIf(!hasDocker)('tests that cannot run', () => {
   });
 
   it('tests that cannot run make an evaluation error with its reason, never "unresolved": no test ran, network needed', async () => {
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const base = fixture.instance;
     const network = {
       ...base,
@@ -56,8 +54,8 @@ describe.skipIf(!hasDocker)('tests that cannot run', () => {
     const { summary, outcomes } = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, maxWorkers: 2, timeoutMs: 120_000 });
     expect(summary.unresolved_ids).toEqual([]);
     expect(summary.error_ids).toEqual([broken.instance_id, network.instance_id].sort());
-    const kind = Object.fromEntries(outcomes.map((o) => [o.instanceId, o.errorKind]));
-    expect(kind).toEqual({ [network.instance_id]: 'cannot-run:network', [broken.instance_id]: 'cannot-run:no-tests-ran' });
+    const kinds = Object.fromEntries(outcomes.map((o) => [o.instanceId, o.errorKind]));
+    expect(kinds).toEqual({ [network.instance_id]: 'cannot-run:network', [broken.instance_id]: 'cannot-run:no-tests-ran' });
     const recorded = async (id: string) => JSON.parse(await fs.readFile(path.join(instanceLogDir(runsDir, runId, id), 'evaluation_error.json'), 'utf8'));
     expect(await recorded(network.instance_id)).toMatchObject({
       kind: 'cannot-run:network',
@@ -69,7 +67,7 @@ describe.skipIf(!hasDocker)('tests that cannot run', () => {
   }, 600_000);
 
   it("a run that cannot run is the patch's failure when the gold patch's tests run in the same image (graded unresolved), else an evaluation error", async () => {
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const base = fixture.instance;
     // the new test imports a name only the gold patch adds; the model patch changes another file, so the
     // ImportError at collection names no patched file: before, an evaluation error; the harness says unresolved
@@ -146,7 +144,7 @@ describe.skipIf(!hasDocker)('tests that cannot run', () => {
   }, 600_000);
 
   it("a stop that names the file the model patch changed is still the environment's when the gold patch stops there too", async () => {
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const base = fixture.instance;
     // as Go reports a package missing from the image at the patched file that imports it (gin.go in gin-4003)
     const missingDependency = {

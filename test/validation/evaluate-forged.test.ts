@@ -7,18 +7,16 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
-import { ImageProvider } from '../../sandbox/docker/images.ts';
 import { instanceLogDir } from '../../validation/evaluate.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
 import type { Prediction } from '../../validation/predictions.ts';
-import { ensureDocker } from '../support/docker.ts';
+import { sandboxKinds } from '../support/sandbox-kinds.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 
-const hasDocker = await ensureDocker('forged-verdict evaluation tests');
+const KINDS = await sandboxKinds('forged-verdict evaluation tests');
 
-describe.skipIf(!hasDocker)('forged verdicts in Docker', () => {
-  const runtime = new DockerRuntime({ concurrency: 2 });
+describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
+  const runtime = kind.runtime;
   let root: string;
   let fixture: EvalFixture;
 
@@ -33,7 +31,7 @@ describe.skipIf(!hasDocker)('forged verdicts in Docker', () => {
   });
 
   it('a patch whose conftest hook prints PASSED lines for its failing tests is not resolved; 4.1 rules would resolve it', async () => {
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const dataset = [fixture.instance];
     const predictions: Prediction[] = [{ instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.forgesPassed }];
     const runsDir = path.join(root, 'runs');
@@ -61,7 +59,7 @@ describe.skipIf(!hasDocker)('forged verdicts in Docker', () => {
   }, 600_000);
 
   it("a patch that drops its failing tests and prints their PASSED lines is caught by pytest's own report", async () => {
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const dataset = [fixture.instance];
     const predictions: Prediction[] = [
       { instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.forgesByDeselecting },

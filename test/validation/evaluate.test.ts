@@ -6,22 +6,20 @@ import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RUN_LABEL, DockerRuntime } from '../../sandbox/docker/sandbox.ts';
-import { ImageProvider } from '../../sandbox/docker/images.ts';
 import { instanceLogDir } from '../../validation/evaluate.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
 import { goldPredictions, type Prediction } from '../../validation/predictions.ts';
 import { buildMiniBenchmark } from '../../src/minibench/build.ts';
 import { RepoStore } from '../../src/repo/store.ts';
-import { ensureDocker } from '../support/docker.ts';
+import { sandboxKinds } from '../support/sandbox-kinds.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 
 const execFileAsync = promisify(execFile);
 
-const hasDocker = await ensureDocker('SWE-bench evaluation tests');
+const KINDS = await sandboxKinds('SWE-bench evaluation tests');
 
-describe.skipIf(!hasDocker)('evaluation in Docker', () => {
-  const runtime = new DockerRuntime({ concurrency: 2 });
+describe.each(KINDS)('evaluation in the $name sandbox', (kind) => {
+  const runtime = kind.runtime;
   let root: string;
   let fixture: EvalFixture;
 
@@ -41,7 +39,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     const other = await runtime.create({ image: 'locfix/base:bookworm', runId: `${runId}-other` });
     try {
       const swept: number[] = [];
-      const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+      const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
       await runEvaluation({
         runId,
         runsDir: path.join(root, 'runs'),
@@ -52,8 +50,9 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
         onSweep: (n) => swept.push(n),
       });
       expect(swept).toEqual([1]);
-      await expect(leftover.container.inspect()).rejects.toMatchObject({ statusCode: 404 });
-      expect((await other.container.inspect()).State.Running).toBe(true);
+      expect(await kind.leftovers(runId)).toBe(0);
+      expect(await kind.leftovers(`${runId}-other`)).toBe(1);
+      expect((await other.exec('true')).exitCode).toBe(0);
     } finally {
       await other.dispose();
       await leftover.dispose().catch(() => undefined);
@@ -64,7 +63,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     const bench = await buildMiniBenchmark(path.join(root, 'minibench'));
     const store = new RepoStore({ cacheDir: path.join(root, 'cache'), mirrorsDir: bench.mirrorsDir, allowClone: false });
     try {
-      const images = new ImageProvider(runtime, store, { useOfficialImages: false });
+      const images = kind.images(store, { useOfficialImages: false });
       const { summary, summaryPath } = await runEvaluation({
         runId: 'mb-gold',
         runsDir: path.join(root, 'runs'),
@@ -86,7 +85,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
   }, 900_000);
 
   it('wrong patch unresolved, non-applying patch and timeout in error_ids, empty patch in empty_patch_ids; reruns resume', async () => {
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const base = fixture.instance;
     const variant = (suffix: string) => ({ ...base, instance_id: `${base.instance_id}${suffix}` });
     const dataset = [variant(''), variant('-wrong'), variant('-noapply'), variant('-empty'), variant('-hang'), variant('-nopred')];
@@ -154,7 +153,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     await expect(fs.access(instanceLogDir(runsDir, runId, `${base.instance_id}-empty`))).rejects.toThrow();
 
     // every container of the run is gone, the timed-out one included
-    expect(await runtime.docker.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runId}`] } })).toEqual([]);
+    expect(await kind.leftovers(runId)).toBe(0);
 
     // resume: reports are reused, errors are retried
     const again = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, maxWorkers: 2, timeoutMs: 8_000 });
@@ -169,7 +168,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
   }, 600_000);
 
   it('applies patches with the harness chain: a pristine tree before each later attempt, the reverse check, the command recorded', async () => {
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const base = fixture.instance;
     const variant = (suffix: string) => ({ ...base, instance_id: `${base.instance_id}${suffix}` });
     const dataset = [variant('-gold'), variant('-fuzzy'), variant('-applied')];
@@ -213,7 +212,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     try {
-      const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+      const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
       const base = fixture.instance;
       const lines = [
         'import urllib.request',
@@ -261,7 +260,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
   }, 600_000);
 
   it('locfix evaluate: gold and a predictions file, resume, summary with the harness fields', async () => {
-    const dir = path.join(root, 'cli');
+    const dir = path.join(root, `cli-${kind.name}`);
     const mirrors = path.join(dir, 'mirrors');
     await fs.mkdir(path.join(mirrors, 'minibench+clampkit'), { recursive: true });
     await fs.cp(fixture.gitDir, path.join(mirrors, 'minibench+clampkit', 'repo'), { recursive: true });
@@ -274,7 +273,19 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
     const run = (args: string[]) =>
       execFileAsync(
         process.execPath,
-        [cli, 'evaluate', '--dataset', datasetFile, '--runs-dir', path.join(dir, 'runs'), '--mirrors', mirrors, '--no-official-images', ...args],
+        [
+          cli,
+          'evaluate',
+          '--dataset',
+          datasetFile,
+          '--runs-dir',
+          path.join(dir, 'runs'),
+          '--mirrors',
+          mirrors,
+          '--no-official-images',
+          ...kind.cliFlags,
+          ...args,
+        ],
         {
           cwd: dir,
         },
@@ -341,7 +352,7 @@ describe.skipIf(!hasDocker)('evaluation in Docker', () => {
   }, 600_000);
 
   it('predictions for instances outside the dataset are refused', async () => {
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     await expect(
       runEvaluation({
         runId: 'refused',

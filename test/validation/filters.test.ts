@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
-import { ImageProvider } from '../../sandbox/docker/images.ts';
 import { createChatModel } from '../../src/llm/factory.ts';
 import { selectPatch, type VotingSample } from '../../repair/select.ts';
 import type { CandidateValidation } from '../../repair/types.ts';
@@ -15,7 +13,7 @@ import {
 } from '../../validation/reproduction.ts';
 import { InstanceTestbed } from '../../validation/testbed.ts';
 import { validateCandidates } from '../../validation/candidates.ts';
-import { ensureDocker } from '../support/docker.ts';
+import { sandboxKinds } from '../support/sandbox-kinds.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.ts';
 
@@ -39,7 +37,7 @@ describe('reproduction and regression helpers', () => {
   });
 });
 
-const hasDocker = await ensureDocker('regression/reproduction filter tests');
+const KINDS = await sandboxKinds('regression/reproduction filter tests');
 
 const REPRODUCER = [
   'from clampkit import clamp',
@@ -58,8 +56,8 @@ const REPRODUCER = [
   '',
 ].join('\n');
 
-describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () => {
-  const runtime = new DockerRuntime();
+describe.each(KINDS)('regression and reproduction filters in the $name sandbox', (kind) => {
+  const runtime = kind.runtime;
   let fixture: EvalFixture;
   let server: ScriptedModelServer;
   let testbed: InstanceTestbed;
@@ -90,7 +88,7 @@ describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () 
         },
       ],
     });
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     testbed = await InstanceTestbed.open(runtime, images, fixture.instance, { runId: `test-filters-${process.pid}`, timeoutMs: 60_000 });
   });
 
@@ -165,7 +163,7 @@ describe.skipIf(!hasDocker)('regression and reproduction filters in Docker', () 
   it('validateCandidates: both filters in one sandbox, keyed for selectPatch', async () => {
     const { voting, candidates } = samples();
     const model = createChatModel(`openai:scripted@${server.openaiURL}`);
-    const images = new ImageProvider(runtime, { gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const report = await validateCandidates({
       runtime,
       images,
