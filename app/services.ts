@@ -117,11 +117,9 @@ export class Services {
   async checkConfiguration(check: { repos: readonly string[]; needsModel?: string }): Promise<void> {
     this.checkModel();
     if (check.needsModel && !this.settings.llm) {
-      throw Object.assign(
-        new Error(`${check.needsModel} needs a chat model: pass --llm (e.g. ollama:gpt-oss:120b, openai:MODEL@URL) or set "llm" in the config`),
-        {
-          kind: STAGE_ERROR_KIND.configuration,
-        },
+      throw new KindedError(
+        STAGE_ERROR_KIND.configuration,
+        `${check.needsModel} needs a chat model: pass --llm (e.g. ollama:gpt-oss:120b, openai:MODEL@URL) or set "llm" in the config`,
       );
     }
     if (!this.settings.mirrorsDir) return;
@@ -136,11 +134,9 @@ export class Services {
       }
     }
     if (missing.length) {
-      throw Object.assign(
-        new Error(
-          `--mirrors ${this.settings.mirrorsDir}: no mirror for ${missing.length} of the selection's ${new Set(check.repos).size} repositories (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}). ${first}. Fix --mirrors (folders laid out as owner+name/repo), or give one with --mirror owner/name=PATH`,
-        ),
-        { kind: STAGE_ERROR_KIND.configuration },
+      throw new KindedError(
+        STAGE_ERROR_KIND.configuration,
+        `--mirrors ${this.settings.mirrorsDir}: no mirror for ${missing.length} of the selection's ${new Set(check.repos).size} repositories (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}). ${first}. Fix --mirrors (folders laid out as owner+name/repo), or give one with --mirror owner/name=PATH`,
       );
     }
   }

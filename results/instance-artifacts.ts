@@ -101,7 +101,7 @@ export function evaluationCauseOf(a: InstanceArtifacts): string | undefined {
   return cause.tier ? `${cause.cause} (tier ${cause.tier})` : cause.cause;
 }
 
-/** The first stage a spend cap stopped, with what the instance had spent then (budget_exhausted errors). */
+/** The first stage a spend cap stopped, with what the instance had spent then (budget-exhausted errors). */
 /** The evaluation's infrastructure label (harness 5.0's tiers): on its outcome, or on its recorded error. */
 export function infraFailureOf(artifact: InstanceArtifacts['evaluate']): { reason: string; tier: string } | undefined {
   const found = artifact?.status === 'ok' ? (artifact.output as { infraFailure?: unknown } | undefined)?.infraFailure : artifact?.error?.details?.infraFailure;

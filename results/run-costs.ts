@@ -10,7 +10,7 @@ import { readSpendLedger } from '../src/run/spend-ledger.ts';
 import type { RunOutcome } from './compare.ts';
 import type { RunSpend } from './report.ts';
 
-/** What a stage that met its spend cap spent itself: recorded with its budget_exhausted error. */
+/** What a stage that met its spend cap spent itself: recorded with its budget-exhausted error. */
 export function spentAtCap(
   artifact: StageArtifact<unknown> | undefined,
 ): { promptTokens: number; completionTokens: number; cost: number; calls: number } | undefined {

@@ -5,6 +5,7 @@
  *                             [--harness 5.0.2|4.1] [--exact] [--reshape] [--forge] [--compare-rules]
  *   npm run bench:fidelity -- --execute [--per-version N] [--repos a/b,c/d] [--published DIR] [--workers N]
  *                             [--mirrors DIR] [--runs-dir DIR] [--out FILE.jsonl]   (rows already in FILE are skipped)
+ *                             [--image-store DIR]   (bubblewrap sandboxes over that store instead of Docker)
  *   npm run bench:fidelity -- --summarize FILE.jsonl
  *
  * `--execute` evaluates real instances again in the offline environment images (scripts/fidelity-execute.ts
@@ -58,6 +59,7 @@ const { values } = parseArgs({
     forge: { type: 'boolean' },
     'compare-rules': { type: 'boolean' },
     lists: { type: 'string', default: 'dataset' },
+    'image-store': { type: 'string' },
   },
 });
 
@@ -117,6 +119,7 @@ async function execute(): Promise<void> {
     workers: Number(values.workers),
     timeoutMs: Number(values.timeout) * 1000,
     published: values.published,
+    ...(values['image-store'] ? { bwrapImageStore: values['image-store'] } : {}),
   });
   console.log(summarizeFidelity(out));
 }

@@ -51,7 +51,7 @@ export const FORBIDDEN: ReadonlyArray<{ from: string; to: string; why: string }>
 export const MAX_FILE_LINES = 400;
 
 export interface Violation {
-  kind: 'unplaced' | 'upward' | 'seam' | 'room-cycle' | 'file-cycle' | 'size' | 'glued-error';
+  kind: 'unplaced' | 'upward' | 'seam' | 'room-cycle' | 'file-cycle' | 'size' | 'glued-error' | 'free-error-kind';
   message: string;
 }
 
@@ -142,11 +142,23 @@ export function cyclesOf(graph: ReadonlyMap<string, ReadonlySet<string>>): strin
 }
 
 /** Lines of code (not comments) that build an error by gluing properties onto a plain Error with Object.assign. */
+/** Line numbers of `Object.assign(new Error(…), {kind})` (a kind glued on instead of KindedError), over line breaks too. */
 export function gluedErrors(text: string): number[] {
+  return matchLines(text, /Object\.assign\(\s*new Error\(/g);
+}
+
+/** Line numbers where an error kind is a bare string (`new KindedError('x', …)`) instead of a name from src/util/error-kinds.ts. */
+export function freeErrorKinds(text: string): number[] {
+  return matchLines(text, /new KindedError\(\s*['"`]/g);
+}
+
+function matchLines(text: string, pattern: RegExp): number[] {
   const out: number[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (!/^\s*(\/\/|\*|\/\*)/.test(line) && /Object\.assign\(\s*new Error\(/.test(line)) out.push(i + 1);
-  });
+  for (const match of text.matchAll(pattern)) {
+    const lineStart = text.lastIndexOf('\n', match.index) + 1;
+    if (/^\s*(\/\/|\*|\/\*)/.test(text.slice(lineStart, match.index))) continue; // in a comment
+    out.push(text.slice(0, match.index).split('\n').length);
+  }
   return out;
 }
 
@@ -169,6 +181,11 @@ export function checkArchitecture(root: string): Violation[] {
       violations.push({
         kind: 'glued-error',
         message: `${file}:${line} glues a kind onto a plain Error: throw a KindedError (src/run/kinded-error.ts) or an Error class of its own`,
+      });
+    for (const line of freeErrorKinds(text))
+      violations.push({
+        kind: 'free-error-kind',
+        message: `${file}:${line} names an error kind by a bare string: use its name in ERROR_KINDS (src/util/error-kinds.ts), adding it there if it is new`,
       });
     if (lines > MAX_FILE_LINES) violations.push({ kind: 'size', message: `${file} has ${lines} lines (limit ${MAX_FILE_LINES}): split it along a seam` });
     const edges = new Set<string>();

@@ -25,6 +25,11 @@ import { pythonTestCommand } from '../src/harness/specs.ts';
 import { RepoStore } from '../src/repo/store.ts';
 import { ImageProvider } from '../sandbox/docker/images.ts';
 import { DockerRuntime } from '../sandbox/docker/sandbox.ts';
+import { InstanceImageRecipe, type ImageConfig, type MirrorLocator } from '../sandbox/common/image-recipe.ts';
+import { BwrapImageEngine } from '../sandbox/bwrap/images.ts';
+import { RootfsStore } from '../sandbox/bwrap/image-store.ts';
+import { BwrapRuntime } from '../sandbox/bwrap/runtime.ts';
+import type { InstanceImages, SandboxLimits, SandboxRuntime } from '../src/sandbox/types.ts';
 import { evaluateInstance, instanceLogDir, type InstanceOutcome } from '../validation/evaluate.ts';
 import type { InstanceReport, TestsStatus } from '../validation/grading.ts';
 
@@ -64,6 +69,33 @@ export interface ExecuteOptions {
   workers: number;
   timeoutMs: number;
   published?: string;
+  /** the sandbox kind: Docker (default), or bubblewrap over this image store (the env images imported into it) */
+  bwrapImageStore?: string;
+}
+
+/** The runtime and images of the chosen kind, and how an image it built is removed. */
+function sandboxOf(
+  options: ExecuteOptions,
+  mirrors: MirrorLocator,
+  config: ImageConfig,
+): { runtime: SandboxRuntime; images: InstanceImages; removeImage(name: string): Promise<void> } {
+  const defaultLimits: Partial<SandboxLimits> = { memoryBytes: 4 * 1024 ** 3, nanoCpus: 1e9 };
+  if (options.bwrapImageStore) {
+    const runtime = new BwrapRuntime({ store: new RootfsStore(options.bwrapImageStore), concurrency: options.workers, defaultLimits });
+    const engine = new BwrapImageEngine(runtime);
+    return { runtime, images: new InstanceImageRecipe(engine, mirrors, config), removeImage: (name) => engine.remove(name) };
+  }
+  const runtime = new DockerRuntime({ concurrency: options.workers, defaultLimits });
+  return {
+    runtime,
+    images: new ImageProvider(runtime, mirrors, config),
+    removeImage: async (name) => {
+      await runtime.docker
+        .getImage(name)
+        .remove({ force: true })
+        .catch(() => undefined);
+    },
+  };
 }
 
 type Side = 'success' | 'failure' | 'absent';
@@ -114,12 +146,11 @@ export const NO_OP_PATCH = [
 ].join('\n');
 
 export async function executeFidelity(options: ExecuteOptions): Promise<void> {
-  const runtime = new DockerRuntime({ concurrency: options.workers, defaultLimits: { memoryBytes: 4 * 1024 ** 3, nanoCpus: 1e9 } });
-  await runtime.ping();
   const store = new RepoStore({ cacheDir: path.join(os.tmpdir(), 'locfix-fidelity-cache'), mirrorsDir: options.mirrors, allowClone: false });
   const envImages = offlineEnvImages();
   // instance images stay while an instance's four runs use them; this script removes each at the end
-  const images = new ImageProvider(runtime, store, { envImages, useOfficialImages: false, cacheLevel: 'instance' });
+  const { runtime, images, removeImage } = sandboxOf(options, store, { envImages, useOfficialImages: false, cacheLevel: 'instance' });
+  await runtime.ping();
   const queue = new PQueue({ concurrency: options.workers });
   const evalOptions = { runsDir: options.runsDir, runtime, images, timeoutMs: options.timeoutMs, network: 'none' as const };
   try {
@@ -200,11 +231,7 @@ export async function executeFidelity(options: ExecuteOptions): Promise<void> {
           } catch (err) {
             row.error = err instanceof Error ? err.message.split('\n')[0] : String(err);
           } finally {
-            if (imageName)
-              await runtime.docker
-                .getImage(imageName)
-                .remove({ force: true })
-                .catch(() => undefined);
+            if (imageName) await removeImage(imageName).catch(() => undefined);
             row.totalMs = Date.now() - started;
             appendFileSync(options.out, `${JSON.stringify(row)}\n`);
             const gold = row.gold as RunResult | undefined;

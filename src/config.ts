@@ -13,6 +13,8 @@ import { positiveInt } from './util/schema-types.ts';
 import { DEFAULT_TOP_FILES, HANDOFFS } from './artifacts/localization.ts';
 import { LlmConfigSchema, llmSection } from './llm/config.ts';
 import { STAGE } from './run/stage.ts';
+import { KindedError } from './run/kinded-error.ts';
+import { ERROR_KINDS } from './util/error-kinds.ts';
 
 export const RunConfigSchema = z
   .object({
@@ -152,7 +154,7 @@ export const RunConfigSchema = z
       .default({ instances: 4, docker: 2, index: 1 }),
     /**
      * Spend caps on prompt + completion tokens the server generates and on dollars at the model's price
-     * (llm.prices, src/llm/config.ts). An instance that reaches its cap is recorded as budget_exhausted; a
+     * (llm.prices, src/llm/config.ts). An instance that reaches its cap is recorded as budget-exhausted; a
      * run that reaches its cap stops, and resumes when rerun with a higher one. None by default.
      */
     budget: z
@@ -244,12 +246,10 @@ export async function loadRunConfig(file: string | undefined, overrides: Record<
   const missing = (['runId', 'dataset'] as const).filter((key) => merged[key] === undefined && overrides[key] === undefined);
   if (missing.length) {
     // what a user who typed `locfix run` needs to hear, instead of the schema's "expected string, received undefined"
-    throw Object.assign(
-      new Error(
-        `locfix run needs ${missing.map((k) => (k === 'runId' ? 'a run id (--run-id ID, or "runId" in the config)' : 'a dataset (--dataset FILE or Hub name, or "dataset" in the config)')).join(' and ')}.\n` +
-          'Usually: locfix run --config experiment.json (README: "A full SWE-bench Lite experiment"); `locfix run --help` lists every flag',
-      ),
-      { kind: 'configuration' },
+    throw new KindedError(
+      ERROR_KINDS.configuration,
+      `locfix run needs ${missing.map((k) => (k === 'runId' ? 'a run id (--run-id ID, or "runId" in the config)' : 'a dataset (--dataset FILE or Hub name, or "dataset" in the config)')).join(' and ')}.\n` +
+        'Usually: locfix run --config experiment.json (README: "A full SWE-bench Lite experiment"); `locfix run --help` lists every flag',
     );
   }
   for (const [key, value] of Object.entries(overrides)) {

@@ -42,12 +42,14 @@ import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
 import { logParserFor, PYTEST_PARSERS } from './log-parsers/index.ts';
 import type { Prediction } from './predictions.ts';
 
+import { cannotRunKind, ERROR_KINDS, type ErrorKind } from '../src/util/error-kinds.ts';
+
 export class EvaluationError extends Error {
   constructor(
     readonly instanceId: string,
     message: string,
-    /** machine-readable cause, e.g. "cannot-run:network" */
-    readonly kind?: string,
+    /** machine-readable cause, e.g. "cannot-run:network" (src/util/error-kinds.ts) */
+    readonly kind?: ErrorKind,
   ) {
     super(`${instanceId}: ${message}`);
     this.name = 'EvaluationError';
@@ -71,7 +73,7 @@ export interface InstanceOutcome {
   /** the harness command that applied the model patch */
   patchApplyCommand?: string;
   /** why the instance could not be evaluated (with `error`), e.g. "cannot-run:network" */
-  errorKind?: string;
+  errorKind?: ErrorKind;
   /** harness 5.0's advisory label of an unresolved or errored instance whose logs show an infrastructure fault */
   infraFailure?: InfraFailure;
 }
@@ -227,7 +229,7 @@ export async function evaluateInstance(
       await writeFileAtomic(path.join(logDir, 'patch.diff'), patch);
       await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
       const applied = await applyModelPatch(sandbox, log);
-      if (!applied.applied) throw new EvaluationError(instanceId, `${APPLY_PATCH_FAIL}:\n${applied.output}`, 'patch-apply-failed');
+      if (!applied.applied) throw new EvaluationError(instanceId, `${APPLY_PATCH_FAIL}:\n${applied.output}`, ERROR_KINDS.patchApplyFailed);
 
       const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
       log.info(`Git diff before:\n${before.output.trim()}`);
@@ -249,7 +251,7 @@ export async function evaluateInstance(
       let testOutput = result.output;
       if (result.timedOut) testOutput += `\n\nTimeout error: ${timeoutMs / 1000} seconds exceeded.`;
       await writeFileAtomic(path.join(logDir, LOG_TEST_OUTPUT), testOutput);
-      if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`, 'timeout');
+      if (result.timedOut) throw new EvaluationError(instanceId, `Test timed out after ${timeoutMs / 1000} seconds.`, ERROR_KINDS.timeout);
       // tests that could not run say nothing about the patch: an evaluation error, not "unresolved"
       const cannotRun = diagnoseTestRun(testOutput, statusMapFromLog(testOutput, parser, grading).statusMap, instance, {
         networkOff: network === 'none',
@@ -292,7 +294,7 @@ export async function evaluateInstance(
       );
       const why = baseline && !baseline.runs ? `; the gold patch's tests cannot run here either (${baseline.reason})` : '';
       if (blame === 'environment')
-        throw new EvaluationError(instanceId, `cannot run the tests (${cannotRun.kind}): ${cannotRun.reason}${why}`, `cannot-run:${cannotRun.kind}`);
+        throw new EvaluationError(instanceId, `cannot run the tests (${cannotRun.kind}): ${cannotRun.reason}${why}`, cannotRunKind(cannotRun.kind));
       log.info(
         `the tests could not run with this patch (${cannotRun.kind}: ${cannotRun.reason}), but they run with the gold patch in the same image: the patch's failure, graded as the harness grades it`,
       );

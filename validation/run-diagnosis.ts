@@ -23,8 +23,9 @@ import { END_TEST_OUTPUT, START_TEST_OUTPUT, TestStatus } from '../src/harness/c
 import { parsePatch } from '../src/patch.ts';
 import type { GoldTests } from './grading.ts';
 import type { StatusMap } from './log-parsers/index.ts';
+import type { CannotRunReason } from '../src/util/error-kinds.ts';
 
-export type CannotRunKind = 'no-test-output' | 'no-tests-ran' | 'collection-failed' | 'network';
+export type CannotRunKind = CannotRunReason;
 
 export interface CannotRun {
   kind: CannotRunKind;

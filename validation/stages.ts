@@ -5,6 +5,7 @@
  * (src/sandbox/types.ts), which picks the engine and bounds the containers a run keeps at once.
  */
 import { KindedError } from '../src/run/kinded-error.ts';
+import { ERROR_KINDS } from '../src/util/error-kinds.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { ChatModel } from '../src/llm/types.ts';
 import { STAGE, type PipelineStage } from '../src/run/stage.ts';
@@ -145,11 +146,9 @@ export function evaluateStage(backend: ExecutionBackend, settings: EvaluateSetti
       const selection = await input.output<Selection>(STAGE.select);
       const instance: SweInstance = input.instance;
       if (instance.FAIL_TO_PASS.length === 0) {
-        throw Object.assign(
-          new Error(
-            `${instance.instance_id} has no FAIL_TO_PASS tests in the dataset; evaluation needs the full SWE-bench rows (e.g. --dataset SWE-bench/SWE-bench_Lite)`,
-          ),
-          { kind: 'no-tests' },
+        throw new KindedError(
+          ERROR_KINDS.noTests,
+          `${instance.instance_id} has no FAIL_TO_PASS tests in the dataset; evaluation needs the full SWE-bench rows (e.g. --dataset SWE-bench/SWE-bench_Lite)`,
         );
       }
       if (!selection.patch.trim()) {
@@ -169,14 +168,14 @@ export function evaluateStage(backend: ExecutionBackend, settings: EvaluateSetti
         });
         // an unclassified failure may be the engine's own: thrown, so a backend of several engines can check
         // the engine and evaluate the instance on another one
-        if (!o.completed && !o.errorKind) throw new KindedError('evaluation-error', o.error ?? 'evaluation did not complete');
+        if (!o.completed && !o.errorKind) throw new KindedError(ERROR_KINDS.evaluationError, o.error ?? 'evaluation did not complete');
         return o;
       });
       // recorded as the stage's error (kind and reason), so the analysis counts it as an evaluation error
       // and --retry-errors evaluates it again
       if (!outcome.completed) {
         throw new KindedError(
-          outcome.errorKind ?? 'evaluation-error',
+          outcome.errorKind ?? ERROR_KINDS.evaluationError,
           outcome.error ?? 'evaluation did not complete',
           outcome.infraFailure ? { infraFailure: outcome.infraFailure } : undefined,
         );

@@ -47,7 +47,7 @@ export interface InstancePipelineResult {
 
 /**
  * Runs one instance stage under the instance's and the run's budgets. A stage that met the instance cap is
- * recorded as a `budget_exhausted` error with what the instance spent (even when the stage swallowed the
+ * recorded as a `budget-exhausted` error with what the instance spent (even when the stage swallowed the
  * refused call and went on: its output lacks what the refused calls would have added); one that met the
  * run cap is not recorded at all, so a resume with a higher cap redoes it.
  */

@@ -11,6 +11,7 @@
  */
 import { causeOf } from '../../src/run/failure-cause.ts';
 import { STAGE_ERROR_KIND, StageNotRecorded, toStageError } from '../../src/run/stage-runner.ts';
+import { KindedError } from '../../src/run/kinded-error.ts';
 import PQueue from 'p-queue';
 import type { FileLocalization, TraceEvent } from '../../src/artifacts/localization.ts';
 import type { ConfidenceSignals } from '../../src/artifacts/confidence.ts';
@@ -155,11 +156,9 @@ export class CascadeLocalizer implements FileLocalizer {
     if (rule.below !== undefined) return decideBelow(confidence, rule.signal, rule.below);
     const step = this.plan?.tiers[i];
     if (!step?.reached.includes(instanceId))
-      throw Object.assign(
-        new Error(`cascade: tier ${this.tierName(i)} escalates a share of the run, and ${instanceId} was not in the run-level pass that ranks it`),
-        {
-          kind: STAGE_ERROR_KIND.badConfig,
-        },
+      throw new KindedError(
+        STAGE_ERROR_KIND.badConfig,
+        `cascade: tier ${this.tierName(i)} escalates a share of the run, and ${instanceId} was not in the run-level pass that ranks it`,
       );
     return decideShare(new Set(step.escalated), instanceId, confidence?.[rule.signal], rule.signal, rule.share!);
   }

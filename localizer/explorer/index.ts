@@ -23,12 +23,13 @@ import { type ExplorerRun, runExplorer } from './agent.ts';
 import { ALLOWED_PROGRAMS } from './commands.ts';
 import type { ExplorerOptions } from './options.ts';
 import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
+import { ERROR_KINDS, type ErrorKind } from '../../src/util/error-kinds.ts';
 
-const ERROR_KIND: Record<Exclude<ExplorerRun['stop'], 'answer'>, string> = {
-  time: 'explorer-timeout',
-  'invalid-answer': 'invalid-answer',
-  'max-steps': 'max-steps',
-  tokens: 'tokens',
+const ERROR_KIND: Record<Exclude<ExplorerRun['stop'], 'answer'>, ErrorKind> = {
+  time: ERROR_KINDS.explorerTimeout,
+  'invalid-answer': ERROR_KINDS.invalidAnswer,
+  'max-steps': ERROR_KINDS.maxSteps,
+  tokens: ERROR_KINDS.tokens,
 };
 
 export class ExplorerLocalizer implements FileLocalizer {

@@ -70,7 +70,7 @@ export class CircuitBreaker {
           return { value: await call() };
         } catch (err) {
           // server-down failures count, a spend cap's refusal passes by; any other failure is an answer
-          if (isServerDown(err) || (err instanceof LlmError && err.kind === 'budget_exhausted')) throw err;
+          if (isServerDown(err) || (err instanceof LlmError && err.kind === 'budget-exhausted')) throw err;
           return { answered: err };
         }
       });

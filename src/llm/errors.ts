@@ -1,11 +1,12 @@
 /** The one error every chat call rejects with, so stages can record what went wrong and after how many tries. */
+import type { ERROR_KINDS } from '../util/error-kinds.ts';
 
 /**
  * 'invalid': the request itself is malformed (no messages, bad n); never sent, never retried.
- * 'budget_exhausted': a spend cap refused the call before it was sent (spend.ts); never retried.
+ * 'budget-exhausted': a spend cap refused the call before it was sent (spend.ts); never retried.
  * 'replay-miss': a replayed recording holds no answer for the request (replay.ts); never retried.
  */
-export type LlmErrorKind = 'timeout' | 'http' | 'connection' | 'parse' | 'aborted' | 'invalid' | 'budget_exhausted' | 'replay-miss';
+export type LlmErrorKind = (typeof ERROR_KINDS)['timeout' | 'http' | 'connection' | 'parse' | 'aborted' | 'invalid' | 'budgetExhausted' | 'replayMiss'];
 
 export class LlmError extends Error {
   readonly kind: LlmErrorKind;
@@ -51,7 +52,7 @@ export class LlmError extends Error {
         return true;
       case 'aborted':
       case 'invalid':
-      case 'budget_exhausted':
+      case 'budget-exhausted':
       case 'replay-miss':
         return false;
     }

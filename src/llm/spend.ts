@@ -72,7 +72,7 @@ export class BudgetExhaustedError extends LlmError {
     /** what the work that met the cap spent itself (a stage, where `spent` counts the whole instance) */
     readonly workSpent?: Spent,
   ) {
-    super('budget_exhausted', `${scope} budget of ${label} is spent: ${describeSpend(spent, limits)}; no further model calls`);
+    super('budget-exhausted', `${scope} budget of ${label} is spent: ${describeSpend(spent, limits)}; no further model calls`);
     this.name = 'BudgetExhaustedError';
   }
 

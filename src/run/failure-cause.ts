@@ -8,6 +8,8 @@
  * in `details`; `causeOf` reads a cause from them and nothing else, so a cause never rests on message wording.
  */
 
+import { currentKind, ERROR_KINDS as K } from '../util/error-kinds.ts';
+
 /** The evaluation stage's name (src/run/stage.ts STAGE.evaluate), by value: its kinds mean other things. */
 const EVALUATE_STAGE = 'evaluate';
 
@@ -59,7 +61,7 @@ export interface FailureCause {
 }
 
 /** Stage error kinds that are the configuration's (stage-runner's CONFIGURATION_KINDS, named here by value). */
-const CONFIGURATION_ERROR_KINDS = new Set(['configuration', 'no-llm', 'bad-config', 'bad-options', 'missing-repo']);
+const CONFIGURATION_ERROR_KINDS: ReadonlySet<string> = new Set([K.configuration, K.noModel, K.badConfig, K.badOptions, K.missingRepo]);
 
 function named(cause: FailureCauseName): FailureCause {
   return { cause, class: FAILURE_CAUSES[cause].class };
@@ -72,42 +74,43 @@ type RecordedError = { kind?: string; message?: string; details?: Record<string,
  * evaluation recorded. A test run that cannot start, where the gold patch's cannot either, is the environment's.
  */
 function evaluationCause(error: RecordedError | undefined): FailureCause {
-  const kind = error?.kind ?? '';
-  if (kind === 'no-tests' || (kind && CONFIGURATION_ERROR_KINDS.has(kind))) return named('configuration');
+  const kind = currentKind(error?.kind) ?? '';
+  if (kind === K.noTests || (kind && CONFIGURATION_ERROR_KINDS.has(kind))) return named('configuration');
   const label = error?.details?.infraFailure as { tier?: unknown } | undefined;
   if (label?.tier === 'environment' || kind.startsWith('cannot-run:')) return { ...named('evaluation-environment'), tier: 'environment' };
-  if (kind === 'patch-apply-failed') return named('patch-does-not-apply');
-  if (kind === 'timeout') return { ...named('tests-timed-out'), tier: 'ambiguous' };
+  if (kind === K.patchApplyFailed) return named('patch-does-not-apply');
+  if (kind === K.timeout) return { ...named('tests-timed-out'), tier: 'ambiguous' };
   return { ...named('evaluation-ambiguous'), tier: 'ambiguous' };
 }
 
 /** The cause of a recorded stage error, from its kind and details (`stage` "evaluate": evaluationCause). */
 export function causeOf(error: RecordedError | undefined, stage?: string): FailureCause {
   if (stage === EVALUATE_STAGE) return evaluationCause(error);
-  const kind = error?.kind;
+  const kind = currentKind(error?.kind);
   if (kind && CONFIGURATION_ERROR_KINDS.has(kind)) return named('configuration');
   switch (kind) {
-    case 'connection':
+    case K.connection:
       return named(error?.details?.circuitOpen === true ? 'circuit-open' : 'model-unreachable');
-    case 'circuit-open':
+    case K.circuitOpen:
       return named('circuit-open');
-    case 'timeout':
+    case K.timeout:
       return named('model-timeout');
-    case 'replay-miss':
+    case K.replayMiss:
       return named('replay-miss');
-    case 'aborted':
+    case K.aborted:
       return named('interrupted');
+    // a Node error's own code (fs writes), as toStageError records it
     case 'ENOSPC':
-    case 'disk-full':
+    case K.diskFull:
       return named('disk-full');
-    case 'parse':
+    case K.parse:
       return named('unusable-answer');
-    case 'budget_exhausted':
+    case K.budgetExhausted:
       return named('spend-cap');
-    case 'missing-commit':
-    case 'git-failed':
+    case K.missingCommit:
+    case K.gitFailed:
       return named('repository-unavailable');
-    case 'http': {
+    case K.http: {
       const status = typeof error?.details?.status === 'number' ? error.details.status : undefined;
       if (status === 429) return named('rate-limited');
       if (status === 408) return named('model-timeout');
@@ -129,7 +132,7 @@ export function describeCause(cause: FailureCause): string {
  * Kinds rerun by `--retry-errors` though the method's: an earlier stage stopped the instance (this stage's own work
  * never ran), or a spend cap did (rerun with a raised cap; under the same cap the ledger refuses at no cost).
  */
-const RETRIED_KINDS = new Set(['missing-input', 'input-failed', 'budget_exhausted']);
+const RETRIED_KINDS: ReadonlySet<string> = new Set([K.missingInput, K.inputFailed, K.budgetExhausted]);
 
 /**
  * Whether `--retry-errors` runs a recorded error again: every failure that is not plainly the method's own —
@@ -137,7 +140,7 @@ const RETRIED_KINDS = new Set(['missing-input', 'input-failed', 'budget_exhauste
  * own failures are results; `--retry-errors all` reruns those too.
  */
 export function retriedByDefault(error: RecordedError | undefined, stage?: string): boolean {
-  if (RETRIED_KINDS.has(error?.kind ?? '')) return true;
+  if (RETRIED_KINDS.has(currentKind(error?.kind) ?? '')) return true;
   const cause = causeOf(error, stage);
   return cause.class !== 'method' || cause.tier === 'ambiguous';
 }

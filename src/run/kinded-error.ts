@@ -4,10 +4,12 @@
  * glued onto a plain Error, so every thrower spells the kind the same way and `check-architecture` can refuse the
  * glued form.
  */
+import type { ErrorKind } from '../util/error-kinds.ts';
+
 export class KindedError extends Error {
   constructor(
-    /** a stage error kind (stage-runner.ts STAGE_ERROR_KIND) or a localizer's or evaluation's own, e.g. "max-steps" */
-    readonly kind: string,
+    /** one of src/util/error-kinds.ts' kinds */
+    readonly kind: ErrorKind,
     message: string,
     /** recorded beside the message (what an agent did before it stopped, the harness' infrastructure label) */
     readonly details?: Record<string, unknown>,

@@ -5,6 +5,7 @@
  * `kill -9` loses only in-flight work. A failing instance records its error and the others go on: users
  * running 300 instances want the 299 results, plus a clear record of the one that broke.
  */
+import { ERROR_KINDS, currentKind } from '../util/error-kinds.ts';
 import { retriedByDefault } from './failure-cause.ts';
 import { promises as fs } from 'node:fs';
 import PQueue from 'p-queue';
@@ -40,22 +41,16 @@ export class StageNotRecorded extends Error {
  * The error kinds (StageError.kind) that other modules act on, declared once. Other kinds (a localizer's
  * `max-steps`, evaluation's `cannot-run:*`) are reported as they are.
  */
+/** The kinds the stage runner and the run's configuration record (src/util/error-kinds.ts declares every kind). */
 export const STAGE_ERROR_KIND = {
-  /** a spend cap stopped the instance (src/llm/spend.ts); the analysis reports what it had spent */
-  budgetExhausted: 'budget_exhausted',
-  /** work that needs a chat model ran without one */
-  noModel: 'no-llm',
-  /** the run's configuration cannot work (checked at start since issue 29) */
-  configuration: 'configuration',
-  /** an unknown localizer */
-  badConfig: 'bad-config',
-  /** a localizer's or stage's option the schema refuses */
-  badOptions: 'bad-options',
-  /** no mirror or clone of the instance's repository */
-  missingRepo: 'missing-repo',
-  /** an earlier stage has no artifact for the instance, or recorded an error */
-  missingInput: 'missing-input',
-  inputFailed: 'input-failed',
+  budgetExhausted: ERROR_KINDS.budgetExhausted,
+  noModel: ERROR_KINDS.noModel,
+  configuration: ERROR_KINDS.configuration,
+  badConfig: ERROR_KINDS.badConfig,
+  badOptions: ERROR_KINDS.badOptions,
+  missingRepo: ERROR_KINDS.missingRepo,
+  missingInput: ERROR_KINDS.missingInput,
+  inputFailed: ERROR_KINDS.inputFailed,
 } as const;
 export type StageErrorKind = (typeof STAGE_ERROR_KIND)[keyof typeof STAGE_ERROR_KIND];
 
@@ -153,7 +148,12 @@ export async function readArtifact<T>(
     if (!(err instanceof SyntaxError)) throw err;
     reason = `not valid JSON (${err.message})`;
   }
-  if (reason === undefined) return value as StageArtifact<T>;
+  if (reason === undefined) {
+    const artifact = value as StageArtifact<T>;
+    // an older artifact's kind in today's spelling (error-kinds.ts)
+    if (artifact.error?.kind !== undefined) artifact.error.kind = currentKind(artifact.error.kind);
+    return artifact;
+  }
   const movedTo = `${file}.corrupt`;
   await fs.rename(file, movedTo).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'ENOENT') throw err; // another reader moved it first

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkArchitecture, cyclesOf, gluedErrors, importsOf, roomOf } from '../../scripts/check-architecture.ts';
+import { checkArchitecture, cyclesOf, freeErrorKinds, gluedErrors, importsOf, roomOf } from '../../scripts/check-architecture.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -94,5 +94,15 @@ describe('architecture check', () => {
     expect(gluedErrors("const a = 1;\nthrow Object.assign(new Error('x'), { kind: 'k' });\nthrow new KindedError('k', 'x');")).toEqual([2]);
     const dir = await tree({ 'src/util/x.ts': "export const f = () => { throw Object.assign(new Error('no'), { kind: 'free-string' }); };\n" });
     expect(checkArchitecture(dir).map((v) => v.kind)).toEqual(['glued-error']);
+    // over line breaks too (three such throws had slipped past a line-by-line check)
+    expect(gluedErrors("throw Object.assign(\n  new Error('x'),\n  { kind: 'k' },\n);")).toEqual([1]);
+  });
+
+  it('refuses an error kind given as a bare string instead of a name from ERROR_KINDS', async () => {
+    expect(
+      freeErrorKinds("throw new KindedError(ERROR_KINDS.noTests, 'x');\nthrow new KindedError(\n  'made-up', 'x');\n// new KindedError('in a comment')"),
+    ).toEqual([2]);
+    const dir = await tree({ 'src/util/x.ts': "export const f = () => { throw new KindedError('free-string', 'no'); };\n" });
+    expect(checkArchitecture(dir).map((v) => v.kind)).toEqual(['free-error-kind']);
   });
 });

@@ -15,6 +15,7 @@ import type { DemoRecordingFile } from '../../src/minibench/demo-run.ts';
 import { readDemoRecording, splitDemoConfig } from '../support/demo-shards.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { ensureSlurm } from '../support/slurm.ts';
+import { bwrapTestStore, ensureBwrap } from '../support/sandbox-kinds.ts';
 
 const usable = ensureSlurm('locfix run --backend slurm') && (await ensureDocker('locfix run --backend slurm'));
 const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
@@ -44,11 +45,16 @@ interface Driver {
   signal(name: NodeJS.Signals): void;
 }
 
-function startDriver(runId: string, extra: readonly string[] = []): Driver {
-  const child = spawn(process.execPath, [BIN, 'run', '--config', configFile, '--backend', 'slurm', '--shards', '2', '--run-id', runId, ...extra], {
-    cwd: dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function startDriver(runId: string, extra: readonly string[] = [], options: { config?: string; env?: NodeJS.ProcessEnv } = {}): Driver {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'run', '--config', options.config ?? configFile, '--backend', 'slurm', '--shards', '2', '--run-id', runId, ...extra],
+    {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...options.env },
+    },
+  );
   let log = '';
   const waiters: Array<{ re: RegExp; resolve: (m: RegExpExecArray) => void }> = [];
   const onData = (chunk: Buffer) => {
@@ -122,6 +128,23 @@ describe.skipIf(!usable)('locfix run --backend slurm', () => {
     expect(third.code, third.log).toBe(0);
     expect(third.log).toContain('all 2 shards finished earlier');
     expect(third.log).not.toContain('submitted');
+  });
+
+  it('with docker.backend "bwrap" every task validates and evaluates in bubblewrap sandboxes on its node: no Docker engine needed', {
+    timeout: 600_000,
+  }, async () => {
+    if (!(await ensureBwrap('locfix run --backend slurm with bwrap'))) return;
+    const config = JSON.parse(await readFile(configFile, 'utf8'));
+    const bwrapConfig = path.join(dir, 'config-bwrap.json');
+    await writeFile(bwrapConfig, JSON.stringify({ ...config, docker: { ...config.docker, backend: 'bwrap', imageStore: bwrapTestStore().root } }));
+    // the tasks inherit the driver's environment: a Docker engine they tried to use would not answer
+    const { code, log } = await startDriver('bwrap', [], { config: bwrapConfig, env: { DOCKER_HOST: 'unix:///nonexistent/docker.sock' } }).done;
+    expect(code, log).toBe(0);
+    const runDir = path.join(dir, 'runs', 'bwrap');
+    expect(await categories(runDir)).toEqual(recording.categories);
+    const predictions = (await readFile(path.join(runDir, 'predictions.jsonl'), 'utf8')).trim().split('\n');
+    expect(predictions).toHaveLength(recording.instances.length);
+    expect(await bwrapTestStore().list()).not.toContainEqual(expect.objectContaining({ name: expect.stringMatching(/^locfix\/sweb\.inst\./) }));
   });
 
   it('more shards than instances: one shard per instance, none empty', { timeout: 600_000 }, async () => {

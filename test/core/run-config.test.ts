@@ -103,7 +103,9 @@ describe('run flags', () => {
     expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', cacheLevel: 'all' })).toThrow(
       /--cache-level must be one of none, base, env, instance/,
     );
-    expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'slurm' })).toThrow(/evaluate runs on local, docker-pool or bwrap/);
+    expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'slurm' })).toThrow(
+      /evaluate runs on local, docker-pool or bwrap/,
+    );
     // the daemonless kind needs no engine list (before: "backend docker-pool needs at least one engine")
     const bwrap = evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'bwrap', imageStore: '/srv/images' });
     expect(bwrap.docker).toMatchObject({ backend: 'bwrap', imageStore: '/srv/images', engines: [] });

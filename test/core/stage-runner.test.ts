@@ -8,6 +8,7 @@ import { createProgress } from '../../src/run/progress.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
 import { readArtifact, runInstanceStage, runStage, type RetryErrors } from '../../src/run/stage-runner.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
+import { causeOf } from '../../src/run/failure-cause.ts';
 
 const instance = (id: string): SweInstance => ({
   instance_id: id,
@@ -115,6 +116,26 @@ describe("--retry-errors reruns what was not the method's doing (issue 41)", () 
     expect(ran).toEqual([]);
     const result = await runInstanceStage(layout, 'repair', instance('m__unusable-1'), async () => (ran.push('x'), 'ok'), { retryErrors: 'all' });
     expect([ran, result.artifact.attempt]).toEqual([['x'], 2]);
+  });
+});
+
+describe('error kinds in one style (issue 43)', () => {
+  it("an older artifact's budget_exhausted reads as budget-exhausted: the spend cap's cause, and rerun by --retry-errors", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'locfix-stage-'));
+    const layout = new RunLayout(dir);
+    const old = { stage: 'retrieve', instanceId: 'a__b-1', status: 'error', startedAt: '', finishedAt: '', durationMs: 1, attempt: 1 };
+    await writeJsonAtomic(layout.artifactPath('retrieve', 'a__b-1'), { ...old, error: { kind: 'budget_exhausted', message: 'instance budget spent' } });
+    expect((await readArtifact(layout, 'retrieve', 'a__b-1'))?.error?.kind).toBe('budget-exhausted');
+    expect(causeOf({ kind: 'budget_exhausted' }).cause).toBe('spend-cap');
+    const calls: string[] = [];
+    await runStage({
+      layout,
+      stage: 'retrieve',
+      instances: [instance('a__b-1')],
+      retryErrors: true,
+      work: async (i) => (calls.push(i.instance_id), { files: [] }),
+    });
+    expect(calls).toEqual(['a__b-1']);
   });
 });
 

@@ -143,7 +143,7 @@ describe('cascade through locfix run (scripted model, Chroma)', () => {
     await run('capped', { instanceTokens: 10 });
     for (const id of IDS) {
       const a = await files('capped', id);
-      if (escalated.includes(id)) expect(a.error?.kind, id).toBe('budget_exhausted');
+      if (escalated.includes(id)) expect(a.error?.kind, id).toBe('budget-exhausted');
       else expect(a.status, id).toBe('ok');
     }
     await run('capped', { instanceTokens: 1_000_000 }, true);

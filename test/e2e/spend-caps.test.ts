@@ -118,7 +118,7 @@ describe('spend caps (scripted model, Chroma)', () => {
     expect(chatRequests()).toBe(before); // everything was done already
   });
 
-  it('an instance cap: each instance stops at the stage that reached it, recorded as budget_exhausted with what it spent', { timeout: 300_000 }, async () => {
+  it('an instance cap: each instance stops at the stage that reached it, recorded as budget-exhausted with what it spent', { timeout: 300_000 }, async () => {
     const cheapest = Math.min(...Object.values(free.instances).map(tokens));
     const cap = Math.floor(cheapest / 2);
     const before = chatRequests();
@@ -132,7 +132,7 @@ describe('spend caps (scripted model, Chroma)', () => {
       );
       expect(stopped, id).toHaveLength(1);
       const error = stopped[0]!.a!.error!;
-      expect(error.kind, id).toBe('budget_exhausted');
+      expect(error.kind, id).toBe('budget-exhausted');
       expect(error.message).toMatch(new RegExp(`instance budget of ${id} is spent: \\d+ tokens of ${cap}`));
       const details = error.details as { spent: { promptTokens: number; completionTokens: number }; stageSpent: object };
       expect(tokens(details.spent)).toBeGreaterThanOrEqual(cap);

@@ -147,7 +147,7 @@ describe('chat calls under a spend scope', () => {
     const before = server.requests.filter((r) => r.kind === 'chat').length;
     const refused = await ask('third').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BudgetExhaustedError);
-    expect((refused as LlmError).kind).toBe('budget_exhausted');
+    expect((refused as LlmError).kind).toBe('budget-exhausted');
     expect(server.requests.filter((r) => r.kind === 'chat').length).toBe(before);
     expect(scope.refusal).toBeDefined();
 
