@@ -9,7 +9,7 @@
  *    evaluation itself. Passes alternate; medians over `--reps`.
  * 2. The per-task overhead of the Slurm path (needs a Slurm cluster, e.g. scripts/setup-slurm.sh). The demo
  *    pipeline without Docker (replayed from the bundled recording) as 2 shards: each shard run directly as
- *    `locfix run --shard i/2`, then the same shards through `locfix run --backend slurm` (poll every second).
+ *    `locfix run --shard i/2`, then the same shards through `locfix run --scheduler slurm` (poll every second).
  *    Tasks run one at a time (`--array …%1`), as the direct runs do. Overhead of a task = (its shard's end −
  *    its start as the scheduler saw it: the submission for the first, the previous task's end for the next) −
  *    the same shard's direct wall time.
@@ -139,7 +139,7 @@ async function benchSlurm(dir: string, bench: MiniBenchBuild): Promise<Record<st
       if (d.code !== 0) throw new Error(`direct shard ${shard}: exit ${d.code}\n${d.output}`);
       direct[shard - 1].push(d.seconds);
     }
-    const s = runCli(['run', '--config', configFile, '--backend', 'slurm', '--shards', '2', '--run-id', `slurm-${r}`], dir);
+    const s = runCli(['run', '--config', configFile, '--scheduler', 'slurm', '--shards', '2', '--run-id', `slurm-${r}`], dir);
     if (s.code !== 0) throw new Error(`slurm run: exit ${s.code}\n${s.output}`);
     driverWall.push(s.seconds);
     const stateDir = path.join(String(config.runsDir), `slurm-${r}.cluster`);

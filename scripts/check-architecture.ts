@@ -51,7 +51,7 @@ export const FORBIDDEN: ReadonlyArray<{ from: string; to: string; why: string }>
 export const MAX_FILE_LINES = 400;
 
 export interface Violation {
-  kind: 'unplaced' | 'upward' | 'seam' | 'room-cycle' | 'file-cycle' | 'size' | 'glued-error' | 'free-error-kind';
+  kind: 'unplaced' | 'upward' | 'seam' | 'room-cycle' | 'file-cycle' | 'size' | 'glued-error' | 'free-error-kind' | 'flag-outside-table';
   message: string;
 }
 
@@ -152,6 +152,14 @@ export function freeErrorKinds(text: string): number[] {
   return matchLines(text, /new KindedError\(\s*['"`]/g);
 }
 
+/** The one file that declares command-line flags (every command takes its flags from its table). */
+export const FLAG_TABLE = 'app/commands/flag-table.ts';
+
+/** Line numbers where a command declares a flag itself (`.option(…)`, `.requiredOption(…)`, `new Option(…)`). */
+export function flagsOutsideTable(text: string): number[] {
+  return matchLines(text, /\.(?:requiredOption|option)\(\s*['"`]|new Option\(/g);
+}
+
 function matchLines(text: string, pattern: RegExp): number[] {
   const out: number[] = [];
   for (const match of text.matchAll(pattern)) {
@@ -182,6 +190,12 @@ export function checkArchitecture(root: string): Violation[] {
         kind: 'glued-error',
         message: `${file}:${line} glues a kind onto a plain Error: throw a KindedError (src/run/kinded-error.ts) or an Error class of its own`,
       });
+    if (file !== FLAG_TABLE && (file.startsWith('app/') || file.startsWith('bin/')))
+      for (const line of flagsOutsideTable(text))
+        violations.push({
+          kind: 'flag-outside-table',
+          message: `${file}:${line} declares a command-line flag of its own: add it to ${FLAG_TABLE} (one spelling per option) and take it with useFlags`,
+        });
     for (const line of freeErrorKinds(text))
       violations.push({
         kind: 'free-error-kind',

@@ -16,6 +16,12 @@ import { STAGE } from './run/stage.ts';
 import { KindedError } from './run/kinded-error.ts';
 import { ERROR_KINDS } from './util/error-kinds.ts';
 
+/**
+ * The file localizer of every command that is not told one (`run`, `localize`): the model-free hybrid retrieval,
+ * which needs no model server, so a first run works on any machine.
+ */
+export const DEFAULT_LOCALIZER = 'retrieval';
+
 export const RunConfigSchema = z
   .object({
     /** names runs/<runId>; several runs of one configuration differ only here (and in seed) */
@@ -46,11 +52,11 @@ export const RunConfigSchema = z
     seed: z.number().int().default(0),
     localizer: z
       .object({
-        name: z.string().default('blagent'),
+        name: z.string().default(DEFAULT_LOCALIZER),
         options: z.record(z.string(), z.unknown()).default({}),
       })
       .strict()
-      .default({ name: 'blagent', options: {} }),
+      .default({ name: DEFAULT_LOCALIZER, options: {} }),
     /** files handed from file localization to the function level (Agentless: 3) */
     topFiles: positiveInt().default(DEFAULT_TOP_FILES),
     /**
@@ -264,7 +270,7 @@ export async function loadRunConfig(file: string | undefined, overrides: Record<
   const localizer = merged.localizer as { name?: unknown; options?: unknown } | undefined;
   const fileLocalizer = base.localizer as { name?: unknown } | undefined;
   const overridden = overrides.localizer as { name?: unknown; options?: unknown } | undefined;
-  if (localizer && overridden?.name !== undefined && overridden.name !== (fileLocalizer?.name ?? 'blagent') && overridden.options === undefined) {
+  if (localizer && overridden?.name !== undefined && overridden.name !== (fileLocalizer?.name ?? DEFAULT_LOCALIZER) && overridden.options === undefined) {
     merged.localizer = { ...localizer, options: {} };
   }
   return parseRunConfig(merged, file ?? 'flags');

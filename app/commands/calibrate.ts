@@ -4,6 +4,7 @@
  * instances, the Top-1 / cost curve of escalating the least confident share from 0 to 100 %.
  */
 import type { Command } from 'commander';
+import { useFlags } from './flag-table.ts';
 import path from 'node:path';
 import { calibrateRun, formatCalibration } from '../../results/calibration.ts';
 import { escalationCurve, formatCurve, type CurvePoint } from '../../results/cascade-replay.ts';
@@ -22,57 +23,56 @@ interface CalibrateFlags {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('calibrate')
     .description('confidence signals of a labelled localization run: Top-1 by confidence bucket, AUROC, and the escalation curve to an upper tier')
-    .argument('<run>', 'the lower (cheap) tier: a run folder with localize-files or retrieve artifacts')
-    .option('--escalate-to <run>', 'the upper tier: a run of the same instances (e.g. an imported BLAgent run)')
-    .option('--signal <name>', 'the signal the curve escalates on (default: the one with the highest AUROC)')
-    .option('--merge <how>', 'replace | fuse: how the upper answer merges with the lower', 'replace')
-    .option('--steps <n>', 'points of the curve beyond 0 %', '20')
-    .option('--json', 'print one JSON object')
-    .option('--html <file>', 'also write the reliability diagrams and the curve as a self-contained HTML page')
-    .action(async (run: string, flags: CalibrateFlags) => {
-      if (flags.merge !== 'replace' && flags.merge !== 'fuse') throw new Error(`--merge must be replace or fuse, got "${flags.merge}"`);
-      const steps = Number(flags.steps);
-      if (!Number.isInteger(steps) || steps < 1) throw new Error(`--steps expects a positive integer, got "${flags.steps}"`);
-      const lower = await loadTierRun(path.resolve(run));
-      const signals = calibrateRun(lower);
-      let curve: { signal: string; points: CurvePoint[] } | undefined;
-      if (flags.escalateTo) {
-        const upper = await loadTierRun(path.resolve(flags.escalateTo));
-        const best = [...signals].sort((a, b) => (b.auroc ?? 0) - (a.auroc ?? 0))[0]?.signal;
-        const signal = flags.signal ?? best;
-        if (!signal) throw new Error(`${run}: no answer carries a confidence signal to escalate on`);
-        if (!signals.some((s) => s.signal === signal))
-          throw new Error(`--signal: ${run} has no "${signal}" signal; it has ${signals.map((s) => s.signal).join(', ')}`);
-        curve = { signal, points: escalationCurve(lower.instances, lower.gold, { run: lower }, { run: upper, merge: flags.merge }, signal, steps) };
-      }
-      if (flags.html) {
-        const body = [
-          `<h1>Calibration of ${escapeHtml(run)}</h1>`,
-          `<p>${escapeHtml(lower.localizer)}, ${lower.answers.size} answers. Each bar: the Top-1 of one confidence bucket (width: its share of the instances); dashed: the overall Top-1.</p>`,
-          ...signals.map(reliabilityDiagram),
-          ...(curve
-            ? [
-                `<h2>Escalation to ${escapeHtml(flags.escalateTo!)}</h2>`,
-                escalationCurveChart(
-                  curve.signal,
-                  curve.points.map((p) => ({ share: p.escalated, top1: p.summary.top1, llmRuns: p.summary.llmRuns })),
-                ),
-              ]
-            : []),
-        ];
-        await writeFileAtomic(
-          path.resolve(flags.html),
-          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>locfix calibration</title><style>body{font:14px system-ui,sans-serif;margin:24px}svg{margin:8px}svg text{font:12px system-ui,sans-serif}svg text.title{font-weight:600}</style></head><body>${body.join('\n')}</body></html>\n`,
-        );
-      }
-      if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ run, signals, ...(curve ? { curve } : {}) })}\n`);
-        return;
-      }
-      process.stdout.write(`${formatCalibration(`${run} (${lower.localizer}, ${lower.answers.size} answers)`, signals)}\n`);
-      if (curve) process.stdout.write(`\n${formatCurve(curve.signal, curve.points)}\n`);
-    });
+    .argument('<run>', 'the lower (cheap) tier: a run folder with localize-files or retrieve artifacts');
+  useFlags(command, ['escalateTo', 'signal', 'merge', 'steps', 'json', 'html'], {
+    merge: { default: 'replace' },
+    steps: { default: '20' },
+    json: { description: 'print one JSON object' },
+    html: { description: 'also write the reliability diagrams and the curve as a self-contained HTML page' },
+  }).action(async (run: string, flags: CalibrateFlags) => {
+    if (flags.merge !== 'replace' && flags.merge !== 'fuse') throw new Error(`--merge must be replace or fuse, got "${flags.merge}"`);
+    const steps = Number(flags.steps);
+    if (!Number.isInteger(steps) || steps < 1) throw new Error(`--steps expects a positive integer, got "${flags.steps}"`);
+    const lower = await loadTierRun(path.resolve(run));
+    const signals = calibrateRun(lower);
+    let curve: { signal: string; points: CurvePoint[] } | undefined;
+    if (flags.escalateTo) {
+      const upper = await loadTierRun(path.resolve(flags.escalateTo));
+      const best = [...signals].sort((a, b) => (b.auroc ?? 0) - (a.auroc ?? 0))[0]?.signal;
+      const signal = flags.signal ?? best;
+      if (!signal) throw new Error(`${run}: no answer carries a confidence signal to escalate on`);
+      if (!signals.some((s) => s.signal === signal))
+        throw new Error(`--signal: ${run} has no "${signal}" signal; it has ${signals.map((s) => s.signal).join(', ')}`);
+      curve = { signal, points: escalationCurve(lower.instances, lower.gold, { run: lower }, { run: upper, merge: flags.merge }, signal, steps) };
+    }
+    if (flags.html) {
+      const body = [
+        `<h1>Calibration of ${escapeHtml(run)}</h1>`,
+        `<p>${escapeHtml(lower.localizer)}, ${lower.answers.size} answers. Each bar: the Top-1 of one confidence bucket (width: its share of the instances); dashed: the overall Top-1.</p>`,
+        ...signals.map(reliabilityDiagram),
+        ...(curve
+          ? [
+              `<h2>Escalation to ${escapeHtml(flags.escalateTo!)}</h2>`,
+              escalationCurveChart(
+                curve.signal,
+                curve.points.map((p) => ({ share: p.escalated, top1: p.summary.top1, llmRuns: p.summary.llmRuns })),
+              ),
+            ]
+          : []),
+      ];
+      await writeFileAtomic(
+        path.resolve(flags.html),
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>locfix calibration</title><style>body{font:14px system-ui,sans-serif;margin:24px}svg{margin:8px}svg text{font:12px system-ui,sans-serif}svg text.title{font-weight:600}</style></head><body>${body.join('\n')}</body></html>\n`,
+      );
+    }
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify({ run, signals, ...(curve ? { curve } : {}) })}\n`);
+      return;
+    }
+    process.stdout.write(`${formatCalibration(`${run} (${lower.localizer}, ${lower.answers.size} answers)`, signals)}\n`);
+    if (curve) process.stdout.write(`\n${formatCurve(curve.signal, curve.points)}\n`);
+  });
 }

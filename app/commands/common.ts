@@ -9,6 +9,7 @@ import { defaultCacheDir } from '../../src/dataset/load.ts';
 import { positiveInt } from '../engine/selection.ts';
 import { parseMirrorSpecs } from '../../src/repo/mirrors.ts';
 import { Services } from '../services.ts';
+import { useFlags } from './flag-table.ts';
 
 export interface ServiceFlags {
   cacheDir: string;
@@ -21,31 +22,22 @@ export interface ServiceFlags {
   llmRetries?: string;
 }
 
-const collect = (value: string, acc: string[]) => [...acc, value];
-
 export function addSelectionOptions(command: Command): Command {
-  return command
-    .requiredOption('--dataset <source>', 'SWE-bench instances: .json/.jsonl/.parquet file or a Hub name such as SWE-bench/SWE-bench_Lite')
-    .option('--instances <ids>', 'comma-separated instance ids')
-    .option('--pattern <pattern>', 'instance ids matching this glob or /regex/')
-    .option('--repo <owner/name>', 'instances of this repository (repeatable)', collect, [] as string[])
-    .option('--limit <n>', 'at most this many instances')
-    .option('--shard <i/n>', 'only part i of n of the selection (contiguous, near-equal parts); `locfix merge` joins the parts');
+  return useFlags(command, ['dataset', 'instances', 'pattern', 'repo', 'limit', 'shard'], {
+    dataset: { required: true },
+    shard: { description: 'only part i of n of the selection (contiguous, near-equal parts); `locfix merge` joins the parts' },
+  });
 }
 
 /** `llm: false` for commands that never call a model (an `--llm` they ignored would mislead). */
 export function addServiceOptions(command: Command, options: { llm?: boolean } = {}): Command {
-  const withStores = command
-    .option('--cache-dir <dir>', 'mirrors, embeddings, LLM responses and the local Chroma database', defaultCacheDir())
-    .option('--mirrors <dir>', 'folder with bare mirrors laid out as owner+name/repo')
-    .option('--mirror <owner/name=path>', 'a local mirror for one repository (repeatable)', collect, [] as string[])
-    .option('--embedder <spec>', 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]', 'lexical')
-    .option('--chroma-url <url>', 'a running Chroma server (default: start a local one)');
-  if (options.llm === false) return withStores;
-  return withStores
-    .option('--llm <spec>', 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1')
-    .option('--llm-timeout <seconds>', 'per model request (default 300)')
-    .option('--llm-retries <n>', 'retries of a failed model request (default 4)');
+  const stores = ['cacheDir', 'mirrors', 'mirror', 'embedder', 'chromaUrl'];
+  const models = options.llm === false ? [] : ['llm', 'llmTimeout', 'llmRetries'];
+  return useFlags(command, [...stores, ...models], {
+    cacheDir: { default: defaultCacheDir() },
+    embedder: { default: 'lexical' },
+    chromaUrl: { description: 'a running Chroma server (default: start a local one)' },
+  });
 }
 
 export function servicesFrom(flags: ServiceFlags): Services {

@@ -11,6 +11,7 @@
  * the recorded run ended in. Rerunning resumes; `--fresh` starts over.
  */
 import type { Command } from 'commander';
+import { useFlags } from './flag-table.ts';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_BASE_IMAGE } from '../../sandbox/docker/images.ts';
@@ -110,14 +111,14 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('demo')
-    .description('build the bundled mini-benchmark and run the whole pipeline on it, replaying recorded model answers (no model, no network)')
-    .option('--out <dir>', 'run directory', path.join('runs', 'demo'))
-    .option('--minibench <dir>', 'where to build the mini-benchmark', DEFAULT_MINIBENCH_DIR)
-    .option('--cache-dir <dir>', 'mirrors, embeddings and the local Chroma database', defaultCacheDir())
-    .option('--recording <dir>', 'the recorded model answers to replay', DEMO_RECORDING_DIR)
-    .option('--no-docker', 'leave out validation and evaluation even when Docker is there')
-    .option('--fresh', 'discard an earlier demo run instead of resuming it')
-    .action(demoCommand);
+    .description('build the bundled mini-benchmark and run the whole pipeline on it, replaying recorded model answers (no model, no network)');
+  useFlags(command, ['out', 'minibench', 'cacheDir', 'recording', 'docker', 'fresh'], {
+    out: { description: 'run directory', default: path.join('runs', 'demo') },
+    minibench: { default: DEFAULT_MINIBENCH_DIR },
+    cacheDir: { default: defaultCacheDir() },
+    recording: { default: DEMO_RECORDING_DIR },
+    fresh: { description: 'discard an earlier demo run instead of resuming it' },
+  }).action(demoCommand);
 }

@@ -10,7 +10,9 @@ import { RepoStore } from '../../src/repo/store.ts';
 import { acquireRunLock } from '../../src/run/run-lock.ts';
 import { parseRunConfig, type RunConfig } from '../../src/config.ts';
 import { runBackend } from '../engine/backends.ts';
-import { EVALUATE_FLAGS, declareFlags, overridesFrom } from './run-flags.ts';
+import { EVALUATE_FLAGS, overridesFrom } from './run-flags.ts';
+import { useFlags } from './flag-table.ts';
+import { optionName } from './flag-values.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
 import { writeRunMetadata } from '../../validation/run-summary.ts';
 import { loadPredictions } from '../../validation/predictions.ts';
@@ -30,37 +32,36 @@ interface EvaluateFlags extends Record<string, unknown> {
  * unless --max-workers says otherwise, as the harness' default.
  */
 export function evaluationConfig(flags: EvaluateFlags): RunConfig {
-  const overrides = overridesFrom(flags, EVALUATE_FLAGS) as { concurrency?: object; cluster?: { scheduler?: string } };
-  if (overrides.cluster?.scheduler) throw new Error('--backend slurm runs whole pipeline instances (locfix run); evaluate runs on local, docker-pool or bwrap');
+  const overrides = overridesFrom(flags, EVALUATE_FLAGS) as { concurrency?: object };
   return parseRunConfig({ ...overrides, concurrency: { docker: 1, ...overrides.concurrency } });
 }
 
 export function register(program: Command): void {
   const command = program
     .command('evaluate')
-    .description('evaluate predictions the way the SWE-bench harness does, in network-less sandboxes (Docker, or bubblewrap with --backend bwrap)')
-    .requiredOption(
-      '--dataset <source>',
-      'SWE-bench instances: JSONL, JSON or parquet, a Hub name or alias (full, verified, multilingual, multimodal), or a task repository folder',
-    )
-    .option('-d, --task-dataset <name>', 'with a task repository: only the tasks of this dataset its sweb.yaml publishes')
-    .requiredOption('--predictions <file|gold>', 'predictions (JSONL, JSON list or dict), or "gold" for the dataset patches')
-    .requiredOption('--run-id <id>', 'run id: logs go to <runs-dir>/<id>/evaluation/')
-    .option(
-      '--instances <ids...>',
-      'only these instance ids, comma-separated as for every other command (spaces also work)',
-      (value: string, previous: string[] = []) => [
-        ...previous,
+    .description('evaluate predictions the way the SWE-bench harness does, in network-less sandboxes (Docker, or bubblewrap with --backend bwrap)');
+  useFlags(command, ['dataset', 'taskDataset', 'predictions', 'runId', 'instances'], {
+    dataset: {
+      required: true,
+      description: 'SWE-bench instances: JSONL, JSON or parquet, a Hub name or alias (full, verified, multilingual, multimodal), or a task repository folder',
+    },
+    predictions: { required: true },
+    runId: { required: true, description: 'run id: logs go to <runs-dir>/<id>/evaluation/' },
+    instances: {
+      description: 'only these instance ids, comma-separated as for every other command (repeatable)',
+      parse: (value, previous) => [
+        ...((previous as string[] | undefined) ?? []),
         ...value
           .split(',')
           .map((id) => id.trim())
           .filter(Boolean),
       ],
-    );
+    },
+  });
   // the rest are `locfix run`'s own flags for the same config keys (app/commands/run-flags.ts)
-  declareFlags(
+  useFlags(
     command,
-    EVALUATE_FLAGS.filter((f) => !['--dataset', '--run-id'].includes(f.flag.split(' ')[0]!)),
+    EVALUATE_FLAGS.filter((f) => !['--dataset', '--run-id', '--instances'].includes(f.flag.split(' ')[0]!)).map((f) => optionName(f.flag)),
   );
   command.action(async (opts: EvaluateFlags) => {
     const config = evaluationConfig(opts);

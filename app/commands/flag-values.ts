@@ -66,3 +66,11 @@ export function retryErrorsValue(text: string): 'all' {
   if (text !== 'all') throw new Error(`--retry-errors takes no value or "all", got "${text}"`);
   return 'all';
 }
+
+/** commander's option name of a spelling ("--run-id <id>" → "runId", "--no-official-images" → "officialImages"). */
+export function optionName(flag: string): string {
+  return flag
+    .split(' ')[0]!
+    .replace(/^--(no-)?/, '')
+    .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+}

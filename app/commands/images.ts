@@ -13,6 +13,8 @@ import { listLocfixImages, pruneLocfixImages, type LocfixImage } from '../../san
 import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
 import { RootfsStore } from '../../sandbox/bwrap/image-store.ts';
 import { importArchive, importTree } from '../../sandbox/bwrap/import.ts';
+import { BwrapRuntime } from '../../sandbox/bwrap/runtime.ts';
+import { useFlags } from './flag-table.ts';
 import { defaultImageStore } from '../engine/backends.ts';
 
 function megabytes(bytes: number): string {
@@ -79,47 +81,44 @@ async function list(opts: StoreFlags = {}): Promise<void> {
 }
 
 export function register(program: Command): void {
-  program
-    .command('sweep')
-    .description('remove the sandbox containers locfix left running (all of them, or those of one run)')
-    .option('--run-id <id>', 'only the containers of this run')
-    .action(async (opts: { runId?: string }) => {
-      const runtime = new DockerRuntime();
-      await runtime.ping();
-      const removed = await runtime.sweepContainers(opts.runId);
-      console.log(`removed ${removed} container(s)${opts.runId ? ` of run ${opts.runId}` : ''}`);
-    });
+  const sweep = program.command('sweep').description('remove the sandboxes locfix left behind (all of them, or those of one run)');
+  useFlags(sweep, ['runId', 'backend', 'imageStore', 'cacheDir'], {
+    runId: { description: 'only the sandboxes of this run' },
+    backend: { description: 'local (default; Docker) | bwrap: whose sandboxes' },
+  }).action(async (opts: StoreFlags & { runId?: string; backend?: string }) => {
+    const removed = opts.backend === 'bwrap' ? await new BwrapRuntime({ store: storeOf(opts) }).sweepContainers(opts.runId) : await dockerSweep(opts.runId);
+    console.log(`removed ${removed} sandbox(es)${opts.runId ? ` of run ${opts.runId}` : ''}`);
+  });
 
-  const images = program.command('images').description("list or prune locfix's Docker images (base, environment, instance)");
-  images
+  const images = program.command('images').description("list, prune or import locfix's images (Docker's, or the bwrap backend's store)");
+  const listCommand = images
     .command('list', { isDefault: true })
-    .description("list the images locfix built or names, by tier (with --image-store: the bwrap backend's images)")
-    .option('--image-store <dir>', "the bwrap backend's image store")
-    .action(list);
-  images
+    .description("list the images locfix built or names, by tier (with --image-store: the bwrap backend's images)");
+  useFlags(listCommand, ['imageStore']).action(list);
+  const importCommand = images
     .command('import <name>')
-    .description("put an image into the bwrap backend's image store, from a `docker save`/`podman save` archive, a root filesystem tree, or a Docker engine")
-    .option('--archive <file>', 'a `docker save` or `podman save` archive')
-    .option('--tree <dir>', 'a root filesystem folder, e.g. made by debootstrap')
-    .option('--from-engine <image>', 'an image of the Docker engine (DOCKER_HOST or the local socket), saved and flattened')
-    .option('--image-store <dir>', 'the store (default <cache-dir>/sandbox-images)')
-    .option('--cache-dir <dir>', 'mirrors, embeddings, LLM responses, local Chroma')
-    .action(importImage);
-  images
+    .description("put an image into the bwrap backend's image store, from a `docker save`/`podman save` archive, a root filesystem tree, or a Docker engine");
+  useFlags(importCommand, ['archive', 'tree', 'fromEngine', 'imageStore', 'cacheDir']).action(importImage);
+  const prune = images
     .command('prune')
-    .description('remove images down to a cache level, as the harness keeps them: instance images go at "env" (the default)')
-    .option('--keep <level>', `what stays: ${CACHE_LEVELS.join(' | ')} (env keeps base and environment images, base keeps only base images)`, 'env')
-    .option('--filter <text>', 'only images whose name contains this text')
-    .option('--dry-run', 'list what would be removed, remove nothing')
-    .action(async (opts: { keep: string; filter?: string; dryRun?: boolean }) => {
-      if (!(CACHE_LEVELS as readonly string[]).includes(opts.keep))
-        throw new Error(`--keep must be one of ${CACHE_LEVELS.join(', ')}, got ${JSON.stringify(opts.keep)}`);
-      const runtime = new DockerRuntime();
-      await runtime.ping();
-      const result = await pruneLocfixImages(runtime, { keep: opts.keep as CacheLevel, filter: opts.filter, dryRun: opts.dryRun });
-      const verb = opts.dryRun ? 'would remove' : 'removed';
-      for (const image of result.removed) console.log(`${verb} ${image.name}`);
-      for (const image of result.inUse) console.log(`kept ${image.name}: a container still uses it`);
-      console.log(`${verb} ${result.removed.length} image tag(s)${result.inUse.length ? `; ${result.inUse.length} in use, kept` : ''}`);
-    });
+    .description('remove images down to a cache level, as the harness keeps them: instance images go at "env" (the default)');
+  useFlags(prune, ['keep', 'filter', 'dryRun'], {
+    keep: { description: `what stays: ${CACHE_LEVELS.join(' | ')} (env keeps base and environment images, base keeps only base images)`, default: 'env' },
+  }).action(async (opts: { keep: string; filter?: string; dryRun?: boolean }) => {
+    if (!(CACHE_LEVELS as readonly string[]).includes(opts.keep))
+      throw new Error(`--keep must be one of ${CACHE_LEVELS.join(', ')}, got ${JSON.stringify(opts.keep)}`);
+    const runtime = new DockerRuntime();
+    await runtime.ping();
+    const result = await pruneLocfixImages(runtime, { keep: opts.keep as CacheLevel, filter: opts.filter, dryRun: opts.dryRun });
+    const verb = opts.dryRun ? 'would remove' : 'removed';
+    for (const image of result.removed) console.log(`${verb} ${image.name}`);
+    for (const image of result.inUse) console.log(`kept ${image.name}: a container still uses it`);
+    console.log(`${verb} ${result.removed.length} image tag(s)${result.inUse.length ? `; ${result.inUse.length} in use, kept` : ''}`);
+  });
+}
+
+async function dockerSweep(runId: string | undefined): Promise<number> {
+  const runtime = new DockerRuntime();
+  await runtime.ping();
+  return runtime.sweepContainers(runId);
 }

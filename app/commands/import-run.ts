@@ -4,6 +4,7 @@
  * Rows for unknown instances and malformed rows are listed in `import-report.json` and on stderr.
  */
 import type { Command } from 'commander';
+import { useFlags } from './flag-table.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
@@ -24,34 +25,34 @@ export function register(program: Command): void {
     .description('turn a published localization run into a locfix run folder (localize-files artifacts, selection, import-report.json)')
     .argument('<file>', 'the published file');
   addSelectionOptions(command);
-  command
-    .requiredOption('--format <name>', `one of ${PUBLISHED_FORMATS.join(', ')}`)
-    .requiredOption('--out <dir>', 'run directory to write')
-    .option('--label <name>', 'localizer name recorded in the artifacts (default: imported-<format>)')
-    .option('--cache-dir <dir>', 'cache folder (Hub datasets)', defaultCacheDir())
-    .action(async (file: string, flags: ImportFlags) => {
-      if (!(PUBLISHED_FORMATS as readonly string[]).includes(flags.format))
-        throw new Error(`--format: unknown format "${flags.format}"; known: ${PUBLISHED_FORMATS.join(', ')}`);
-      const format = flags.format as PublishedFormat;
-      const text = await readFile(path.resolve(file), 'utf8');
-      // BLAgent rows point into the whole dataset's order, whatever the selection
-      const { dataset: whole, selection } = await loadSelectionWithDataset(flags, 'import-run');
-      const parsed = parsePublishedRun(format, text, whole);
-      const wanted = new Set(selection.map((i) => i.instance_id));
-      const inWhole = new Set(whole.map((i) => i.instance_id));
-      // rows of dataset instances outside the selection are left out quietly; unknown ones are problems
-      parsed.rows = parsed.rows.filter((r) => wanted.has(r.instanceId) || !inWhole.has(r.instanceId));
-      const report = await writeImportedRun(path.resolve(flags.out), parsed, selection, {
-        format,
-        source: path.basename(file),
-        label: flags.label ?? `imported-${format}`,
-        datasetName: flags.dataset,
-      });
-      for (const p of report.problems.slice(0, 20)) process.stderr.write(`import-run: row ${p.row}${p.instanceId ? ` (${p.instanceId})` : ''}: ${p.reason}\n`);
-      if (report.problems.length > 20) process.stderr.write(`import-run: … ${report.problems.length - 20} more problems in import-report.json\n`);
-      process.stderr.write(
-        `import-run: ${report.imported} of ${selection.length} instances imported, ${report.missing.length} without a row, ${report.problems.length} problems -> ${flags.out}\n`,
-      );
-      if (report.imported === 0) process.exitCode = 1;
+  useFlags(command, ['format', 'out', 'label', 'cacheDir'], {
+    format: { required: true, description: `one of ${PUBLISHED_FORMATS.join(', ')}` },
+    out: { required: true, description: 'run directory to write' },
+    label: { description: 'localizer name recorded in the artifacts (default: imported-<format>)' },
+    cacheDir: { description: 'cache folder (Hub datasets)', default: defaultCacheDir() },
+  }).action(async (file: string, flags: ImportFlags) => {
+    if (!(PUBLISHED_FORMATS as readonly string[]).includes(flags.format))
+      throw new Error(`--format: unknown format "${flags.format}"; known: ${PUBLISHED_FORMATS.join(', ')}`);
+    const format = flags.format as PublishedFormat;
+    const text = await readFile(path.resolve(file), 'utf8');
+    // BLAgent rows point into the whole dataset's order, whatever the selection
+    const { dataset: whole, selection } = await loadSelectionWithDataset(flags, 'import-run');
+    const parsed = parsePublishedRun(format, text, whole);
+    const wanted = new Set(selection.map((i) => i.instance_id));
+    const inWhole = new Set(whole.map((i) => i.instance_id));
+    // rows of dataset instances outside the selection are left out quietly; unknown ones are problems
+    parsed.rows = parsed.rows.filter((r) => wanted.has(r.instanceId) || !inWhole.has(r.instanceId));
+    const report = await writeImportedRun(path.resolve(flags.out), parsed, selection, {
+      format,
+      source: path.basename(file),
+      label: flags.label ?? `imported-${format}`,
+      datasetName: flags.dataset,
     });
+    for (const p of report.problems.slice(0, 20)) process.stderr.write(`import-run: row ${p.row}${p.instanceId ? ` (${p.instanceId})` : ''}: ${p.reason}\n`);
+    if (report.problems.length > 20) process.stderr.write(`import-run: … ${report.problems.length - 20} more problems in import-report.json\n`);
+    process.stderr.write(
+      `import-run: ${report.imported} of ${selection.length} instances imported, ${report.missing.length} without a row, ${report.problems.length} problems -> ${flags.out}\n`,
+    );
+    if (report.imported === 0) process.exitCode = 1;
+  });
 }

@@ -6,7 +6,8 @@
  *   locfix agentless-import FILE --out RUN  locfix artifacts from an Agentless loc_outputs.jsonl
  */
 import type { Command } from 'commander';
-import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import { useFlags } from './flag-table.ts';
+import { jsonObject } from './flag-values.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
@@ -25,13 +26,13 @@ interface HierarchyFlags extends SelectionFlags, ServiceFlags {
   fileStage: string;
   topFiles?: string;
   handoff?: string;
-  options?: string;
+  stageOptions?: string;
   concurrency?: string;
   retryErrors?: RetryErrors;
 }
 
 async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags): Promise<{ ok: number; total: number }> {
-  const options = flags.options ? (JSON.parse(flags.options) as Record<string, unknown>) : {};
+  const options = flags.stageOptions ? jsonObject(flags.stageOptions, '--stage-options') : {};
   const topFiles = positiveInt('--top-files', flags.topFiles);
   const instances = await loadSelection(flags, `localize-${level}`);
   const services = servicesFrom(flags);
@@ -72,41 +73,42 @@ function hierarchyCommand(program: Command, level: 'functions' | 'lines', descri
   const command = program.command(`localize-${level}`).description(description);
   addSelectionOptions(command);
   addServiceOptions(command);
-  command
-    .requiredOption('--out <dir>', 'run directory holding the localize-files artifacts')
-    .option('--file-stage <name>', 'stage whose file ranking is used', STAGE.files)
-    .option('--top-files <n>', 'files taken from the ranking', '3')
-    .option('--handoff <contract>', 'top: the first --top-files; soft: those, and places in other files are followed; hard: only the predicted set', 'top')
-    .option('--options <json>', level === 'functions' ? 'e.g. {"maxAttempts":5,"temperature":0}' : 'e.g. {"samples":4,"temperature":0.8,"contextWindow":10}')
-    .option('--concurrency <n>', 'instances at once', '1')
-    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
-    .action(async (flags: HierarchyFlags) => {
-      const { ok, total } = await runHierarchy(level, flags);
-      process.stderr.write(
-        `localize-${level}: ${ok} of ${total} instances ok -> ${path.join(flags.out, level === 'functions' ? STAGE.functions : STAGE.lines)}\n`,
-      );
-      if (ok === 0) process.exitCode = 1;
-    });
+  useFlags(command, ['out', 'fileStage', 'topFiles', 'handoff', 'stageOptions', 'concurrency', 'retryErrors'], {
+    out: { required: true, description: 'run directory holding the localize-files artifacts' },
+    fileStage: { default: STAGE.files },
+    topFiles: { description: 'files taken from the ranking (default 3)' },
+    handoff: { default: 'top', description: 'top: the first --top-files; soft: those, and places in other files are followed; hard: only the predicted set' },
+    stageOptions: {
+      description: `the stage's options as JSON, e.g. ${level === 'functions' ? '{"maxAttempts":5,"temperature":0}' : '{"samples":4,"temperature":0.8,"contextWindow":10}'}`,
+    },
+    concurrency: { description: 'instances at once', default: '1' },
+  }).action(async (flags: HierarchyFlags) => {
+    const { ok, total } = await runHierarchy(level, flags);
+    process.stderr.write(
+      `localize-${level}: ${ok} of ${total} instances ok -> ${path.join(flags.out, level === 'functions' ? STAGE.functions : STAGE.lines)}\n`,
+    );
+    if (ok === 0) process.exitCode = 1;
+  });
 }
 
 export function register(program: Command): void {
   hierarchyCommand(program, 'functions', 'function-level localization (Agentless related elements) in the top files of any file localizer');
   hierarchyCommand(program, 'lines', 'line-level localization (Agentless edit-location samples) from the related elements');
 
-  program
+  const exportCommand = program
     .command('agentless-export')
     .description("write an Agentless loc_outputs.jsonl from a run's localize-files/-functions/-lines artifacts")
-    .argument('<run>', 'run directory')
-    .requiredOption('--to <file>', 'output .jsonl')
-    .option('--file-stage <name>', 'stage holding the file rankings', STAGE.files)
-    .action(async (run: string, flags: { to: string; fileStage: string }) => {
+    .argument('<run>', 'run directory');
+  useFlags(exportCommand, ['to', 'fileStage'], { to: { required: true, description: 'output .jsonl' }, fileStage: { default: STAGE.files } }).action(
+    async (run: string, flags: { to: string; fileStage: string }) => {
       const { readdir } = await import('node:fs/promises');
       const dir = path.join(path.resolve(run), flags.fileStage);
       const ids = (await readdir(dir)).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
       const records = await exportRun(path.resolve(run), ids, { fileStage: flags.fileStage });
       await writeLocOutputs(path.resolve(flags.to), records);
       process.stderr.write(`agentless-export: ${records.length} records -> ${flags.to}\n`);
-    });
+    },
+  );
 
   const importCommand = program
     .command('agentless-import')
@@ -114,10 +116,8 @@ export function register(program: Command): void {
     .argument('<file>', 'Agentless loc_outputs.jsonl (or combined_locs.jsonl)');
   addSelectionOptions(importCommand);
   addServiceOptions(importCommand);
-  importCommand
-    .requiredOption('--out <dir>', 'run directory')
-    .option('--label <name>', 'localizer name recorded for the imported files', 'agentless-import')
-    .action(async (file: string, flags: SelectionFlags & ServiceFlags & { out: string; label: string }) => {
+  useFlags(importCommand, ['out', 'label'], { out: { required: true, description: 'run directory' }, label: { default: 'agentless-import' } }).action(
+    async (file: string, flags: SelectionFlags & ServiceFlags & { out: string; label: string }) => {
       const records = await readLocOutputs(path.resolve(file));
       const instances = new Map((await loadSelection(flags, 'agentless-import')).map((i) => [i.instance_id, i]));
       const services = servicesFrom(flags);
@@ -136,5 +136,6 @@ export function register(program: Command): void {
       }
       process.stderr.write(`agentless-import: ${imported} of ${records.length} records imported -> ${flags.out}\n`);
       if (imported === 0) process.exitCode = 1;
-    });
+    },
+  );
 }

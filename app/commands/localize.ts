@@ -3,7 +3,8 @@
  * per instance under runs/ID/localize-files/ (resumable), scored by `locfix eval-loc RUN --stage localize-files`.
  */
 import { KindedError } from '../../src/run/kinded-error.ts';
-import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import { jsonObject } from './flag-values.ts';
+import { useFlags } from './flag-table.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import { createProgress } from '../../src/run/progress.ts';
 import { createLocalizer, localizerNames, localizerNeeds, validateLocalizer } from '../../localizer/registry.ts';
 import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
 import { capabilitySupply, runFileLocalization } from '../../localizer/stage.ts';
-import { RunConfigSchema } from '../../src/config.ts';
+import { DEFAULT_LOCALIZER, RunConfigSchema } from '../../src/config.ts';
 import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 import { runBackend } from '../engine/backends.ts';
 import { STAGE } from '../../src/run/stage.ts';
@@ -20,14 +21,14 @@ import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selec
 
 interface LocalizeFlags extends SelectionFlags, ServiceFlags {
   localizer: string;
-  options?: string;
+  localizerOptions?: string;
   out: string;
   concurrency?: string;
   retryErrors?: RetryErrors;
 }
 
 export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: number; total: number }> {
-  const given = flags.options ? (JSON.parse(flags.options) as Record<string, unknown>) : {};
+  const given = flags.localizerOptions ? jsonObject(flags.localizerOptions, '--localizer-options') : {};
   // resolved options are what the manifest records: two option sets are two arms
   const options = await validateLocalizer(flags.localizer, given);
   const localizer = await createLocalizer(flags.localizer, options);
@@ -76,15 +77,13 @@ export function register(program: Command): void {
   const command = program.command('localize').description('file-level localization with a pluggable localizer, one artifact per instance');
   addSelectionOptions(command);
   addServiceOptions(command);
-  command
-    .option('--localizer <name>', `one of: ${localizerNames().join(', ')}`, 'retrieval')
-    .option('--options <json>', 'localizer options as JSON, e.g. {"m":10}')
-    .option('--concurrency <n>', 'instances localized at once', '1')
-    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
-    .requiredOption('--out <dir>', 'run directory, e.g. runs/my-run')
-    .action(async (flags: LocalizeFlags) => {
-      const { ok, total } = await localizeCommand(flags);
-      process.stderr.write(`localize: ${ok} of ${total} instances ok -> ${path.join(flags.out, STAGE.files)}\n`);
-      if (ok === 0) process.exitCode = 1;
-    });
+  useFlags(command, ['localizer', 'localizerOptions', 'concurrency', 'retryErrors', 'out'], {
+    localizer: { description: `file localizer: ${localizerNames().join(' | ')} (default ${DEFAULT_LOCALIZER})`, default: DEFAULT_LOCALIZER },
+    concurrency: { description: 'instances localized at once', default: '1' },
+    out: { required: true },
+  }).action(async (flags: LocalizeFlags) => {
+    const { ok, total } = await localizeCommand(flags);
+    process.stderr.write(`localize: ${ok} of ${total} instances ok -> ${path.join(flags.out, STAGE.files)}\n`);
+    if (ok === 0) process.exitCode = 1;
+  });
 }

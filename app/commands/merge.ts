@@ -4,6 +4,7 @@
  * analysis and the reports are computed again over the merged folder, exactly as `locfix run` computes them.
  */
 import type { Command } from 'commander';
+import { useFlags } from './flag-table.ts';
 import path from 'node:path';
 import { mergeAndReport } from '../engine/merge.ts';
 
@@ -12,10 +13,9 @@ export async function mergeCommand(inputs: readonly string[], flags: { out: stri
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('merge')
     .description('join run folders (the shards of a split run) into one, with its analysis and report')
-    .argument('<runs...>', 'run folders to join')
-    .requiredOption('--out <dir>', 'the merged run folder')
-    .action(mergeCommand);
+    .argument('<runs...>', 'run folders to join');
+  useFlags(command, ['out'], { out: { required: true, description: 'the merged run folder' } }).action(mergeCommand);
 }

@@ -5,7 +5,7 @@
  *   locfix select --dataset F --out runs/ID               reads repair/ (+ validate/ when present), writes
  *                                                          select/ and runs/ID/predictions.jsonl
  */
-import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import { useFlags } from './flag-table.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
@@ -33,82 +33,80 @@ export function register(program: Command): void {
   const repair = program.command('repair').description('sample SEARCH/REPLACE patches for each edit-location set (1 greedy + 9 at T=0.8 per set by default)');
   addSelectionOptions(repair);
   addServiceOptions(repair);
-  repair
-    .requiredOption('--out <dir>', 'run directory holding localize-lines/ artifacts')
-    .option('--samples-per-set <n>', 'samples per location set, the greedy one included', '10')
-    .option('--temperature <t>', 'temperature of the non-greedy samples', '0.8')
-    .option('--max-tokens <n>', 'completion tokens per sample', '1024')
-    .option('--concurrency <n>', 'instances repaired at once', '4')
-    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
-    .action(async (flags: RepairFlags) => {
-      const instances = await loadSelection(flags, 'repair');
-      const services = servicesFrom(flags);
-      const model = services.requireLlm('repair');
-      const layout = new RunLayout(path.resolve(flags.out));
-      const repairConfig = {
-        samplesPerSet: positiveInt('--samples-per-set', flags.samplesPerSet),
-        temperature: flags.temperature === undefined ? undefined : Number(flags.temperature),
-        maxTokens: positiveInt('--max-tokens', flags.maxTokens),
-      };
-      await recordStageRun(layout, {
-        kind: 'stage',
-        stage: STAGE.repair,
-        models: { llm: model.id },
-        dataset: flags.dataset,
-        instances,
-        settings: { ...repairConfig, llm: model.id },
-      });
-      const analyzer = await PythonAnalyzer.create();
-      const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 4 });
-      progress.begin(STAGE.repair, instances.length);
-      try {
-        const stage = repairStage({
-          model,
-          analyzer,
-          snapshot: (instance) => services.snapshot(instance.repo, instance.base_commit),
-          config: repairConfig,
-        });
-        const artifacts = await runStageOver(stage, groupByRepo(instances), {
-          layout,
-          concurrency: positiveInt('--concurrency', flags.concurrency) ?? 4,
-          retryErrors: flags.retryErrors,
-          onEvent: (e) => progress.event(e),
-        });
-        progress.end();
-        const counts = progress.counts()[STAGE.repair];
-        process.stderr.write(
-          `repair: ${counts.done - counts.failed} done, ${counts.skipped} reused, ${counts.failed} failed -> ${layout.stageDir(STAGE.repair)}\n`,
-        );
-        if (artifacts.every((a) => a.status !== 'ok')) process.exitCode = 1;
-      } finally {
-        analyzer.dispose();
-        await services.close();
-      }
+  useFlags(repair, ['out', 'samplesPerSet', 'temperature', 'maxTokens', 'concurrency', 'retryErrors'], {
+    out: { required: true, description: 'run directory holding localize-lines/ artifacts' },
+    samplesPerSet: { default: '10' },
+    temperature: { default: '0.8' },
+    maxTokens: { default: '1024' },
+    concurrency: { description: 'instances repaired at once', default: '4' },
+  }).action(async (flags: RepairFlags) => {
+    const instances = await loadSelection(flags, 'repair');
+    const services = servicesFrom(flags);
+    const model = services.requireLlm('repair');
+    const layout = new RunLayout(path.resolve(flags.out));
+    const repairConfig = {
+      samplesPerSet: positiveInt('--samples-per-set', flags.samplesPerSet),
+      temperature: flags.temperature === undefined ? undefined : Number(flags.temperature),
+      maxTokens: positiveInt('--max-tokens', flags.maxTokens),
+    };
+    await recordStageRun(layout, {
+      kind: 'stage',
+      stage: STAGE.repair,
+      models: { llm: model.id },
+      dataset: flags.dataset,
+      instances,
+      settings: { ...repairConfig, llm: model.id },
     });
+    const analyzer = await PythonAnalyzer.create();
+    const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 4 });
+    progress.begin(STAGE.repair, instances.length);
+    try {
+      const stage = repairStage({
+        model,
+        analyzer,
+        snapshot: (instance) => services.snapshot(instance.repo, instance.base_commit),
+        config: repairConfig,
+      });
+      const artifacts = await runStageOver(stage, groupByRepo(instances), {
+        layout,
+        concurrency: positiveInt('--concurrency', flags.concurrency) ?? 4,
+        retryErrors: flags.retryErrors,
+        onEvent: (e) => progress.event(e),
+      });
+      progress.end();
+      const counts = progress.counts()[STAGE.repair];
+      process.stderr.write(
+        `repair: ${counts.done - counts.failed} done, ${counts.skipped} reused, ${counts.failed} failed -> ${layout.stageDir(STAGE.repair)}\n`,
+      );
+      if (artifacts.every((a) => a.status !== 'ok')) process.exitCode = 1;
+    } finally {
+      analyzer.dispose();
+      await services.close();
+    }
+  });
 
   const select = program
     .command('select')
     .description('majority vote over normalized patches, filtered by validation results when present; writes predictions.jsonl');
   addSelectionOptions(select);
-  select
-    .option('--cache-dir <dir>', 'dataset cache', defaultCacheDir())
-    .option('--model-name <name>', 'model_name_or_path in the predictions (default: the repair model)')
-    .requiredOption('--out <dir>', 'run directory holding repair/ artifacts')
-    .action(async (flags: SelectionFlags & { cacheDir: string; out: string; modelName?: string }) => {
-      const instances = await loadSelection(flags, 'select');
-      const layout = new RunLayout(path.resolve(flags.out));
-      await recordStageRun(layout, {
-        kind: 'stage',
-        stage: STAGE.select,
-        models: {},
-        dataset: flags.dataset,
-        instances,
-        settings: { modelName: flags.modelName ?? null },
-      });
-      const { rows, missing } = await runSelectStage(layout.root, { instances, modelName: flags.modelName });
-      const empty = rows.filter((r) => !r.model_patch.trim()).length;
-      process.stderr.write(
-        `select: ${rows.length} predictions (${empty} empty, ${missing.length} without a repair record) -> ${layout.file('predictions.jsonl')}\n`,
-      );
+  useFlags(select, ['cacheDir', 'modelName', 'out'], {
+    cacheDir: { description: 'dataset cache', default: defaultCacheDir() },
+    out: { required: true, description: 'run directory holding repair/ artifacts' },
+  }).action(async (flags: SelectionFlags & { cacheDir: string; out: string; modelName?: string }) => {
+    const instances = await loadSelection(flags, 'select');
+    const layout = new RunLayout(path.resolve(flags.out));
+    await recordStageRun(layout, {
+      kind: 'stage',
+      stage: STAGE.select,
+      models: {},
+      dataset: flags.dataset,
+      instances,
+      settings: { modelName: flags.modelName ?? null },
     });
+    const { rows, missing } = await runSelectStage(layout.root, { instances, modelName: flags.modelName });
+    const empty = rows.filter((r) => !r.model_patch.trim()).length;
+    process.stderr.write(
+      `select: ${rows.length} predictions (${empty} empty, ${missing.length} without a repair record) -> ${layout.file('predictions.jsonl')}\n`,
+    );
+  });
 }

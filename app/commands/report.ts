@@ -8,6 +8,7 @@
  */
 import { accountLine } from '../../results/instance-account.ts';
 import type { Command } from 'commander';
+import { useFlags } from './flag-table.ts';
 import path from 'node:path';
 import { analyzeRun, writeRunAnalysis, type RunAnalysis } from '../../results/run-analysis.ts';
 import { renderMarkdown } from '../../results/report.ts';
@@ -28,8 +29,6 @@ export function parseArmFlags(values: readonly string[] | undefined): Record<str
   }
   return arms;
 }
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 function printAnalysis(a: RunAnalysis): void {
   const s = a.report.failures;
@@ -69,54 +68,50 @@ function printAnalysis(a: RunAnalysis): void {
 }
 
 export function register(program: Command): void {
-  program
+  const analyzeCommand = program
     .command('analyze')
     .description('per-stage failure analysis of a run (writes runs/<id>/analysis.json)')
-    .argument('<run>', 'run directory')
-    .option('--json', 'print the analysis as JSON')
-    .action(async (run: string, flags: { json?: boolean }) => {
-      const a = await writeRunAnalysis(run);
-      if (flags.json) process.stdout.write(JSON.stringify({ summary: a.report.failures, instances: a.instances }, null, 2) + '\n');
-      else printAnalysis(a);
-    });
+    .argument('<run>', 'run directory');
+  useFlags(analyzeCommand, ['json'], { json: { description: 'print the analysis as JSON' } }).action(async (run: string, flags: { json?: boolean }) => {
+    const a = await writeRunAnalysis(run);
+    if (flags.json) process.stdout.write(JSON.stringify({ summary: a.report.failures, instances: a.instances }, null, 2) + '\n');
+    else printAnalysis(a);
+  });
 
-  program
+  const compareCommand = program
     .command('compare')
     .description('compare runs and localizers: resolved overlaps, unique fixes, Wilcoxon, bootstrap CIs, McNemar + Holm')
-    .argument('<runs...>', "run folders of any kind (locfix run, stage commands, import-run, merge); the first run's arm is the reference")
-    .option(
-      '--arm <name=runs>',
-      'group runs into a named arm, e.g. --arm full=run-1,run-2 (repeatable); by default runs that differ by seed alone are one arm',
-      collect,
-      [],
-    )
-    .option('--json', 'print the comparison as JSON')
-    .action(async (runs: string[], flags: { json?: boolean; arm: string[] }) => {
-      const arms = parseArmFlags(flags.arm);
-      const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));
-      const report = buildReport(analyses, arms);
-      if (flags.json) {
-        process.stdout.write(JSON.stringify(report.comparison ?? { runs: report.runs }, null, 2) + '\n');
-        return;
-      }
-      process.stdout.write(renderMarkdown(report) + '\n');
-    });
+    .argument('<runs...>', "run folders of any kind (locfix run, stage commands, import-run, merge); the first run's arm is the reference");
+  useFlags(compareCommand, ['arm', 'json'], {
+    arm: { description: 'group runs into a named arm, e.g. --arm full=run-1,run-2 (repeatable); by default runs that differ by seed alone are one arm' },
+    json: { description: 'print the comparison as JSON' },
+  }).action(async (runs: string[], flags: { json?: boolean; arm: string[] }) => {
+    const arms = parseArmFlags(flags.arm);
+    const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));
+    const report = buildReport(analyses, arms);
+    if (flags.json) {
+      process.stdout.write(JSON.stringify(report.comparison ?? { runs: report.runs }, null, 2) + '\n');
+      return;
+    }
+    process.stdout.write(renderMarkdown(report) + '\n');
+  });
 
-  program
+  const reportCommand = program
     .command('report')
     .description('write report.json, report.md and a self-contained report.html for one or more runs')
-    .argument('<runs...>', 'run folders of any kind (locfix run, stage commands, import-run, merge)')
-    .option('--out <dir>', 'output folder (default for one run: <run>/report; several runs need --out)')
-    .option('--arm <name=runs>', 'group runs into a named arm (repeatable), as for compare', collect, [])
-    .action(async (runs: string[], flags: { out?: string; arm: string[] }) => {
-      // the first run's report/ is its own single-run report: a comparison written there would replace it
-      if (runs.length > 1 && !flags.out) {
-        throw new Error(`a report of ${runs.length} runs needs --out DIR (${path.join(runs[0]!, 'report')} is the first run's own report)`);
-      }
-      const arms = parseArmFlags(flags.arm);
-      const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));
-      const out = flags.out ?? path.join(runs[0], 'report');
-      await writeReports(analyses, out, arms);
-      process.stderr.write(`report: ${path.join(out, 'report.html')} (also report.md, report.json)\n`);
-    });
+    .argument('<runs...>', 'run folders of any kind (locfix run, stage commands, import-run, merge)');
+  useFlags(reportCommand, ['out', 'arm'], {
+    out: { description: 'output folder (default for one run: <run>/report; several runs need --out)' },
+    arm: { description: 'group runs into a named arm (repeatable), as for compare' },
+  }).action(async (runs: string[], flags: { out?: string; arm: string[] }) => {
+    // the first run's report/ is its own single-run report: a comparison written there would replace it
+    if (runs.length > 1 && !flags.out) {
+      throw new Error(`a report of ${runs.length} runs needs --out DIR (${path.join(runs[0]!, 'report')} is the first run's own report)`);
+    }
+    const arms = parseArmFlags(flags.arm);
+    const analyses = await Promise.all(runs.map((r) => analyzeRun(r)));
+    const out = flags.out ?? path.join(runs[0], 'report');
+    await writeReports(analyses, out, arms);
+    process.stderr.write(`report: ${path.join(out, 'report.html')} (also report.md, report.json)\n`);
+  });
 }

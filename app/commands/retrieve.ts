@@ -11,7 +11,7 @@
  * and resumes where it stopped; --retry-errors reruns the errors that were not the method's own. Exits non-zero only
  * when not a single instance could be done.
  */
-import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import { useFlags } from './flag-table.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
@@ -119,18 +119,12 @@ export function register(program: Command): void {
     .description('model-free file retrieval: dense + BM25 + structural signals + similar past commits, one artifact per instance');
   addSelectionOptions(command);
   addServiceOptions(command, { llm: false });
-  command
-    .option('--queries <preset>', 'raw | structural | raw+structural', 'raw+structural')
-    .option('--queries-file <file>', 'JSON {instance_id: [{label, text}]} of queries written by another stage (e.g. T0/T1)')
-    .option('--keep-environment-reports', 'search the issue exactly as written (default: pip list / show_versions tables are left out)')
-    .option('--fusion <method>', 'weighted | rrf | learned (the shipped ranker model reorders the weighted fusion)')
-    .option('--ranker-model <file>', 'with --fusion learned: a model file from npm run ranker:train (default: the shipped one)')
-    .option('--pool-cap <n>', 'candidate pool size (default 15)')
-    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
-    .requiredOption('--out <dir>', 'run directory, e.g. runs/my-run')
-    .action(async (opts: RetrieveCommandOptions) => {
-      const { ok, failed, total } = await retrieveCommand(opts);
-      process.stderr.write(`retrieve: ${ok} of ${total} instances ok, ${failed} failed -> ${path.join(opts.out, RETRIEVE_STAGE)}\n`);
-      if (ok === 0) process.exitCode = 1;
-    });
+  useFlags(command, ['queries', 'queriesFile', 'keepEnvironmentReports', 'fusion', 'rankerModel', 'poolCap', 'retryErrors', 'out'], {
+    queries: { default: 'raw+structural' },
+    out: { required: true },
+  }).action(async (opts: RetrieveCommandOptions) => {
+    const { ok, failed, total } = await retrieveCommand(opts);
+    process.stderr.write(`retrieve: ${ok} of ${total} instances ok, ${failed} failed -> ${path.join(opts.out, RETRIEVE_STAGE)}\n`);
+    if (ok === 0) process.exitCode = 1;
+  });
 }

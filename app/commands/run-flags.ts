@@ -4,14 +4,13 @@
  * does: `true` where flags set it, or the reason it is set in the config file only; the compiler refuses a
  * config key that is missing there, and test/core/run-config.test.ts checks the table against RUN_FLAGS.
  */
-import type { Command } from 'commander';
 import type { RunConfigInput } from '../../src/config.ts';
 import { IMAGE_ARCHS } from '../../src/harness/instance-spec.ts';
 import { CACHE_LEVELS, NETWORK_MODES } from '../../src/sandbox/types.ts';
 import { localizerNames } from '../../localizer/registry.ts';
 import { positiveInt } from '../engine/selection.ts';
 import { parseHarnessVersion } from '../../validation/grading-rules.ts';
-import { integer, jsonObject, keyed, list, mirrorSpec, nonNegativeInt, oneOf, positiveNumber } from './flag-values.ts';
+import { integer, jsonObject, keyed, list, mirrorSpec, nonNegativeInt, oneOf, optionName, positiveNumber } from './flag-values.ts';
 
 /** A `locfix run` flag and the config key it sets: flags and config are declared in this one table. */
 interface RunFlag {
@@ -84,7 +83,17 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('docker', {
     field: 'backend',
     flag: '--backend <name>',
-    description: 'local (default) | docker-pool | bwrap (no daemon): where validation and evaluation run; slurm: whole instances as a job array (cluster.*)',
+    description: 'local (default) | docker-pool | bwrap (no daemon): where validation and evaluation run',
+    parse: (t, f) => {
+      if (t === 'slurm') throw new Error('--backend slurm is now --scheduler slurm: the scheduler runs whole instances, --backend says where each sandboxes');
+      return oneOf(['local', 'docker-pool', 'bwrap'])(t, f);
+    },
+  }),
+  flag('cluster', {
+    field: 'scheduler',
+    flag: '--scheduler <name>',
+    description: 'none (default) | slurm: whole pipeline instances as a job array (cluster.*), each task sandboxing with --backend',
+    parse: (t, f) => oneOf(['none', 'slurm'])(t, f),
   }),
   flag('docker', {
     field: 'imageStore',
@@ -212,28 +221,11 @@ const EVALUATE_KEYS = new Set([
 ]);
 export const EVALUATE_FLAGS: readonly RunFlag[] = RUN_FLAGS.filter((f) => EVALUATE_KEYS.has(f.key) || EVALUATE_KEYS.has(`${f.key}.${f.field}`));
 
-/** Declares the table's flags on a command. */
-export function declareFlags(command: Command, flags: readonly RunFlag[]): Command {
-  for (const spec of flags) {
-    if (spec.repeat) command.option(spec.flag, spec.description, (v: string, acc: string[]) => [...acc, v], [] as string[]);
-    else command.option(spec.flag, spec.description);
-  }
-  return command;
-}
-
-/** commander's option name for a flag ("--run-id <id>" -> "runId", "--no-official-images" -> "officialImages"). */
-function optionName(spec: RunFlag): string {
-  return spec.flag
-    .split(' ')[0]
-    .slice(spec.negate ? 5 : 2)
-    .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
-}
-
 /** The config overrides the given flags make (unset flags make none). */
 export function overridesFrom(flags: Record<string, unknown>, table: readonly RunFlag[] = RUN_FLAGS): Record<string, unknown> {
   const overrides: Record<string, unknown> = {};
   for (const spec of table) {
-    const raw = flags[optionName(spec)];
+    const raw = flags[optionName(spec.flag)];
     if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) continue;
     if (spec.negate && raw !== false) continue; // commander's default for a `--no-…` flag
     const name = spec.flag.split(' ')[0];
@@ -248,14 +240,6 @@ export function overridesFrom(flags: Record<string, unknown>, table: readonly Ru
     const before = overrides[spec.key];
     if (spec.field) overrides[spec.key] = { ...(typeof before === 'string' ? { model: before } : (before as object | undefined)), [spec.field]: value };
     else overrides[spec.key] = value;
-  }
-  // `--backend slurm` runs whole instances on the cluster; validation and evaluation keep the configured engine(s)
-  const docker = overrides.docker as { backend?: unknown } | undefined;
-  if (docker?.backend === 'slurm') {
-    const { backend: _slurm, ...rest } = docker;
-    if (Object.keys(rest).length) overrides.docker = rest;
-    else delete overrides.docker;
-    overrides.cluster = { ...(overrides.cluster as object | undefined), scheduler: 'slurm' };
   }
   return overrides;
 }

@@ -5,21 +5,18 @@
  *
  *   locfix run --config experiment.json [--run-id ID] [--llm SPEC] [--localizer NAME] [--limit N] …
  */
-import { RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import { optionName } from './flag-values.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
 import { loadRunConfig } from '../../src/config.ts';
 import { runExperiment } from '../engine/experiment.ts';
-import { declareFlags, overridesFrom, RUN_FLAGS } from './run-flags.ts';
+import { overridesFrom, RUN_FLAGS } from './run-flags.ts';
+import { useFlags } from './flag-table.ts';
 
 export function register(program: Command): void {
-  const command = program
-    .command('run')
-    .description('a whole experiment: localization → repair → validation → selection → evaluation → analysis (resumable)')
-    .option('--config <file>', 'JSON run configuration (see README); flags override it');
-  declareFlags(command, RUN_FLAGS)
-    .option(RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue)
-    .action(async (flags: Record<string, unknown> & { config?: string; retryErrors?: RetryErrors }) => {
+  const command = program.command('run').description('a whole experiment: localization → repair → validation → selection → evaluation → analysis (resumable)');
+  useFlags(command, ['config', ...RUN_FLAGS.map((f) => optionName(f.flag)), 'retryErrors']).action(
+    async (flags: Record<string, unknown> & { config?: string; retryErrors?: RetryErrors }) => {
       const config = await loadRunConfig(flags.config, overridesFrom(flags));
       const result = await runExperiment(config, { retryErrors: flags.retryErrors });
       if (result.budgetExhausted) process.exitCode = 3;
@@ -33,5 +30,6 @@ export function register(program: Command): void {
         );
         process.exitCode = 1;
       }
-    });
+    },
+  );
 }

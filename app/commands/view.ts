@@ -4,6 +4,7 @@
  * `locfix view RUN... --export DIR` writes the same pages as static HTML instead.
  */
 import type { Command } from 'commander';
+import { useFlags } from './flag-table.ts';
 import { Catalogue } from '../view/catalogue.ts';
 import { exportView } from '../view/export.ts';
 import { serveView } from '../view/server.ts';
@@ -37,14 +38,12 @@ async function serveUntilStopped(catalogue: Catalogue, flags: ViewFlags): Promis
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('view')
     .description('browse runs in the web browser: runs and arms, every instance, one instance stage by stage (any kind of run folder)')
-    .argument('<runs...>', 'run folders (locfix run, stage commands, import-run, merge)')
-    .option('--port <n>', 'port to listen on (0: any free port)', '8765')
-    .option('--host <address>', 'address to listen on; the default serves this machine only', '127.0.0.1')
-    .option('--export <dir>', 'write the pages as static HTML to DIR instead of serving them')
-    .action(async (runs: string[], flags: ViewFlags) => {
+    .argument('<runs...>', 'run folders (locfix run, stage commands, import-run, merge)');
+  useFlags(command, ['port', 'host', 'export'], { port: { default: '8765' }, host: { default: '127.0.0.1' } }).action(
+    async (runs: string[], flags: ViewFlags) => {
       const catalogue = await Catalogue.open(runs);
       if (flags.export) {
         const summary = await exportView(catalogue, flags.export, (line) => console.log(line));
@@ -52,5 +51,6 @@ export function register(program: Command): void {
         return;
       }
       await serveUntilStopped(catalogue, flags);
-    });
+    },
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * `locfix run --backend slurm`: the experiment as shards on the cluster (app/cluster/shard-driver.ts), each
+ * `locfix run --scheduler slurm`: the experiment as shards on the cluster (app/cluster/shard-driver.ts), each
  * task running this same configuration with `--shard i/n` on its node, then one merged run folder with its
  * analysis and report, as `locfix run` makes in one piece.
  */

@@ -54,7 +54,7 @@ describe('locfix localize-functions / localize-lines / agentless-export / agentl
     const fn = await locfix(['localize-functions', ...common, ...llm, '--out', run]);
     expect(fn.code, fn.stderr).toBe(0);
     expect(fn.stderr).toMatch(/1 of 1 instances ok/);
-    const ln = await locfix(['localize-lines', ...common, ...llm, '--out', run, '--options', '{"samples":2}']);
+    const ln = await locfix(['localize-lines', ...common, ...llm, '--out', run, '--stage-options', '{"samples":2}']);
     expect(ln.code, ln.stderr).toBe(0);
     const artifact = JSON.parse(await readFile(new RunLayout(run).artifactPath('localize-lines', id), 'utf8')) as StageArtifact<LineStageOutput>;
     expect(artifact.output!.locationSets).toEqual([

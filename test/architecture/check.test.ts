@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkArchitecture, cyclesOf, freeErrorKinds, gluedErrors, importsOf, roomOf } from '../../scripts/check-architecture.ts';
+import { checkArchitecture, cyclesOf, flagsOutsideTable, freeErrorKinds, gluedErrors, importsOf, roomOf } from '../../scripts/check-architecture.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -104,5 +104,14 @@ describe('architecture check', () => {
     ).toEqual([2]);
     const dir = await tree({ 'src/util/x.ts': "export const f = () => { throw new KindedError('free-string', 'no'); };\n" });
     expect(checkArchitecture(dir).map((v) => v.kind)).toEqual(['free-error-kind']);
+  });
+
+  it('refuses a command-line flag declared outside the flag table (one vocabulary for every command)', async () => {
+    expect(flagsOutsideTable("cmd\n  .option('--out <dir>', 'x')\n  .requiredOption(\n    '--to <f>', 'y');\nuseFlags(cmd, ['out']);")).toEqual([2, 3]);
+    const dir = await tree({
+      'app/commands/mine.ts': "export const f = (c: { option(a: string, b: string): void }) => c.option('--mine <x>', 'mine');\n",
+      'app/commands/flag-table.ts': "export const g = (c: { option(a: string, b: string): void }) => c.option('--out <dir>', 'the table');\n",
+    });
+    expect(checkArchitecture(dir).map((v) => v.kind)).toEqual(['flag-outside-table']);
   });
 });

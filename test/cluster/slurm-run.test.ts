@@ -1,5 +1,5 @@
 /**
- * `locfix run --backend slurm` on a real single-node Slurm cluster (scripts/setup-slurm.sh): the demo
+ * `locfix run --scheduler slurm` on a real single-node Slurm cluster (scripts/setup-slurm.sh): the demo
  * pipeline, replayed from the bundled recording, split into two shards of one sbatch job array, each task
  * running `locfix run --shard i/2` with Docker validation and evaluation, merged into one run folder whose
  * every instance ends in its recorded category. One task is cancelled while it runs and is submitted again;
@@ -17,7 +17,7 @@ import { ensureDocker } from '../support/docker.ts';
 import { ensureSlurm } from '../support/slurm.ts';
 import { bwrapTestStore, ensureBwrap } from '../support/sandbox-kinds.ts';
 
-const usable = ensureSlurm('locfix run --backend slurm') && (await ensureDocker('locfix run --backend slurm'));
+const usable = ensureSlurm('locfix run --scheduler slurm') && (await ensureDocker('locfix run --scheduler slurm'));
 const BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
 let dir: string;
 let bench: MiniBenchBuild;
@@ -48,7 +48,7 @@ interface Driver {
 function startDriver(runId: string, extra: readonly string[] = [], options: { config?: string; env?: NodeJS.ProcessEnv } = {}): Driver {
   const child = spawn(
     process.execPath,
-    [BIN, 'run', '--config', options.config ?? configFile, '--backend', 'slurm', '--shards', '2', '--run-id', runId, ...extra],
+    [BIN, 'run', '--config', options.config ?? configFile, '--scheduler', 'slurm', '--shards', '2', '--run-id', runId, ...extra],
     {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -89,7 +89,7 @@ const categories = async (runDir: string) => {
 };
 const queued = (jobId: string) => execFileSync('squeue', ['-h', '-r', '-j', jobId, '-o', '%i'], { encoding: 'utf8' }).trim();
 
-describe.skipIf(!usable)('locfix run --backend slurm', () => {
+describe.skipIf(!usable)('locfix run --scheduler slurm', () => {
   it('a task cancelled while it runs is submitted again; the merged run ends like the recorded one', { timeout: 600_000 }, async () => {
     const driver = startDriver('cancel-one');
     const [, jobId] = await driver.waitFor(/job (\d+): shard\(s\) 1, 2 of 2 submitted/);
@@ -133,7 +133,7 @@ describe.skipIf(!usable)('locfix run --backend slurm', () => {
   it('with docker.backend "bwrap" every task validates and evaluates in bubblewrap sandboxes on its node: no Docker engine needed', {
     timeout: 600_000,
   }, async () => {
-    if (!(await ensureBwrap('locfix run --backend slurm with bwrap'))) return;
+    if (!(await ensureBwrap('locfix run --scheduler slurm with bwrap'))) return;
     const config = JSON.parse(await readFile(configFile, 'utf8'));
     const bwrapConfig = path.join(dir, 'config-bwrap.json');
     await writeFile(bwrapConfig, JSON.stringify({ ...config, docker: { ...config.docker, backend: 'bwrap', imageStore: bwrapTestStore().root } }));

@@ -34,7 +34,7 @@ describe('benchmark inputs', () => {
   it('no script or source names a path of the machine it was written on', () => {
     const root = path.resolve(import.meta.dirname, '../..');
     const offenders: string[] = [];
-    for (const dir of ['scripts', 'src', 'results', 'localizer', 'repair', 'validation', 'docker']) {
+    for (const dir of ['scripts', 'src', 'results', 'localizer', 'repair', 'validation', 'sandbox']) {
       for (const entry of readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })) {
         if (!entry.isFile() || !/\.(ts|sh|py)$/.test(entry.name)) continue;
         const file = path.join(entry.parentPath, entry.name);

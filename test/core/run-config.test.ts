@@ -56,10 +56,9 @@ describe('run flags', () => {
 
   it('every config key and field is named in the coverage table, and what is marked as set by flags has a flag', () => {
     // the table's type lists every key of RunConfigInput and every field of its object keys: a new one does not compile
-    // `--llm SPEC` sets the model (the key's string form); `--backend slurm` the scheduler (overridesFrom)
-    const alias: Record<string, string> = { llm: 'llm.model', 'docker.backend': 'cluster.scheduler' };
+    // `--llm SPEC` sets the model (the key's string form)
+    const alias: Record<string, string> = { llm: 'llm.model' };
     const byFlags = new Set(RUN_FLAGS.map((f) => (f.field ? `${f.key}.${f.field}` : f.key)).map((p) => (p === 'llm' ? alias[p]! : p)));
-    byFlags.add(alias['docker.backend']!);
     const marked: Array<[string, true | string]> = Object.entries(RUN_FLAG_COVERAGE).flatMap(([key, covered]) =>
       typeof covered === 'object' ? Object.entries(covered).map(([field, c]) => [`${key}.${field}`, c] as [string, true | string]) : [[key, covered]],
     );
@@ -103,9 +102,7 @@ describe('run flags', () => {
     expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', cacheLevel: 'all' })).toThrow(
       /--cache-level must be one of none, base, env, instance/,
     );
-    expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'slurm' })).toThrow(
-      /evaluate runs on local, docker-pool or bwrap/,
-    );
+    expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'slurm' })).toThrow(/--backend slurm is now --scheduler slurm/);
     // the daemonless kind needs no engine list (before: "backend docker-pool needs at least one engine")
     const bwrap = evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'bwrap', imageStore: '/srv/images' });
     expect(bwrap.docker).toMatchObject({ backend: 'bwrap', imageStore: '/srv/images', engines: [] });

@@ -32,7 +32,7 @@ describe('cascade, calibrate and import-run through the CLI', () => {
   it('locfix localize --localizer cascade escalates the least confident half to the oracle', { timeout: 300_000 }, async () => {
     const tiers = [{ localizer: 'retrieval', escalate: { signal: 'top-margin', share: 0.5 } }, { localizer: 'oracle' }];
     const run = path.join(dir, 'runs', 'cascade');
-    const res = await locfix(['localize', '--localizer', 'cascade', '--options', JSON.stringify({ tiers }), ...common(), '--out', run]);
+    const res = await locfix(['localize', '--localizer', 'cascade', '--localizer-options', JSON.stringify({ tiers }), ...common(), '--out', run]);
     expect(res.code, res.stderr).toBe(0);
     const plan = JSON.parse(await readFile(path.join(run, 'localize-files.parts', '_run', 'cascade-plan.json'), 'utf8'));
     expect(plan.tiers[0].escalated).toHaveLength(Math.round(bench.instances.length / 2));

@@ -28,7 +28,7 @@ beforeAll(async () => {
   world = await startPipelineWorld('run-folders', IDS);
   const ids = IDS.join(',');
   await locfix(['localize', '--localizer', 'retrieval', '--instances', ids, '--out', runs('ret-a'), ...common()]);
-  await locfix(['localize', '--localizer', 'retrieval', '--options', NO_HISTORY, '--instances', ids, '--out', runs('ret-b'), ...common()]);
+  await locfix(['localize', '--localizer', 'retrieval', '--localizer-options', NO_HISTORY, '--instances', ids, '--out', runs('ret-b'), ...common()]);
 }, 600_000);
 afterAll(async () => {
   if (world) await stopPipelineWorld(world);
@@ -146,7 +146,7 @@ describe('run folders of every kind, one reader', () => {
   it('one configuration is one arm whatever was typed and whichever command ran it; merge names what differs (issue 41)', async () => {
     const ids = IDS.join(',');
     const typed = JSON.stringify({ queries: 'raw+structural', retrieval: { weights: { history: 1 } } });
-    await locfix(['localize', '--localizer', 'retrieval', '--options', typed, '--instances', ids, '--out', runs('ret-typed'), ...common()]);
+    await locfix(['localize', '--localizer', 'retrieval', '--localizer-options', typed, '--instances', ids, '--out', runs('ret-typed'), ...common()]);
     await locfix(['retrieve', '--instances', ids, '--out', runs('ret-cmd'), ...common()]);
     const cmp = JSON.parse((await locfix(['compare', runs('ret-a'), runs('ret-typed'), runs('ret-cmd'), runs('ret-b'), '--json'])).stdout) as {
       arms: Array<{ arm: string; runs: string[] }>;
@@ -177,7 +177,7 @@ describe('run folders of every kind, one reader', () => {
   it('within one repository there is no clustered interval, and nothing is flagged by it', async () => {
     const confetti = 'minibench__confetti-5,minibench__confetti-9';
     await locfix(['localize', '--localizer', 'retrieval', '--instances', confetti, '--out', runs('one-a'), ...common()]);
-    await locfix(['localize', '--localizer', 'retrieval', '--options', NO_HISTORY, '--instances', confetti, '--out', runs('one-b'), ...common()]);
+    await locfix(['localize', '--localizer', 'retrieval', '--localizer-options', NO_HISTORY, '--instances', confetti, '--out', runs('one-b'), ...common()]);
     const { stdout } = await locfix(['compare', runs('one-a'), runs('one-b')]);
     expect(stdout).toMatch(/no interval: one repository: no clustered interval/);
   }, 300_000);

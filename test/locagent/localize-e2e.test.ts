@@ -42,7 +42,7 @@ describe('locfix localize --localizer locagent', () => {
       'localize',
       '--localizer',
       'locagent',
-      '--options',
+      '--localizer-options',
       JSON.stringify({ samples: 1, temperature: 0 }),
       '--llm',
       `openai:scripted@${scripted.server.openaiURL}`,
