@@ -7,6 +7,7 @@
  *                             [--mirrors DIR] [--runs-dir DIR] [--out FILE.jsonl]   (rows already in FILE are skipped)
  *                             [--image-store DIR]   (bubblewrap sandboxes over that store instead of Docker)
  *   npm run bench:fidelity -- --summarize FILE.jsonl
+ *   npm run bench:fidelity -- --compare-runs RUNS_A,RUNS_B   (two --execute runs-dirs, report by report)
  *
  * `--execute` evaluates real instances again in the offline environment images (scripts/fidelity-execute.ts
  * says what it runs per instance); `--summarize` prints the per-repository/version tables of its output.
@@ -36,6 +37,7 @@ import { logParserFor } from '../validation/log-parsers/index.ts';
 import { diagnoseTestRun, patchedFiles, repositoryRoots } from '../validation/run-diagnosis.ts';
 import { envImageFor, executeFidelity } from './fidelity-execute.ts';
 import { summarizeFidelity } from './fidelity-summary.ts';
+import { compareRuns } from './fidelity-compare.ts';
 import { benchInput } from './bench-inputs.ts';
 
 const { values } = parseArgs({
@@ -60,6 +62,7 @@ const { values } = parseArgs({
     'compare-rules': { type: 'boolean' },
     lists: { type: 'string', default: 'dataset' },
     'image-store': { type: 'string' },
+    'compare-runs': { type: 'string' },
   },
 });
 
@@ -264,6 +267,11 @@ function printRuleComparison(rows: readonly InstanceFidelity[]): void {
 async function main(): Promise<void> {
   if (values.execute) return execute();
   if (values.summarize) return void console.log(summarizeFidelity(values.summarize));
+  if (values['compare-runs']) {
+    const [a, b] = values['compare-runs'].split(',');
+    if (!a || !b) throw new Error('--compare-runs takes two runs-dirs: A,B');
+    return void console.log(compareRuns(a, b));
+  }
   if (!values.regrade) throw new Error('usage: npm run bench:fidelity -- --regrade DIR (a folder of <instance>/{test_output.txt,report.json})');
   const loaded = await loadDataset(benchInput(values, 'dataset'), { cacheDir: path.resolve('.locfix', 'cache') });
   const { instances } = selectInstances(loaded.instances, { pattern: values.pattern });
