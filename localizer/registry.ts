@@ -69,7 +69,10 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
     needs: (options) => (options.allowNoLlm === true ? [] : ['model']),
     uses: () => ['model'],
     resolved: async (options) => ({ ...options, retrieval: (await import('./retrieval/options.ts')).resolveRetrievalOptions(options.retrieval) }),
-    create: async (options, run) => new (await import('./blagent/index.ts')).BlagentLocalizer(withRunSeed(options, run)),
+    create: async (options, run) => {
+      const { deriveBlagentOptions } = await import('./blagent/options.ts');
+      return new (await import('./blagent/index.ts')).BlagentLocalizer({ resolved: deriveBlagentOptions(withRunSeed(options, run) as never) });
+    },
   }),
   locagent: defineLocalizer({
     options: async () => (await import('./locagent/options.ts')).LocagentOptionsSchema,
@@ -102,7 +105,7 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
     },
     // tiers are built through this registry, with the run's seed
     create: async (options, run) =>
-      new (await import('./cascade/index.ts')).CascadeLocalizer(options, (name, tierOptions) => createLocalizer(name, tierOptions, run)),
+      new (await import('./cascade/index.ts')).CascadeLocalizer(options, (name, tierOptions) => entryOf(name, 'cascade tier').create(tierOptions, run)),
   }),
   agentless: defineLocalizer({
     options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,
@@ -173,6 +176,34 @@ export async function localizerShardCaveat(name: string, options: Record<string,
   }
 }
 
+/** A localizer resolved once, at the edge: its parsed options, what it needs of the run, and how to make it. */
+export interface ResolvedLocalizer {
+  readonly name: string;
+  /** the options as its schema parsed them (nested tiers too): what the manifest records */
+  readonly options: Record<string, unknown>;
+  readonly needs: LocalizerNeeds;
+  /** what a split into shards changes for it, if anything */
+  readonly shardCaveat?: string;
+  /** makes the localizer from the parsed options: no second validation */
+  create(run: { seed?: number }): Promise<FileLocalizer>;
+}
+
+/** Looks the name up and parses the options once (config key `where` in messages); everything after uses the result. */
+export async function resolveLocalizer(name: string, options: Record<string, unknown> = {}, where = 'localizer.name'): Promise<ResolvedLocalizer> {
+  const entry = entryOf(name, where);
+  const parsed = await validateLocalizer(name, options, where);
+  const needs = entry.needs?.(parsed) ?? [];
+  const caveat = entry.shardCaveat?.(parsed);
+  return {
+    name,
+    options: parsed,
+    needs: { needs, uses: [...new Set([...needs, ...(entry.uses?.(parsed) ?? [])])] },
+    ...(caveat ? { shardCaveat: caveat } : {}),
+    create: (run) => entry.create(parsed, run),
+  };
+}
+
+/** Validates and makes a localizer in one call (tests, tools); a run resolves once and calls `create` on the result. */
 export async function createLocalizer(name: string, options: Record<string, unknown> = {}, run: { seed?: number } = {}): Promise<FileLocalizer> {
   const parsed = await validateLocalizer(name, options, '--localizer');
   return entryOf(name, '--localizer').create(parsed, run);

@@ -9,7 +9,7 @@ import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
-import { createLocalizer, localizerNames, localizerNeeds, validateLocalizer } from '../../localizer/registry.ts';
+import { localizerNames, resolveLocalizer } from '../../localizer/registry.ts';
 import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
 import { capabilitySupply, runFileLocalization } from '../../localizer/stage.ts';
 import { DEFAULT_LOCALIZER, RunConfigSchema } from '../../src/config.ts';
@@ -29,13 +29,14 @@ interface LocalizeFlags extends SelectionFlags, ServiceFlags {
 
 export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: number; total: number }> {
   const given = flags.localizerOptions ? jsonObject(flags.localizerOptions, '--localizer-options') : {};
-  // resolved options are what the manifest records: two option sets are two arms
-  const options = await validateLocalizer(flags.localizer, given);
-  const localizer = await createLocalizer(flags.localizer, options);
+  // looked up and parsed once; the parsed options are what the manifest records: two option sets are two arms
+  const resolved = await resolveLocalizer(flags.localizer, given, '--localizer');
+  const options = resolved.options;
+  const localizer = await resolved.create({});
   const instances = await loadSelection(flags, 'localize');
   const services = servicesFrom(flags);
   const runDir = path.resolve(flags.out);
-  const capabilities = localizerNeeds(flags.localizer, options);
+  const capabilities = resolved.needs;
   // a localizer that reads through a sandbox (the explorer) gets one on the local Docker engine
   const workspaces = declares(capabilities, 'workspace')
     ? runBackend(RunConfigSchema.parse({ dataset: flags.dataset, runId: path.basename(runDir) }), services.store)

@@ -27,7 +27,7 @@ import { diskFullMessage, isDiskFull } from '../../src/util/disk-full.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { claimSignal, terminate } from '../../src/util/termination.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
-import { localizerNeeds, localizerShardCaveat, validateLocalizer } from '../../localizer/registry.ts';
+import { resolveLocalizer, type ResolvedLocalizer } from '../../localizer/registry.ts';
 import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
 import { capabilitySupply } from '../../localizer/stage.ts';
 import { writeReports } from '../../results/report-files.ts';
@@ -61,18 +61,18 @@ export interface ExperimentOptions {
 export async function runExperiment(config: RunConfig, options: ExperimentOptions = {}): Promise<ExperimentResult> {
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   // a misspelled localizer or option fails here, naming the key, before any instance or service starts
-  config.localizer.options = await validateLocalizer(config.localizer.name, config.localizer.options);
+  const localizer = await resolveLocalizer(config.localizer.name, config.localizer.options);
+  config.localizer.options = localizer.options;
   const cacheDir = path.resolve(config.cacheDir ?? defaultCacheDir());
   if (config.shard || config.cluster.scheduler !== 'none') {
-    const caveat = await localizerShardCaveat(config.localizer.name, config.localizer.options);
-    if (caveat) log(`warning: ${caveat}. Run it unsharded for the rule's own results.`);
+    if (localizer.shardCaveat) log(`warning: ${localizer.shardCaveat}. Run it unsharded for the rule's own results.`);
   }
   if (config.cluster.scheduler !== 'none' && !config.shard) return runOnCluster(config, cacheDir, { retryErrors: options.retryErrors, log });
   const layout = new RunLayout(path.resolve(config.runsDir, config.runId));
   // one process per run folder: a second one refuses, naming the holder, instead of interleaving artifacts
   const lock = acquireRunLock(layout.root);
   try {
-    return await runExperimentLocked(config, layout, cacheDir, options, log);
+    return await runExperimentLocked(config, localizer, layout, cacheDir, options, log);
   } finally {
     lock.release();
   }
@@ -80,6 +80,7 @@ export async function runExperiment(config: RunConfig, options: ExperimentOption
 
 async function runExperimentLocked(
   config: RunConfig,
+  localizer: ResolvedLocalizer,
   layout: RunLayout,
   cacheDir: string,
   options: ExperimentOptions,
@@ -98,7 +99,7 @@ async function runExperimentLocked(
   // however the run ends, the services' servers and child processes end with it: left open, they kept a
   // process whose run had failed (a full disk) alive forever
   try {
-    return await runWithServices(config, layout, services, instances, options, log);
+    return await runWithServices(config, localizer, layout, services, instances, options, log);
   } catch (err) {
     await services.close();
     throw err;
@@ -107,6 +108,7 @@ async function runExperimentLocked(
 
 async function runWithServices(
   config: RunConfig,
+  localizer: ResolvedLocalizer,
   layout: RunLayout,
   services: Services,
   instances: SweInstance[],
@@ -129,10 +131,10 @@ async function runWithServices(
       );
     }
   }
-  const { stages, docker } = assembleStages(config, services, layout);
+  const { stages, docker } = assembleStages(config, services, layout, localizer);
   // what would fail every instance alike stops the run here, before anything is recorded
   const modelStages = stages.filter((s) => s.name === STAGE.functions || s.name === STAGE.lines || s.name === STAGE.repair).map((s) => s.name);
-  const declared = localizerNeeds(config.localizer.name, config.localizer.options);
+  const declared = localizer.needs;
   const check = (async () => {
     await services.checkConfiguration({
       repos: instances.map((i) => i.repo),

@@ -14,7 +14,7 @@ import type { RunConfig } from '../../src/config.ts';
 import type { Services } from '../services.ts';
 import { PIPELINE_STAGES, type PipelineStage } from '../../src/run/stage.ts';
 import type { RunPlan } from '../../src/run/manifest.ts';
-import { createLocalizer, localizerNeeds } from '../../localizer/registry.ts';
+import type { ResolvedLocalizer } from '../../localizer/registry.ts';
 import { parseLocalizerOptions } from '../../localizer/options.ts';
 import { FunctionLevelOptionsSchema, LineLevelOptionsSchema } from '../../localizer/hierarchy/options.ts';
 import { fileLocalizationStage } from '../../localizer/stage.ts';
@@ -30,7 +30,7 @@ export interface StageAssembly {
   docker: ExecutionBackend;
 }
 
-export function assembleStages(config: RunConfig, services: Services, layout: { root: string }): StageAssembly {
+export function assembleStages(config: RunConfig, services: Services, layout: { root: string }, resolved: ResolvedLocalizer): StageAssembly {
   const docker = runBackend(config, services.store);
   // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
   const indexQueue = new PQueue({ concurrency: config.concurrency.index });
@@ -40,7 +40,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
   // the stages' own options, checked against their schemas before anything runs (a misspelled key fails here)
   const functionLevel = parseLocalizerOptions('functionLevel', FunctionLevelOptionsSchema, config.functionLevel);
   const lineLevel = parseLocalizerOptions('lineLevel', LineLevelOptionsSchema, config.lineLevel);
-  const localizer = createLocalizer(config.localizer.name, config.localizer.options, { seed: config.seed });
+  const localizer = resolved.create({ seed: config.seed });
   // a rejected localizer is reported by the stage that awaits it; this keeps it from counting as unhandled first
   localizer.catch(() => undefined);
 
@@ -48,7 +48,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
     fileLocalizationStage(localizer, services, {
       runDir: layout.root,
       limitIndexing: <T>(build: () => Promise<T>) => indexQueue.add(build) as Promise<T>,
-      capabilities: localizerNeeds(config.localizer.name, config.localizer.options),
+      capabilities: resolved.needs,
       workspaces: docker,
     }),
     functionLocalizationStage(services, { ...functionLevel, topFiles, handoff: config.handoff }),

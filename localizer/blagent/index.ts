@@ -27,8 +27,9 @@ export class BlagentLocalizer implements FileLocalizer {
   readonly name = 'blagent';
   readonly options: ResolvedBlagentOptions;
 
-  constructor(options: Record<string, unknown> = {}) {
-    this.options = resolveBlagentOptions(options);
+  /** `options` as given (parsed here), or already resolved (the registry's path: parsed once, at start) */
+  constructor(options: Record<string, unknown> | { resolved: ResolvedBlagentOptions } = {}) {
+    this.options = 'resolved' in options ? (options.resolved as ResolvedBlagentOptions) : resolveBlagentOptions(options);
   }
 
   async localize(ctx: LocalizerContext): Promise<FileLocalization> {

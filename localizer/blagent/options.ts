@@ -43,7 +43,11 @@ export type Phase1History = z.output<typeof BlagentOptionsSchema>['phase1History
 
 /** The options with defaults, and the retriever's options derived from m, poolCap and anchorChunks. */
 export function resolveBlagentOptions(options: Record<string, unknown> = {}): ResolvedBlagentOptions {
-  const o = parseLocalizerOptions('blagent', BlagentOptionsSchema, options);
+  return deriveBlagentOptions(parseLocalizerOptions('blagent', BlagentOptionsSchema, options));
+}
+
+/** The retriever's options derived from options the schema already parsed (the registry parses once). */
+export function deriveBlagentOptions(o: z.output<typeof BlagentOptionsSchema>): ResolvedBlagentOptions {
   const partial = (o.retrieval ?? {}) as DeepPartial<RetrievalOptions>;
   const retrieval = resolveRetrievalOptions({
     ...partial,

@@ -8,7 +8,7 @@ import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { overridesFrom, RUN_FLAGS } from '../../app/commands/run-flags.ts';
 import { EVALUATE_FLAGS, RUN_FLAG_COVERAGE } from '../../app/commands/run-flags.ts';
 import { evaluationConfig } from '../../app/commands/evaluate.ts';
-import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
+import { createLocalizer, localizerNames, resolveLocalizer, validateLocalizer } from '../../localizer/registry.ts';
 import { assembleStages } from '../../app/engine/stages.ts';
 
 async function configFile(content: unknown): Promise<string> {
@@ -166,9 +166,10 @@ describe('localizer names and options', () => {
     expect(await validateLocalizer('retrieval', { retrieval: { weights: { history: 0 } } })).toEqual({ retrieval: { weights: { history: 0 } } });
   });
 
-  it('the function- and line-level stages check their options when the run is assembled', () => {
+  it('the function- and line-level stages check their options when the run is assembled', async () => {
+    const retrieval = await resolveLocalizer('retrieval');
     const assemble = (config: Record<string, unknown>) =>
-      assembleStages(parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', ...config }), { store: {} } as never, { root: '/tmp/locfix-typed' });
+      assembleStages(parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', ...config }), { store: {} } as never, { root: '/tmp/locfix-typed' }, retrieval);
     // before: spread unchecked into the stages, so a typo was silently a default
     expect(() => assemble({ functionLevel: { maxAttemps: 2 } })).toThrow(/functionLevel: unknown option\(s\) maxAttemps; known: .*maxAttempts/);
     expect(() => assemble({ lineLevel: { samples: 0 } })).toThrow(/lineLevel option samples must be a positive integer, got 0/);
