@@ -210,6 +210,15 @@ export const RunConfigSchema = z
   .strict();
 
 export type RunConfig = z.infer<typeof RunConfigSchema>;
+
+/** The sandbox settings a command outside `run` uses (the explorer's workspaces): the config's defaults, no whole run config. */
+export function defaultSandboxSettings(cacheDir?: string): Pick<RunConfig, 'docker' | 'concurrency' | 'cacheDir'> {
+  return {
+    docker: RunConfigSchema.shape.docker.parse(undefined),
+    concurrency: RunConfigSchema.shape.concurrency.parse(undefined),
+    ...(cacheDir ? { cacheDir } : {}),
+  };
+}
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
 
 /** zod issues as one line per field: "repair.temperature: Too big: expected number to be <=2". */

@@ -12,7 +12,7 @@ import { createProgress } from '../../src/run/progress.ts';
 import { localizerNames, resolveLocalizer } from '../../localizer/registry.ts';
 import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
 import { capabilitySupply, runFileLocalization } from '../../localizer/stage.ts';
-import { DEFAULT_LOCALIZER, RunConfigSchema } from '../../src/config.ts';
+import { DEFAULT_LOCALIZER, defaultSandboxSettings } from '../../src/config.ts';
 import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 import { runBackend } from '../engine/backends.ts';
 import { STAGE } from '../../src/run/stage.ts';
@@ -38,9 +38,7 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const runDir = path.resolve(flags.out);
   const capabilities = resolved.needs;
   // a localizer that reads through a sandbox (the explorer) gets one on the local Docker engine
-  const workspaces = declares(capabilities, 'workspace')
-    ? runBackend(RunConfigSchema.parse({ dataset: flags.dataset, runId: path.basename(runDir) }), services.store)
-    : undefined;
+  const workspaces = declares(capabilities, 'workspace') ? runBackend(defaultSandboxSettings(flags.cacheDir), services.store) : undefined;
   await (async () => {
     await services.checkConfiguration({ repos: instances.map((i) => i.repo) });
     const missing = missingCapabilities(flags.localizer, capabilities.needs, capabilitySupply(services, { runDir, ...(workspaces ? { workspaces } : {}) }));
