@@ -9,6 +9,10 @@
  * - `workspace`: a read-only sandbox holding the snapshot, opened through the execution backend (`ctx.workspace()`)
  * - `parts`: a per-instance store kept across resumes, and `prepareRun` (a cascade's tiers and plan)
  */
+import { KindedError } from '../src/run/kinded-error.ts';
+import { ERROR_KINDS } from '../src/util/error-kinds.ts';
+import type { ContextWith, LocalizerContext } from './types.ts';
+
 export const CAPABILITIES = ['model', 'graph', 'workspace', 'parts'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -34,4 +38,15 @@ export function missingCapabilities(localizer: string, needs: readonly Capabilit
 /** Whether a localizer declared `capability`, as needed or used. */
 export function declares(declared: LocalizerNeeds | undefined, capability: Capability): boolean {
   return !!declared && (declared.needs.includes(capability) || declared.uses.includes(capability));
+}
+
+/**
+ * The context typed as holding what `needs` names. The stage has checked before any instance that the run supplies
+ * each (missingCapabilities); this checks the context once more, in one place, so no localizer re-checks its own.
+ */
+export function withCapabilities<C extends Capability>(ctx: LocalizerContext, needs: readonly C[]): ContextWith<C> {
+  const members: Record<Capability, keyof LocalizerContext> = { model: 'llm', graph: 'graph', workspace: 'workspace', parts: 'parts' };
+  const absent = needs.filter((c) => ctx[members[c]] === undefined);
+  if (absent.length) throw new KindedError(ERROR_KINDS.configuration, `the localizer needs ${absent.join(', ')}, which this stage did not supply`);
+  return ctx as ContextWith<C>;
 }

@@ -23,7 +23,7 @@ import type { StageArtifact, StageEvent } from '../src/run/stage-runner.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
 import { settingsChanges } from '../src/util/settings-diff.ts';
 import path from 'node:path';
-import { declares, type Capability, type CapabilitySupply, type LocalizerNeeds } from './capabilities.ts';
+import { declares, withCapabilities, type Capability, type CapabilitySupply, type LocalizerNeeds } from './capabilities.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
 
 /** What file localization needs from the run's services (app/services.ts provides it). */
@@ -94,7 +94,7 @@ export function fileLocalizationStage(
   const runLayout = options.runDir ? new RunLayout(options.runDir) : undefined;
   return {
     name,
-    run: async ({ instance }) => (await localizer).localize(await contextOf(instance, runLayout)),
+    run: async ({ instance }) => (await localizer).localize(withCapabilities(await contextOf(instance, runLayout), options.capabilities?.needs ?? [])),
     prepare: async (instances, hooks) => {
       const loaded = await localizer;
       if (!loaded.prepareRun) return;

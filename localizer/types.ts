@@ -53,9 +53,26 @@ export interface LocalizerRun {
   parts?: PartStore;
 }
 
-export interface FileLocalizer {
+/** What each capability (capabilities.ts) puts into a localizer's context. */
+export interface CapabilityMembers {
+  model: { llm: ChatModel };
+  graph: { graph(): Promise<RepoGraph> };
+  workspace: { workspace(options: Omit<ReadOnlyWorkspaceOptions, 'runId'>): Promise<ReadOnlyWorkspace> };
+  parts: { parts: PartStore };
+}
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/** A context in which what the capabilities `C` supply is present by type: a localizer that declared them reads them without checking. */
+export type ContextWith<C extends keyof CapabilityMembers> = LocalizerContext & ([C] extends [never] ? unknown : UnionToIntersection<CapabilityMembers[C]>);
+
+/**
+ * A file localizer; `Needs` are the capabilities its registry entry declares as needed, so its `localize` sees them
+ * present (the stage checks the run can supply them before any instance, and `withCapabilities` once per call).
+ */
+export interface FileLocalizer<Needs extends keyof CapabilityMembers = never> {
   readonly name: string;
-  localize(ctx: LocalizerContext): Promise<FileLocalization>;
+  localize(ctx: ContextWith<Needs>): Promise<FileLocalization>;
   /**
    * Run-level work before any instance, for a localizer whose answer for one instance depends on the others
    * (a cascade that escalates the least confident share of the run). Its per-instance results must go to

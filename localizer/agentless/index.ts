@@ -18,7 +18,7 @@ import { createEmbedder } from '../../src/embedding/factory.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import { renderPrompt } from '../../src/prompts.ts';
-import type { FileLocalizer, LocalizerContext } from '../types.ts';
+import type { ContextWith, FileLocalizer, LocalizerContext } from '../types.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { AGENTLESS_SYSTEM_MESSAGE } from '../hierarchy/related-elements.ts';
 import { parseFileList, parseIrrelevantFolders, splitByIrrelevant } from './answers.ts';
@@ -87,7 +87,7 @@ async function chat(llm: ChatModel, trace: TraceEvent[], step: string, prompt: s
   return response.choices[0]?.content ?? '';
 }
 
-export class AgentlessLocalizer implements FileLocalizer {
+export class AgentlessLocalizer implements FileLocalizer<'model'> {
   readonly name = 'agentless';
 
   constructor(private readonly options: AgentlessLocalizerOptions = {}) {}
@@ -121,8 +121,7 @@ export class AgentlessLocalizer implements FileLocalizer {
     });
   }
 
-  async localize(ctx: LocalizerContext): Promise<FileLocalization> {
-    if (!ctx.llm) throw new Error('the agentless localizer needs a chat model (--llm)');
+  async localize(ctx: ContextWith<'model'>): Promise<FileLocalization> {
     const timings: Record<string, number> = {};
     const trace: TraceEvent[] = [];
     let t = performance.now();

@@ -18,11 +18,10 @@ import { KindedError } from '../../src/run/kinded-error.ts';
 import { earlyStop, signals } from '../../src/artifacts/confidence.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
-import type { FileLocalizer, LocalizerContext } from '../types.ts';
+import type { ContextWith, FileLocalizer } from '../types.ts';
 import { type ExplorerRun, runExplorer } from './agent.ts';
 import { ALLOWED_PROGRAMS } from './commands.ts';
 import type { ExplorerOptions } from './options.ts';
-import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 import { ERROR_KINDS, type ErrorKind } from '../../src/util/error-kinds.ts';
 
 const ERROR_KIND: Record<Exclude<ExplorerRun['stop'], 'answer'>, ErrorKind> = {
@@ -32,14 +31,12 @@ const ERROR_KIND: Record<Exclude<ExplorerRun['stop'], 'answer'>, ErrorKind> = {
   tokens: ERROR_KINDS.tokens,
 };
 
-export class ExplorerLocalizer implements FileLocalizer {
+export class ExplorerLocalizer implements FileLocalizer<'model' | 'workspace'> {
   readonly name = 'explorer';
 
   constructor(private readonly options: ExplorerOptions) {}
 
-  async localize(ctx: LocalizerContext): Promise<FileLocalization> {
-    if (!ctx.llm) throw new KindedError(STAGE_ERROR_KIND.noModel, 'the explorer localizer needs a chat model (--llm)');
-    if (!ctx.workspace) throw new KindedError(STAGE_ERROR_KIND.configuration, 'the explorer localizer needs a sandbox for its commands (Docker)');
+  async localize(ctx: ContextWith<'model' | 'workspace'>): Promise<FileLocalization> {
     const o = this.options;
     const started = Date.now();
     const trace: TraceEvent[] = [];

@@ -1,27 +1,15 @@
-/**
- * The LocAgent localizer (gersteinlab/LocAgent, auto_search_main.py): an agent searches the commit's code
- * graph with SearchEntity / TraverseGraph / RetrieveEntity until it names the locations to change; two
- * samples at temperature 1 are merged by reciprocal rank. Its files go downstream like any localizer's; the
- * classes and functions it named become `functions` (LocAgent's found_entities).
- *
- * Files the agent named come first. When it named fewer than `files` (or none: it ran out of time), the
- * files its searches showed most often fill the list, marked `source: "trajectory"` in their evidence, so
- * function/line localization still has candidates; an answer without any named file carries a warning.
- */
-import { KindedError } from '../../src/run/kinded-error.ts';
 import { agreementWith, earlyStop, signals } from '../../src/artifacts/confidence.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
 import { isTestPath, mainLanguageExtensions } from '../../src/index/file-filter.ts';
 import { buildRepoGraph } from '../../src/index/graph/repo-graph.ts';
 import { GraphTools } from '../../src/index/graph/tools.ts';
-import type { FileLocalizer, LocalizerContext } from '../types.ts';
+import type { ContextWith, FileLocalizer } from '../types.ts';
 import { type SampleRun, runSample } from './agent.ts';
 import { mergeByReciprocalRank, parseAnswer, type ParsedAnswer } from './answer.ts';
 import { describeTools } from './fn-call.ts';
 import type { LocagentOptions } from './options.ts';
 import { toolSpecsFor } from './tools.ts';
-import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 
 export interface LocagentFileEvidence {
   source: 'agent' | 'trajectory';
@@ -34,13 +22,12 @@ export interface LocagentFileEvidence {
   [key: string]: unknown;
 }
 
-export class LocagentLocalizer implements FileLocalizer {
+export class LocagentLocalizer implements FileLocalizer<'model'> {
   readonly name = 'locagent';
 
   constructor(private readonly options: LocagentOptions) {}
 
-  async localize(ctx: LocalizerContext): Promise<FileLocalization> {
-    if (!ctx.llm) throw new KindedError(STAGE_ERROR_KIND.noModel, 'the locagent localizer needs a chat model (--llm)');
+  async localize(ctx: ContextWith<'model'>): Promise<FileLocalization> {
     const o = this.options;
     const started = Date.now();
     const deadline = o.timeLimitSeconds > 0 ? started + o.timeLimitSeconds * 1000 : undefined;

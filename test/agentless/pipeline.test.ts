@@ -24,6 +24,7 @@ import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
 import type { ScriptedChatRequest } from '../support/scripted-model-server.ts';
+import { withCapabilities } from '../../localizer/capabilities.ts';
 
 const scripted = useScriptedModelServer();
 let dir: string;
@@ -138,10 +139,12 @@ describe('AgentlessLocalizer (file level)', () => {
     // the same index from JSON options (what `locfix localize --options` passes) retrieves the same files,
     // and so does the default: the run's own embedder and store with Agentless' chunking (ctx.index(parser))
     const fromJson = await new AgentlessLocalizer({ agentlessIndex: { chromaUrl: chroma.url, embedder: 'lexical', cacheDir: svc.settings.cacheDir } }).localize(
-      { instance: inst, snapshot, index: (parser) => svc.index(snapshot, parser), llm: svc.llm },
+      withCapabilities({ instance: inst, snapshot, index: (parser) => svc.index(snapshot, parser), llm: svc.llm }, ['model']),
     );
     expect(fromJson.files.map((f) => f.path)).toEqual(out.files.map((f) => f.path));
-    const viaContext = await new AgentlessLocalizer().localize({ instance: inst, snapshot, index: (parser) => svc.index(snapshot, parser), llm: svc.llm });
+    const viaContext = await new AgentlessLocalizer().localize(
+      withCapabilities({ instance: inst, snapshot, index: (parser) => svc.index(snapshot, parser), llm: svc.llm }, ['model']),
+    );
     expect(viaContext.files.map((f) => f.path)).toEqual(out.files.map((f) => f.path));
   });
 });

@@ -12,7 +12,8 @@ import { DockerReadOnlyWorkspaces, sweepWorkspaceVolumes } from '../../sandbox/d
 import { ExplorerLocalizer } from '../../localizer/explorer/index.ts';
 import { ExplorerOptionsSchema } from '../../localizer/explorer/options.ts';
 import { createLocalizer } from '../../localizer/registry.ts';
-import type { LocalizerContext } from '../../localizer/types.ts';
+import type { ContextWith, LocalizerContext } from '../../localizer/types.ts';
+import { withCapabilities } from '../../localizer/capabilities.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import { toStageError } from '../../src/run/stage-runner.ts';
 import { BudgetExhaustedError, SpendBudget, SpendScope } from '../../src/llm/spend.ts';
@@ -26,7 +27,7 @@ const scripted = useScriptedModelServer();
 const RUN_ID = `explorer-test-${process.pid}`;
 const workspaces = new DockerReadOnlyWorkspaces();
 
-function context(llm: ChatModel | undefined): LocalizerContext {
+function bareContext(llm: ChatModel | undefined): LocalizerContext {
   const snapshot = shopSnapshot();
   return {
     instance: shopInstance(),
@@ -35,6 +36,11 @@ function context(llm: ChatModel | undefined): LocalizerContext {
     workspace: (o) => workspaces.open(snapshot, { ...o, runId: RUN_ID }),
     llm,
   };
+}
+
+/** What the stage hands the explorer: a context holding the model and the sandbox it declared. */
+function context(llm: ChatModel | undefined): ContextWith<'model' | 'workspace'> {
+  return withCapabilities(bareContext(llm), ['model', 'workspace']);
 }
 
 const options = (o: Record<string, unknown> = {}) => ExplorerOptionsSchema.parse(o);
@@ -172,9 +178,13 @@ describe.skipIf(!hasDocker)('ExplorerLocalizer in the read-only Docker workspace
   });
 
   it('needs a model and a sandbox, and is in the registry with checked options', async () => {
-    await expect(new ExplorerLocalizer(options()).localize(context(undefined))).rejects.toMatchObject({ kind: 'no-llm' });
-    const { workspace: _, ...noSandbox } = context(scriptedChatModel(scripted.server));
-    await expect(new ExplorerLocalizer(options()).localize(noSandbox)).rejects.toMatchObject({ kind: 'configuration' });
+    // what it needs is in its type: a context without the model or the sandbox does not compile, and the stage's
+    // one check refuses one at run time, naming what is missing
+    // @ts-expect-error a bare context lacks the model and the sandbox the explorer declared
+    void (() => new ExplorerLocalizer(options()).localize(bareContext(undefined)));
+    expect(() => context(undefined)).toThrow(expect.objectContaining({ kind: 'configuration', message: expect.stringMatching(/needs model/) }));
+    const { workspace: _, ...noSandbox } = bareContext(scriptedChatModel(scripted.server));
+    expect(() => withCapabilities(noSandbox, ['model', 'workspace'])).toThrow(/needs workspace/);
     expect((await createLocalizer('explorer', { maxSteps: 5 })).name).toBe('explorer');
     await expect(createLocalizer('explorer', { maxStep: 5 })).rejects.toThrow(/unknown option/);
   });

@@ -10,7 +10,8 @@ import { LocagentLocalizer } from '../../localizer/locagent/index.ts';
 import { LAST_STEP_MESSAGE } from '../../localizer/locagent/agent.ts';
 import { LocagentOptionsSchema } from '../../localizer/locagent/options.ts';
 import { createLocalizer } from '../../localizer/registry.ts';
-import type { LocalizerContext } from '../../localizer/types.ts';
+import type { ContextWith, LocalizerContext } from '../../localizer/types.ts';
+import { withCapabilities } from '../../localizer/capabilities.ts';
 import type { TraceEvent } from '../../src/artifacts/localization.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import { BudgetExhaustedError, SpendBudget, SpendScope } from '../../src/llm/spend.ts';
@@ -20,8 +21,13 @@ import { shopInstance, shopSnapshot, toolCall } from './fixture.ts';
 
 const scripted = useScriptedModelServer();
 
-function context(llm: ChatModel | undefined): LocalizerContext {
+function bareContext(llm: ChatModel | undefined): LocalizerContext {
   return { instance: shopInstance(), snapshot: shopSnapshot(), index: () => Promise.reject(new Error('locagent must not need the retrieval index')), llm };
+}
+
+/** What the stage hands LocAgent: a context holding the model it declared. */
+function context(llm: ChatModel | undefined): ContextWith<'model'> {
+  return withCapabilities(bareContext(llm), ['model']);
 }
 
 const options = (o: Record<string, unknown> = {}) => LocagentOptionsSchema.parse({ samples: 1, temperature: 0, ...o });
@@ -130,7 +136,8 @@ describe('LocagentLocalizer with a scripted agent', () => {
   it('fails the instance when the model server fails (no answer is made up); the registry builds it', async () => {
     scripted.server.setScenario({ policy: () => ({ status: 503 }) });
     await expect(new LocagentLocalizer(options()).localize(context(scriptedChatModel(scripted.server, { maxAttempts: 2 })))).rejects.toThrow();
-    await expect(new LocagentLocalizer(options()).localize(context(undefined))).rejects.toThrow(/needs a chat model/);
+    // the model is in its context's type; the stage's one check refuses a context without it
+    expect(() => context(undefined)).toThrow(/needs model/);
     const fromRegistry = await createLocalizer('locagent', { samples: 1 });
     expect(fromRegistry.name).toBe('locagent');
     await expect(createLocalizer('locagent', { samples: 0 })).rejects.toThrow(/samples/);
