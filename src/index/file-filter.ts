@@ -76,10 +76,8 @@ export function isTestPath(path: string): boolean {
     if (segment.startsWith('test') || segment === '__tests__' || segment === 'spec' || segment === '__mocks__') return true;
   }
   const file = segments[last]!.toLowerCase();
-  // a *file* named test… is a test in Python (test_x.py, tests.py); elsewhere it can be source
-  // (Carbon's Traits/Test.php is the setTestNow trait), and those ecosystems name tests by suffix
-  if (file.startsWith('test') && (file.endsWith('.py') || file.endsWith('.pyi'))) return true;
-  return /(_test\.go|_spec\.rb|\.(test|spec)\.[cm]?[jt]sx?)$/.test(file);
+  // how a file names itself a test is its language's own rule (its record's isTestFile)
+  return languageForPath(file)?.isTestFile?.(file) ?? false;
 }
 
 // folders whose files are someone else's code or the output of a build, in any ecosystem

@@ -44,7 +44,18 @@ describe('file filter', () => {
   });
 
   it('knows the test files of other ecosystems, and skips vendored, built, minified and generated files with a reason', () => {
-    for (const t of ['binding/render_test.go', 'src/x.test.ts', 'src/x.spec.jsx', 'src/__tests__/a.js', 'spec/plugin/out_spec.rb', 'lib/x_spec.rb']) {
+    for (const t of [
+      'binding/render_test.go',
+      'src/x.test.ts',
+      'src/x.spec.jsx',
+      'src/__tests__/a.js',
+      'spec/plugin/out_spec.rb',
+      'lib/x_spec.rb',
+      'src/a.test.mts',
+      'src/b.spec.cjs',
+      'src/c.test.tsx',
+      'stubs/test_x.pyi',
+    ]) {
       expect(isTestPath(t), t).toBe(true);
     }
     for (const f of ['src/diff/index.js', 'lib/fluent/spec.rb', 'context.go', 'src/Carbon/Traits/Test.php']) expect(isTestPath(f), f).toBe(false);

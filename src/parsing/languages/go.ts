@@ -7,6 +7,7 @@ export const go = taggedLanguage({
   wasmFile: 'tree-sitter-go.wasm',
   tags: 'go.scm',
   extensions: ['.go'],
+  isTestFile: (file) => file.endsWith('_test.go'),
   fence: 'go',
   frames: [fileLineFrame('go', ['.go'])],
 });

@@ -9,6 +9,7 @@ export const javascript = taggedLanguage({
   wasmFile: 'tree-sitter-javascript.wasm',
   tags: 'javascript.scm',
   extensions,
+  isTestFile: (file) => /\.(test|spec)\.[cm]?jsx?$/.test(file),
   family: 'javascript',
   fence: 'javascript',
   frames: [fileLineFrame('javascript', extensions)],

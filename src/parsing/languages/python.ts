@@ -12,6 +12,9 @@ export const python: LanguageSpec & { syntax: LanguageSyntax } = {
   extensions: ['.py'],
   // type stubs repeat the signatures of the implementation; they are parsed on request, not indexed
   alsoParses: ['.pyi'],
+  // a *file* named test… is a test in Python (test_x.py, tests.py); elsewhere it can be source (Carbon's
+  // Traits/Test.php is the setTestNow trait), and those ecosystems name tests by suffix
+  isTestFile: (file) => file.startsWith('test'),
   declarationSuffixes: ['.pyi'],
   // biome-ignore format: a word list reads better wrapped than one word a line
   stopwords: [

@@ -17,6 +17,8 @@ export interface TaggedLanguage {
   family?: string;
   /** see LanguageSpec.declarationSuffixes */
   declarationSuffixes?: readonly string[];
+  /** see LanguageSpec.isTestFile */
+  isTestFile?(fileName: string): boolean;
   frames: readonly FramePattern[];
 }
 
@@ -35,6 +37,7 @@ export function taggedLanguage(l: TaggedLanguage): LanguageSpec {
     tags: l.tags,
     ...(l.family ? { family: l.family } : {}),
     ...(l.declarationSuffixes ? { declarationSuffixes: l.declarationSuffixes } : {}),
+    ...(l.isTestFile ? { isTestFile: l.isTestFile } : {}),
     indexed: true,
     extensions: l.extensions,
     // No stopword list: the lists are global to every search, so a word that is a keyword here (`type`,

@@ -71,6 +71,11 @@ export interface LanguageSpec {
   fence: string;
   /** node types for the hand-written structural walkers (Python); tag-described languages have none */
   syntax?: LanguageSyntax;
+  /**
+   * whether a file of this language is a test by its own name (lowercase, no folder): how its ecosystem names tests
+   * (Python's test_x.py, Go's x_test.go, x.test.ts); test folders are the same in every language (file-filter.ts)
+   */
+  isTestFile?(fileName: string): boolean;
   /** the dotted module a source file is imported as ("pkg/mod.py" → "pkg.mod"), undefined when it has none */
   modulePath(path: string): string | undefined;
   /** the name a file's module is called by (its stem, or the package folder of an index file) */
