@@ -40,6 +40,7 @@ import { CgroupLimits, type LimitsInEffect, type SandboxCgroup } from './cgroup-
 import { DEFAULT_IMAGE_ENV, type RootfsStore, assertMountablePath, removeTree } from './image-store.ts';
 import { bwrapArgv, commandArgv, withOverlay } from './command-line.ts';
 import { LOOPBACK_HOSTS_SCRIPT } from '../common/loopback-hosts.ts';
+import { withFreshSandbox } from '../common/fresh-sandbox.ts';
 
 const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
 const DEFAULT_EXEC_TIMEOUT_MS = 2 * 60 * 60_000;
@@ -310,15 +311,8 @@ export class BwrapRuntime implements SandboxRuntime {
     return sandbox;
   }
 
-  async withSandbox<T>(options: SandboxOptions, fn: (sandbox: BwrapSandbox) => Promise<T>): Promise<T> {
-    return (await this.queue.add(async () => {
-      const sandbox = await this.create(options);
-      try {
-        return await fn(sandbox);
-      } finally {
-        await sandbox.dispose();
-      }
-    })) as T;
+  withSandbox<T>(options: SandboxOptions, fn: (sandbox: BwrapSandbox) => Promise<T>): Promise<T> {
+    return withFreshSandbox(this.queue, () => this.create(options), fn);
   }
 
   /** Removes the sandbox folders of `runId` (every one when none is given), as the Docker kind removes a run's containers. */

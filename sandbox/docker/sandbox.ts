@@ -31,6 +31,7 @@ import {
 import { OutputCollector } from '../common/output-collector.ts';
 import { addTree } from '../common/tar.ts';
 import { LOOPBACK_HOSTS_SCRIPT } from '../common/loopback-hosts.ts';
+import { withFreshSandbox } from '../common/fresh-sandbox.ts';
 import { pack as tarPack, extract as tarExtract } from 'tar-stream';
 import { beforeSignalExit } from '../../src/util/termination.ts';
 import { RUN_LABEL, SANDBOX_LABEL, ownedLabels, sweepOrphans } from './ownership.ts';
@@ -345,15 +346,8 @@ export class DockerRuntime implements SandboxRuntime {
   }
 
   /** Runs `fn` with a fresh sandbox (queued by the concurrency limit); the container is always removed. */
-  async withSandbox<T>(options: SandboxOptions, fn: (sandbox: DockerSandbox) => Promise<T>): Promise<T> {
-    return (await this.queue.add(async () => {
-      const sandbox = await this.create(options);
-      try {
-        return await fn(sandbox);
-      } finally {
-        await sandbox.dispose();
-      }
-    })) as T;
+  withSandbox<T>(options: SandboxOptions, fn: (sandbox: DockerSandbox) => Promise<T>): Promise<T> {
+    return withFreshSandbox(this.queue, () => this.create(options), fn);
   }
 
   /** Removes what locfix processes on this host that are gone left behind (docker/ownership.ts). */

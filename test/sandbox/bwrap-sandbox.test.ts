@@ -13,6 +13,7 @@ import { BwrapRuntime, type BwrapSandbox } from '../../sandbox/bwrap/runtime.ts'
 import { DEFAULT_BASE_IMAGE } from '../../sandbox/common/image-recipe.ts';
 import { DEFAULT_LIMITS, SandboxDeadError } from '../../src/sandbox/types.ts';
 import { bwrapTestStore, ensureBwrap } from '../support/sandbox-kinds.ts';
+import { FORK_EXPLOSION, forksBeforeLimit, LOOPBACK_PROBE, MEMORY_HOG, networkProbe, runContractFiles } from '../support/sandbox-probes.ts';
 
 const hasBwrap = await ensureBwrap('bwrap sandbox tests');
 const RUN_ID = `test-bwrap-${process.pid}`;
@@ -28,19 +29,9 @@ describe.skipIf(!hasBwrap)('bwrap sandbox', () => {
     let dir = '';
     await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID }, async (sandbox) => {
       dir = sandbox.dir;
-      await sandbox.copyFiles([
-        { path: '/work/pkg/mod.py', content: 'VALUE = 41\n' },
-        {
-          path: '/work/run.py',
-          content:
-            'import sys\nsys.path.insert(0, "/work/pkg")\nimport mod\nprint("out", mod.VALUE + 1, flush=True)\nprint("err", file=sys.stderr, flush=True)\nsys.exit(3)\n',
-        },
-        { path: '/work/run.sh', content: '#!/bin/sh\necho shell-ok\n', mode: 0o755 },
-      ]);
-      const result = await sandbox.exec('python3 /work/run.py', { timeoutMs: 30_000 });
-      expect(result).toMatchObject({ exitCode: 3, timedOut: false });
-      expect(result.output).toBe('out 42\nerr\n');
-      expect((await sandbox.exec(['/work/run.sh'])).output).toBe('shell-ok\n');
+      const { program, script } = await runContractFiles(sandbox);
+      expect(program).toMatchObject({ exitCode: 3, timedOut: false, output: 'out 42\nerr\n' });
+      expect(script).toBe('shell-ok\n');
       // the root is writable as a container's, and a deleted file of the image is gone for this sandbox only
       expect((await sandbox.exec('echo x > /eval.sh && rm /etc/debian_version && ls /etc/debian_version; cat /eval.sh')).output).toContain('x');
     });
@@ -88,39 +79,15 @@ describe.skipIf(!hasBwrap)('bwrap sandbox', () => {
       return;
     }
     const hog = await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID, limits: { memoryBytes: 96 * 1024 ** 2 } }, (sandbox) =>
-      sandbox.exec(
-        ['python3', '-c', 'chunks = []\nfor i in range(40):\n    chunks.append(bytearray(32 * 1024 * 1024))\nprint("allocated", len(chunks) * 32, "MiB")'],
-        {
-          timeoutMs: 60_000,
-        },
-      ),
+      sandbox.exec(MEMORY_HOG, { timeoutMs: 60_000 }),
     );
     expect(hog.output).not.toContain('allocated');
     expect(hog.exitCode).toBe(137);
     const forks = await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID, limits: { pidsLimit: 32 } }, (sandbox) =>
-      sandbox.exec(
-        [
-          'python3',
-          '-c',
-          [
-            'import os, time',
-            'n = 0',
-            'try:',
-            '    for i in range(200):',
-            '        if os.fork() == 0:',
-            '            os.close(1); os.close(2); time.sleep(20); os._exit(0)',
-            '        n += 1',
-            '    print("spawned", n)',
-            'except OSError as e:',
-            '    print("stopped after", n, type(e).__name__)',
-          ].join('\n'),
-        ],
-        { timeoutMs: 60_000 },
-      ),
+      sandbox.exec(FORK_EXPLOSION, { timeoutMs: 60_000 }),
     );
-    const match = /stopped after (\d+) BlockingIOError/.exec(forks.output);
-    expect(match, forks.output).not.toBeNull();
-    expect(Number(match![1])).toBeLessThan(32);
+    expect(forksBeforeLimit(forks.output), forks.output).toBeDefined();
+    expect(forksBeforeLimit(forks.output)).toBeLessThan(32);
   });
 
   it('a shell fork bomb under the default limits is held at the pids limit; the host goes on', { timeout: 60_000 }, async () => {
@@ -153,27 +120,7 @@ describe.skipIf(!hasBwrap)('bwrap sandbox', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as net.AddressInfo).port;
     try {
-      const script = [
-        'import os, socket, threading',
-        'print("interfaces", sorted(os.listdir("/sys/class/net")))',
-        'routes = [l for l in open("/proc/net/route").read().splitlines()[1:] if l.strip()]',
-        'print("routes", len(routes))',
-        's = socket.socket()',
-        's.settimeout(3)',
-        'try:',
-        `    s.connect(("127.0.0.1", ${port}))`,
-        '    print("reached", s.recv(100))',
-        'except OSError as e:',
-        '    print("unreachable", type(e).__name__)',
-        'print("localhost", socket.gethostbyname("localhost"))',
-        'print("hostname", socket.gethostbyname(socket.gethostname()))',
-        'srv = socket.socket()',
-        'srv.bind(("localhost", 0))',
-        'srv.listen()',
-        'threading.Thread(target=lambda: srv.accept()[0].sendall(b"pong"), daemon=True).start()',
-        'c = socket.create_connection(("localhost", srv.getsockname()[1]), timeout=5)',
-        'print("answer", c.recv(4).decode())',
-      ].join('\n');
+      const script = `${networkProbe(port)}\n${LOOPBACK_PROBE}`;
       const result = await runtime.withSandbox({ image: DEFAULT_BASE_IMAGE, runId: RUN_ID }, (sandbox) =>
         sandbox.exec(['python3', '-c', script], { timeoutMs: 30_000 }),
       );
