@@ -3,9 +3,9 @@
  * cgroups. Where this process may create a cgroup (root, or a subtree delegated to the user), each sandbox
  * gets one, with the same three limits a Docker container gets (memory with swap capped at the same value,
  * a CPU quota, a pids limit), on cgroup v2 or on v1's memory, cpu and pids hierarchies. Where it may not, no
- * memory or CPU limit holds, and the pids limit falls back to RLIMIT_NPROC, which the kernel counts per
- * user namespace and ignores for host root. `CgroupLimits.describe()` says which case applies; the runtime
- * logs it and the docs list it.
+ * memory or CPU limit holds, and the pids limit falls back to RLIMIT_NPROC (set with prlimit), which counts
+ * all of this user's processes, the sandbox's among them, and which the kernel ignores for host root.
+ * `CgroupLimits.describe()` says which case applies; the runtime logs it and the docs list it.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
@@ -26,6 +26,8 @@ export interface LimitsInEffect {
 export interface SandboxCgroup {
   /** shell lines that move the calling shell (and so everything it execs) into the cgroups */
   joinLines: string[];
+  /** a command the sandbox's command runs under (without a cgroup: prlimit's process limit) */
+  prefix: string[];
   /** processes in it now, as the pids controller counts them (undefined without a cgroup) */
   processCount(): Promise<number | undefined>;
   remove(): Promise<void>;
@@ -121,7 +123,7 @@ export class CgroupLimits {
       return {
         memory: `none (${layout.why})`,
         cpu: `none (${layout.why})`,
-        pids: `RLIMIT_NPROC ${limits.pidsLimit} per sandbox user namespace (not for host root)`,
+        pids: `RLIMIT_NPROC ${limits.pidsLimit} (prlimit): processes of this user, the sandbox's among them (not for host root)`,
       };
     }
     const via = layout.kind === 'v2' ? 'cgroup v2' : 'cgroup v1';
@@ -135,7 +137,11 @@ export class CgroupLimits {
   /** A cgroup (or, without one, the rlimit lines) for one sandbox. */
   async forSandbox(name: string, limits: SandboxLimits): Promise<SandboxCgroup> {
     const layout = await this.probe();
-    if (layout.kind === 'none') return { joinLines: [`ulimit -u ${limits.pidsLimit}`], processCount: async () => undefined, remove: async () => undefined };
+    if (layout.kind === 'none') {
+      // prlimit (util-linux), not the shell's `ulimit -u`: dash, Debian's /bin/sh, has no -u
+      const prefix = ['prlimit', `--nproc=${limits.pidsLimit}`, '--'];
+      return { joinLines: [], prefix, processCount: async () => undefined, remove: async () => undefined };
+    }
     const quota = Math.max(1000, Math.round((limits.nanoCpus / 1e9) * CFS_PERIOD_US));
     if (layout.kind === 'v2') {
       const dir = path.join(layout.parent, name);
@@ -146,6 +152,7 @@ export class CgroupLimits {
       await fs.writeFile(path.join(dir, 'pids.max'), String(limits.pidsLimit));
       return {
         joinLines: [`echo $$ > ${shellQuote(path.join(dir, 'cgroup.procs'))}`],
+        prefix: [],
         processCount: () => pidsCurrent(dir),
         remove: () => removeCgroupDir(dir),
       };
@@ -163,6 +170,7 @@ export class CgroupLimits {
     await fs.writeFile(path.join(dirs.pids, 'pids.max'), String(limits.pidsLimit));
     return {
       joinLines: Object.values(dirs).map((dir) => `echo $$ > ${shellQuote(path.join(dir, 'cgroup.procs'))}`),
+      prefix: [],
       processCount: () => pidsCurrent(dirs.pids),
       remove: async () => {
         await Promise.all(Object.values(dirs).map((dir) => removeCgroupDir(dir)));

@@ -166,7 +166,10 @@ export class BwrapSandbox {
     };
     const inner = withOverlay(mount, [...bwrap, ...argv]);
     const outer = [...this.cgroup.joinLines, 'exec "$@"'].join('\n');
-    const child = spawn('/bin/sh', ['-c', outer, 'locfix-cgroup', ...inner], { detached: true, stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const child = spawn('/bin/sh', ['-c', outer, 'locfix-cgroup', ...this.cgroup.prefix, ...inner], {
+      detached: true,
+      stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
     const collector = new OutputCollector(options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
     child.stdout?.on('data', (chunk: Buffer) => collector.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => collector.push(chunk));
