@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { MissingImageError } from '../../src/sandbox/types.ts';
 
 export interface StoredImage {
   name: string;
@@ -98,19 +99,19 @@ export class RootfsStore {
     return images.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** The image's layers, top first (overlayfs' lowerdir order), and its resolved record. */
-  async layers(name: string): Promise<{ image: StoredImage; layers: string[] }> {
+  /** The image's layers, top first (overlayfs' lowerdir order), the names of its chain (itself first), and its record. */
+  async layers(name: string): Promise<{ image: StoredImage; layers: string[]; chain: string[] }> {
     const image = await this.get(name);
-    if (!image) throw new ImageStoreError(`no image ${name} in the image store ${this.root} (locfix images import)`);
+    if (!image) throw new MissingImageError(name, `the image store ${this.root} (locfix images import)`);
     const layers: string[] = [];
     const seen = new Set<string>();
     for (let at: StoredImage | undefined = image; at; at = at.parent ? await this.get(at.parent) : undefined) {
       if (seen.has(at.name) || layers.length >= MAX_LAYERS) throw new ImageStoreError(`image ${name}: its parent chain loops or is longer than ${MAX_LAYERS}`);
       seen.add(at.name);
       layers.push(path.join(this.imageDir(at.name), 'rootfs'));
-      if (at.parent && !(await this.get(at.parent))) throw new ImageStoreError(`image ${at.name}: its parent ${at.parent} is gone from the store`);
+      if (at.parent && !(await this.get(at.parent))) throw new MissingImageError(at.parent, `the image store ${this.root} (the parent of ${at.name})`);
     }
-    return { image, layers };
+    return { image, layers, chain: [...seen] };
   }
 
   /**
@@ -118,8 +119,12 @@ export class RootfsStore {
    * replaced; an image built on it keeps working only while its parent's layer is the same, so the caller
    * replaces only images nothing is built on.
    */
-  async add(record: Omit<StoredImage, 'created'>, layerDir: string): Promise<StoredImage> {
+  async add(record: Omit<StoredImage, 'created'>, layerDir: string, options: { replace?: boolean } = {}): Promise<StoredImage> {
     const dir = this.imageDir(record.name);
+    // a build of the same name (the same key: the same content) that another process finished first is kept:
+    // its sandboxes may be using its layer
+    const existing = options.replace ? undefined : await this.get(record.name);
+    if (existing) return existing;
     const staging = `${dir}.adding-${process.pid}-${Date.now()}`;
     await fs.mkdir(staging, { recursive: true });
     const image: StoredImage = { ...record, created: new Date().toISOString() };

@@ -51,6 +51,8 @@ export class BwrapImageEngine implements ImageEngine {
   }
 
   async remove(name: string): Promise<void> {
+    // an image a live sandbox uses stays, as Docker answers 409 for an image a container still uses
+    if (await this.runtime.imageInUse(name)) return;
     // an image another is built on stays, as Docker keeps an image a container still uses
     await this.runtime.store.remove(name).catch((err) => {
       if (!(err instanceof ImageStoreError)) throw err;

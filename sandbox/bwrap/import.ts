@@ -37,7 +37,7 @@ export async function importTree(store: RootfsStore, tree: string, name: string)
   const layer = await store.scratch('import');
   try {
     await run('cp', ['-a', '--reflink=auto', '--', `${path.resolve(tree)}/.`, layer]);
-    return await store.add({ name, env: DEFAULT_IMAGE_ENV, workdir: '/' }, layer);
+    return await store.add({ name, env: DEFAULT_IMAGE_ENV, workdir: '/' }, layer, { replace: true });
   } finally {
     await removeTree(layer);
   }
@@ -55,7 +55,7 @@ export async function importArchive(store: RootfsStore, archive: string | Readab
     const config = ImageConfigFile.parse(JSON.parse(await readInside(unpacked, entry.Config))).config;
     for (const layerFile of entry.Layers) await applyLayer(insidePath(unpacked, layerFile), layer);
     const env = config?.Env?.length ? config.Env : DEFAULT_IMAGE_ENV;
-    return await store.add({ name, env, workdir: config?.WorkingDir || '/' }, layer);
+    return await store.add({ name, env, workdir: config?.WorkingDir || '/' }, layer, { replace: true });
   } catch (err) {
     if (err instanceof SyntaxError) throw new ImageStoreError(`the archive's JSON is damaged: ${err.message}`);
     throw err;

@@ -57,6 +57,8 @@ interface SandboxOwner {
   runId?: string;
   host: string;
   pid: number;
+  /** the image and the images it is built on: none of them may be removed while this sandbox lives */
+  images?: string[];
 }
 
 const liveSandboxes = new Set<BwrapSandbox>();
@@ -289,13 +291,19 @@ export class BwrapRuntime implements SandboxRuntime {
   async create(options: SandboxOptions): Promise<BwrapSandbox> {
     const network = options.network ?? 'none';
     if (network === 'bridge') throw new Error('bwrap sandbox: network mode "bridge" needs a daemon to make the bridge; use "none" or "host"');
-    const { image, layers } = await this.store.layers(options.image);
-    for (const layer of layers) assertMountablePath(layer);
     const dir = await this.store.scratch('sandbox');
     const id = path.basename(dir).replace(/^sandbox-/, '') + randomBytes(3).toString('hex');
-    for (const d of ['upper', 'work', 'merged']) await fs.mkdir(path.join(dir, d));
-    const owner: SandboxOwner = { ...(options.runId ? { runId: options.runId } : {}), host: os.hostname(), pid: process.pid };
+    const owner: SandboxOwner = { ...(options.runId ? { runId: options.runId } : {}), host: os.hostname(), pid: process.pid, images: [options.image] };
+    // the claim on the image comes first, so a removal in another process sees it before the layers are read
     await fs.writeFile(path.join(dir, 'owner.json'), JSON.stringify(owner));
+    const resolved = await this.store.layers(options.image).catch(async (err) => {
+      await removeTree(dir);
+      throw err;
+    });
+    const { image, layers } = resolved;
+    for (const layer of layers) assertMountablePath(layer);
+    await fs.writeFile(path.join(dir, 'owner.json'), JSON.stringify({ ...owner, images: resolved.chain }));
+    for (const d of ['upper', 'work', 'merged']) await fs.mkdir(path.join(dir, d));
     const env = { ...envRecord(DEFAULT_IMAGE_ENV), ...envRecord(image.env), ...options.env };
     const cgroup = await this.cgroups.forSandbox(`locfix-${id}`, { ...this.limits, ...options.limits }).catch(async (err) => {
       await removeTree(dir);
@@ -326,6 +334,13 @@ export class BwrapRuntime implements SandboxRuntime {
   /** Removes what locfix processes on this host that are gone left behind. */
   sweepOrphans(): Promise<number> {
     return this.sweep((owner) => owner.host === os.hostname() && owner.pid !== process.pid && !pidAlive(owner.pid));
+  }
+
+  /** Whether a sandbox of a live process (any process on another host) uses the image or one built on it. */
+  async imageInUse(name: string): Promise<boolean> {
+    return (await this.sandboxFolders()).some(
+      ({ owner }) => owner.images?.includes(name) && (owner.host !== os.hostname() || owner.pid === process.pid || pidAlive(owner.pid)),
+    );
   }
 
   /** How many sandbox folders of `runId` exist (live or left behind). */

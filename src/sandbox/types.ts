@@ -77,12 +77,22 @@ export class SandboxDeadError extends Error {
   }
 }
 
+/** A sandbox kind's own "no such image" (a store of unpacked images): the same signal as an engine's 404. */
+export class MissingImageError extends Error {
+  readonly statusCode = 404;
+  constructor(image: string, where: string) {
+    super(`no such image ${image} in ${where}`);
+    this.name = 'MissingImageError';
+  }
+}
+
 /**
  * The engine has no such image (Docker: "No such image", Podman: "image not known"). Another process on the
  * same engine may remove a shared instance image after its own use (cache level "env") between this process's
  * lookup and its container's start: the caller asks its InstanceImages for the image again, which rebuilds it.
  */
 export function isMissingImageError(err: unknown): boolean {
+  if (err instanceof MissingImageError) return true;
   const e = err as { statusCode?: number; message?: string } | undefined;
   return e?.statusCode === 404 && /no such image|image not known/i.test(e.message ?? '');
 }

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BwrapRuntime, type BwrapSandbox } from '../../sandbox/bwrap/runtime.ts';
 import { DEFAULT_BASE_IMAGE } from '../../sandbox/common/image-recipe.ts';
-import { DEFAULT_LIMITS, SandboxDeadError } from '../../src/sandbox/types.ts';
+import { DEFAULT_LIMITS, isMissingImageError, SandboxDeadError } from '../../src/sandbox/types.ts';
+import { BwrapImageEngine } from '../../sandbox/bwrap/images.ts';
 import { bwrapTestStore, ensureBwrap } from '../support/sandbox-kinds.ts';
 import { FORK_EXPLOSION, forksBeforeLimit, LOOPBACK_PROBE, MEMORY_HOG, networkProbe, runContractFiles } from '../support/sandbox-probes.ts';
 
@@ -179,6 +180,25 @@ describe.skipIf(!hasBwrap)('bwrap sandbox', () => {
       await expect(sandbox.exec('id', { user: 'nobody' })).rejects.toThrow(/run as root inside/);
     });
     await expect(runtime.create({ image: DEFAULT_BASE_IMAGE, network: 'bridge' })).rejects.toThrow(/needs a daemon/);
-    await expect(runtime.create({ image: 'no/such:image' })).rejects.toThrow(/no image no\/such:image in the image store/);
+    await expect(runtime.create({ image: 'no/such:image' })).rejects.toThrow(/no such image no\/such:image in the image store/);
+  });
+
+  it('an image a live sandbox uses is not removed (as Docker keeps an image a container uses); once it is gone, it is', async () => {
+    const store = bwrapTestStore();
+    const name = `test/in-use-${process.pid}:1`;
+    await store.add({ name, parent: DEFAULT_BASE_IMAGE, env: [], workdir: '/' }, await store.scratch('layer'));
+    const engine = new BwrapImageEngine(runtime);
+    const sandbox = await runtime.create({ image: name, runId: RUN_ID });
+    try {
+      await engine.remove(name); // before: the layer went from under the running sandbox
+      expect(await store.exists(name)).toBe(true);
+      expect((await sandbox.exec('true')).exitCode).toBe(0);
+    } finally {
+      await sandbox.dispose();
+    }
+    await engine.remove(name);
+    expect(await store.exists(name)).toBe(false);
+    // a sandbox of a missing image fails as an engine's 404 does, so evaluation builds the image again
+    await expect(runtime.create({ image: name })).rejects.toSatisfy(isMissingImageError);
   });
 });
