@@ -62,7 +62,7 @@ export function capabilitySupply(services: LocalizationServices, options: FileSt
   return {
     model: services.llm ? true : 'a chat model: pass --llm (e.g. ollama:gpt-oss:120b, openai:MODEL@URL) or set "llm" in the config',
     graph: services.graph ? true : 'a code graph, and these services build none',
-    workspace: options.workspaces?.openWorkspace ? true : 'read-only workspaces, which need a Docker execution backend (docker.backend local or docker-pool)',
+    workspace: options.workspaces?.openWorkspace ? true : 'read-only workspaces, which need a Docker execution backend (sandbox.backend local or docker-pool)',
     parts: options.runDir ? true : 'a run folder to keep its parts in',
   };
 }

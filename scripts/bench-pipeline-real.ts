@@ -175,8 +175,8 @@ async function main(): Promise<void> {
         repair: { samplesPerSet: 1, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
         validation: { regression: true, reproduction: true, reproductionSamples: 1, timeoutSeconds: 900 },
         evaluation: { enabled: true, timeoutSeconds: 1800 },
-        docker: { envImages, instanceSetup, useOfficialImages: false },
-        concurrency: { instances: Number(values.concurrency), docker: Number(values.concurrency), index: 1 },
+        sandbox: { envImages, instanceSetup, useOfficialImages: false },
+        concurrency: { instances: Number(values.concurrency), sandboxes: Number(values.concurrency), index: 1 },
       }),
       { log: (l) => (log.push(l), console.log(l)) },
     );

@@ -100,7 +100,8 @@ export const RunConfigSchema = z
       })
       .strict()
       .default({ enabled: true, timeoutSeconds: 1800, network: 'none', harness: '5.0.2', unforgeable: true }),
-    docker: z
+    /** the sandboxes of validation and evaluation, of whichever kind (`backend`); `docker` in configs before issue 43 */
+    sandbox: z
       .object({
         /** image the local environment layers start from (default locfix/base:bookworm) */
         baseImage: z.string().optional(),
@@ -132,7 +133,7 @@ export const RunConfigSchema = z
       })
       .strict()
       .refine((d) => d.backend !== 'docker-pool' || d.engines.length > 0, {
-        message: 'backend "docker-pool" needs at least one engine (docker.engines, --engine)',
+        message: 'backend "docker-pool" needs at least one engine (sandbox.engines, --engine)',
       })
       .default({
         envImages: {},
@@ -151,13 +152,13 @@ export const RunConfigSchema = z
       .object({
         /** instances in flight through the pipeline */
         instances: positiveInt().default(4),
-        /** containers at once */
-        docker: positiveInt().default(2),
+        /** sandboxes at once (`docker` in configs before issue 43) */
+        sandboxes: positiveInt().default(2),
         /** repository indexes built at once (CPU- and memory-bound) */
         index: positiveInt().default(1),
       })
       .strict()
-      .default({ instances: 4, docker: 2, index: 1 }),
+      .default({ instances: 4, sandboxes: 2, index: 1 }),
     /**
      * Spend caps on prompt + completion tokens the server generates and on dollars at the model's price
      * (llm.prices, src/llm/config.ts). An instance that reaches its cap is recorded as budget-exhausted; a
@@ -212,9 +213,9 @@ export const RunConfigSchema = z
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
 /** The sandbox settings a command outside `run` uses (the explorer's workspaces): the config's defaults, no whole run config. */
-export function defaultSandboxSettings(cacheDir?: string): Pick<RunConfig, 'docker' | 'concurrency' | 'cacheDir'> {
+export function defaultSandboxSettings(cacheDir?: string): Pick<RunConfig, 'sandbox' | 'concurrency' | 'cacheDir'> {
   return {
-    docker: RunConfigSchema.shape.docker.parse(undefined),
+    sandbox: RunConfigSchema.shape.sandbox.parse(undefined),
     concurrency: RunConfigSchema.shape.concurrency.parse(undefined),
     ...(cacheDir ? { cacheDir } : {}),
   };
@@ -226,15 +227,37 @@ export function formatConfigIssues(error: z.ZodError, source: string): string {
   return error.issues.map((i) => `${source}: ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('\n');
 }
 
+/**
+ * A config written before issue 43 names the sandbox section `docker` and its count `concurrency.docker`; both
+ * read as today's `sandbox` and `concurrency.sandboxes`, so old config files and the configs old run manifests
+ * recorded still parse. Both spellings at once is an error, not a silent choice.
+ */
+export function withCurrentKeys(input: unknown, source = 'config'): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const out: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  if ('docker' in out) {
+    if ('sandbox' in out) throw new Error(`${source}: both "docker" (its name before) and "sandbox" are given; keep "sandbox"`);
+    out.sandbox = out.docker;
+    delete out.docker;
+  }
+  const concurrency = out.concurrency;
+  if (typeof concurrency === 'object' && concurrency !== null && 'docker' in concurrency) {
+    const { docker, ...rest } = concurrency as Record<string, unknown>;
+    if ('sandboxes' in rest) throw new Error(`${source}: both "concurrency.docker" (its name before) and "concurrency.sandboxes" are given; keep "sandboxes"`);
+    out.concurrency = { ...rest, sandboxes: docker };
+  }
+  return out;
+}
+
 export function parseRunConfig(input: unknown, source = 'config'): RunConfig {
-  const parsed = RunConfigSchema.safeParse(input);
+  const parsed = RunConfigSchema.safeParse(withCurrentKeys(input, source));
   if (!parsed.success) throw new Error(formatConfigIssues(parsed.error, source));
   return parsed.data;
 }
 
 /**
  * Reads a JSON config file and applies overrides (already parsed CLI flags) on top of it. An override of an
- * object-valued key sets its fields and keeps the file's others (`--concurrency` keeps `concurrency.docker`);
+ * object-valued key sets its fields and keeps the file's others (`--concurrency` keeps `concurrency.sandboxes`);
  * a different localizer name starts from no options, since the file's belonged to the other localizer.
  */
 export async function loadRunConfig(file: string | undefined, overrides: Record<string, unknown> = {}): Promise<RunConfig> {
@@ -247,7 +270,7 @@ export async function loadRunConfig(file: string | undefined, overrides: Record<
       throw new Error(`cannot read config ${file}: ${(err as Error).message}`);
     }
     try {
-      base = JSON.parse(text) as Record<string, unknown>;
+      base = withCurrentKeys(JSON.parse(text), file) as Record<string, unknown>;
     } catch (err) {
       throw new Error(`${file} is not valid JSON: ${(err as Error).message}`);
     }
@@ -318,7 +341,8 @@ export function artifactSettings(config: RunConfig): Record<string, unknown> {
       ...(config.evaluation.harness !== '5.0.2' ? { harness: config.evaluation.harness } : {}),
       ...(config.evaluation.unforgeable ? {} : { unforgeable: false }),
     },
-    docker: { baseImage: config.docker.baseImage ?? null, envImages: config.docker.envImages, instanceSetup: config.docker.instanceSetup },
+    // recorded under the section's old name: run folders made before the rename still resume
+    docker: { baseImage: config.sandbox.baseImage ?? null, envImages: config.sandbox.envImages, instanceSetup: config.sandbox.instanceSetup },
   };
 }
 

@@ -33,7 +33,7 @@ interface EvaluateFlags extends Record<string, unknown> {
  */
 export function evaluationConfig(flags: EvaluateFlags): RunConfig {
   const overrides = overridesFrom(flags, EVALUATE_FLAGS) as { concurrency?: object };
-  return parseRunConfig({ ...overrides, concurrency: { docker: 1, ...overrides.concurrency } });
+  return parseRunConfig({ ...overrides, concurrency: { sandboxes: 1, ...overrides.concurrency } });
 }
 
 export function register(program: Command): void {
@@ -97,7 +97,7 @@ export function register(program: Command): void {
         predictions,
         backend,
         timeoutMs: config.evaluation.timeoutSeconds * 1000,
-        maxWorkers: config.concurrency.docker,
+        maxWorkers: config.concurrency.sandboxes,
         network: config.evaluation.network,
         grading: { harness: config.evaluation.harness, unforgeable: config.evaluation.unforgeable },
         onSweep: (count) => console.log(`removed ${count} container(s) left behind by an interrupted evaluation of run ${config.runId}`),

@@ -80,7 +80,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('cacheDir', { flag: '--cache-dir <dir>', description: 'mirrors, embeddings, LLM responses, local Chroma' }),
   flag('chromaUrl', { flag: '--chroma-url <url>', description: 'a running Chroma server' }),
   flag('runsDir', { flag: '--runs-dir <dir>', description: 'where run directories go (default runs)' }),
-  flag('docker', {
+  flag('sandbox', {
     field: 'backend',
     flag: '--backend <name>',
     description: 'local (default) | docker-pool | bwrap (no daemon): where validation and evaluation run',
@@ -95,18 +95,18 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     description: 'none (default) | slurm: whole pipeline instances as a job array (cluster.*), each task sandboxing with --backend',
     parse: (t, f) => oneOf(['none', 'slurm'])(t, f),
   }),
-  flag('docker', {
+  flag('sandbox', {
     field: 'imageStore',
     flag: '--image-store <dir>',
     description: "the bwrap backend's images, unpacked root filesystems (default <cache-dir>/sandbox-images; locfix images import)",
   }),
-  flag('docker', {
+  flag('sandbox', {
     field: 'engines',
     flag: '--engine <url[=n]>',
     description: 'an engine of the docker-pool backend, e.g. unix:///run/docker2.sock=2 (repeatable)',
     repeat: true,
   }),
-  flag('docker', {
+  flag('sandbox', {
     field: 'answerTimeoutSeconds',
     flag: '--engine-timeout <seconds>',
     description: 'an engine that does not answer a request within this long is not answering (default 60)',
@@ -141,11 +141,11 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     parse: (t, f) => positiveInt(f, t),
   }),
   // the sandboxes of validation and evaluation; `locfix evaluate` takes the same flags (EVALUATE_FLAGS)
-  flag('concurrency', { field: 'docker', flag: '--max-workers <n>', description: 'sandboxes at once (2; evaluate: 1)', parse: (t, f) => positiveInt(f, t) }),
-  flag('docker', { field: 'memoryGiB', flag: '--memory <GiB>', description: 'memory limit per container (default 4)', parse: positiveNumber }),
-  flag('docker', { field: 'cpus', flag: '--cpus <n>', description: 'CPU limit per container (default 1)', parse: positiveNumber }),
-  flag('docker', { field: 'baseImage', flag: '--base-image <image>', description: 'base image for spec-built environments (default locfix/base:bookworm)' }),
-  flag('docker', {
+  flag('concurrency', { field: 'sandboxes', flag: '--max-workers <n>', description: 'sandboxes at once (2; evaluate: 1)', parse: (t, f) => positiveInt(f, t) }),
+  flag('sandbox', { field: 'memoryGiB', flag: '--memory <GiB>', description: 'memory limit per container (default 4)', parse: positiveNumber }),
+  flag('sandbox', { field: 'cpus', flag: '--cpus <n>', description: 'CPU limit per container (default 1)', parse: positiveNumber }),
+  flag('sandbox', { field: 'baseImage', flag: '--base-image <image>', description: 'base image for spec-built environments (default locfix/base:bookworm)' }),
+  flag('sandbox', {
     field: 'envImages',
     flag: '--env-image <repo[@version]=image>',
     description: 'environment image to build instance images on (repeatable)',
@@ -153,7 +153,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     parse: keyed,
     collect: (pairs) => Object.fromEntries(pairs as Array<[string, string]>),
   }),
-  flag('docker', {
+  flag('sandbox', {
     field: 'instanceSetup',
     flag: '--instance-setup <repo[@version]=command>',
     description: 'command run in /testbed on an --env-image instead of the spec install (repeatable; several for one key run in order)',
@@ -165,15 +165,20 @@ export const RUN_FLAGS: readonly RunFlag[] = [
       return setup;
     },
   }),
-  flag('docker', {
+  flag('sandbox', {
     field: 'useOfficialImages',
     flag: '--no-official-images',
     description: 'do not use official swebench/sweb.eval.* images even when present',
     negate: true,
   }),
-  flag('docker', { field: 'pullOfficialImages', flag: '--pull', description: 'try to pull absent official images (contacts a remote registry)' }),
-  flag('docker', { field: 'arch', flag: '--arch <arch>', description: `official images' architecture: ${IMAGE_ARCHS.join(' | ')}`, parse: oneOf(IMAGE_ARCHS) }),
-  flag('docker', {
+  flag('sandbox', { field: 'pullOfficialImages', flag: '--pull', description: 'try to pull absent official images (contacts a remote registry)' }),
+  flag('sandbox', {
+    field: 'arch',
+    flag: '--arch <arch>',
+    description: `official images' architecture: ${IMAGE_ARCHS.join(' | ')}`,
+    parse: oneOf(IMAGE_ARCHS),
+  }),
+  flag('sandbox', {
     field: 'cacheLevel',
     flag: '--cache-level <level>',
     description: `images kept after evaluation, as the harness: ${CACHE_LEVELS.join(' | ')} (default env: instance images removed)`,
@@ -212,8 +217,8 @@ const EVALUATE_KEYS = new Set([
   'dataset',
   'mirrorsDir',
   'cacheDir',
-  'docker',
-  'concurrency.docker',
+  'sandbox',
+  'concurrency.sandboxes',
   'evaluation.timeoutSeconds',
   'evaluation.network',
   'evaluation.harness',
@@ -247,7 +252,7 @@ export function overridesFrom(flags: Record<string, unknown>, table: readonly Ru
 /** Each field of an object-valued config key: `true` when RUN_FLAGS sets it, else why it is a config-file field only. */
 type FieldCoverage<T> = { readonly [F in keyof Required<Exclude<T, undefined | string>>]: true | string };
 /** The object-valued config keys whose fields are listed one by one. */
-type ObjectKeys = 'llm' | 'localizer' | 'repair' | 'validation' | 'evaluation' | 'docker' | 'concurrency' | 'budget' | 'cluster';
+type ObjectKeys = 'llm' | 'localizer' | 'repair' | 'validation' | 'evaluation' | 'sandbox' | 'concurrency' | 'budget' | 'cluster';
 
 /**
  * Every config key, and every field of the object-valued ones: `true` when RUN_FLAGS sets it, else why it is set
@@ -316,7 +321,7 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
     harness: true,
     unforgeable: true,
   },
-  docker: {
+  sandbox: {
     backend: true,
     engines: true,
     answerTimeoutSeconds: true,
@@ -331,7 +336,7 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
     arch: true,
     cacheLevel: true,
   },
-  concurrency: { instances: true, docker: true, index: 'index builds at once (memory-bound) belong to an experiment file' },
+  concurrency: { instances: true, sandboxes: true, index: 'index builds at once (memory-bound) belong to an experiment file' },
   budget: { instanceTokens: true, instanceDollars: true, runTokens: true, runDollars: true },
   cluster: {
     scheduler: true,

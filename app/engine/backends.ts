@@ -1,5 +1,5 @@
 /**
- * Execution backends by name (config `docker.backend`, `--backend`): where validation, evaluation and the
+ * Execution backends by name (config `sandbox.backend`, `--backend`): where validation, evaluation and the
  * explorer's read-only workspaces run. Adding one is its folder or file in sandbox/ plus one line here; the run
  * and `locfix evaluate` both build theirs through `createExecutionBackend`.
  */
@@ -12,7 +12,7 @@ import type { ImageConfig, MirrorLocator } from '../../sandbox/docker/images.ts'
 import { DockerPoolBackend, parseEngineSpec } from '../../sandbox/docker/pool-backend.ts';
 import { BwrapBackend } from '../../sandbox/bwrap/backend.ts';
 
-export type BackendName = RunConfig['docker']['backend'];
+export type BackendName = RunConfig['sandbox']['backend'];
 
 export interface BackendSettings {
   images: ImageConfig;
@@ -48,8 +48,8 @@ function createExecutionBackend(name: BackendName, mirrors: MirrorLocator, setti
 }
 
 /** The backend a run configuration names. */
-export function runBackend(config: Pick<RunConfig, 'docker' | 'concurrency' | 'cacheDir'>, mirrors: MirrorLocator): ExecutionBackend {
-  const d = config.docker;
+export function runBackend(config: Pick<RunConfig, 'sandbox' | 'concurrency' | 'cacheDir'>, mirrors: MirrorLocator): ExecutionBackend {
+  const d = config.sandbox;
   return createExecutionBackend(d.backend, mirrors, {
     images: {
       ...(d.baseImage ? { baseImage: d.baseImage } : {}),
@@ -62,7 +62,7 @@ export function runBackend(config: Pick<RunConfig, 'docker' | 'concurrency' | 'c
     },
     memoryGiB: d.memoryGiB,
     cpus: d.cpus,
-    concurrency: config.concurrency.docker,
+    concurrency: config.concurrency.sandboxes,
     engines: d.engines,
     answerMs: d.answerTimeoutSeconds * 1000,
     imageStore: path.resolve(d.imageStore ?? defaultImageStore(config.cacheDir)),

@@ -59,7 +59,7 @@ export function demoRunConfig(o: {
     repair: { samplesPerSet: 1, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
     validation: { regression: o.docker, reproduction: o.docker, reproductionSamples: 1, timeoutSeconds: 300 },
     evaluation: { enabled: o.docker, timeoutSeconds: 600 },
-    concurrency: { instances: 2, docker: 2, index: 1 },
+    concurrency: { instances: 2, sandboxes: 2, index: 1 },
     ...(o.docker ? {} : { stopAfter: 'select' }),
   };
 }

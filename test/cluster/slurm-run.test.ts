@@ -130,13 +130,13 @@ describe.skipIf(!usable)('locfix run --scheduler slurm', () => {
     expect(third.log).not.toContain('submitted');
   });
 
-  it('with docker.backend "bwrap" every task validates and evaluates in bubblewrap sandboxes on its node: no Docker engine needed', {
+  it('with sandbox.backend "bwrap" every task validates and evaluates in bubblewrap sandboxes on its node: no Docker engine needed', {
     timeout: 600_000,
   }, async () => {
     if (!(await ensureBwrap('locfix run --scheduler slurm with bwrap'))) return;
     const config = JSON.parse(await readFile(configFile, 'utf8'));
     const bwrapConfig = path.join(dir, 'config-bwrap.json');
-    await writeFile(bwrapConfig, JSON.stringify({ ...config, docker: { ...config.docker, backend: 'bwrap', imageStore: bwrapTestStore().root } }));
+    await writeFile(bwrapConfig, JSON.stringify({ ...config, sandbox: { ...config.sandbox, backend: 'bwrap', imageStore: bwrapTestStore().root } }));
     // the tasks inherit the driver's environment: a Docker engine they tried to use would not answer
     const { code, log } = await startDriver('bwrap', [], { config: bwrapConfig, env: { DOCKER_HOST: 'unix:///nonexistent/docker.sock' } }).done;
     expect(code, log).toBe(0);

@@ -90,7 +90,7 @@ describe('capabilities', () => {
     const supply = capabilitySupply({ ...services, llm: undefined }, {});
     expect(missingCapabilities('explorer', ['model', 'workspace'], supply)).toBe(
       'the explorer localizer needs a chat model: pass --llm (e.g. ollama:gpt-oss:120b, openai:MODEL@URL) or set "llm" in the config; ' +
-        'and read-only workspaces, which need a Docker execution backend (docker.backend local or docker-pool)',
+        'and read-only workspaces, which need a Docker execution backend (sandbox.backend local or docker-pool)',
     );
     expect(missingCapabilities('explorer', ['model', 'workspace'], capabilitySupply(services, { workspaces }))).toBeUndefined();
   });

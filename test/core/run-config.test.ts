@@ -22,13 +22,21 @@ describe('run flags', () => {
   it('turn into config overrides through the one table, nested fields merged into the file', async () => {
     const overrides = overridesFrom({ runId: 'r2', instances: 'a__b-1, a__b-2', repo: ['o/r', 'o/s'], limit: '3', concurrency: '6', seed: '7' });
     expect(overrides).toEqual({ runId: 'r2', instances: ['a__b-1', 'a__b-2'], repos: ['o/r', 'o/s'], limit: 3, concurrency: { instances: 6 }, seed: 7 });
-    const file = await configFile({ runId: 'r1', dataset: 'x.jsonl', concurrency: { docker: 3 }, localizer: { name: 'blagent', options: { m: 8 } } });
+    const file = await configFile({ runId: 'r1', dataset: 'x.jsonl', concurrency: { sandboxes: 3 }, localizer: { name: 'blagent', options: { m: 8 } } });
     const config = await loadRunConfig(file, overrides);
-    expect(config.concurrency).toEqual({ instances: 6, docker: 3, index: 1 });
+    expect(config.concurrency).toEqual({ instances: 6, sandboxes: 3, index: 1 });
     expect(config.localizer).toEqual({ name: 'blagent', options: { m: 8 } });
     // another localizer does not inherit the file's options for blagent
     const switched = await loadRunConfig(file, overridesFrom({ localizer: 'retrieval' }));
     expect(switched.localizer).toEqual({ name: 'retrieval', options: {} });
+  });
+
+  it('a config written before the sandbox rename still reads: docker → sandbox, concurrency.docker → concurrency.sandboxes', async () => {
+    const file = await configFile({ runId: 'r1', dataset: 'x.jsonl', docker: { backend: 'bwrap', memoryGiB: 2 }, concurrency: { docker: 3 } });
+    const config = await loadRunConfig(file, overridesFrom({ cpus: '0.5' }));
+    expect(config.sandbox).toMatchObject({ backend: 'bwrap', memoryGiB: 2, cpus: 0.5 });
+    expect(config.concurrency.sandboxes).toBe(3);
+    expect(() => parseRunConfig({ runId: 'r', dataset: 'x', docker: {}, sandbox: {} })).toThrow(/both "docker" \(its name before\) and "sandbox"/);
   });
 
   it('--llm-timeout / --llm-retries set limits on the model of --llm or of the config file', async () => {
@@ -95,17 +103,17 @@ describe('run flags', () => {
       timeout: '60',
       network: 'bridge',
     });
-    expect(config.docker).toMatchObject({ memoryGiB: 2, cpus: 0.5, useOfficialImages: false, cacheLevel: 'instance' });
+    expect(config.sandbox).toMatchObject({ memoryGiB: 2, cpus: 0.5, useOfficialImages: false, cacheLevel: 'instance' });
     expect(config.evaluation).toMatchObject({ timeoutSeconds: 60, network: 'bridge' });
-    expect(config.concurrency.docker).toBe(1); // the harness' default of one worker
-    expect(evaluationConfig({ dataset: 'd.jsonl', predictions: 'gold', runId: 'ev', officialImages: true }).docker.useOfficialImages).toBe(true);
+    expect(config.concurrency.sandboxes).toBe(1); // the harness' default of one worker
+    expect(evaluationConfig({ dataset: 'd.jsonl', predictions: 'gold', runId: 'ev', officialImages: true }).sandbox.useOfficialImages).toBe(true);
     expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', cacheLevel: 'all' })).toThrow(
       /--cache-level must be one of none, base, env, instance/,
     );
     expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'slurm' })).toThrow(/--backend slurm is now --scheduler slurm/);
     // the daemonless kind needs no engine list (before: "backend docker-pool needs at least one engine")
     const bwrap = evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'bwrap', imageStore: '/srv/images' });
-    expect(bwrap.docker).toMatchObject({ backend: 'bwrap', imageStore: '/srv/images', engines: [] });
+    expect(bwrap.sandbox).toMatchObject({ backend: 'bwrap', imageStore: '/srv/images', engines: [] });
     expect(() => evaluationConfig({ dataset: 'd', predictions: 'gold', runId: 'ev', backend: 'docker-pool' })).toThrow(/needs at least one engine/);
   });
 

@@ -38,7 +38,7 @@ function configFor(runId: string, budget: RunConfigInput['budget'] = {}, llm?: s
   return {
     ...worldRunConfig({ dir, bench, chroma }, runId, IDS, llm ?? `openai:scripted@${scripted.server.openaiURL}`),
     localizer: { name: 'cascade', options: { tiers } },
-    concurrency: { instances: 2, docker: 1, index: 1 },
+    concurrency: { instances: 2, sandboxes: 1, index: 1 },
     stopAfter: 'localize-lines',
     budget,
   };

@@ -49,7 +49,7 @@ async function configFile(runId: string, llm: string): Promise<string> {
       ...worldRunConfig({ dir, bench, chroma }, runId, IDS, llm),
       localizer: { name: 'agentless', options: {} },
       repair: { samplesPerSet: 1, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
-      concurrency: { instances: 1, docker: 1, index: 1 },
+      concurrency: { instances: 1, sandboxes: 1, index: 1 },
       stopAfter: 'repair',
     }),
   );

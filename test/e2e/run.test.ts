@@ -68,7 +68,7 @@ function configFor(runId: string, localizer: 'blagent' | 'agentless', seed: numb
     repair: { samplesPerSet: 1, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
     validation: { regression: true, reproduction: true, reproductionSamples: 1, timeoutSeconds: 300 },
     evaluation: { enabled: true, timeoutSeconds: 600 },
-    concurrency: { instances: 3, docker: 2, index: 1 },
+    concurrency: { instances: 3, sandboxes: 2, index: 1 },
   };
 }
 

@@ -38,7 +38,7 @@ function configFor(runId: string, budget: RunConfigInput['budget'] = {}): RunCon
     ...worldRunConfig({ dir, bench, chroma }, runId, IDS, `openai:scripted@${scripted.server.openaiURL}`),
     localizer: { name: 'agentless', options: {} },
     repair: { samplesPerSet: 2, greedy: true, temperature: 0.8, maxTokens: 1024, contextWindow: 10 },
-    concurrency: { instances: 1, docker: 1, index: 1 },
+    concurrency: { instances: 1, sandboxes: 1, index: 1 },
     stopAfter: 'repair',
     budget,
   };
