@@ -77,7 +77,7 @@ export function register(program: Command): void {
   addSelectionOptions(command);
   addServiceOptions(command);
   useFlags(command, ['localizer', 'localizerOptions', 'concurrency', 'retryErrors', 'out'], {
-    localizer: { description: `file localizer: ${localizerNames().join(' | ')} (default ${DEFAULT_LOCALIZER})`, default: DEFAULT_LOCALIZER },
+    localizer: { default: DEFAULT_LOCALIZER, description: `file localizer: ${localizerNames().join(' | ')}` },
     concurrency: { description: 'instances localized at once', default: '1' },
     out: { required: true },
   }).action(async (flags: LocalizeFlags) => {

@@ -4,7 +4,7 @@
  * does: `true` where flags set it, or the reason it is set in the config file only; the compiler refuses a
  * config key that is missing there, and test/core/run-config.test.ts checks the table against RUN_FLAGS.
  */
-import type { RunConfigInput } from '../../src/config.ts';
+import { DEFAULT_LOCALIZER, type RunConfigInput } from '../../src/config.ts';
 import { IMAGE_ARCHS } from '../../src/harness/instance-spec.ts';
 import { CACHE_LEVELS, NETWORK_MODES } from '../../src/sandbox/types.ts';
 import { localizerNames } from '../../localizer/registry.ts';
@@ -52,7 +52,11 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     parse: (t, f) => positiveInt(f, t)! * 1000,
   }),
   flag('llm', { field: 'maxRetries', flag: '--llm-retries <n>', description: 'retries of a failed model request (default 4)', parse: nonNegativeInt }),
-  flag('localizer', { field: 'name', flag: '--localizer <name>', description: `file localizer: ${localizerNames().join(' | ')}` }),
+  flag('localizer', {
+    field: 'name',
+    flag: '--localizer <name>',
+    description: `file localizer: ${localizerNames().join(' | ')} (default ${DEFAULT_LOCALIZER})`,
+  }),
   flag('localizer', {
     field: 'options',
     flag: '--localizer-options <json>',
