@@ -23,7 +23,9 @@ import type { StageArtifact, StageEvent } from '../src/run/stage-runner.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../src/util/fsx.ts';
 import { settingsChanges } from '../src/util/settings-diff.ts';
 import path from 'node:path';
-import { declares, withCapabilities, type Capability, type CapabilitySupply, type LocalizerNeeds } from './capabilities.ts';
+import { declares, missingCapabilities, withCapabilities, type Capability, type CapabilitySupply, type LocalizerNeeds } from './capabilities.ts';
+import { KindedError } from '../src/run/kinded-error.ts';
+import { ERROR_KINDS } from '../src/util/error-kinds.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
 
 /** What file localization needs from the run's services (app/services.ts provides it). */
@@ -65,6 +67,15 @@ export function capabilitySupply(services: LocalizationServices, options: FileSt
     workspace: options.workspaces?.openWorkspace ? true : 'read-only workspaces, which need a Docker execution backend (sandbox.backend local or docker-pool)',
     parts: options.runDir ? true : 'a run folder to keep its parts in',
   };
+}
+
+/**
+ * Stops before any instance, naming each missing capability and its fix, when the run cannot supply what the
+ * localizer needs: the one check `run` and `localize` both make.
+ */
+export function assertCapabilities(localizer: { name: string; needs: LocalizerNeeds }, services: LocalizationServices, options: FileStageOptions): void {
+  const missing = missingCapabilities(localizer.name, localizer.needs.needs, capabilitySupply(services, options));
+  if (missing) throw new KindedError(ERROR_KINDS.configuration, missing);
 }
 
 export function fileLocalizationStage(

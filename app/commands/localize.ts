@@ -2,7 +2,6 @@
  * `locfix localize --localizer NAME`: file-level localization with any registered localizer, one artifact
  * per instance under runs/ID/localize-files/ (resumable), scored by `locfix eval-loc RUN --stage localize-files`.
  */
-import { KindedError } from '../../src/run/kinded-error.ts';
 import { jsonObject } from './flag-values.ts';
 import { useFlags } from './flag-table.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
@@ -10,10 +9,9 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
 import { localizerNames, resolveLocalizer } from '../../localizer/registry.ts';
-import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
-import { capabilitySupply, runFileLocalization } from '../../localizer/stage.ts';
+import { declares } from '../../localizer/capabilities.ts';
+import { assertCapabilities, runFileLocalization } from '../../localizer/stage.ts';
 import { DEFAULT_LOCALIZER, defaultSandboxSettings } from '../../src/config.ts';
-import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 import { runBackend } from '../engine/backends.ts';
 import { STAGE } from '../../src/run/stage.ts';
 import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
@@ -41,8 +39,7 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const workspaces = declares(capabilities, 'workspace') ? runBackend(defaultSandboxSettings(flags.cacheDir), services.store) : undefined;
   await (async () => {
     await services.checkConfiguration({ repos: instances.map((i) => i.repo) });
-    const missing = missingCapabilities(flags.localizer, capabilities.needs, capabilitySupply(services, { runDir, ...(workspaces ? { workspaces } : {}) }));
-    if (missing) throw new KindedError(STAGE_ERROR_KIND.configuration, missing);
+    assertCapabilities(resolved, services, { runDir, ...(workspaces ? { workspaces } : {}) });
     if (workspaces) {
       // what a killed invocation of this run, or any locfix process that is gone, left on the engine
       const removed = (await workspaces.sweep(path.basename(runDir)).catch(() => 0)) + (await workspaces.sweepOrphans().catch(() => 0));

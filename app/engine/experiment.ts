@@ -4,7 +4,6 @@
  * under runs/<id>/, so an interrupted run (Ctrl-C, a crash, `kill -9`) resumes by running it again.
  * `locfix run` (app/commands/run.ts), the benchmarks and the tests call `runExperiment`.
  */
-import { KindedError } from '../../src/run/kinded-error.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import path from 'node:path';
 import { artifactSettings, artifactSettingsOfConfig, type RunConfig } from '../../src/config.ts';
@@ -21,15 +20,14 @@ import { assembleStages, runPlan } from './stages.ts';
 import { acquireRunLock } from '../../src/run/run-lock.ts';
 import { SpendLedger, type SpendCaps } from '../../src/run/spend-ledger.ts';
 import { STAGE } from '../../src/run/stage.ts';
-import { STAGE_ERROR_KIND } from '../../src/run/stage-runner.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { diskFullMessage, isDiskFull } from '../../src/util/disk-full.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { claimSignal, terminate } from '../../src/util/termination.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
 import { resolveLocalizer, type ResolvedLocalizer } from '../../localizer/registry.ts';
-import { declares, missingCapabilities } from '../../localizer/capabilities.ts';
-import { capabilitySupply } from '../../localizer/stage.ts';
+import { declares } from '../../localizer/capabilities.ts';
+import { assertCapabilities } from '../../localizer/stage.ts';
 import { writeReports } from '../../results/report-files.ts';
 import { writePredictions } from './predictions.ts';
 import { runOnCluster } from './cluster-run.ts';
@@ -140,8 +138,7 @@ async function runWithServices(
       repos: instances.map((i) => i.repo),
       needsModel: modelStages.length ? `${modelStages.join(', ')} (stop earlier with --stop-after localize-files)` : undefined,
     });
-    const missing = missingCapabilities(config.localizer.name, declared.needs, capabilitySupply(services, { runDir: layout.root, workspaces: docker }));
-    if (missing) throw new KindedError(STAGE_ERROR_KIND.configuration, missing);
+    assertCapabilities(localizer, services, { runDir: layout.root, workspaces: docker });
   })();
   await check.catch(async (err) => {
     await services.close();

@@ -1,3 +1,13 @@
+/**
+ * The LocAgent localizer (gersteinlab/LocAgent, auto_search_main.py): an agent searches the commit's code
+ * graph with SearchEntity / TraverseGraph / RetrieveEntity until it names the locations to change; two
+ * samples at temperature 1 are merged by reciprocal rank. Its files go downstream like any localizer's; the
+ * classes and functions it named become `functions` (LocAgent's found_entities).
+ *
+ * Files the agent named come first. When it named fewer than `files` (or none: it ran out of time), the
+ * files its searches showed most often fill the list, marked `source: "trajectory"` in their evidence, so
+ * function/line localization still has candidates; an answer without any named file carries a warning.
+ */
 import { agreementWith, earlyStop, signals } from '../../src/artifacts/confidence.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/artifacts/localization.ts';
