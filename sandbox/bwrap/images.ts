@@ -4,7 +4,7 @@
  * (overlayfs whiteouts included) as the new image's layer, on top of its parent's.
  */
 import { createHash } from 'node:crypto';
-import type { SandboxLimits } from '../../src/sandbox/types.ts';
+import { MissingImageError, type SandboxLimits } from '../../src/sandbox/types.ts';
 import { type ImageEngine, type LayerSandbox, TESTBED } from '../common/image-recipe.ts';
 import { ImageStoreError, removeTree } from './image-store.ts';
 import type { BwrapRuntime } from './runtime.ts';
@@ -21,7 +21,7 @@ export class BwrapImageEngine implements ImageEngine {
   /** the record's hash: a re-import or rebuild under the same name gives a new identity */
   async identity(name: string): Promise<string> {
     const image = await this.runtime.store.get(name);
-    if (!image) throw new ImageStoreError(`no image ${name} in the image store ${this.runtime.store.root}`);
+    if (!image) throw new MissingImageError(name, `the image store ${this.runtime.store.root}`);
     return `sha256:${createHash('sha256').update(JSON.stringify(image)).digest('hex')}`;
   }
 
@@ -33,7 +33,7 @@ export class BwrapImageEngine implements ImageEngine {
     work: (sandbox: LayerSandbox) => Promise<void>,
   ): Promise<void> {
     const parent = await this.runtime.store.get(from);
-    if (!parent) throw new ImageStoreError(`no image ${from} in the image store ${this.runtime.store.root}`);
+    if (!parent) throw new MissingImageError(from, `the image store ${this.runtime.store.root}`);
     const sandbox = await this.runtime.create({ image: from, runId: 'image-build', limits });
     const layer = await this.runtime.store.scratch('layer');
     try {

@@ -37,7 +37,7 @@ describe.skipIf(!hasDocker)('docker sandbox', () => {
       const { program, script } = await runContractFiles(sandbox);
       expect(program).toMatchObject({ exitCode: 3, timedOut: false, output: 'out 42\nerr\n' });
       expect(script).toBe('shell-ok\n');
-      expect((await sandbox.readFile('/work/pkg/mod.py')).toString()).toBe('VALUE = 41\n');
+      expect((await sandbox.readFile('/probe/pkg/mod.py')).toString()).toBe('VALUE = 41\n');
       const info = await sandbox.inspect();
       expect(info.Config.Labels).toMatchObject({ locfix: '1', [RUN_LABEL]: RUN_ID });
       expect(info.HostConfig.NetworkMode).toBe('none');

@@ -15,8 +15,8 @@ await runtime.ping();
 const limits = await runtime.limitsInEffect();
 const run = await runtime.withSandbox({ image: 'base', runId: 'rootless' }, (sandbox) =>
   sandbox
-    .copyFiles([{ path: '/work/x.py', content: 'import os\nprint("uid", os.getuid())\n' }])
-    .then(() => sandbox.exec('python3 /work/x.py && echo written > /etc/written && cat /etc/written && head -1 /etc/hosts')),
+    .copyFiles([{ path: '/probe/x.py', content: 'import os\nprint("uid", os.getuid())\n' }])
+    .then(() => sandbox.exec('python3 /probe/x.py && echo written > /etc/written && cat /etc/written && head -1 /etc/hosts')),
 );
 const forks = await runtime.withSandbox({ image: 'base', runId: 'rootless', limits: { pidsLimit: 32 } }, (sandbox) =>
   sandbox.exec(FORK_EXPLOSION, { timeoutMs: 60_000 }),

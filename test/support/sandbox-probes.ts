@@ -64,15 +64,15 @@ export const LOOPBACK_PROBE = [
   'print("answer", c.recv(4).decode())',
 ].join('\n');
 
-/** A package, a program that uses it and writes to both streams, and a shell script: what every kind copies in first. */
+/** In the sandbox, under /probe (not a host path): a package, a program that uses it and writes to both streams, and a shell script: what every kind copies in first. */
 export const CONTRACT_FILES = [
-  { path: '/work/pkg/mod.py', content: 'VALUE = 41\n' },
+  { path: '/probe/pkg/mod.py', content: 'VALUE = 41\n' },
   {
-    path: '/work/run.py',
+    path: '/probe/run.py',
     content:
-      'import sys\nsys.path.insert(0, "/work/pkg")\nimport mod\nprint("out", mod.VALUE + 1, flush=True)\nprint("err", file=sys.stderr, flush=True)\nsys.exit(3)\n',
+      'import sys\nsys.path.insert(0, "/probe/pkg")\nimport mod\nprint("out", mod.VALUE + 1, flush=True)\nprint("err", file=sys.stderr, flush=True)\nsys.exit(3)\n',
   },
-  { path: '/work/run.sh', content: '#!/bin/sh\necho shell-ok\n', mode: 0o755 },
+  { path: '/probe/run.sh', content: '#!/bin/sh\necho shell-ok\n', mode: 0o755 },
 ];
 
 /** Runs the contract files in a sandbox: exit code 3, both streams in order, the script runs. */
@@ -81,6 +81,6 @@ export async function runContractFiles(sandbox: {
   exec(command: string | readonly string[], options?: { timeoutMs?: number }): Promise<{ exitCode: number | null; output: string; timedOut: boolean }>;
 }): Promise<{ program: { exitCode: number | null; output: string; timedOut: boolean }; script: string }> {
   await sandbox.copyFiles(CONTRACT_FILES);
-  const program = await sandbox.exec('python3 /work/run.py', { timeoutMs: 30_000 });
-  return { program, script: (await sandbox.exec(['/work/run.sh'])).output };
+  const program = await sandbox.exec('python3 /probe/run.py', { timeoutMs: 30_000 });
+  return { program, script: (await sandbox.exec(['/probe/run.sh'])).output };
 }
