@@ -43,7 +43,7 @@ describe.skipIf(!hasDocker || !hasPodman)('Podman as a docker-pool engine', () =
       [
         'evaluate',
         ...['--dataset', bench.datasetPath, '--predictions', 'gold', '--run-id', RUN_ID, '--runs-dir', path.join(dir, 'runs')],
-        ...['--mirrors', bench.mirrorsDir, '--instances', ...ids, '--memory', '1'],
+        ...['--mirrors', bench.mirrorsDir, '--instances', ids.join(','), '--memory', '1'],
         ...['--backend', 'docker-pool', '--engine', 'unix:///var/run/docker.sock=1', '--engine', `${podman}=3`, '--cache-level', 'instance'],
       ],
       path.join(dir, 'cache'),
