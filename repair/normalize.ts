@@ -7,7 +7,7 @@
  * functions or methods — no existing one removed or altered — the key keeps just the added/removed lines, so
  * the same helper inserted at two different places votes together. File keys are concatenated in path order.
  */
-import { languageForPath } from '../src/parsing/languages/index.ts';
+import { languageForPath } from '../src/languages/index.ts';
 import type { PythonAnalyzer, SourceAnalysis } from './analyzer.ts';
 import { diffHunks } from './diff.ts';
 import { syntaxAnalysis } from './syntax-normal-form.ts';

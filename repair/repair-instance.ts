@@ -10,7 +10,7 @@ import { causeOf } from '../src/run/failure-cause.ts';
 import { renderPrompt } from '../src/prompts.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { PythonAnalyzer } from './analyzer.ts';
-import { languageById, languageForPath } from '../src/parsing/languages/index.ts';
+import { languageById, languageForPath } from '../src/languages/index.ts';
 import { buildRepairContext, DEFAULT_CONTEXT_WINDOW } from './context.ts';
 import { gitApplyCheck, type PatchChecker } from './diff.ts';
 import { processOutput } from './process.ts';

@@ -5,7 +5,7 @@
  * of no parsed language is left unchecked. When the base file itself already has error nodes (a grammar
  * gap, not the model's fault), the edit only fails if it adds some.
  */
-import { languageForPath } from '../src/parsing/languages/index.ts';
+import { languageForPath } from '../src/languages/index.ts';
 import { parserFor } from '../src/parsing/parsers.ts';
 import { syntaxProblems } from '../src/parsing/syntax.ts';
 import type { PythonAnalyzer } from './analyzer.ts';

@@ -23,7 +23,10 @@ export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> =
   { name: 'stages', rooms: ['repair', 'validation'] },
   { name: 'services', rooms: ['src/config.ts', 'src/minibench', 'sandbox', 'src/index'] },
   { name: 'providers', rooms: ['src/embedding', 'src/vectorstore', 'src/llm', 'src/dataset', 'src/run', 'src/artifacts', 'src/sandbox', 'src/harness'] },
-  { name: 'foundations', rooms: ['src/text', 'src/parsing', 'src/repo', 'src/prompts.ts', 'src/util', 'src/patch.ts'] },
+  {
+    name: 'foundations',
+    rooms: ['src/text', 'src/languages', 'src/harness/constants.ts', 'src/parsing', 'src/repo', 'src/prompts.ts', 'src/util', 'src/patch.ts'],
+  },
 ];
 
 /**

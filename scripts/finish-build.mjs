@@ -1,8 +1,8 @@
 // After `tsc -p tsconfig.build.json` (npm run build): the compiled modules in dist/ find the files they read next
 // to themselves as the sources do (package.json, prompts, the mini-benchmark, the ranker model, the environment specs, the tree-sitter
-// queries, bin/), so those are linked into dist/, and dist/BUILD marks when the build finished (bin/locfix.js runs
+// queries, bin/), so those are linked into dist/ (a language folder's data files one by one: its code is compiled), and dist/BUILD marks when the build finished (bin/locfix.js runs
 // the compiled CLI only while no source is newer).
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -14,8 +14,10 @@ const links = [
   'bin',
   'models',
   'src/harness/specs',
-  'src/parsing/languages/queries',
   'src/harness/known-gold-failures.json',
+  ...readdirSync(path.join(root, 'src/languages'), { recursive: true })
+    .filter((file) => /\.(scm|json)$/.test(file))
+    .map((file) => path.join('src/languages', file)),
 ];
 for (const link of links) {
   const at = path.join(dist, link);

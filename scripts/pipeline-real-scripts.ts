@@ -34,7 +34,7 @@ import { parsePatch } from '../src/patch.ts';
 import type { Definition } from '../src/parsing/types.ts';
 import { PythonAnalyzer } from '../repair/analyzer.ts';
 import { checkSyntax } from '../repair/syntax.ts';
-import { languageForPath } from '../src/parsing/languages/index.ts';
+import { languageForPath } from '../src/languages/index.ts';
 import type { Edit, InstanceScript, PlannedCategory } from '../test/e2e/pipeline-policy.ts';
 
 export type RealScript = InstanceScript & {

@@ -5,7 +5,7 @@
  * of indexing that grows with the language's files — timed per file by wrapping the index's FileParser.
  */
 import type { FileParser, ParsedFile } from '../src/index/file-parser.ts';
-import { familyOf, languageForPath } from '../src/parsing/languages/index.ts';
+import { familyOf, languageForPath } from '../src/languages/index.ts';
 
 const FAMILY_LABELS: Record<string, string> = {
   python: 'Python',

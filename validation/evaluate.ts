@@ -39,7 +39,7 @@ import { classifyInfraFailure, type InfraFailure } from './infra-failure.ts';
 import { parseJunitXml, type ReportOutcome } from './structured-report.ts';
 import { diagnoseTestRun, patchedFiles } from './run-diagnosis.ts';
 import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
-import { logParserFor, PYTEST_PARSERS } from './log-parsers/index.ts';
+import { JUNIT_REPORT_PARSERS, logParserFor } from './log-parsers/index.ts';
 import type { Prediction } from './predictions.ts';
 
 import { cannotRunKind, ERROR_KINDS, type ErrorKind } from '../src/util/error-kinds.ts';
@@ -243,7 +243,8 @@ export async function evaluateInstance(
       // The container has no network: pip (the harness' install step re-run in official images) should fail
       // at once instead of retrying unreachable indexes; the image's own install stays in place.
       // pytest's own report of the run, at a path chosen now (no patch can know it), read after the script
-      const junit = grading.unforgeable && PYTEST_PARSERS.has(spec.spec.logParser) ? `/tmp/locfix-junit-${randomBytes(8).toString('hex')}.xml` : undefined;
+      const junit =
+        grading.unforgeable && JUNIT_REPORT_PARSERS.has(spec.spec.logParser) ? `/tmp/locfix-junit-${randomBytes(8).toString('hex')}.xml` : undefined;
       const env = { PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1', ...(junit ? { PYTEST_ADDOPTS: `--junitxml=${junit}` } : {}) };
       const result = await sandbox.exec('/bin/bash /eval.sh', { timeoutMs, env });
       timings.evalMs = Date.now() - evalStarted;

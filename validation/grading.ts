@@ -17,7 +17,7 @@ import {
 import { DEFAULT_GRADING_RULES, type GradingRules, gradingRuleNames, parseTestExitCode, SUITE_RAN } from './grading-rules.ts';
 import { classifyInfraFailure, type InfraTier } from './infra-failure.ts';
 import type { BoundLogParser, StatusConflict, StatusMap } from './log-parsers/index.ts';
-import { plainStatusMap } from './log-parsers/types.ts';
+import { plainStatusMap } from '../src/languages/log-parser.ts';
 import { type ReportOutcome, reportDisagreements } from './structured-report.ts';
 
 const PASSING = new Set<string>([TestStatus.PASSED, TestStatus.XFAIL]);

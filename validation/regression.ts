@@ -12,6 +12,7 @@ import { testDirectives, testPatchFiles } from '../src/harness/eval-script.ts';
 import { pythonTestCommand, testCommandsOf } from '../src/harness/specs.ts';
 import { testMaintained, testPassed } from './grading.ts';
 import { logParserFor, type StatusMap } from './log-parsers/index.ts';
+import { languageEvaluation } from '../src/languages/index.ts';
 import type { InstanceTestbed } from './testbed.ts';
 
 /** Lines of the last fenced block of a model answer (no block: no lines). */
@@ -48,7 +49,7 @@ export function regressionCommand(testbed: InstanceTestbed, configured?: string)
   const { spec } = testbed.image;
   // other languages: the spec's build and test commands as the harness' eval script runs them (no -e: a step
   // that fails offline, such as fetching a submodule, does not stop the tests)
-  if (spec.language !== 'py') return [...(spec.spec.build ?? []), ...testCommandsOf(spec.spec)].join('; ');
+  if (languageEvaluation(spec.language).evalScript !== 'python') return [...(spec.spec.build ?? []), ...testCommandsOf(spec.spec)].join('; ');
   const existing = new Set(testPatchFiles(testbed.instance.test_patch).modified);
   // Directives for the modified files only: new test files do not exist before the test patch.
   const modifiedOnly = testbed.instance.test_patch

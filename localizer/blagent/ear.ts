@@ -7,7 +7,7 @@
  * A token budget guards the prompt: over budget, the largest view expands one anchor fewer, again and
  * again (down to signatures only), then views are cut to equal shares; what was shrunk is reported.
  */
-import { languageForPath } from '../../src/parsing/languages/index.ts';
+import { languageForPath } from '../../src/languages/index.ts';
 import { parserForPath } from '../../src/parsing/parsers.ts';
 import { prunedViews, type LineRange, type PrunedViewOptions } from '../../src/parsing/pruned-view.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';

@@ -11,7 +11,7 @@
  * method whose name is unique in the file; `variable: v` → the module-level assignment; `line: N` → line N
  * when the file has it. Ranges include decorators (locfix's Definition convention).
  */
-import { sourceExtensions } from '../../src/parsing/languages/index.ts';
+import { sourceExtensions } from '../../src/languages/index.ts';
 import type { Definition, ModuleAssignment } from '../../src/parsing/types.ts';
 import type { LineRange } from '../../repair/types.ts';
 

@@ -8,7 +8,7 @@ import type { SweInstance } from '../../src/dataset/schema.ts';
 import { countTokens } from '../../src/llm/tokens.ts';
 import type { ChatModel } from '../../src/llm/types.ts';
 import { compressedSkeleton, type CompressedSkeletonOptions } from '../../src/parsing/compressed-skeleton.ts';
-import { languageForPath } from '../../src/parsing/languages/index.ts';
+import { languageForPath } from '../../src/languages/index.ts';
 import { parserForPath } from '../../src/parsing/parsers.ts';
 import { renderPrompt } from '../../src/prompts.ts';
 import type { RepoSnapshot } from '../../src/repo/types.ts';

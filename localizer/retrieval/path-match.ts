@@ -7,7 +7,7 @@
  * that name, so its weight is shared among them; a longer path whose only match is the file name (a
  * reporter's own `myapp/models.py`) is not a match at all.
  */
-import { INDEXED_LANGUAGES, languageForPath } from '../../src/parsing/languages/index.ts';
+import { INDEXED_LANGUAGES, languageForPath } from '../../src/languages/index.ts';
 
 import type { StructuralSignals } from './structural-query.ts';
 

@@ -8,7 +8,7 @@
  * capitalised word in prose. Mapping the signals onto repository files happens later (path-match.ts,
  * definition-boost.ts), when the file list is known.
  */
-import { INDEXED_LANGUAGES } from '../../src/parsing/languages/index.ts';
+import { INDEXED_LANGUAGES } from '../../src/languages/index.ts';
 
 /** Where a mention came from; the scorer weighs sources differently. */
 export type MentionSource = 'frame' | 'backtick' | 'code' | 'prose';

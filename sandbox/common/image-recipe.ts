@@ -8,7 +8,7 @@
  *      `pullOfficialImages` is set and the engine can pull (off by default: a pull talks to a remote registry);
  *   2. an instance layer built locally on an environment image, which is either
  *      (c) the image the user names for the repository/version in the config (`envImages`), or
- *      (b) the environment layer built from the spec in src/harness/specs/ on the base image.
+ *      (b) the environment layer built from the repository's spec (its language folder's specs.json) on the base image.
  *
  * Local layers are made by running the setup commands in a network-less sandbox and keeping its changes, so
  * the same limits and cleanup apply as for any other sandbox. Their names end in hashes of everything that

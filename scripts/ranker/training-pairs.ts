@@ -7,7 +7,7 @@
  * evaluated instance of the same repository. A gold fix comes after its instance's base commit, so no gold fix
  * of an evaluated instance can be a pair; `excludedCommits` drops any commit named explicitly besides.
  */
-import { languageForPath } from '../../src/parsing/languages/index.ts';
+import { languageForPath } from '../../src/languages/index.ts';
 import { assertCommitHash, runGit } from '../../src/repo/git.ts';
 import { streamCommitLog } from '../../src/repo/commit-log.ts';
 import { isTestPath } from '../../src/index/file-filter.ts';

@@ -7,7 +7,8 @@
 import type { SweInstance } from '../dataset/schema.ts';
 import { harnessEvalScript, makeCommonEvalScript, makeEvalScript, testDirectives, type EvalScriptOptions } from './eval-script.ts';
 import { END_TEST_OUTPUT, START_TEST_OUTPUT, TEST_EXIT_CODE_VAR } from './constants.ts';
-import { loadBuiltinSpecs, type ResolvedSpec, type SpecLanguage, type SpecRegistry } from './specs.ts';
+import { loadBuiltinSpecs, type ResolvedSpec, type SpecRegistry } from './specs.ts';
+import { languageEvaluation, languageOfParser } from '../languages/index.ts';
 
 export interface InstanceSpec {
   instanceId: string;
@@ -35,19 +36,8 @@ export function officialImageName(instanceId: string, arch: ImageArch = 'x86_64'
 
 let builtin: SpecRegistry | undefined;
 
-/** The language of a parser's runner, for a row locfix has no spec of (by the harness' parser modules). */
-const PARSER_LANGUAGE: Array<[RegExp, SpecLanguage]> = [
-  [/pytest|django|sympy|matplotlib|seaborn|astropy|astroid|flask|marshmallow|pvlib|pyvista|sqlfluff|xarray|pydicom|requests|pylint|scikit|sphinx/, 'py'],
-  [/redis|jq|doctest|micropython|googletest/, 'c'],
-  [/gotest/, 'go'],
-  [/maven|ant|gradle/, 'java'],
-  [/phpunit/, 'php'],
-  [/minitest|cucumber|ruby_unit|rspec|jekyll/, 'rb'],
-  [/cargo/, 'rs'],
-];
-
 /**
- * A 5.0 row of a repository no spec in src/harness/specs/ covers: it carries its eval script, parser and image, which
+ * A 5.0 row of a repository no shipped spec covers: it carries its eval script, parser and image, which
  * is all the harness needs. Its spec is what the row says: the test commands between the script's markers, the
  * row's parser, the language of that parser's runner (JavaScript otherwise); no offline build recipe, so without
  * its official image it fails naming the image.
@@ -59,7 +49,7 @@ function specOfRow(instance: SweInstance): ResolvedSpec | undefined {
   const start = lines.findIndex((l) => l.includes(START_TEST_OUTPUT));
   const end = lines.findIndex((l) => l.includes(END_TEST_OUTPUT));
   const commands = start >= 0 && end > start ? lines.slice(start + 1, end).filter((l) => l.trim() && !l.startsWith(`${TEST_EXIT_CODE_VAR}=`)) : [];
-  const language = PARSER_LANGUAGE.find(([pattern]) => pattern.test(logParser))?.[1] ?? 'js';
+  const language = languageOfParser(logParser) ?? 'js';
   return {
     repo: instance.repo,
     version: instance.version ?? '',
@@ -88,7 +78,7 @@ export function makeInstanceSpec(instance: SweInstance, specs: SpecRegistry = (b
     evalScript: (options) =>
       options?.official && instance.eval_script && !options.testCommand
         ? harnessEvalScript(instance.eval_script)
-        : spec.language === 'py'
+        : languageEvaluation(spec.language).evalScript === 'python'
           ? makeEvalScript(instance, spec, options)
           : makeCommonEvalScript(instance, spec, options?.testCommand ? { testCommands: [options.testCommand] } : {}),
   };

@@ -1,5 +1,6 @@
 /**
- * Per-repository, per-version environment specs, kept as data in `src/harness/specs/*.json`, read without Docker.
+ * Per-repository, per-version environment specs, kept as data in each language folder's `specs.json`
+ * (src/languages/<language>/) and the mini-benchmark's in `src/harness/specs/`, read without Docker.
  *
  * A spec file maps a repository pattern ("owner/name", or "owner/*") to groups of versions that share the
  * same facts. Version "*" matches any version. The facts follow the SWE-bench harness'
@@ -13,6 +14,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { HARNESS_LANGUAGES, type HarnessLanguage, SPEC_FILES } from '../languages/index.ts';
 
 const commandList = z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string()));
 
@@ -36,14 +38,14 @@ export const EnvSpecSchema = z
   .passthrough();
 export type EnvSpec = z.infer<typeof EnvSpecSchema>;
 
-/** The harness' language keys (MAP_REPO_TO_EXT): Python's eval script differs from the others' (test_spec/). */
-export const SPEC_LANGUAGES = ['py', 'c', 'go', 'java', 'js', 'php', 'rb', 'rs'] as const;
-export type SpecLanguage = (typeof SPEC_LANGUAGES)[number];
+/** The harness' language keys (MAP_REPO_TO_EXT), one per language folder: a spec names its repository's. */
+export const SPEC_LANGUAGES = HARNESS_LANGUAGES;
+export type SpecLanguage = HarnessLanguage;
 
 const RepoEntrySchema = z.object({
   /** the repository's language as the harness keys it; decides the eval script's form (default py) */
   language: z.enum(SPEC_LANGUAGES).default('py'),
-  /** the test-log format (validation/log-parsers/index.ts owns the names and checks them when grading) */
+  /** the test-log format (the language folders' log parsers own the names; grading checks them) */
   log_parser: z.string().min(1),
   /**
    * how test directives come out of the test patch: file paths, Django's dotted test modules, or none (the
@@ -118,18 +120,19 @@ export class SpecRegistry {
     const known = this.entries.has(repo) || this.entries.has(`${repo.split('/')[0]}/*`);
     throw new Error(
       known
-        ? `no environment spec for ${repo} version ${JSON.stringify(version ?? '')}; add the version to src/harness/specs/`
-        : `no environment spec for repository ${repo}; add one to src/harness/specs/`,
+        ? `no environment spec for ${repo} version ${JSON.stringify(version ?? '')}; add the version to its language folder's specs.json (src/languages/)`
+        : `no environment spec for repository ${repo}; add one to its language folder's specs.json (src/languages/)`,
     );
   }
 }
 
-/** The spec files are data beside the Docker image recipes they feed. */
+/** The mini-benchmark's specs: data beside this file (its repositories are locfix's own fixtures). */
 const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'specs');
 
-/** The specs shipped in src/harness/specs/ (all *.json files, in name order). */
+/** The specs shipped with locfix: each language folder's specs.json, then src/harness/specs/*.json in name order. */
 export function loadBuiltinSpecs(): SpecRegistry {
   const registry = new SpecRegistry();
+  for (const file of SPEC_FILES) registry.addFile(file);
   for (const name of readdirSync(SPEC_DIR)
     .filter((f) => f.endsWith('.json'))
     .sort()) {

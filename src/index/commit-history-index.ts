@@ -8,7 +8,7 @@
  * and MRR on both the tuning and the held-out half. Wide commits (more than `maxFilesPerCommit` Python
  * files: reformatting, renames, release chores) say little about any one file and are left out.
  */
-import { languageForPath } from '../parsing/languages/index.ts';
+import { languageForPath } from '../languages/index.ts';
 import { forEachCodeToken } from '../text/code-tokens.ts';
 import { Bm25Index, queryTermsOf, TermDictionary, termVectorOf, type TermVector } from './bm25.ts';
 import type { CommitRecord } from '../repo/history.ts';

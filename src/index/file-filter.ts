@@ -6,7 +6,7 @@
  * `spec/`, `x_spec.rb`). Never indexed, whatever the extensions: vendored code, build output, minified
  * and generated files (`skipReason` says which). Include/exclude globs refine that.
  */
-import { familyOf, INDEXED_LANGUAGES, languageForPath, sourceExtensions } from '../parsing/languages/index.ts';
+import { familyOf, INDEXED_LANGUAGES, languageForPath, sourceExtensions } from '../languages/index.ts';
 export interface FileFilterOptions {
   /** file extensions to index (lowercase, with dot); default: the source files of the languages chosen by `languages` */
   extensions?: readonly string[];

@@ -6,7 +6,7 @@
  * generic shape rules of tagged-structure.ts.
  */
 import type { Node, Tree } from 'web-tree-sitter';
-import type { LanguageSpec } from './languages/types.ts';
+import type { LanguageSpec } from '../languages/types.ts';
 import { childrenOf } from './parse.ts';
 import { definitionOf, endRow, qualify, startRow } from './python-ast.ts';
 import { bodyContent, bodyOf, headerLastRow, isComment, lastRow, outerNode } from './tagged-structure.ts';

@@ -32,7 +32,7 @@
  */
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { type ChunkSyntax, pythonChunkSyntax, taggedChunkSyntax } from './chunk-syntax.ts';
-import { languageForPath } from './languages/index.ts';
+import { languageForPath } from '../languages/index.ts';
 import { childrenOf, parseSource, parserOrDefault } from './parse.ts';
 import { parserForPath } from './parsers.ts';
 import { startRow } from './python-ast.ts';

@@ -12,7 +12,7 @@
  */
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { childrenOf, parserOrDefault, withParsed } from './parse.ts';
-import { languageForPath } from './languages/index.ts';
+import { languageForPath } from '../languages/index.ts';
 import { parserForPath } from './parsers.ts';
 import { tagDefinitions } from './tags.ts';
 import { COMPOUND_STATEMENTS, compoundBodyStatements, definitionKind, definitionName, definitionOf, endRow, qualify, startRow } from './python-ast.ts';

@@ -8,8 +8,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Language, Parser } from 'web-tree-sitter';
-import { LANGUAGES, languageById, languageForPath, type LanguageId } from './languages/index.ts';
-import type { LanguageSpec } from './languages/types.ts';
+import { LANGUAGES, languageById, languageForPath, type LanguageId } from '../languages/index.ts';
+import type { LanguageSpec } from '../languages/types.ts';
 
 const require = createRequire(import.meta.url);
 

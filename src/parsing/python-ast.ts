@@ -4,7 +4,7 @@
  * still shaped by Python's grammar (blocks, decorators, compound statements).
  */
 import type { Node } from 'web-tree-sitter';
-import { python } from './languages/python.ts';
+import { python } from '../languages/python/python.ts';
 import { childrenOf } from './parse.ts';
 
 const { syntax } = python;

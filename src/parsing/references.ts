@@ -5,7 +5,7 @@
  * Names are as written (the last identifier of `a.b.f()`); resolving them to definitions is the graph's job.
  */
 import type { Tree } from 'web-tree-sitter';
-import type { LanguageSpec } from './languages/types.ts';
+import type { LanguageSpec } from '../languages/types.ts';
 import { languageQuery } from './tags.ts';
 
 export type ReferenceKind = 'call' | 'inherits' | 'import';

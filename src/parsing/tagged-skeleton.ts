@@ -11,7 +11,7 @@
  * - `taggedPruned`, BLAgent's EAR view: the compressed file with the anchored functions shown in full.
  */
 import type { Node, Tree } from 'web-tree-sitter';
-import type { LanguageSpec } from './languages/types.ts';
+import type { LanguageSpec } from '../languages/types.ts';
 import type { LineRange, PrunedView } from './types.ts';
 import { docSummary, joinedText } from './skeleton-parts.ts';
 import { bodyContent, bodyOf, commentText, isComment, leadingComments, outerNode } from './tagged-structure.ts';

@@ -1,5 +1,5 @@
 /**
- * Definitions of a file from its language's tags query (`languages/queries/<language>.scm`), for every
+ * Definitions of a file from its language's tags query (`src/languages/<folder>/<language>.scm`), for every
  * language whose structure is described by a query rather than walked by hand. The captures follow
  * tree-sitter's `tags.scm` convention:
  *
@@ -15,20 +15,20 @@
  * Definitions inside function bodies (closures, local classes) are left out, as for Python.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { Query, type Node, type Tree } from 'web-tree-sitter';
-import type { LanguageSpec } from './languages/types.ts';
+import type { LanguageSpec } from '../languages/types.ts';
 import { grammarOf } from './parsers.ts';
 import type { Definition } from './types.ts';
 
 const queries = new Map<string, Query>();
 
-/** A compiled query file of ./languages/queries for a language (one per process and file). */
+/** A compiled query file of a language, from the language's folder (one per process and file). */
 export function languageQuery(spec: LanguageSpec, queryFile: string): Query {
   const key = `${spec.id}\0${queryFile}`;
   let query = queries.get(key);
   if (!query) {
-    const file = fileURLToPath(new URL(`./languages/queries/${queryFile}`, import.meta.url));
+    const file = path.join(spec.folder, queryFile);
     try {
       query = new Query(grammarOf(spec.id), readFileSync(file, 'utf8'));
     } catch (err) {

@@ -13,7 +13,9 @@ export interface CodeChunk {
   symbol?: string;
 }
 
-export type DefinitionKind = 'class' | 'function' | 'method';
+import type { DefinitionKind } from '../languages/types.ts';
+
+export type { DefinitionKind };
 
 export interface Definition {
   path: string;

@@ -11,7 +11,7 @@
  * This sits in the hot loop of indexing (millions of tokens per repository), so it is a hand-written
  * scanner over char codes with one callback per token, no intermediate arrays.
  */
-import { INDEXED_LANGUAGES, languageForPath } from '../parsing/languages/index.ts';
+import { INDEXED_LANGUAGES, languageForPath } from '../languages/index.ts';
 
 /** What shape a token had in the text; embedders weight the shapes differently. */
 export type TokenKind =

@@ -26,7 +26,7 @@ import { LexicalEmbedder } from '../../src/embedding/lexical.ts';
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
 import type { ChatModel, ChatRequest } from '../../src/llm/types.ts';
 import { extractDefinitions } from '../../src/parsing/definitions.ts';
-import { languageForPath } from '../../src/parsing/languages/index.ts';
+import { languageForPath } from '../../src/languages/index.ts';
 import { parserForPath } from '../../src/parsing/parsers.ts';
 import { MemoryVectorStore } from '../../src/vectorstore/memory.ts';
 import { MemorySnapshot } from '../support/memory-snapshot.ts';

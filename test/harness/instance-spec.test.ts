@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { makeInstanceSpec } from '../../src/harness/instance-spec.ts';
 import { loadBuiltinSpecs, SpecRegistry } from '../../src/harness/specs.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
+import { SPEC_FILES } from '../../src/languages/index.ts';
 import { LOG_PARSER_NAMES, logParserFor } from '../../validation/log-parsers/index.ts';
 
 const TEST_PATCH = [
@@ -53,9 +54,15 @@ describe('makeInstanceSpec', () => {
 describe('log parsers named by specs', () => {
   it('every builtin spec names a parser validation knows', () => {
     const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/harness/specs');
-    const named = readdirSync(dir)
-      .filter((f) => f.endsWith('.json'))
-      .flatMap((f) => Object.values((JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { repos: Record<string, { log_parser: string }> }).repos))
+    const files = [
+      ...SPEC_FILES,
+      ...readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => path.join(dir, f)),
+    ];
+    expect(files.length).toBeGreaterThan(8);
+    const named = files
+      .flatMap((f) => Object.values((JSON.parse(readFileSync(f, 'utf8')) as { repos: Record<string, { log_parser: string }> }).repos))
       .map((entry) => entry.log_parser);
     expect(named.length).toBeGreaterThan(5);
     for (const name of named) expect(LOG_PARSER_NAMES).toContain(name);

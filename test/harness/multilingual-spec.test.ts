@@ -1,6 +1,6 @@
 /**
  * SWE-bench Multilingual rows get what the harness gives them: a spec for each of the 46 non-Python repositories
- * of the harness at b8d5332 (src/harness/specs/swebench-<language>.json), a log parser that exists, and an eval
+ * of the harness at b8d5332 (src/languages/<language>/specs.json), a log parser that exists, and an eval
  * script identical, byte for byte, to the one the harness writes (fixture made with that commit's test_spec code).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -61,7 +61,9 @@ describe('Multilingual specs', () => {
 
   it('a row of a repository without a spec is an error naming what is missing', () => {
     const r = { ...row(fixture.rows[0]!), repo: 'nobody/nothing', instance_id: 'nobody__nothing-1' };
-    expect(() => makeInstanceSpec(r)).toThrow(/no environment spec for repository nobody\/nothing; add one to src\/harness\/specs\//);
+    expect(() => makeInstanceSpec(r)).toThrow(
+      /no environment spec for repository nobody\/nothing; add one to its language folder's specs.json \(src\/languages\/\)/,
+    );
     const v = { ...row(fixture.rows[0]!), version: '0.0.0-none' };
     expect(() => makeInstanceSpec(v)).toThrow(/no environment spec for .* version "0.0.0-none"/);
   });

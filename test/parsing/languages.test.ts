@@ -1,8 +1,8 @@
 /** The language seam: one record per language, parsers cached by language, no warm-up needed before parsing. */
 import { describe, expect, it } from 'vitest';
 import { createDefaultFileParser } from '../../src/index/default-parser.ts';
-import { LANGUAGES, languageById, languageForPath, sourceExtensions } from '../../src/parsing/languages/index.ts';
-import { python } from '../../src/parsing/languages/python.ts';
+import { LANGUAGES, languageById, languageForPath, sourceExtensions } from '../../src/languages/index.ts';
+import { python } from '../../src/languages/python/python.ts';
 import { languageOfParser, newParser, parserFor, parserForPath } from '../../src/parsing/parsers.ts';
 import { extractDefinitions } from '../../src/parsing/definitions.ts';
 import { modulePathOf } from '../../src/text/code-tokens.ts';

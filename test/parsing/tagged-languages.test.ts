@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { extractDefinitions } from '../../src/parsing/definitions.ts';
-import { INDEXED_LANGUAGES, LANGUAGES, languageForPath } from '../../src/parsing/languages/index.ts';
+import { INDEXED_LANGUAGES, LANGUAGES, languageForPath } from '../../src/languages/index.ts';
 import { tagsQuery } from '../../src/parsing/tags.ts';
 import { PythonAnalyzer } from '../../repair/analyzer.ts';
 import { checkSyntax } from '../../repair/syntax.ts';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { exitCodeFromSummary, forgePasses, reshapeAs50, verdictCause } from '../../scripts/fidelity-rules.ts';
 import { evalReport } from '../../validation/grading.ts';
 import type { GradingRules } from '../../validation/grading-rules.ts';
-import { parseLogPytest } from '../../validation/log-parsers/python.ts';
+import { parseLogPytest } from '../../src/languages/python/log-parsers.ts';
 
 const S = '>>>>> Start Test Output';
 const E = '>>>>> End Test Output';

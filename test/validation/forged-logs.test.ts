@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { evalReport, statusMapFromLog } from '../../validation/grading.ts';
 import type { GradingRules } from '../../validation/grading-rules.ts';
-import { parseLogMaven } from '../../validation/log-parsers/java.ts';
-import { parseLogDjango, parseLogPytest } from '../../validation/log-parsers/python.ts';
-import { parseLogCargo } from '../../validation/log-parsers/rust.ts';
-import type { LogParser } from '../../validation/log-parsers/types.ts';
+import { parseLogMaven } from '../../src/languages/java/log-parsers.ts';
+import { parseLogDjango, parseLogPytest } from '../../src/languages/python/log-parsers.ts';
+import { parseLogCargo } from '../../src/languages/rust/log-parsers.ts';
+import type { LogParser } from '../../src/languages/log-parser.ts';
 
 const log = (name: string) => readFileSync(new URL(`../fixtures/forged-logs/${name}`, import.meta.url), 'utf8');
 

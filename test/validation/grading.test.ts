@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evalReport, resolutionStatus, statusMapFromLog, testsReport } from '../../validation/grading.ts';
-import { parseLogDjango, parseLogPytest } from '../../validation/log-parsers/python.ts';
+import { parseLogDjango, parseLogPytest } from '../../src/languages/python/log-parsers.ts';
 
 const START = '>>>>> Start Test Output';
 const END = '>>>>> End Test Output';

@@ -1,18 +1,18 @@
 /**
- * The test-log parsers of every harness language (validation/log-parsers/). The harness' own parser tests
+ * The test-log parsers of every harness language (src/languages/<language>/log-parsers.ts). The harness' own parser tests
  * (SWE-bench tests/test_log_parsers_java.py and _javascript.py) are carried over as facts; the other formats
  * are checked on excerpts in each tool's output format, carrying test names of the SWE-bench Multilingual
  * development rows (their FAIL_TO_PASS / PASS_TO_PASS), so a parser that names a test differently than the
  * dataset would fail here.
  */
 import { describe, expect, it } from 'vitest';
-import { parseLogDoctest, parseLogGoogletest, parseLogJq, parseLogMicropythonTest, parseLogRedis } from '../../validation/log-parsers/c.ts';
-import { parseLogGotest } from '../../validation/log-parsers/go.ts';
-import { parseLogAnt, parseLogGradleCustom, parseLogMaven } from '../../validation/log-parsers/java.ts';
-import { parseLogImmutableJs, parseLogJest, parseLogJestJson, parseLogKarma, parseLogTap, parseLogVitest } from '../../validation/log-parsers/javascript.ts';
-import { parseLogPhpunit } from '../../validation/log-parsers/php.ts';
-import { parseLogCucumber, parseLogMinitest, parseLogRspecTransformedJson, parseLogRubyUnit } from '../../validation/log-parsers/ruby.ts';
-import { parseLogCargo } from '../../validation/log-parsers/rust.ts';
+import { parseLogDoctest, parseLogGoogletest, parseLogJq, parseLogMicropythonTest, parseLogRedis } from '../../src/languages/c/log-parsers.ts';
+import { parseLogGotest } from '../../src/languages/go/log-parsers.ts';
+import { parseLogAnt, parseLogGradleCustom, parseLogMaven } from '../../src/languages/java/log-parsers.ts';
+import { parseLogImmutableJs, parseLogJest, parseLogJestJson, parseLogKarma, parseLogTap, parseLogVitest } from '../../src/languages/javascript/log-parsers.ts';
+import { parseLogPhpunit } from '../../src/languages/php/log-parsers.ts';
+import { parseLogCucumber, parseLogMinitest, parseLogRspecTransformedJson, parseLogRubyUnit } from '../../src/languages/ruby/log-parsers.ts';
+import { parseLogCargo } from '../../src/languages/rust/log-parsers.ts';
 
 const P = 'PASSED';
 const F = 'FAILED';

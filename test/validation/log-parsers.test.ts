@@ -7,7 +7,7 @@ import {
   parseLogPytestV2,
   parseLogSeaborn,
   parseLogSympy,
-} from '../../validation/log-parsers/python.ts';
+} from '../../src/languages/python/log-parsers.ts';
 
 describe('pytest parser', () => {
   const log = [

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { END_TEST_OUTPUT, START_TEST_OUTPUT } from '../../src/harness/constants.ts';
 import { statusMapFromLog } from '../../validation/grading.ts';
-import { parseLogPytest } from '../../validation/log-parsers/python.ts';
+import { parseLogPytest } from '../../src/languages/python/log-parsers.ts';
 import { diagnoseTestRun, patchedFiles, repositoryRoots } from '../../validation/run-diagnosis.ts';
 
 const gold = { FAIL_TO_PASS: ['tests/test_a.py::test_new'], PASS_TO_PASS: ['tests/test_a.py::test_old'] };

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { evalReport } from '../../validation/grading.ts';
-import { parseLogPytest } from '../../validation/log-parsers/python.ts';
+import { parseLogPytest } from '../../src/languages/python/log-parsers.ts';
 import { normalTestId, parseJunitXml, reportDisagreements } from '../../validation/structured-report.ts';
 
 const xml = readFileSync(new URL('../fixtures/runner-reports/pytest-junit.xml', import.meta.url), 'utf8');

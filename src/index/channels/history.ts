@@ -3,7 +3,7 @@
  * (src/index/commit-history-index.ts). The history is read on the first search, so indexing alone never
  * pays for it; an unreadable history (shallow or damaged mirror) leaves the channel empty with a note.
  */
-import { familyOf, languageForPath } from '../../parsing/languages/index.ts';
+import { familyOf, languageForPath } from '../../languages/index.ts';
 import { CommitHistoryIndex, DEFAULT_COMMIT_HISTORY } from '../commit-history-index.ts';
 import { commitTermMemo } from '../index-memo.ts';
 import type { CommitRecord } from '../../repo/history.ts';

@@ -6,9 +6,9 @@
  * KeyedJsonlFile (reads and appends under a lock; a line torn by a crash is cut and that file parsed again).
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { LANGUAGES } from '../../languages/index.ts';
 import type { Reference } from '../../parsing/references.ts';
 import type { Definition } from '../../parsing/types.ts';
 import { safeFileName } from '../../util/fsx.ts';
@@ -19,12 +19,13 @@ import type { FileFacts } from './file-facts.ts';
 export const FACTS_VERSION = 1;
 
 let versionKey: string | undefined;
-/** FACTS_VERSION and the content of every query file, hashed */
+/** FACTS_VERSION and the content of every language's query files, hashed */
 export function factsVersionKey(): string {
   if (versionKey) return versionKey;
-  const dir = fileURLToPath(new URL('../../parsing/languages/queries/', import.meta.url));
+  // by file name, as when the queries shared one folder: caches made then stay valid
+  const queries = new Map(LANGUAGES.flatMap((l) => [l.tags, l.references].flatMap((q) => (q ? [[q, path.join(l.folder, q)] as const] : []))));
   const hash = createHash('sha256').update(`facts:${FACTS_VERSION}\n`);
-  for (const file of readdirSync(dir).sort()) hash.update(`${file}\n`).update(readFileSync(path.join(dir, file)));
+  for (const [name, file] of [...queries].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${name}\n`).update(readFileSync(file));
   versionKey = hash.digest('hex').slice(0, 16);
   return versionKey;
 }

@@ -4,7 +4,7 @@
  * the next commit can reuse them for every unchanged blob.
  */
 import { symbolsOfTree } from '../../parsing/definitions.ts';
-import { languageForPath } from '../../parsing/languages/index.ts';
+import { languageForPath } from '../../languages/index.ts';
 import { withParsed } from '../../parsing/parse.ts';
 import { parserForPath } from '../../parsing/parsers.ts';
 import { type Reference, referencesOfTree } from '../../parsing/references.ts';

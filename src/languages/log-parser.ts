@@ -1,5 +1,5 @@
 /** What a test-log parser is: a log (and the instance it belongs to, for parsers that choose by instance) to test → status. */
-import { type HarnessVersion, TestStatus } from '../../src/harness/constants.ts';
+import { type HarnessVersion, TestStatus } from '../harness/constants.ts';
 
 export type StatusMap = Record<string, TestStatus>;
 

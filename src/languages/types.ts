@@ -1,15 +1,17 @@
 /**
- * What locfix knows about one programming language, in one record: its tree-sitter grammar, which files
- * are its source files, the syntax-tree node types the structural code walks, and the text rules of the
- * lexical channels (module paths, test files, traceback frames). Adding a language is one such record in
- * `./<language>.ts` plus one line in `./index.ts`, and a query file in `./queries/`.
+ * What locfix knows about one programming language's source files, in one record: its tree-sitter grammar,
+ * which files are its source files, the syntax-tree node types the structural code walks, and the text rules of
+ * the lexical channels (module paths, test files, traceback frames). A record lives in its language's folder
+ * (`src/languages/<language>/`), beside the folder's query files, log parsers and environment specs
+ * (`./language-folder.ts`).
  *
- * Two conventions still live outside this folder, because they span languages: which files are tests or
- * generated code by their names (`src/index/file-filter.ts`: `test_x.py`, `x_test.go`, `x.spec.ts`, `_pb2.py` …),
- * and the index files of a module folder (`src/index/graph/module-resolver.ts`: `__init__`, `index`, `mod`, `lib`,
- * Rust's `crate`/`self`). A language whose conventions differ there touches those files too.
+ * One convention still spans languages outside the folder: the index files of a module folder
+ * (`src/index/graph/module-resolver.ts`: `__init__`, `index`, `mod`, `lib`, Rust's `crate`/`self`). A language
+ * whose module layout differs there touches that file too.
  */
-import type { DefinitionKind } from '../types.ts';
+
+/** What a definition is: a method is a function whose innermost enclosing definition is a class. */
+export type DefinitionKind = 'class' | 'function' | 'method';
 
 export interface GrammarSource {
   /** npm package that ships the grammar's prebuilt wasm */
@@ -44,10 +46,12 @@ export interface FramePattern {
 
 export interface LanguageSpec {
   id: string;
+  /** the language's folder (absolute): its query files are read from there */
+  folder: string;
   grammar: GrammarSource;
   /** languages of one family share a repository's index (JavaScript with TypeScript, C with C++); default: its id */
   family?: string;
-  /** the tags query (queries/<file>.scm) that finds its definitions; languages without one are walked (`syntax`) */
+  /** the tags query (a .scm file in its folder) that finds its definitions; languages without one are walked (`syntax`) */
   tags?: string;
   /** the query with its `@reference.call` / `.inherits` / `.import` captures (the code graph); default: `tags` */
   references?: string;

@@ -3,8 +3,8 @@
  * format, test-unit's verbose lines (`test_x(Suite): .`), rspec results turned into `name - passed`, and
  * jekyll, whose instances use one or the other by pull request.
  */
-import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from './types.ts';
+import { TestStatus } from '../../harness/constants.ts';
+import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogMinitest(log: string, context: ParseContext = {}): StatusMap {
   const map = newStatusMap(context);

@@ -2,8 +2,8 @@
  * phpunit `--testdox` logs (swebench/harness/log_parsers/php.py at SWE-bench b8d5332): a suite line `Name (Class)`
  * and its tests `✔ does x`; the test's name is `Suite > test`. Lines are not stripped here, as in the harness.
  */
-import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, newStatusMap, type ParseContext } from './types.ts';
+import { TestStatus } from '../../harness/constants.ts';
+import { type StatusMap, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogPhpunit(log: string, context: ParseContext = {}): StatusMap {
   const map = newStatusMap(context);

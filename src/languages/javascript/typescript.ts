@@ -1,7 +1,8 @@
 /** TypeScript and TSX: the two grammars of tree-sitter-typescript, one tags query. */
-import { fileLineFrame, taggedLanguage } from './tagged.ts';
+import { fileLineFrame, taggedLanguage } from '../tagged.ts';
 
 export const typescript = taggedLanguage({
+  moduleUrl: import.meta.url,
   id: 'typescript',
   packageName: 'tree-sitter-typescript',
   wasmFile: 'tree-sitter-typescript.wasm',
@@ -15,6 +16,7 @@ export const typescript = taggedLanguage({
 });
 
 export const tsx = taggedLanguage({
+  moduleUrl: import.meta.url,
   id: 'tsx',
   packageName: 'tree-sitter-typescript',
   wasmFile: 'tree-sitter-tsx.wasm',

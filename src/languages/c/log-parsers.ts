@@ -3,8 +3,8 @@
  * line for line: redis/valkey's `[ok]: name (12 ms)`, jq's `PASS: name`, doctest's XML report, micropython's
  * run-tests (`pass name`), googletest's `[       OK ] Suite.Test (0 ms)`.
  */
-import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from './types.ts';
+import { TestStatus } from '../../harness/constants.ts';
+import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogRedis(log: string, context: ParseContext = {}): StatusMap {
   const map = newStatusMap(context);

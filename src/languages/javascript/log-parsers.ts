@@ -5,8 +5,8 @@
  * instances use one Jest form or the other. The harness' parsers for SWE-bench Multimodal's repositories
  * (calypso, Chart.js, marked, p5.js, react-pdf) are not ported.
  */
-import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from './types.ts';
+import { TestStatus } from '../../harness/constants.ts';
+import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogJest(log: string, context: ParseContext = {}): StatusMap {
   const map = newStatusMap(context);

@@ -5,8 +5,8 @@
  * turns " - " into a space and takes the second word, which also cuts a parametrized id that contains
  * " - " or a space at that point.
  */
-import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, newStatusMap, type ParseContext, runnerOwnOutput } from './types.ts';
+import { TestStatus } from '../../harness/constants.ts';
+import { type StatusMap, newStatusMap, type ParseContext, runnerOwnOutput } from '../log-parser.ts';
 
 const STATUSES = Object.values(TestStatus);
 /** pytest's closing line: "=== 1 failed, 2 passed, 1 warning in 0.12s ===" ("in 0.12 seconds" before pytest 5) */

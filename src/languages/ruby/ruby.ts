@@ -1,7 +1,8 @@
 /** Ruby: tree-sitter-ruby; backtraces print `path/file.rb:12:in 'method'`. */
-import { taggedLanguage } from './tagged.ts';
+import { taggedLanguage } from '../tagged.ts';
 
 export const ruby = taggedLanguage({
+  moduleUrl: import.meta.url,
   id: 'ruby',
   packageName: 'tree-sitter-ruby',
   wasmFile: 'tree-sitter-ruby.wasm',

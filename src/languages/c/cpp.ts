@@ -1,9 +1,10 @@
 /** C++: tree-sitter-cpp; compilers and sanitizers print `path/file.cpp:12`. (`.h` stays C.) */
-import { fileLineFrame, taggedLanguage } from './tagged.ts';
+import { fileLineFrame, taggedLanguage } from '../tagged.ts';
 
 const extensions = ['.cc', '.cpp', '.cxx', '.c++', '.hh', '.hpp', '.hxx', '.h++'];
 
 export const cpp = taggedLanguage({
+  moduleUrl: import.meta.url,
   id: 'cpp',
   packageName: 'tree-sitter-cpp',
   wasmFile: 'tree-sitter-cpp.wasm',

@@ -1,6 +1,6 @@
 /** `cargo test` logs (swebench/harness/log_parsers/rust.py at SWE-bench b8d5332): `test path::name ... ok`. */
-import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, eachMatch, newStatusMap, type ParseContext, runnerOwnOutput } from './types.ts';
+import { TestStatus } from '../../harness/constants.ts';
+import { type StatusMap, eachMatch, newStatusMap, type ParseContext, runnerOwnOutput } from '../log-parser.ts';
 
 export function parseLogCargo(fullLog: string, context: ParseContext = {}): StatusMap {
   // libtest closes each test binary with "test result: ok. 3 passed; …"; results after the last are not its own

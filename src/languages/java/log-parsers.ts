@@ -4,8 +4,8 @@
  * harness runs each test on its own under `set -x` and reads the `-Dtest=` of the traced command and the
  * `BUILD SUCCESS|FAILURE` after it; Ant's `[junit] [PASS] name`; Gradle with the harness' logging config.
  */
-import { TestStatus } from '../../src/harness/constants.ts';
-import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from './types.ts';
+import { TestStatus } from '../../harness/constants.ts';
+import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogMaven(log: string, context: ParseContext = {}): StatusMap {
   const map = newStatusMap(context);

@@ -1,10 +1,12 @@
 /** Python: tree-sitter-python, CPython and pytest tracebacks, dotted module paths with package `__init__.py`. */
-import type { LanguageSpec, LanguageSyntax } from './types.ts';
+import { folderOf } from '../tagged.ts';
+import type { LanguageSpec, LanguageSyntax } from '../types.ts';
 
 const PACKAGE_INDEX = '__init__';
 
 export const python: LanguageSpec & { syntax: LanguageSyntax } = {
   id: 'python',
+  folder: folderOf(import.meta.url),
   indexed: true,
   grammar: { packageName: 'tree-sitter-python', wasmFile: 'tree-sitter-python.wasm' },
   // definitions come from the walker (syntax below); calls, bases and imports from this query

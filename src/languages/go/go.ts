@@ -1,7 +1,8 @@
 /** Go: tree-sitter-go; panics and `go test` print `path/file.go:12`. */
-import { fileLineFrame, taggedLanguage } from './tagged.ts';
+import { fileLineFrame, taggedLanguage } from '../tagged.ts';
 
 export const go = taggedLanguage({
+  moduleUrl: import.meta.url,
   id: 'go',
   packageName: 'tree-sitter-go',
   wasmFile: 'tree-sitter-go.wasm',

@@ -1,15 +1,19 @@
 /**
- * The record of a language described by a tags query (queries/<file>.scm) rather than walked by hand: its
+ * The record of a language described by a tags query (a .scm file in its folder) rather than walked by hand: its
  * module rules are file-based (a file is its own module, named by its stem), its source paths are the
  * files with its extensions, and its traceback frames are given per language.
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FramePattern, LanguageSpec } from './types.ts';
 
 export interface TaggedLanguage {
   id: string;
+  /** the record's module URL (`import.meta.url`): its folder holds the query file */
+  moduleUrl: string;
   packageName: string;
   wasmFile: string;
-  /** the query file in ./queries */
+  /** the query file, in the language's folder */
   tags: string;
   extensions: readonly string[];
   fence: string;
@@ -22,6 +26,9 @@ export interface TaggedLanguage {
   frames: readonly FramePattern[];
 }
 
+/** The folder of a module, from its `import.meta.url`. */
+export const folderOf = (moduleUrl: string): string => path.dirname(fileURLToPath(moduleUrl));
+
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function taggedLanguage(l: TaggedLanguage): LanguageSpec {
@@ -33,6 +40,7 @@ export function taggedLanguage(l: TaggedLanguage): LanguageSpec {
   };
   return {
     id: l.id,
+    folder: folderOf(l.moduleUrl),
     grammar: { packageName: l.packageName, wasmFile: l.wasmFile },
     tags: l.tags,
     ...(l.family ? { family: l.family } : {}),

@@ -1,7 +1,8 @@
 /** Java: tree-sitter-java; stack traces print `at pkg.Class.method(File.java:12)`. */
-import { taggedLanguage } from './tagged.ts';
+import { taggedLanguage } from '../tagged.ts';
 
 export const java = taggedLanguage({
+  moduleUrl: import.meta.url,
   id: 'java',
   packageName: 'tree-sitter-java',
   wasmFile: 'tree-sitter-java.wasm',
