@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { cFolder } from './c/index.ts';
+import { csharpFolder } from './csharp/index.ts';
 import { goFolder } from './go/index.ts';
 import { javaFolder } from './java/index.ts';
 import { javascriptFolder } from './javascript/index.ts';
@@ -17,7 +18,7 @@ import { rustFolder } from './rust/index.ts';
 import type { LanguageSpec } from './types.ts';
 
 /** Every language folder; the order is the parser's order of languages (Python first). */
-export const LANGUAGE_FOLDERS = [pythonFolder, goFolder, rustFolder, javaFolder, cFolder, javascriptFolder, phpFolder, rubyFolder] as const;
+export const LANGUAGE_FOLDERS = [pythonFolder, goFolder, rustFolder, javaFolder, cFolder, javascriptFolder, phpFolder, rubyFolder, csharpFolder] as const;
 
 /** The folders the harness evaluates, and their evaluation facts. */
 type EvaluatedFolder = Extract<(typeof LANGUAGE_FOLDERS)[number], { evaluation: LanguageEvaluation }>;

@@ -1,5 +1,5 @@
 /**
- * The ten languages beyond Python's walker: every grammar loads, every tags query compiles, and on one
+ * The eleven languages beyond Python's walker: every grammar loads, every tags query compiles, and on one
  * fixture file per language (test/fixtures/languages/: a type, a method, a nested function that must not be
  * listed, an impl block or receiver, an import) the definitions have the qualified names, kinds and lines
  * the structural localizers use. The repair syntax check judges each language with its own grammar.
@@ -80,11 +80,24 @@ const EXPECTED: Record<string, string[]> = {
     'Fluent.Plugin.Output.create:method',
     'top_level_helper:function',
   ],
+  'Sample.cs': [
+    'IShape:class',
+    'IShape.Area:method',
+    'Point:class',
+    'Circle:class',
+    'Circle.Circle:method',
+    'Circle.Circle:method',
+    'Circle.Radius:method',
+    'Circle.Area:method',
+    'Circle.Bounds:class',
+    'Circle.Bounds.ToString:method',
+    'Kind:class',
+  ],
 };
 
 describe('languages', () => {
-  it('registers eleven grammars (ten languages, TypeScript with TSX), each tag language with a query that compiles', () => {
-    expect(LANGUAGES.map((l) => l.id).sort()).toEqual(['c', 'cpp', 'go', 'java', 'javascript', 'php', 'python', 'ruby', 'rust', 'tsx', 'typescript']);
+  it('registers twelve grammars (eleven languages, TypeScript with TSX), each tag language with a query that compiles', () => {
+    expect(LANGUAGES.map((l) => l.id).sort()).toEqual(['c', 'cpp', 'csharp', 'go', 'java', 'javascript', 'php', 'python', 'ruby', 'rust', 'tsx', 'typescript']);
     for (const spec of LANGUAGES.filter((l) => l.tags)) expect(tagsQuery(spec), spec.id).toBeDefined();
     expect(INDEXED_LANGUAGES).toEqual(LANGUAGES);
     // JavaScript and TypeScript share an index, as do C and C++
