@@ -50,6 +50,11 @@ export const RunConfigSchema = z
     llm: z.union([z.string(), LlmConfigSchema]).optional(),
     /** recorded in the manifest; LLM stages derive their sample seeds from it */
     seed: z.number().int().default(0),
+    /**
+     * the localizer and its options, and below the function- and line-level stages' options, as the user wrote
+     * them (what a manifest records and a resume compares): this layer sits below the localizers and cannot name
+     * their schemas, so each block is parsed once by its own schema at the run's edge (app/engine/resolved-run.ts)
+     */
     localizer: z
       .object({
         name: z.string().default(DEFAULT_LOCALIZER),

@@ -16,6 +16,7 @@ import { closeInvocation, openManifest, readManifest } from '../../src/run/manif
 import { runPipeline, type InstancePipelineResult } from './pipeline.ts';
 import { groupByRepo, releaseAfterLastInstance } from '../../src/run/repo-release.ts';
 import { createProgress } from '../../src/run/progress.ts';
+import { resolveRun, type ResolvedRun } from './resolved-run.ts';
 import { assembleStages, runPlan } from './stages.ts';
 import { acquireRunLock } from '../../src/run/run-lock.ts';
 import { SpendLedger, type SpendCaps } from '../../src/run/spend-ledger.ts';
@@ -25,7 +26,6 @@ import { diskFullMessage, isDiskFull } from '../../src/util/disk-full.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { claimSignal, terminate } from '../../src/util/termination.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
-import { resolveLocalizer, type ResolvedLocalizer } from '../../localizer/registry.ts';
 import { declares } from '../../localizer/capabilities.ts';
 import { assertCapabilities } from '../../localizer/stage.ts';
 import { writeReports } from '../../results/report-files.ts';
@@ -58,8 +58,9 @@ export interface ExperimentOptions {
 
 export async function runExperiment(config: RunConfig, options: ExperimentOptions = {}): Promise<ExperimentResult> {
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
-  // a misspelled localizer or option fails here, naming the key, before any instance or service starts
-  const localizer = await resolveLocalizer(config.localizer.name, config.localizer.options);
+  // a misspelled localizer, option or stage option fails here, naming the key, before any folder, instance or service
+  const run = await resolveRun(config);
+  const { localizer } = run;
   config.localizer.options = localizer.options;
   const cacheDir = path.resolve(config.cacheDir ?? defaultCacheDir());
   if (config.shard || config.cluster.scheduler !== 'none') {
@@ -70,7 +71,7 @@ export async function runExperiment(config: RunConfig, options: ExperimentOption
   // one process per run folder: a second one refuses, naming the holder, instead of interleaving artifacts
   const lock = acquireRunLock(layout.root);
   try {
-    return await runExperimentLocked(config, localizer, layout, cacheDir, options, log);
+    return await runExperimentLocked(config, run, layout, cacheDir, options, log);
   } finally {
     lock.release();
   }
@@ -78,7 +79,7 @@ export async function runExperiment(config: RunConfig, options: ExperimentOption
 
 async function runExperimentLocked(
   config: RunConfig,
-  localizer: ResolvedLocalizer,
+  run: ResolvedRun,
   layout: RunLayout,
   cacheDir: string,
   options: ExperimentOptions,
@@ -97,7 +98,7 @@ async function runExperimentLocked(
   // however the run ends, the services' servers and child processes end with it: left open, they kept a
   // process whose run had failed (a full disk) alive forever
   try {
-    return await runWithServices(config, localizer, layout, services, instances, options, log);
+    return await runWithServices(config, run, layout, services, instances, options, log);
   } catch (err) {
     await services.close();
     throw err;
@@ -106,7 +107,7 @@ async function runExperimentLocked(
 
 async function runWithServices(
   config: RunConfig,
-  localizer: ResolvedLocalizer,
+  run: ResolvedRun,
   layout: RunLayout,
   services: Services,
   instances: SweInstance[],
@@ -129,7 +130,8 @@ async function runWithServices(
       );
     }
   }
-  const { stages, docker } = assembleStages(config, services, layout, localizer);
+  const { stages, docker } = assembleStages(config, services, layout, run);
+  const { localizer } = run;
   // what would fail every instance alike stops the run here, before anything is recorded
   const modelStages = stages.filter((s) => s.name === STAGE.functions || s.name === STAGE.lines || s.name === STAGE.repair).map((s) => s.name);
   const declared = localizer.needs;

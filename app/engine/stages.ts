@@ -14,9 +14,7 @@ import type { RunConfig } from '../../src/config.ts';
 import type { Services } from '../services.ts';
 import { PIPELINE_STAGES, type PipelineStage } from '../../src/run/stage.ts';
 import type { RunPlan } from '../../src/run/manifest.ts';
-import type { ResolvedLocalizer } from '../../localizer/registry.ts';
-import { parseLocalizerOptions } from '../../localizer/options.ts';
-import { FunctionLevelOptionsSchema, LineLevelOptionsSchema } from '../../localizer/hierarchy/options.ts';
+import type { ResolvedRun } from './resolved-run.ts';
 import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
@@ -30,16 +28,14 @@ export interface StageAssembly {
   docker: ExecutionBackend;
 }
 
-export function assembleStages(config: RunConfig, services: Services, layout: { root: string }, resolved: ResolvedLocalizer): StageAssembly {
+export function assembleStages(config: RunConfig, services: Services, layout: { root: string }, run: ResolvedRun): StageAssembly {
+  const { localizer: resolved, functionLevel, lineLevel } = run;
   const docker = runBackend(config, services.store);
   // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
   const indexQueue = new PQueue({ concurrency: config.concurrency.index });
   const runsDir = path.dirname(layout.root);
   const runId = path.basename(layout.root);
   const topFiles = config.topFiles;
-  // the stages' own options, checked against their schemas before anything runs (a misspelled key fails here)
-  const functionLevel = parseLocalizerOptions('functionLevel', FunctionLevelOptionsSchema, config.functionLevel);
-  const lineLevel = parseLocalizerOptions('lineLevel', LineLevelOptionsSchema, config.lineLevel);
   const localizer = resolved.create({ seed: config.seed });
   // a rejected localizer is reported by the stage that awaits it; this keeps it from counting as unhandled first
   localizer.catch(() => undefined);

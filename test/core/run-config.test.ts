@@ -1,4 +1,5 @@
 /** `locfix run` configuration: one flag table over the config keys, localizer options checked before any work. */
+import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +9,10 @@ import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { overridesFrom, RUN_FLAGS } from '../../app/commands/run-flags.ts';
 import { EVALUATE_FLAGS, RUN_FLAG_COVERAGE } from '../../app/commands/run-flags.ts';
 import { evaluationConfig } from '../../app/commands/evaluate.ts';
-import { createLocalizer, localizerNames, resolveLocalizer, validateLocalizer } from '../../localizer/registry.ts';
+import { createLocalizer, localizerNames, validateLocalizer } from '../../localizer/registry.ts';
 import { assembleStages } from '../../app/engine/stages.ts';
+import { resolveRun } from '../../app/engine/resolved-run.ts';
+import { runExperiment } from '../../app/engine/experiment.ts';
 
 async function configFile(content: unknown): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-config-'));
@@ -174,14 +177,24 @@ describe('localizer names and options', () => {
     expect(await validateLocalizer('retrieval', { retrieval: { weights: { history: 0 } } })).toEqual({ retrieval: { weights: { history: 0 } } });
   });
 
-  it('the function- and line-level stages check their options when the run is assembled', async () => {
-    const retrieval = await resolveLocalizer('retrieval');
-    const assemble = (config: Record<string, unknown>) =>
-      assembleStages(parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', ...config }), { store: {} } as never, { root: '/tmp/locfix-typed' }, retrieval);
+  it('the function- and line-level stages check their options when the run is resolved', async () => {
+    const resolve = (config: Record<string, unknown>) => resolveRun(parseRunConfig({ runId: 'typed', dataset: 'x.jsonl', ...config }));
     // before: spread unchecked into the stages, so a typo was silently a default
-    expect(() => assemble({ functionLevel: { maxAttemps: 2 } })).toThrow(/functionLevel: unknown option\(s\) maxAttemps; known: .*maxAttempts/);
-    expect(() => assemble({ lineLevel: { samples: 0 } })).toThrow(/lineLevel option samples must be a positive integer, got 0/);
-    expect(assemble({ functionLevel: { maxAttempts: 2 }, lineLevel: { samples: 2 } }).stages.map((s) => s.name)).toContain('localize-lines');
+    await expect(resolve({ functionLevel: { maxAttemps: 2 } })).rejects.toThrow(/functionLevel: unknown option\(s\) maxAttemps; known: .*maxAttempts/);
+    await expect(resolve({ lineLevel: { samples: 0 } })).rejects.toThrow(/lineLevel option samples must be a positive integer, got 0/);
+    const run = await resolve({ functionLevel: { maxAttempts: 2 }, lineLevel: { samples: 2 } });
+    expect([run.functionLevel.maxAttempts, run.lineLevel.samples, run.localizer.name]).toEqual([2, 2, 'retrieval']);
+    const assembled = assembleStages(parseRunConfig({ runId: 'typed', dataset: 'x.jsonl' }), { store: {} } as never, { root: '/tmp/locfix-typed' }, run);
+    expect(assembled.stages.map((s) => s.name)).toContain('localize-lines');
+  });
+
+  it('a misspelled nested stage option fails at start: no run folder, no dataset read (issue 43: parse once, at the edge)', async () => {
+    const runsDir = await mkdtemp(path.join(os.tmpdir(), 'locfix-edge-'));
+    const config = parseRunConfig({ runId: 'edge', dataset: path.join(runsDir, 'missing.jsonl'), runsDir, functionLevel: { skeleton: { totalLinez: 30 } } });
+    // before: the run folder and its lock were made and the dataset was read (failing on the missing file) first;
+    // the typo surfaced only when the stages were assembled
+    await expect(runExperiment(config, { log: () => undefined })).rejects.toThrow(/functionLevel: unknown option\(s\) totalLinez in skeleton/);
+    expect(existsSync(path.join(runsDir, 'edge'))).toBe(false);
   });
 
   it('a misspelled --stop-after fails when the config is read, naming the stages (issue 43: parsed once, not cast)', () => {
