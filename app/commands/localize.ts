@@ -9,8 +9,8 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
 import { localizerNames, resolveLocalizer } from '../../localizer/registry.ts';
-import { declares } from '../../localizer/capabilities.ts';
-import { assertCapabilities, runFileLocalization } from '../../localizer/stage.ts';
+import { runFileLocalization } from '../../localizer/stage.ts';
+import { assembleFileLocalization } from '../engine/file-localization.ts';
 import { DEFAULT_LOCALIZER, defaultSandboxSettings } from '../../src/config.ts';
 import { runBackend } from '../engine/backends.ts';
 import { STAGE } from '../../src/run/stage.ts';
@@ -29,22 +29,19 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const given = flags.localizerOptions ? jsonObject(flags.localizerOptions, '--localizer-options') : {};
   // looked up and parsed once; the parsed options are what the manifest records: two option sets are two arms
   const resolved = await resolveLocalizer(flags.localizer, given, '--localizer');
-  const options = resolved.options;
-  const localizer = await resolved.create({});
   const instances = await loadSelection(flags, 'localize');
   const services = servicesFrom(flags);
-  const runDir = path.resolve(flags.out);
-  const capabilities = resolved.needs;
   // a localizer that reads through a sandbox (the explorer) gets one on the local Docker engine
-  const workspaces = declares(capabilities, 'workspace') ? runBackend(defaultSandboxSettings(flags.cacheDir), services.store) : undefined;
+  const files = assembleFileLocalization(resolved, services, {
+    runDir: path.resolve(flags.out),
+    sandbox: () => runBackend(defaultSandboxSettings(flags.cacheDir), services.store),
+  });
   await (async () => {
     await services.checkConfiguration({ repos: instances.map((i) => i.repo) });
-    assertCapabilities(resolved, services, { runDir, ...(workspaces ? { workspaces } : {}) });
-    if (workspaces) {
-      // what a killed invocation of this run, or any locfix process that is gone, left on the engine
-      const removed = (await workspaces.sweep(path.basename(runDir)).catch(() => 0)) + (await workspaces.sweepOrphans().catch(() => 0));
-      if (removed) console.error(`removed ${removed} workspace container(s) and volume(s) left behind by locfix processes that are gone`);
-    }
+    files.assertReady();
+    // what a killed invocation of this run, or any locfix process that is gone, left on the engine
+    const removed = await files.sweepWorkspaces();
+    if (removed) console.error(`removed ${removed} workspace container(s) and volume(s) left behind by locfix processes that are gone`);
   })().catch(async (err) => {
     await services.close();
     throw err;
@@ -52,15 +49,12 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 1 });
   progress.begin(STAGE.files, instances.length);
   try {
-    const artifacts = await runFileLocalization(instances, localizer, services, {
-      runDir,
+    const artifacts = await runFileLocalization(instances, await files.localizer, services, {
+      ...files.runSettings,
       dataset: flags.dataset,
       concurrency: positiveInt('--concurrency', flags.concurrency),
       retryErrors: flags.retryErrors,
       onEvent: (e) => progress.event(e),
-      localizerOptions: options,
-      capabilities,
-      ...(workspaces ? { workspaces } : {}),
     });
     return { ok: artifacts.filter((a) => a.status === 'ok').length, total: artifacts.length };
   } finally {

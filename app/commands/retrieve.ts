@@ -19,6 +19,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
 import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
+import { resolveLocalizer, type ResolvedLocalizer } from '../../localizer/registry.ts';
+import { assembleFileLocalization } from '../engine/file-localization.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
 import { assertQueries, externalQuery, issueQueryText, type QueryPreset, type RetrievalQuery } from '../../localizer/retrieval/query.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../../localizer/retrieval/options.ts';
@@ -56,8 +58,6 @@ async function loadQueriesFile(file: string): Promise<Map<string, Array<{ label:
 }
 
 export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ ok: number; failed: number; total: number }> {
-  const preset = opts.queries as QueryPreset;
-  if (!['raw', 'structural', 'raw+structural'].includes(preset)) throw new Error(`--queries must be raw, structural or raw+structural, got "${opts.queries}"`);
   const retrievalOptions: DeepPartial<RetrievalOptions> = {};
   if (opts.fusion) retrievalOptions.fusion = opts.fusion as RetrievalOptions['fusion'];
   if (opts.rankerModel) {
@@ -66,34 +66,45 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
   }
   const poolCap = positiveInt('--pool-cap', opts.poolCap);
   if (poolCap) retrievalOptions.poolCap = poolCap;
-  // a wrong --fusion stops here; a model file that is missing or does not fit, when the localizer is made.
-  // Resolved after every flag is in, so the recorded settings hold the pool cap the run used.
+  const environmentReports = opts.keepEnvironmentReports ? 'keep' : 'drop';
+  // the retrieval localizer's registry entry parses the flags' options, as `run` and `localize` parse theirs: a
+  // wrong --queries or --fusion stops here; a model file that is missing or does not fit, when the localizer is made
+  const registered = await resolveLocalizer('retrieval', { queries: opts.queries, environmentReports, retrieval: retrievalOptions }, 'retrieve');
+  const preset = registered.options.queries as QueryPreset;
+  // resolved after every flag is in, so the recorded settings hold the pool cap the run used
   const resolved = resolveRetrievalOptions(retrievalOptions);
 
-  const environmentReports = opts.keepEnvironmentReports ? 'keep' : 'drop';
   const instances = await loadSelection(opts, 'retrieve');
   const external = opts.queriesFile ? await loadQueriesFile(opts.queriesFile) : undefined;
-
-  const localizer = new RetrievalLocalizer({
-    queries: preset,
-    environmentReports,
-    retrieval: retrievalOptions,
-    queriesFor: external
-      ? (inst) =>
-          external
-            .get(inst.instance_id)
-            ?.map((q) => externalQuery(q.label, q.text, { signalsFrom: issueQueryText(inst.problem_statement, { environmentReports }) }))
-      : undefined,
-  });
+  // queries another stage wrote are given in code, not as an option: the entry's parsed options, plus them
+  const withExternalQueries: ResolvedLocalizer = {
+    ...registered,
+    create: async () =>
+      new RetrievalLocalizer({
+        queries: preset,
+        environmentReports,
+        retrieval: retrievalOptions,
+        queriesFor: external
+          ? (inst) =>
+              external
+                .get(inst.instance_id)
+                ?.map((q) => externalQuery(q.label, q.text, { signalsFrom: issueQueryText(inst.problem_statement, { environmentReports }) }))
+          : undefined,
+      }),
+  };
   const services = servicesFrom(opts);
+  const files = assembleFileLocalization(external ? withExternalQueries : registered, services, { runDir: path.resolve(opts.out), stage: RETRIEVE_STAGE });
   const progress = createProgress({ tty: Boolean(process.stderr.isTTY) });
   progress.begin(RETRIEVE_STAGE, instances.length);
   try {
+    const localizer = (await files.localizer) as RetrievalLocalizer;
+    files.assertReady();
     const artifacts = await runFileLocalization(instances, localizer, services, {
-      runDir: path.resolve(opts.out),
+      ...files.runSettings,
+      // retrieve's settings below say what its options are, as its manifests always have
+      localizerOptions: undefined,
       // a Hub name (owner/name) is not a path; only files are made absolute
       dataset: existsSync(opts.dataset) ? path.resolve(opts.dataset) : opts.dataset,
-      stage: RETRIEVE_STAGE,
       retryErrors: opts.retryErrors,
       onEvent: (e) => progress.event(e),
       settings: {

@@ -26,8 +26,6 @@ import { diskFullMessage, isDiskFull } from '../../src/util/disk-full.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { claimSignal, terminate } from '../../src/util/termination.ts';
 import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
-import { declares } from '../../localizer/capabilities.ts';
-import { assertCapabilities } from '../../localizer/stage.ts';
 import { writeReports } from '../../results/report-files.ts';
 import { writePredictions } from './predictions.ts';
 import { runOnCluster } from './cluster-run.ts';
@@ -130,17 +128,15 @@ async function runWithServices(
       );
     }
   }
-  const { stages, docker } = assembleStages(config, services, layout, run);
-  const { localizer } = run;
+  const { stages, docker, files } = assembleStages(config, services, layout, run);
   // what would fail every instance alike stops the run here, before anything is recorded
   const modelStages = stages.filter((s) => s.name === STAGE.functions || s.name === STAGE.lines || s.name === STAGE.repair).map((s) => s.name);
-  const declared = localizer.needs;
   const check = (async () => {
     await services.checkConfiguration({
       repos: instances.map((i) => i.repo),
       needsModel: modelStages.length ? `${modelStages.join(', ')} (stop earlier with --stop-after localize-files)` : undefined,
     });
-    assertCapabilities(localizer, services, { runDir: layout.root, workspaces: docker });
+    files.assertReady();
   })();
   await check.catch(async (err) => {
     await services.close();
@@ -159,7 +155,7 @@ async function runWithServices(
     plan: runPlan(config, stages, options.leftOut),
   });
   const spend = await openSpendLedger(layout, config, services);
-  if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate) || declares(declared, 'workspace')) {
+  if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate) || files.workspaces) {
     // An invocation killed with -9 leaves its sandboxes (`sleep infinity`) and workspace snapshots; they carry this run's id.
     try {
       const removed = await docker.sweep(layout.id);

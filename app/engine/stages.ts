@@ -15,6 +15,7 @@ import type { Services } from '../services.ts';
 import { PIPELINE_STAGES, type PipelineStage } from '../../src/run/stage.ts';
 import type { RunPlan } from '../../src/run/manifest.ts';
 import type { ResolvedRun } from './resolved-run.ts';
+import { assembleFileLocalization, type FileLocalizationAssembly } from './file-localization.ts';
 import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
@@ -26,27 +27,28 @@ export interface StageAssembly {
   stages: PipelineStage[];
   /** runs the Docker work of validation and evaluation (and sweeps what a killed invocation left) */
   docker: ExecutionBackend;
+  /** file localization: its localizer, capabilities and workspaces (app/engine/file-localization.ts) */
+  files: FileLocalizationAssembly;
 }
 
 export function assembleStages(config: RunConfig, services: Services, layout: { root: string }, run: ResolvedRun): StageAssembly {
-  const { localizer: resolved, functionLevel, lineLevel } = run;
+  const { functionLevel, lineLevel } = run;
   const docker = runBackend(config, services.store);
   // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
   const indexQueue = new PQueue({ concurrency: config.concurrency.index });
   const runsDir = path.dirname(layout.root);
   const runId = path.basename(layout.root);
   const topFiles = config.topFiles;
-  const localizer = resolved.create({ seed: config.seed });
-  // a rejected localizer is reported by the stage that awaits it; this keeps it from counting as unhandled first
-  localizer.catch(() => undefined);
+  const files = assembleFileLocalization(run.localizer, services, {
+    runDir: layout.root,
+    seed: config.seed,
+    // the run's own backend: the explorer's workspaces are swept with the run's other sandboxes
+    sandbox: () => docker,
+    limitIndexing: <T>(build: () => Promise<T>) => indexQueue.add(build) as Promise<T>,
+  });
 
   const stages: PipelineStage[] = [
-    fileLocalizationStage(localizer, services, {
-      runDir: layout.root,
-      limitIndexing: <T>(build: () => Promise<T>) => indexQueue.add(build) as Promise<T>,
-      capabilities: resolved.needs,
-      workspaces: docker,
-    }),
+    fileLocalizationStage(files.localizer, services, files.stageOptions),
     functionLocalizationStage(services, { ...functionLevel, topFiles, handoff: config.handoff }),
     lineLocalizationStage(services, { ...lineLevel, topFiles, handoff: config.handoff }),
     repairStage({ model: () => services.requireLlm('repair'), snapshot: (i) => services.snapshot(i.repo, i.base_commit), config: config.repair }),
@@ -84,7 +86,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
     if (at < 0) throw new Error(`stopAfter: "${config.stopAfter}" is not among this run's stages: ${selected.map((s) => s.name).join(', ')}`);
     selected = selected.slice(0, at + 1);
   }
-  return { stages: selected, docker };
+  return { stages: selected, docker, files };
 }
 
 /**
