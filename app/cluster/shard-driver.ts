@@ -18,7 +18,7 @@
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { acquireRunLock, RUN_LOCK_FILE } from '../../src/run/run-lock.ts';
+import { acquireRunLock, RUN_LOCK_FILE, RUN_LOCK_HOLDER_FILE } from '../../src/run/run-lock.ts';
 import type { ShardRunResult } from '../../src/run/run-result.ts';
 import { pathExists, readJsonIfExists, writeJsonAtomic } from '../../src/util/fsx.ts';
 import type { ShardResources, ShardScheduler } from './types.ts';
@@ -116,7 +116,8 @@ async function logTail(file: string, lines = 5): Promise<string> {
 
 /** Empties a merged folder this driver made before (everything in it is derived from the shards). */
 async function clearMerged(dir: string): Promise<void> {
-  for (const name of await readdir(dir)) if (name !== RUN_LOCK_FILE) await rm(path.join(dir, name), { recursive: true, force: true });
+  for (const name of await readdir(dir))
+    if (name !== RUN_LOCK_FILE && name !== RUN_LOCK_HOLDER_FILE) await rm(path.join(dir, name), { recursive: true, force: true });
 }
 
 export async function runShards(options: ShardDriverOptions): Promise<ShardDriverResult> {

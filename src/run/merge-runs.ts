@@ -13,7 +13,7 @@ import path from 'node:path';
 import { pathExists, readJsonIfExists, writeJsonAtomic, writeJsonlAtomic } from '../util/fsx.ts';
 import type { StageSelection } from './run-layout.ts';
 import type { SpendLedgerFile } from './spend-ledger.ts';
-import { acquireRunLock, RUN_LOCK_FILE } from './run-lock.ts';
+import { acquireRunLock, RUN_LOCK_FILE, RUN_LOCK_HOLDER_FILE } from './run-lock.ts';
 import { assertConfined } from './confinement.ts';
 
 export interface MergeReport {
@@ -25,7 +25,7 @@ export interface MergeReport {
 }
 
 /** Files computed again over the merged run, the run lock, and the end-of-invocation record of each input. */
-const REGENERATED = new Set(['analysis.json', 'predictions.jsonl', 'result.json', RUN_LOCK_FILE]);
+const REGENERATED = new Set(['analysis.json', 'predictions.jsonl', 'result.json', RUN_LOCK_FILE, RUN_LOCK_HOLDER_FILE]);
 
 /** Adds every number of `b` into `a`, recursively (usage.json: calls, tokens, cost per purpose). */
 function addNumbers(a: unknown, b: unknown): unknown {

@@ -1,19 +1,30 @@
 /**
  * One process per run folder. Two processes writing the same run folder interleave artifacts made under
- * different settings (measured: MRR .670 → .467), so the second one refuses, naming the holder. The lock
- * is `<run>/.locfix.lock` ({pid, host, startedAt, argv}), created exclusively; a lock whose process is
- * gone (kill -9, a crash) on this host is stale and taken over. Within one process the lock is shared
- * (`locfix run` and the stages it runs), and it is removed when the last holder releases it or the
- * process exits.
+ * different settings (measured: MRR .670 → .467), so the second one refuses, naming the holder.
+ *
+ * The lock is proper-lockfile's: `<run>/.locfix.lock`, a folder made atomically and kept fresh by its holder,
+ * so a holder that is gone without a trace — kill -9, a node of a cluster that died, on any host sharing the
+ * filesystem — is recognised by the lock going stale (not refreshed for STALE_MS). Who holds it is written
+ * beside it (`.locfix.lock.json`: pid, host, since, argv) for the refusal's message, and lets a holder on this
+ * host whose process is gone be taken over at once rather than after STALE_MS. Within one process the lock is
+ * shared (`locfix run` and the stages it runs), and it is removed when the last holder releases it or the
+ * process exits. The hand-written pid file this replaces could not tell a dead holder on another host from a
+ * live one, so such a lock stayed until someone removed it.
  */
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { pidAlive } from '../util/file-lock.ts';
 import { onExit } from '../util/termination.ts';
 
 export const RUN_LOCK_FILE = '.locfix.lock';
+/** who holds the lock, beside it */
+export const RUN_LOCK_HOLDER_FILE = '.locfix.lock.json';
+/** a lock not refreshed for this long belongs to a holder that is gone (it is refreshed every STALE_MS / 2) */
+export const RUN_LOCK_STALE_MS = 30_000;
 
-interface LockInfo {
+export interface LockInfo {
   pid: number;
   host: string;
   startedAt: string;
@@ -29,38 +40,38 @@ interface LockInfo {
  */
 const staleTaskLock = (holder: LockInfo, me: LockInfo): boolean => Boolean(holder.task && me.task && holder.host !== me.host);
 
+/** A holder that is certainly gone without waiting for its lock to go stale. */
+const goneHolder = (holder: LockInfo, me: LockInfo): boolean => (holder.host === me.host && !pidAlive(holder.pid)) || staleTaskLock(holder, me);
+
 export class RunLockedError extends Error {
   constructor(
     readonly runDir: string,
-    readonly holder: LockInfo,
+    readonly holder: LockInfo | undefined,
   ) {
+    const who = holder
+      ? `process ${holder.pid} on ${holder.host} since ${holder.startedAt}${holder.argv.length ? ` (locfix ${holder.argv.join(' ')})` : ''}`
+      : 'another process (it has not said which yet)';
     super(
-      `run folder ${runDir} is in use by process ${holder.pid} on ${holder.host} since ${holder.startedAt}` +
-        `${holder.argv.length ? ` (locfix ${holder.argv.join(' ')})` : ''}: wait for it to finish, use another run id, ` +
-        `or, if that process is gone, remove ${path.join(runDir, RUN_LOCK_FILE)}`,
+      `run folder ${runDir} is in use by ${who}: wait for it to finish, use another run id, or, if that process is gone, ` +
+        `remove ${path.join(runDir, RUN_LOCK_FILE)} (a lock nobody refreshes is taken over after ${RUN_LOCK_STALE_MS / 1000} s)`,
     );
     this.name = 'RunLockedError';
   }
 }
 
-const held = new Map<string, number>();
+interface Held {
+  count: number;
+  release: () => void;
+}
+const held = new Map<string, Held>();
 let exitHookInstalled = false;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
-  }
-}
-
-function readLock(file: string): LockInfo | undefined {
+function readHolder(file: string): LockInfo | undefined {
   try {
     const info = JSON.parse(readFileSync(file, 'utf8')) as LockInfo;
     return typeof info.pid === 'number' ? info : undefined;
   } catch {
-    return undefined; // half-written or unreadable: treated as stale below
+    return undefined; // not written yet, half-written or unreadable
   }
 }
 
@@ -71,44 +82,78 @@ export interface RunLock {
 /** Takes the run folder's lock (creating the folder); throws RunLockedError while another live process holds it. */
 export function acquireRunLock(runDir: string): RunLock {
   const dir = path.resolve(runDir);
-  const file = path.join(dir, RUN_LOCK_FILE);
-  const count = held.get(dir);
-  if (count !== undefined) {
-    held.set(dir, count + 1);
+  const existing = held.get(dir);
+  if (existing) {
+    existing.count++;
     return handle(dir);
   }
   mkdirSync(dir, { recursive: true });
-  const info: LockInfo = {
+  const lockPath = path.join(dir, RUN_LOCK_FILE);
+  const holderPath = path.join(dir, RUN_LOCK_HOLDER_FILE);
+  const me: LockInfo = {
     pid: process.pid,
     host: os.hostname(),
     startedAt: new Date().toISOString(),
     argv: process.argv.slice(2),
     ...(process.env.LOCFIX_TASK_ID ? { task: process.env.LOCFIX_TASK_ID } : {}),
   };
+  dropEarlierFileLock(dir, lockPath, me);
+  let release: () => void;
   for (let attempt = 0; ; attempt++) {
     try {
-      writeFileSync(file, JSON.stringify(info), { flag: 'wx' });
+      release = lockfile.lockSync(dir, {
+        lockfilePath: lockPath,
+        realpath: false,
+        stale: RUN_LOCK_STALE_MS,
+        // a holder whose event loop stalled past the stale time may have lost the lock to another process
+        onCompromised: (err) => process.stderr.write(`run folder ${dir}: lock lost while held (${err.message}); another process may be writing it\n`),
+      });
       break;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
-        const holder = readLock(file);
-        if (holder) throw new RunLockedError(dir, holder);
-        throw err;
-      }
-      const holder = readLock(file);
-      if (holder && !staleTaskLock(holder, info) && (holder.host !== info.host || alive(holder.pid))) throw new RunLockedError(dir, holder);
-      unlinkSync(file); // stale: its process is gone
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      const holder = readHolder(holderPath);
+      if (attempt > 0 || !holder || !goneHolder(holder, me)) throw new RunLockedError(dir, holder);
+      rmSync(lockPath, { recursive: true, force: true }); // its process is gone: taken over now
     }
   }
-  held.set(dir, 1);
+  writeFileSync(holderPath, JSON.stringify(me));
+  held.set(dir, { count: 1, release: () => releaseLock(holderPath, release) });
   // removed however the process ends: normally, by an error, or by SIGTERM from a scheduler (scancel, a time limit)
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     onExit(() => {
-      for (const lockedDir of held.keys()) removeLockFile(lockedDir);
+      for (const lock of held.values()) lock.release();
+      held.clear();
     });
   }
   return handle(dir);
+}
+
+/**
+ * Earlier versions held a regular file here with the holder's JSON: one whose process is gone (or that is
+ * unreadable) is removed; one whose holder lives, or may live on another host, is respected.
+ */
+function dropEarlierFileLock(dir: string, lockPath: string, me: LockInfo): void {
+  const stat = statSync(lockPath, { throwIfNoEntry: false });
+  if (!stat?.isFile()) return;
+  const holder = readHolder(lockPath);
+  if (holder && !goneHolder(holder, me)) throw new RunLockedError(dir, holder);
+  rmSync(lockPath, { force: true });
+}
+
+function releaseLock(holderPath: string, release: () => void): void {
+  if (readHolder(holderPath)?.pid === process.pid) {
+    try {
+      unlinkSync(holderPath);
+    } catch {
+      // already gone
+    }
+  }
+  try {
+    release();
+  } catch {
+    // already released, or taken over after it went stale
+  }
 }
 
 /** A holder's handle: releasing it twice releases once. */
@@ -118,29 +163,11 @@ function handle(dir: string): RunLock {
     release: () => {
       if (released) return;
       released = true;
-      releaseRunLock(dir);
+      const lock = held.get(dir);
+      if (!lock) return;
+      if (--lock.count > 0) return;
+      held.delete(dir);
+      lock.release();
     },
   };
-}
-
-function removeLockFile(dir: string): void {
-  const file = path.join(dir, RUN_LOCK_FILE);
-  if (readLock(file)?.pid === process.pid) {
-    try {
-      unlinkSync(file);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-function releaseRunLock(dir: string): void {
-  const count = held.get(dir);
-  if (count === undefined) return;
-  if (count > 1) {
-    held.set(dir, count - 1);
-    return;
-  }
-  held.delete(dir);
-  removeLockFile(dir);
 }

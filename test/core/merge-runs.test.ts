@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mergeRunFolders } from '../../src/run/merge-runs.ts';
-import { RUN_LOCK_FILE } from '../../src/run/run-lock.ts';
+import { RUN_LOCK_FILE, RUN_LOCK_HOLDER_FILE } from '../../src/run/run-lock.ts';
 
 const artifact = (id: string, status: 'ok' | 'error', output?: unknown) => ({ stage: 'localize-files', instanceId: id, status, output });
 const spent = (tokens: number) => ({ promptTokens: tokens, completionTokens: 0, cost: 0, calls: 1 });
@@ -37,7 +37,10 @@ describe('merging run folders', () => {
     const a = await run(root, 'a', ['i1', 'i2'], { i1: artifact('i1', 'ok', { files: ['a'] }), i2: artifact('i2', 'error') });
     const b = await run(root, 'b', ['i2', 'i3'], { i2: artifact('i2', 'ok', { files: ['b'] }), i3: artifact('i3', 'ok', { files: ['c'] }) });
     const c = await run(root, 'c', ['i3'], { i3: artifact('i3', 'ok', { files: ['other'] }) });
+    // an earlier version's lock file in one shard, today's lock folder and its holder in another
     await writeFile(path.join(b, RUN_LOCK_FILE), JSON.stringify({ pid: 999999, host: 'gone', startedAt: 'x', argv: [] }));
+    await mkdir(path.join(c, RUN_LOCK_FILE));
+    await writeFile(path.join(c, RUN_LOCK_HOLDER_FILE), JSON.stringify({ pid: 999999, host: 'gone', startedAt: 'x', argv: [] }));
     const out = path.join(root, 'merged');
     const report = await mergeRunFolders(out, [a, b, c]);
     expect(report).toMatchObject({ instances: 3, conflicts: [{ stage: 'localize-files', instanceId: 'i3', dropped: c }] });
@@ -52,6 +55,7 @@ describe('merging run folders', () => {
     expect(manifest.invocations).toHaveLength(3);
     expect((await readFile(path.join(out, 'instances.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(3);
     expect(existsSync(path.join(out, RUN_LOCK_FILE))).toBe(false);
+    expect(existsSync(path.join(out, RUN_LOCK_HOLDER_FILE))).toBe(false);
   });
 
   it('refuses runs made with other settings, a folder that is not a run, and the output as an input', async () => {

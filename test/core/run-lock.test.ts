@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RUN_LOCK_FILE, RunLockedError, acquireRunLock } from '../../src/run/run-lock.ts';
+import { RUN_LOCK_FILE, RUN_LOCK_HOLDER_FILE, RUN_LOCK_STALE_MS, RunLockedError, acquireRunLock } from '../../src/run/run-lock.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -19,6 +19,14 @@ try { acquireRunLock(${JSON.stringify(runDir)}); console.log('acquired'); } catc
     env: { ...process.env, ...env },
   });
   return { status: result.status, output: result.stdout + result.stderr };
+}
+
+/** A lock as a holder that is not this process leaves it: the fresh lock folder, and who holds it (if it said). */
+function leaveLock(runDir: string, holder?: Record<string, unknown>): void {
+  rmSync(path.join(runDir, RUN_LOCK_FILE), { recursive: true, force: true });
+  rmSync(path.join(runDir, RUN_LOCK_HOLDER_FILE), { force: true });
+  mkdirSync(path.join(runDir, RUN_LOCK_FILE), { recursive: true });
+  if (holder) writeFileSync(path.join(runDir, RUN_LOCK_HOLDER_FILE), JSON.stringify(holder));
 }
 
 describe('run-folder lock', () => {
@@ -42,33 +50,57 @@ describe('run-folder lock', () => {
     expect(existsSync(path.join(run, RUN_LOCK_FILE))).toBe(false);
   });
 
-  it('a lock left by a process that is gone (kill -9) is stale and taken over; a garbled one too', () => {
+  it('a lock left by a process that is gone (kill -9) on this host is taken over at once', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));
     const run = path.join(dir, 'r2');
     const gone = Number(execFileSync('sh', ['-c', 'sh -c "echo \\$\\$" ; true'], { encoding: 'utf8' }).trim());
-    acquireRunLock(run).release();
-    writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify({ pid: gone, host: os.hostname(), startedAt: 'then', argv: [] }));
+    leaveLock(run, { pid: gone, host: os.hostname(), startedAt: 'then', argv: [] });
     const lock = acquireRunLock(run);
-    expect(JSON.parse(readFileSync(path.join(run, RUN_LOCK_FILE), 'utf8')).pid).toBe(process.pid);
+    expect(JSON.parse(readFileSync(path.join(run, RUN_LOCK_HOLDER_FILE), 'utf8')).pid).toBe(process.pid);
     lock.release();
+    expect(existsSync(path.join(run, RUN_LOCK_HOLDER_FILE))).toBe(false);
+    // a fresh lock whose holder has not said who it is yet is respected
+    leaveLock(run);
+    expect(() => acquireRunLock(run)).toThrow(/in use by another process \(it has not said which yet\)/);
+  });
+
+  it('a lock on another host is respected while its holder refreshes it, and taken over once it goes stale', () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));
+    const run = path.join(dir, 'r5');
+    const elsewhere = { pid: 1, host: 'elsewhere', startedAt: 'now', argv: ['run'] };
+    leaveLock(run, elsewhere);
+    expect(() => acquireRunLock(run)).toThrow(RunLockedError);
+    expect(() => acquireRunLock(run)).toThrow(/in use by process 1 on elsewhere since now \(locfix run\)/);
+    // before: a holder on another host was never stale, so a run whose node died stayed locked until removed by hand
+    const past = new Date(Date.now() - RUN_LOCK_STALE_MS - 5_000);
+    utimesSync(path.join(run, RUN_LOCK_FILE), past, past);
+    const lock = acquireRunLock(run);
+    expect(JSON.parse(readFileSync(path.join(run, RUN_LOCK_HOLDER_FILE), 'utf8')).host).toBe(os.hostname());
+    lock.release();
+  });
+
+  it("an earlier version's lock file: taken over when its process is gone or it is garbled, respected otherwise", () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));
+    const run = path.join(dir, 'r6');
+    const gone = Number(execFileSync('sh', ['-c', 'sh -c "echo \\$\\$" ; true'], { encoding: 'utf8' }).trim());
+    mkdirSync(run, { recursive: true });
+    writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify({ pid: gone, host: os.hostname(), startedAt: 'then', argv: [] }));
+    acquireRunLock(run).release();
     writeFileSync(path.join(run, RUN_LOCK_FILE), '{"pid": 1');
     acquireRunLock(run).release();
-    // a live holder on another host cannot be checked: refused
     writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify({ pid: 1, host: 'elsewhere', startedAt: 'now', argv: ['run'] }));
-    expect(() => acquireRunLock(run)).toThrow(RunLockedError);
     expect(() => acquireRunLock(run)).toThrow(/in use by process 1 on elsewhere since now \(locfix run\)/);
   });
 
   it('a cluster task takes over a lock another task left on a host that died; a plain process does not', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));
     const run = path.join(dir, 'r3');
-    acquireRunLock(run).release();
     const left = { pid: 1, host: 'node-that-died', startedAt: 'then', argv: ['run'], task: '12_3' };
-    writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify(left));
+    leaveLock(run, left);
     expect(otherProcess(run).status).toBe(3);
     expect(otherProcess(run, { LOCFIX_TASK_ID: '14_3' })).toMatchObject({ status: 0, output: expect.stringContaining('acquired') });
     // a holder that is not a task (someone's interactive run on another host) is still respected
-    writeFileSync(path.join(run, RUN_LOCK_FILE), JSON.stringify({ ...left, task: undefined }));
+    leaveLock(run, { ...left, task: undefined });
     expect(otherProcess(run, { LOCFIX_TASK_ID: '14_3' }).status).toBe(3);
   });
 
