@@ -25,7 +25,7 @@ import { DockerPoolBackend, parseEngineSpec } from '../sandbox/docker/pool-backe
 import { buildMiniBenchmark, type MiniBenchBuild } from '../src/minibench/build.ts';
 import type { ExecutionBackend } from '../src/sandbox/types.ts';
 import { Services } from '../app/services.ts';
-import { evaluateInstance } from '../validation/evaluate.ts';
+import { evaluateInstance } from '../validation/evaluate-instance.ts';
 import { shardRunId } from '../app/cluster/shard-driver.ts';
 import { readDemoRecording, splitDemoConfig } from '../test/support/demo-shards.ts';
 import { startSecondEngine } from '../test/support/docker-engine.ts';

@@ -30,7 +30,8 @@ import { BwrapImageEngine } from '../sandbox/bwrap/images.ts';
 import { RootfsStore } from '../sandbox/bwrap/image-store.ts';
 import { BwrapRuntime } from '../sandbox/bwrap/runtime.ts';
 import type { InstanceImages, SandboxLimits, SandboxRuntime } from '../src/sandbox/types.ts';
-import { evaluateInstance, instanceLogDir, type InstanceOutcome } from '../validation/evaluate.ts';
+import { evaluateInstance } from '../validation/evaluate-instance.ts';
+import { instanceLogDir, type InstanceOutcome } from '../validation/evaluate.ts';
 import type { InstanceReport, TestsStatus } from '../validation/grading.ts';
 
 /** The recipes of scripts/build-env-image.sh and the versions each serves (docs/offline-env-images.md). */

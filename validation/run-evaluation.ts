@@ -6,7 +6,8 @@ import path from 'node:path';
 import PQueue from 'p-queue';
 import type { ExecutionBackend, ExecutionEngine, InstanceImages, SandboxRuntime } from '../src/sandbox/types.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
-import { evaluateInstance, evaluationDir, isEmptyPatch, type EvaluationOptions, type InstanceOutcome } from './evaluate.ts';
+import { evaluateInstance } from './evaluate-instance.ts';
+import { evaluationDir, isEmptyPatch, type EvaluationOptions, type InstanceOutcome } from './evaluate.ts';
 import { makeRunSummary, type RunSummary } from './run-summary.ts';
 
 /** One engine as an execution backend: at most `concurrency` instances at once. */

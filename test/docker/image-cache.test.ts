@@ -5,7 +5,7 @@ import { DEFAULT_BASE_IMAGE, IMAGE_KEY_LABEL, ImageProvider } from '../../sandbo
 import { imageTier, listLocfixImages, pruneLocfixImages } from '../../sandbox/docker/image-inventory.ts';
 import { makeInstanceSpec, officialImageName } from '../../src/harness/instance-spec.ts';
 import type { InstanceImages } from '../../src/sandbox/types.ts';
-import { evaluateInstance } from '../../validation/evaluate.ts';
+import { evaluateInstance } from '../../validation/evaluate-instance.ts';
 import { withTestbed } from '../../validation/testbed.ts';
 import { ensureDocker } from '../support/docker.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
