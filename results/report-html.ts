@@ -4,16 +4,15 @@
  * in report.ts.
  */
 import { reliabilityDiagram } from './calibration-chart.ts';
+import { type BarPart, categoryPart, htmlTable, simpleBars, stackedBars } from './html-charts.ts';
 import { type FailureCategory, FAILURE_CATEGORIES } from './failure-analysis.ts';
 import {
   CATEGORY_LABEL,
-  CATEGORY_COLOR,
   LOCALIZATION_COLUMNS,
   METRIC_TABLE_HEADER,
   RESOLUTION_TABLE_HEADER,
   resolutionTableRows,
   metricTableRows,
-  pct,
   num,
   runLabel,
   escapeHtml,
@@ -25,107 +24,40 @@ import {
 /** Fewer labelled answers than this make no reliability diagram (its buckets would hold one or two answers). */
 const MIN_CALIBRATION_ANSWERS = 10;
 
-interface BarPart {
-  label: string;
-  color: string;
-  value: number;
-  /** what the part's value is a share of, when not the bar's total (outcomes: the judged instances), for its tooltip */
-  shareOf?: { value: number; what: string };
-}
-
-/** Dark text on a light fill, white on a dark one (relative luminance of a #rrggbb colour, WCAG's formula). */
-function textOn(color: string): string {
-  const channel = (i: number) => {
-    const c = Number.parseInt(color.slice(1 + 2 * i, 3 + 2 * i), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
-  return luminance > 0.4 ? '#212121' : '#fff';
-}
-
-function categoryPart(key: FailureCategory, value: number): BarPart {
-  return { label: CATEGORY_LABEL[key], color: CATEGORY_COLOR[key], value };
-}
-
-function stackedBars(rows: Array<{ label: string; parts: BarPart[] }>, title: string): string {
-  const width = 760;
-  const labelWidth = 240;
-  const barHeight = 26;
-  const gap = 10;
-  const top = 30;
-  const legendHeight = 30;
-  const height = top + rows.length * (barHeight + gap) + legendHeight + 10;
-  const plot = width - labelWidth - 20;
-  const parts: string[] = [];
-  parts.push(`<text x="0" y="18" class="title">${escapeHtml(title)}</text>`);
-  rows.forEach((row, i) => {
-    const y = top + i * (barHeight + gap);
-    const total = row.parts.reduce((s, p) => s + p.value, 0) || 1;
-    parts.push(`<text x="${labelWidth - 8}" y="${y + barHeight * 0.68}" text-anchor="end">${escapeHtml(row.label)}</text>`);
-    let x = labelWidth;
-    for (const p of row.parts) {
-      if (!p.value) continue;
-      const w = (p.value / total) * plot;
-      // the bar is drawn over every instance; a share is printed only over what it is a share of
-      const share = p.shareOf ? (p.shareOf.value ? `, ${pct(p.value / p.shareOf.value)} of ${p.shareOf.what}` : '') : `, ${pct(p.value / total)}`;
-      parts.push(
-        `<rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${p.color}"><title>${escapeHtml(p.label)}: ${p.value} of ${total}${escapeHtml(share)}</title></rect>`,
-      );
-      if (w > 20)
-        parts.push(
-          `<text x="${(x + w / 2).toFixed(1)}" y="${y + barHeight * 0.68}" text-anchor="middle" class="inbar" style="fill:${textOn(p.color)}">${p.value}</text>`,
-        );
-      x += w;
-    }
-  });
-  const legend = new Map<string, string>();
-  for (const r of rows) for (const p of r.parts) if (p.value) legend.set(p.label, p.color);
-  let lx = labelWidth;
-  let ly = top + rows.length * (barHeight + gap) + 8;
-  for (const [label, color] of legend) {
-    const itemWidth = 24 + label.length * 6.6;
-    if (lx + itemWidth > width && lx > labelWidth) {
-      lx = labelWidth; // wrap the legend instead of drawing past the edge
-      ly += 18;
-    }
-    parts.push(
-      `<rect x="${lx}" y="${ly}" width="12" height="12" fill="${color}"/><text x="${lx + 16}" y="${ly + 11}" class="legend">${escapeHtml(label)}</text>`,
-    );
-    lx += itemWidth;
-  }
-  const fullHeight = Math.max(height, ly + 22);
-  return `<svg viewBox="0 0 ${width} ${fullHeight}" width="${width}" height="${fullHeight}" role="img">${parts.join('')}</svg>`;
-}
-
-function simpleBars(rows: Array<{ label: string; value: number; text: string }>, title: string, color = '#1565c0'): string {
-  const width = 760;
-  const labelWidth = 240;
-  const barHeight = 20;
-  const gap = 8;
-  const top = 30;
-  const height = top + rows.length * (barHeight + gap) + 10;
-  const max = Math.max(...rows.map((r) => r.value), 1e-9);
-  const plot = width - labelWidth - 230;
-  const parts = [`<text x="0" y="18" class="title">${escapeHtml(title)}</text>`];
-  rows.forEach((r, i) => {
-    const y = top + i * (barHeight + gap);
-    const w = (r.value / max) * plot;
-    parts.push(`<text x="${labelWidth - 8}" y="${y + barHeight * 0.75}" text-anchor="end">${escapeHtml(r.label)}</text>`);
-    parts.push(`<rect x="${labelWidth}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${color}"/>`);
-    parts.push(`<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + barHeight * 0.75}">${escapeHtml(r.text)}</text>`);
-  });
-  return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img">${parts.join('')}</svg>`;
-}
-
-function htmlTable(header: string[], rows: string[][]): string {
-  return `<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table>`;
-}
+type Runs = Report['runs'];
 
 export function renderHtml(report: Report): string {
-  const sections: string[] = [];
   const runs = report.runs;
+  const sections = [
+    ...outcomeSections(runs),
+    ...localizationSections(runs),
+    ...costSections(runs),
+    ...fileStageSections(runs),
+    ...(report.comparison ? comparisonSections(report.comparison) : []),
+    ...instanceSections(runs),
+  ];
+  const upper = runs.some((r) => r.upperBound)
+    ? '<p class="note">Runs marked <i>upper bound</i> use a localizer that reads the gold patch (oracle); they bound what better localization could give and are not results.</p>'
+    : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>locfix report</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1000px;color:#212121;padding:0 16px}
+h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #e0e0e0;padding-bottom:4px}
+table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #e0e0e0;padding:4px 8px;text-align:right}
+th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}
+svg text{font:12px system-ui,sans-serif;fill:#212121}svg text.title{font-weight:600}svg text.inbar{font-size:11px}svg text.legend{font-size:11px}
+.note{color:#616161}details{margin:6px 0}
+</style></head><body>
+<h1>locfix report</h1><p class="note">Generated ${escapeHtml(report.generatedAt)} · ${runs.length} run(s)</p>${upper}
+${sections.join('\n')}
+</body></html>
+`;
+}
+
+/** Outcomes per run, and where the unresolved patches failed. */
+function outcomeSections(runs: Runs): string[] {
+  const sections: string[] = [];
   sections.push(
     `<section><h2>Outcomes</h2><p>${escapeHtml(JUDGED_NOTE)}</p>${stackedBars(
       runs.map((r) => {
@@ -165,12 +97,22 @@ export function renderHtml(report: Report): string {
         'Unresolved instances with a patch, by the first stage that went wrong',
       )}</section>`,
     );
+  return sections;
+}
+/** Localization metrics per run. */
+function localizationSections(runs: Runs): string[] {
+  const sections: string[] = [];
   sections.push(
     `<section><h2>Localization</h2>${htmlTable(
       ['run', 'n', ...LOCALIZATION_COLUMNS.map(([label]) => label)],
       runs.map((r) => [runLabel(r), r.localized === undefined ? '–' : String(r.localized), ...LOCALIZATION_COLUMNS.map(([, key]) => num(r.localization[key]))]),
     )}</section>`,
   );
+  return sections;
+}
+/** Tokens per stage, and each run's spend beside its caps. */
+function costSections(runs: Runs): string[] {
+  const sections: string[] = [];
   const costRows = runs.flatMap((r) =>
     r.costs.map((c) => ({
       label: `${r.runId} · ${c.stage}`,
@@ -215,7 +157,11 @@ export function renderHtml(report: Report): string {
       )}</section>`,
     );
   }
-
+  return sections;
+}
+/** File localization as a stage: runner metrics and hand-off, cascade tiers, calibration. */
+function fileStageSections(runs: Runs): string[] {
+  const sections: string[] = [];
   const runnerRuns = runs.filter((r) => r.runner);
   if (runnerRuns.length) {
     const f = (x: number) => x.toFixed(3);
@@ -296,63 +242,68 @@ export function renderHtml(report: Report): string {
         .join('')}</section>`,
     );
   }
-
-  const c = report.comparison;
-  if (c) {
-    for (const w of c.warnings ?? []) sections.push(`<section><p class="warning"><strong>Warning:</strong> ${escapeHtml(w)}</p></section>`);
-    if (c.judgedInstances === 0)
+  return sections;
+}
+/** The comparison across runs: resolved-set overlap, solve frequency, intervals. */
+function comparisonSections(c: NonNullable<Report['comparison']>): string[] {
+  const sections: string[] = [];
+  for (const w of c.warnings ?? []) sections.push(`<section><p class="warning"><strong>Warning:</strong> ${escapeHtml(w)}</p></section>`);
+  if (c.judgedInstances === 0)
+    sections.push(
+      `<section><h2>Resolution</h2><p>${escapeHtml(alignmentNote(c))} No instance was judged by every run: no resolution statistics.</p></section>`,
+    );
+  else {
+    const overlapRows = [
+      ...c.arms.map((l) => ({ label: `${l.arm}: any run`, value: l.resolvedUnion.length, text: String(l.resolvedUnion.length) })),
+      ...c.arms.map((l) => ({
+        label: `${l.arm}: only this arm`,
+        value: c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length,
+        text: String(c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length),
+      })),
+      { label: 'every arm', value: c.resolvedByAll.length, text: String(c.resolvedByAll.length) },
+      { label: 'any arm', value: c.resolvedUnion.length, text: String(c.resolvedUnion.length) },
+    ];
+    sections.push(
+      `<section><h2>Overlap of resolved sets</h2><p>${escapeHtml(alignmentNote(c))}</p>${simpleBars(overlapRows, `Resolved instances (${c.judgedInstances ?? c.alignedInstances} judged by every run)`, '#2e7d32')}`,
+    );
+    if (c.uniqueFixes.length)
       sections.push(
-        `<section><h2>Resolution</h2><p>${escapeHtml(alignmentNote(c))} No instance was judged by every run: no resolution statistics.</p></section>`,
+        htmlTable(
+          ['instance', 'fixed by', 'other arm', 'other had a gold file in top 3'],
+          c.uniqueFixes.map((u) => [u.instanceId, u.fixedBy, u.other, u.otherHadGoldFileInTop3 ? 'yes' : 'no']),
+        ),
       );
-    else {
-      const overlapRows = [
-        ...c.arms.map((l) => ({ label: `${l.arm}: any run`, value: l.resolvedUnion.length, text: String(l.resolvedUnion.length) })),
-        ...c.arms.map((l) => ({
-          label: `${l.arm}: only this arm`,
-          value: c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length,
-          text: String(c.uniqueFixes.filter((u) => u.fixedBy === l.arm).length),
-        })),
-        { label: 'every arm', value: c.resolvedByAll.length, text: String(c.resolvedByAll.length) },
-        { label: 'any arm', value: c.resolvedUnion.length, text: String(c.resolvedUnion.length) },
-      ];
-      sections.push(
-        `<section><h2>Overlap of resolved sets</h2><p>${escapeHtml(alignmentNote(c))}</p>${simpleBars(overlapRows, `Resolved instances (${c.judgedInstances ?? c.alignedInstances} judged by every run)`, '#2e7d32')}`,
-      );
-      if (c.uniqueFixes.length)
-        sections.push(
-          htmlTable(
-            ['instance', 'fixed by', 'other arm', 'other had a gold file in top 3'],
-            c.uniqueFixes.map((u) => [u.instanceId, u.fixedBy, u.other, u.otherHadGoldFileInTop3 ? 'yes' : 'no']),
-          ),
-        );
-      sections.push('</section>');
-    }
-    if (c.wilcoxon.length) {
-      sections.push(
-        `<section><h2>Solve frequency across runs (Wilcoxon signed-rank)</h2>${htmlTable(
-          ['reference', 'alternative', 'mean (ref)', 'mean (alt)', 'W', 'p', 'method'],
-          c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), num(w.pValue, 4), w.method]),
-        )}</section>`,
-      );
-    }
-    if (c.resolution?.length) {
-      sections.push(
-        `<section><h2>Resolved rate with confidence intervals</h2><p>Alternative − reference over the instances every run judged; paired bootstrap as below; exact McNemar on each arm's first run, Holm across arms.${c.judgedInstances < 30 ? ` Small sample: n = ${c.judgedInstances}.` : ''}</p>${htmlTable(
-          RESOLUTION_TABLE_HEADER,
-          resolutionTableRows(c),
-        )}</section>`,
-      );
-    }
-    if (c.metrics.length) {
-      sections.push(
-        `<section><h2>Localization metrics with confidence intervals</h2><p>Alternative − reference, 95% percentile bootstrap (10,000 resamples, seed 1729); * marks intervals that exclude zero. McNemar: exact two-sided on each arm's first run; Holm across all binary comparisons.</p>${htmlTable(
-          METRIC_TABLE_HEADER,
-          metricTableRows(c),
-        )}</section>`,
-      );
-    }
+    sections.push('</section>');
   }
-
+  if (c.wilcoxon.length) {
+    sections.push(
+      `<section><h2>Solve frequency across runs (Wilcoxon signed-rank)</h2>${htmlTable(
+        ['reference', 'alternative', 'mean (ref)', 'mean (alt)', 'W', 'p', 'method'],
+        c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), num(w.pValue, 4), w.method]),
+      )}</section>`,
+    );
+  }
+  if (c.resolution?.length) {
+    sections.push(
+      `<section><h2>Resolved rate with confidence intervals</h2><p>Alternative − reference over the instances every run judged; paired bootstrap as below; exact McNemar on each arm's first run, Holm across arms.${c.judgedInstances < 30 ? ` Small sample: n = ${c.judgedInstances}.` : ''}</p>${htmlTable(
+        RESOLUTION_TABLE_HEADER,
+        resolutionTableRows(c),
+      )}</section>`,
+    );
+  }
+  if (c.metrics.length) {
+    sections.push(
+      `<section><h2>Localization metrics with confidence intervals</h2><p>Alternative − reference, 95% percentile bootstrap (10,000 resamples, seed 1729); * marks intervals that exclude zero. McNemar: exact two-sided on each arm's first run; Holm across all binary comparisons.</p>${htmlTable(
+        METRIC_TABLE_HEADER,
+        metricTableRows(c),
+      )}</section>`,
+    );
+  }
+  return sections;
+}
+/** The instances of each run by category. */
+function instanceSections(runs: Runs): string[] {
+  const sections: string[] = [];
   const details = runs
     .map((r) => {
       const items = FAILURE_CATEGORIES.filter((k) => r.failures.categories[k].count)
@@ -365,22 +316,5 @@ export function renderHtml(report: Report): string {
     })
     .join('');
   sections.push(`<section><h2>Instances</h2>${details}</section>`);
-
-  const upper = runs.some((r) => r.upperBound)
-    ? '<p class="note">Runs marked <i>upper bound</i> use a localizer that reads the gold patch (oracle); they bound what better localization could give and are not results.</p>'
-    : '';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>locfix report</title>
-<style>
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1000px;color:#212121;padding:0 16px}
-h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #e0e0e0;padding-bottom:4px}
-table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #e0e0e0;padding:4px 8px;text-align:right}
-th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}
-svg text{font:12px system-ui,sans-serif;fill:#212121}svg text.title{font-weight:600}svg text.inbar{font-size:11px}svg text.legend{font-size:11px}
-.note{color:#616161}details{margin:6px 0}
-</style></head><body>
-<h1>locfix report</h1><p class="note">Generated ${escapeHtml(report.generatedAt)} · ${runs.length} run(s)</p>${upper}
-${sections.join('\n')}
-</body></html>
-`;
+  return sections;
 }

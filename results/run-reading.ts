@@ -90,7 +90,7 @@ export class RunReading {
     const modelPatch = selection?.patch ?? '';
     // the base files judge function level and docstring-aware line level: read them only where either is judged
     // (an imported or localization-only folder has neither; 300 "unreadable" warnings there would say nothing)
-    const base = Boolean(functions) || Boolean(modelPatch.trim()) ? await this.baseFiles(id, row) : {};
+    const base = functions || modelPatch.trim() ? await this.baseFiles(id, row) : {};
     const reached = this.readHandoff(id, a, ranking, new Set(gold), modelPatch);
     const evidence = evidenceOf(this.folder, a, { id, repo, row, gold, reached, modelPatch, ...base });
     const analysis = analyzeInstance(evidence);
