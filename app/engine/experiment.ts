@@ -6,32 +6,23 @@
  */
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import path from 'node:path';
-import { artifactSettings, artifactSettingsOfConfig, type RunConfig } from '../../src/config.ts';
-import { settingsChanges } from '../../src/util/settings-diff.ts';
+import { artifactSettings, type RunConfig } from '../../src/config.ts';
 import { loadSelection, runSelectionFlags } from './selection.ts';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
 import { Services } from '../services.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
-import { closeInvocation, openManifest, readManifest } from '../../src/run/manifest.ts';
-import { runPipeline, type InstancePipelineResult } from './pipeline.ts';
-import { groupByRepo, releaseAfterLastInstance } from '../../src/run/repo-release.ts';
-import { createProgress } from '../../src/run/progress.ts';
+import { openManifest } from '../../src/run/manifest.ts';
 import { resolveRun, type ResolvedRun } from './resolved-run.ts';
 import { assembleStages, runPlan } from './stages.ts';
+import { finishInterrupted, finishRun, refuseChangedSettings, runStages, stopOnFullDisk, sweepLeftovers } from './run-steps.ts';
 import { acquireRunLock } from '../../src/run/run-lock.ts';
 import { SpendLedger, type SpendCaps } from '../../src/run/spend-ledger.ts';
 import { STAGE } from '../../src/run/stage.ts';
-import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { diskFullMessage, isDiskFull } from '../../src/util/disk-full.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
-import { claimSignal, terminate } from '../../src/util/termination.ts';
-import { writeRunAnalysis, writeRunInstances } from '../../results/run-analysis.ts';
-import { writeReports } from '../../results/report-files.ts';
-import { writePredictions } from './predictions.ts';
+import { writeRunInstances } from '../../results/run-analysis.ts';
 import { runOnCluster } from './cluster-run.ts';
-import type { ExperimentResult, ShardRunResult } from '../../src/run/run-result.ts';
-import { makeRunSummary, writeRunMetadata } from '../../validation/run-summary.ts';
-import { accountLine } from '../../results/instance-account.ts';
+import type { ExperimentResult } from '../../src/run/run-result.ts';
 
 /** The run's spend ledger under the configured caps; a dollar cap needs the model's price. */
 async function openSpendLedger(layout: RunLayout, config: RunConfig, services: Services): Promise<SpendLedger> {
@@ -112,22 +103,10 @@ async function runWithServices(
   options: ExperimentOptions,
   log: (line: string) => void,
 ): Promise<ExperimentResult> {
-  const retryErrors = options.retryErrors;
   services.checkModel();
   const modelName = services.llm?.id ?? 'locfix';
-  // a resume must not reuse artifacts made under other settings: refuse, saying what changed
-  const previous = await readManifest(layout);
   const settings = artifactSettings(config);
-  if (previous) {
-    const recorded = previous.settings ?? artifactSettingsOfConfig(previous.config);
-    const changes = recorded ? settingsChanges(recorded, settings) : [];
-    if (changes.length) {
-      throw new Error(
-        `run ${config.runId} was made with other settings, so its artifacts do not fit these:\n  ${changes.join('\n  ')}\n` +
-          `use a new --run-id for the new settings (or delete ${layout.root} to start over)`,
-      );
-    }
-  }
+  await refuseChangedSettings(layout, config.runId, settings);
   const { stages, docker, files } = assembleStages(config, services, layout, run);
   // what would fail every instance alike stops the run here, before anything is recorded
   const modelStages = stages.filter((s) => s.name === STAGE.functions || s.name === STAGE.lines || s.name === STAGE.repair).map((s) => s.name);
@@ -155,126 +134,22 @@ async function runWithServices(
     plan: runPlan(config, stages, options.leftOut),
   });
   const spend = await openSpendLedger(layout, config, services);
-  if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate) || files.workspaces) {
-    // An invocation killed with -9 leaves its sandboxes (`sleep infinity`) and workspace snapshots; they carry this run's id.
-    try {
-      const removed = await docker.sweep(layout.id);
-      if (removed) log(`removed ${removed} sandbox container(s) and volume(s) left behind by an interrupted invocation of run ${layout.id}`);
-      const orphans = await docker.sweepOrphans();
-      if (orphans) log(`removed ${orphans} container(s) and volume(s) left behind by locfix processes that are gone`);
-    } catch {
-      // Docker not reachable now: the stages that need it record that themselves
-    }
-  }
+  if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate) || files.workspaces) await sweepLeftovers(docker, layout, log);
   log(
     `run ${config.runId}: ${instances.length} instances, localizer ${config.localizer.name}, model ${modelName}, stages ${stages.map((s) => s.name).join(' → ')}`,
   );
-  const progress = createProgress({ concurrency: config.concurrency.instances });
-  for (const stage of stages) progress.begin(stage.name, instances.length);
-  // Ctrl-C: stop taking new work; stages in flight finish and are kept, nothing is recorded for the rest.
-  let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) return terminate('SIGINT'); // removes this process's containers, then ends it
-    interrupted = true;
-    log('\ninterrupted: finishing the stages in flight (press Ctrl-C again to quit now); rerun the same command to resume');
-  };
-  const releaseSigint = claimSignal('SIGINT', onSigint);
-  let results: InstancePipelineResult[] = [];
-  let failure: unknown;
-  try {
-    // repository by repository (index caches are reused), each repository's memory released after its last instance
-    const ordered = groupByRepo(instances);
-    results = await runPipeline({
-      layout,
-      instances: ordered,
-      onInstanceDone: releaseAfterLastInstance(ordered, (repo) => services.releaseRepo(repo)),
-      stages,
-      // the run's spend cap: no instance stage starts once it is reached (the one that reached it is kept)
-      shouldStop: () => interrupted || spend.run.exhausted,
-      spend,
-      concurrency: config.concurrency.instances,
-      retryErrors,
-      onEvent: (e) => progress.event(e),
-    });
-  } catch (err) {
-    failure = err;
-  } finally {
-    releaseSigint();
-    progress.end();
-  }
+  const ran = await runStages({ config, layout, services, instances, stages, spend, retryErrors: options.retryErrors, log });
   // what was spent is recorded however the pipeline ended; a full disk, met by a stage or by this write, stops
   // the run cleanly, with nothing recorded for what was not done
   const flushed = await spend.flush().then(
     () => undefined,
     (err: unknown) => err,
   );
-  if (failure) throw failure;
+  if (ran.failure) throw ran.failure;
   if (flushed && !isDiskFull(flushed)) throw flushed;
-  const diskFull = results.find((r) => r.stoppedBy)?.stoppedBy?.message ?? (flushed ? diskFullMessage(flushed) : undefined);
-  if (diskFull) return stopOnFullDisk(layout, services, results, instances.length, diskFull, log);
-  const failed = results.filter((r) => r.failedStage).length;
-  const stageCounts = () =>
-    Object.fromEntries(Object.entries(progress.counts()).map(([stage, c]) => [stage, { ok: c.done - c.failed, failed: c.failed, reused: c.skipped }]));
-  const notDone = results.filter((r) => r.interrupted).length;
-  const writeResult = (r: Omit<ShardRunResult, 'finishedAt' | 'task'>) =>
-    writeJsonAtomic(layout.file('result.json'), { finishedAt: new Date().toISOString(), task: process.env.LOCFIX_TASK_ID, ...r } satisfies ShardRunResult);
-  if (interrupted || notDone > 0) {
-    await writeResult({ interrupted: true, budgetExhausted: !interrupted, failed, total: instances.length });
-    await closeInvocation(layout, stageCounts());
-    await services.close();
-    const done = `${instances.length - notDone} of ${instances.length} instances done (${failed} with errors), ${notDone} not done`;
-    if (!interrupted) {
-      log(`run budget exhausted: ${spend.describeRun()}; ${done}. Raise --max-run-tokens / --max-run-dollars and rerun to resume`);
-      return { runDir: layout.root, interrupted: true, budgetExhausted: true, failed, total: instances.length };
-    }
-    log(`interrupted: ${done}; rerun the same command to resume`);
-    return { runDir: layout.root, interrupted: true, failed, total: instances.length };
-  }
-  const predictions = await writePredictions(layout, instances, modelName);
-  if (stages.some((s) => s.name === STAGE.evaluate)) {
-    const summary = await makeRunSummary(path.dirname(layout.root), layout.id, instances, predictions);
-    await writeRunMetadata(path.dirname(layout.root), layout.id, config.dataset, {
-      harness: config.evaluation.harness,
-      unforgeable: config.evaluation.unforgeable,
-    });
-    await writeJsonAtomic(layout.file(`${modelName.replace(/[^\w.-]+/g, '_')}.${layout.id}.json`), summary);
-    log(
-      `evaluation: ${summary.resolved_instances} resolved, ${summary.unresolved_instances} unresolved, ${summary.empty_patch_instances} empty, ${summary.error_instances} errors of ${summary.total_instances}`,
-    );
-  }
-  await writeJsonAtomic(layout.file('usage.json'), services.meter.toJSON());
-  const analysis = await writeRunAnalysis(layout.root, { topFiles: config.topFiles, snapshot: (i) => services.snapshot(i.repo, i.base_commit) });
-  await writeReports([analysis], layout.file('report'));
-  await closeInvocation(layout, stageCounts());
-  await services.close();
-  // last: a cluster task is done when this says so (app/cluster/shard-driver.ts)
-  await writeResult({ interrupted: false, failed, total: instances.length });
-  log(`analysis: ${accountLine(analysis.report.failures)}`);
-  log(`report: ${layout.file('report', 'report.html')}`);
-  return { runDir: layout.root, interrupted: false, failed, total: instances.length };
-}
-
-/** The run stops at a full disk: what can still be recorded is, and the message says how to resume. */
-async function stopOnFullDisk(
-  layout: RunLayout,
-  services: Services,
-  results: InstancePipelineResult[],
-  total: number,
-  message: string,
-  log: (line: string) => void,
-): Promise<ExperimentResult> {
-  const failed = results.filter((r) => r.failedStage).length;
-  const notDone = results.filter((r) => r.interrupted).length;
-  // best effort: with no space these fail too, and the next invocation redoes them
-  await writeJsonAtomic(layout.file('result.json'), {
-    finishedAt: new Date().toISOString(),
-    task: process.env.LOCFIX_TASK_ID,
-    interrupted: true,
-    failed,
-    total,
-  } satisfies ShardRunResult).catch(() => undefined);
-  await closeInvocation(layout, {}).catch(() => undefined);
-  await services.close();
-  log(`run ${layout.id} stopped: ${message}; ${total - notDone} of ${total} instances done (${failed} with errors), ${notDone} not done`);
-  return { runDir: layout.root, interrupted: true, diskFull: true, failed, total };
+  const diskFull = ran.results.find((r) => r.stoppedBy)?.stoppedBy?.message ?? (flushed ? diskFullMessage(flushed) : undefined);
+  if (diskFull) return stopOnFullDisk(layout, services, ran.results, instances.length, diskFull, log);
+  const finishing = { config, layout, services, instances, ran, log };
+  if (ran.interrupted || ran.results.some((r) => r.interrupted)) return finishInterrupted(finishing, spend);
+  return finishRun(finishing, stages, modelName);
 }
