@@ -56,6 +56,18 @@ export function learnedConfigs(model: string | undefined, ablations: string | un
   ];
 }
 
+/**
+ * The literals channel (issue 44): alone on the issue as written, and beside the default at three weights. Its
+ * default weight is chosen on the development sets (SWE-bench dev, Multimodal dev, the Multilingual dev rows),
+ * never on Lite, which only reports what that choice gives.
+ */
+export const LITERAL_CONFIGS: BenchConfig[] = [
+  { label: 'literals alone (quoted messages)', queries: 'raw', options: { weights: { ...OFF, literals: 1 } } },
+  { label: 'default + literals 0.5', queries: 'raw+structural', options: { weights: { literals: 0.5 } } },
+  { label: 'default + literals 1', queries: 'raw+structural', options: { weights: { literals: 1 } } },
+  { label: 'default + literals 2', queries: 'raw+structural', options: { weights: { literals: 2 } } },
+];
+
 /** with --graph: the graph channel at half the definition boost's weight (one step away counts half), and at its full weight */
 export const GRAPH_CONFIGS: BenchConfig[] = [
   { label: 'default + graph 0.5', queries: 'raw+structural', options: { weights: { graph: 0.5 } } },

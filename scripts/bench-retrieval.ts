@@ -39,7 +39,7 @@ import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions } from '../localizer
 import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
 import { lazyHistorySearch } from '../src/index/commit-history-index.ts';
 import { benchInput } from './bench-inputs.ts';
-import { CONFIGS, DEFAULT_LABEL, GRAPH_CONFIGS, LEARNED_LABEL, learnedConfigs, type BenchConfig } from './bench-retrieval-configs.ts';
+import { CONFIGS, DEFAULT_LABEL, GRAPH_CONFIGS, LEARNED_LABEL, learnedConfigs, LITERAL_CONFIGS, type BenchConfig } from './bench-retrieval-configs.ts';
 import { fusionTimes, speedSummary, type FusionTimes } from './bench-retrieval-speed.ts';
 
 const DEPTH = { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth };
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   const positionInDataset = new Map(dataset.instances.map((inst, i) => [inst.instance_id, i]));
   const extra: BenchConfig[] = values.options ? [{ label: 'custom', queries: 'raw+structural', options: JSON.parse(values.options) }] : [];
   const learned = learnedConfigs(values['ranker-model'], values['ranker-ablations']);
-  const configs = [...CONFIGS, ...learned, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
+  const configs = [...CONFIGS, ...LITERAL_CONFIGS, ...learned, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
   const ordered = groupByRepo(selected);
   const runs: InstanceRun[] = [];
   const perRepo = new Map<string, { coldMs?: number; warmMs: number[]; instances: number; files?: number; chunks?: number }>();

@@ -19,6 +19,11 @@ export interface ChannelWeights {
   paths: number;
   /** files changed by earlier commits whose messages resemble the query (similar past fixes) */
   history: number;
+  /**
+   * files holding string literals the query quotes (error messages, log lines); absent = 0, and absent from the
+   * resolved options, so settings recorded before the channel existed still match
+   */
+  literals?: number;
   /** files one code-graph step (calls, inheritance) from the definitions the query names; needs an index with a graph */
   graph: number;
 }
@@ -103,7 +108,16 @@ export const RetrievalTuningSchema = z
     normalization: z.enum(['max', 'minmax'], { message: 'must be "max" or "minmax"' }),
     rrfK: factor(),
     weights: z
-      .object({ dense: weight(), chunkBm25: weight(), fileBm25: weight(), definitions: weight(), paths: weight(), history: weight(), graph: weight() })
+      .object({
+        dense: weight(),
+        chunkBm25: weight(),
+        fileBm25: weight(),
+        definitions: weight(),
+        paths: weight(),
+        history: weight(),
+        graph: weight(),
+        literals: weight(),
+      })
       .partial()
       .strict(),
     queryWeights: z.record(z.string(), factor()),

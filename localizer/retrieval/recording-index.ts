@@ -28,6 +28,8 @@ export interface IndexRecording {
   fileBm25: Record<string, FileHit[]>;
   /** similar-past-commit searches (absent in recordings made before the history channel existed) */
   history?: Record<string, FileHit[]>;
+  /** literal searches (absent in recordings made before the literals channel existed) */
+  literals?: Record<string, FileHit[]>;
   depth: { chunk: number; file: number };
   definitions: Record<string, Definition[]>;
   /** code-graph neighbours asked for (absent in recordings of an index without a graph) */
@@ -63,8 +65,8 @@ export class RecordingIndex implements RetrievalIndex {
     return this.inner.filePaths;
   }
 
-  private search<T extends ChunkHit | FileHit>(kind: 'dense' | 'chunkBm25' | 'fileBm25' | 'history', text: string, k: number): Promise<T[]> {
-    const depth = kind === 'fileBm25' || kind === 'history' ? this.rec.depth.file : this.rec.depth.chunk;
+  private search<T extends ChunkHit | FileHit>(kind: 'dense' | 'chunkBm25' | 'fileBm25' | 'history' | 'literals', text: string, k: number): Promise<T[]> {
+    const depth = kind === 'fileBm25' || kind === 'history' || kind === 'literals' ? this.rec.depth.file : this.rec.depth.chunk;
     if (k > depth) throw new Error(`recording index: ${kind} asked for ${k} hits, deeper than the recorded depth ${depth}`);
     const key = `${kind}\0${text}`;
     let pending = this.memo.get(key);
@@ -75,9 +77,10 @@ export class RecordingIndex implements RetrievalIndex {
           this.rec.fileBm25[text] = hits.map((h) => ({ path: h.path, score: h.score }));
           return hits;
         }
-        if (kind === 'history') {
-          const hits = this.inner.searchHistory ? await this.inner.searchHistory(text, depth) : [];
-          (this.rec.history ??= {})[text] = hits.map((h) => ({ path: h.path, score: h.score }));
+        if (kind === 'history' || kind === 'literals') {
+          const search = kind === 'history' ? this.inner.searchHistory : this.inner.searchLiterals;
+          const hits = search ? await search.call(this.inner, text, depth) : [];
+          (this.rec[kind] ??= {})[text] = hits.map((h) => ({ path: h.path, score: h.score }));
           return hits;
         }
         const hits = kind === 'dense' ? await this.inner.searchDense(text, depth) : await this.inner.searchChunksBm25(text, depth);
@@ -100,6 +103,9 @@ export class RecordingIndex implements RetrievalIndex {
   }
   searchHistory(text: string, k: number): Promise<FileHit[]> {
     return this.search<FileHit>('history', text, k);
+  }
+  searchLiterals(text: string, k: number): Promise<FileHit[]> {
+    return this.search<FileHit>('literals', text, k);
   }
   definitionsOf(name: string): readonly Definition[] {
     const defs = this.inner.definitionsOf(name);
@@ -175,6 +181,10 @@ export class ReplayIndex implements RetrievalIndex {
   async searchHistory(text: string, k: number): Promise<FileHit[]> {
     if (recordedOf(this.rec.history ?? {}, text) === undefined && this.history) return this.history(text, k);
     return this.hits(this.rec.history ?? {}, 'history', text, k, this.rec.depth.file);
+  }
+  async searchLiterals(text: string, k: number): Promise<FileHit[]> {
+    if (!this.rec.literals) throw new Error('replay index: this recording has no literal searches (made before the literals channel); record it again');
+    return this.hits(this.rec.literals, 'literals', text, k, this.rec.depth.file);
   }
   async graphNeighbors(): Promise<GraphLookup> {
     const recorded = this.rec.neighbors;

@@ -37,6 +37,8 @@ export interface RetrievalIndex {
   searchFilesBm25(text: string, k: number): Promise<FileHit[]>;
   /** files changed by earlier commits similar to the text (absent: no history channel) */
   searchHistory?(text: string, k: number): Promise<FileHit[]>;
+  /** files holding string literals the text quotes (absent: no literals channel) */
+  searchLiterals?(text: string, k: number): Promise<FileHit[]>;
   definitionsOf(name: string): readonly Definition[];
   /** the code-graph channel, read as neighbours of an entity (absent: no graph channel) */
   graphNeighbors?(): Promise<GraphLookup>;
@@ -185,6 +187,10 @@ export async function collectChannels(index: RetrievalIndex, queries: readonly R
       if (historyWeight > 0 && index.searchHistory) {
         const hits = await timed(timings, 'history', () => index.searchHistory!(text, options.fileDepth));
         channels.push({ label: `${query.label}/history`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: historyWeight * qw });
+      }
+      if ((w.literals ?? 0) > 0 && index.searchLiterals) {
+        const hits = await timed(timings, 'literals', () => index.searchLiterals!(text, options.fileDepth));
+        channels.push({ label: `${query.label}/literals`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: (w.literals ?? 0) * qw });
       }
     }
     if (query.signals) {

@@ -4,7 +4,7 @@
  * This file plans the per-file work and composes the channels: it lists the commit's files, reuses every
  * file record whose (blob, path) an earlier commit of the process already built (or an earlier process
  * left in the on-disk record store), parses and tokenizes only the rest, and hands every record to each
- * index channel (src/index/channels/: dense vectors, BM25, definitions, history, code graph), whose parts
+ * index channel (src/index/channels/: dense vectors, BM25, definitions, literals, history, code graph), whose parts
  * together are the RepoIndex. A new channel is one file there plus one line in the list of step 2.
  */
 import type { RepoSnapshot } from '../repo/types.ts';
@@ -14,6 +14,7 @@ import { definitionsChannel } from './channels/definitions.ts';
 import { denseChannel } from './channels/dense.ts';
 import { graphChannel } from './channels/graph.ts';
 import { historyChannel } from './channels/history.ts';
+import { literalsChannel } from './channels/literals.ts';
 import type { ChannelBuild, ChannelContext } from './channels/types.ts';
 import { createFileVerdict, resolveFileFilter, summarizeFileSelection } from './file-filter.ts';
 import type { FileParser, ParsedFile } from './file-parser.ts';
@@ -76,14 +77,15 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   timings.listMs = now() - t;
 
   // 2. the channels; the dense one finishes last, so the vector store's last batches overlap the others' builds
-  const [definitions, bm25, history, graph, dense] = [
+  const [definitions, literals, bm25, history, graph, dense] = [
     await definitionsChannel.open(ctx),
+    await literalsChannel.open(ctx),
     await bm25Channel.open(ctx),
     await historyChannel.open(ctx),
     await graphChannel.open(ctx),
     await denseChannel.open(ctx),
   ] as const;
-  const builds: ChannelBuild<unknown>[] = [definitions, bm25, history, graph, dense];
+  const builds: ChannelBuild<unknown>[] = [definitions, literals, bm25, history, graph, dense];
   const add = (record: FileRecord): void => {
     for (const b of builds) b.add?.(record);
   };
@@ -158,6 +160,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
 
   // 4. the channels' parts of the index
   const definitionsPart = await definitions.finish(records);
+  const literalsPart = await literals.finish(records);
   const bm25Part = await bm25.finish(records);
   const historyPart = await history.finish(records);
   const graphPart = await graph.finish(records);
@@ -186,6 +189,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     fileFacts: async () => ({ size: Object.fromEntries(files.map((f) => [f.path, f.size])), ...(await historyPart.fileChanges()) }),
     ...graphPart,
     ...definitionsPart,
+    ...literalsPart,
     chunksOfFile: (p) => chunksByFile.get(p) ?? none,
     hasFile: (p) => fileSet.has(p),
   };

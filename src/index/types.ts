@@ -101,6 +101,8 @@ export interface RepoIndex {
   /** files changed by the earlier commits whose messages best match the query (src/index/commit-history-index.ts);
    * empty when the snapshot has no history or history is off */
   searchHistory(query: string, k: number): Promise<FileHit[]>;
+  /** files holding string literals the text quotes (error messages, log lines; src/index/channels/literals.ts) */
+  searchLiterals(text: string, k: number): Promise<FileHit[]>;
   /** each file's size and recent changes */
   fileFacts(): Promise<FileFacts>;
   /** the commit's code graph (src/index/channels/graph.ts), built on the first call */

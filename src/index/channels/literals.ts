@@ -1,0 +1,97 @@
+/**
+ * The literals channel: which files hold the string literals an issue quotes. An error message, a log line or
+ * a warning an issue pastes names the code that raises it (`ValueError: Unknown format code 'd'` is written
+ * in one `raise` somewhere), and no other channel reads literals as a phrase: BM25 and the dense channel see
+ * their words among the file's other words, the definition channel sees identifiers only.
+ *
+ * A file's literals are the quoted strings of its chunks, cut at format placeholders (`{}`, `%s`, `{name}`)
+ * into fragments, since the issue shows the formatted message. A fragment counts only when it is long and
+ * phrase-like (MIN_FRAGMENT characters and a space after normalising): short ones and bare identifiers match
+ * by chance. A query matches a fragment when its normalised text contains it; a file scores the sum over
+ * its matching fragments of their rarity in the repository (log(1 + files / files holding it)) times their
+ * length in units of MIN_FRAGMENT, square-rooted: one long specific message outweighs several common words.
+ */
+import type { FileHit } from '../types.ts';
+import type { IndexChannel } from './types.ts';
+
+/** a fragment shorter than this (normalised) is too likely to occur by chance */
+export const MIN_FRAGMENT = 12;
+/** fragments longer than this are cut: a query rarely quotes more of one literal */
+const MAX_FRAGMENT = 200;
+
+export interface LiteralsPart {
+  /** files holding literals the text contains, best first */
+  searchLiterals(text: string, k: number): Promise<FileHit[]>;
+}
+
+// "…", '…' and `…` on one line (escaped quotes kept inside; string prefixes such as f"…" allowed); triple-quoted
+// docstrings are prose, not messages, and a quote right after another quote is the inside of one
+const QUOTED = /(?<!["'`\\])(?:"((?:[^"\\\n]|\\.){12,}?)"|'((?:[^'\\\n]|\\.){12,}?)'|`((?:[^`\\\n]|\\.){12,}?)`)(?!["'`])/g;
+// printf and format placeholders: `%s`, `%(name)s`, `%.2f`, `{}`, `{0}`, `{name!r:>10}`, `${x}`
+const PLACEHOLDER = /%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]|\$?\{[^{}]*\}/g;
+
+/** quotes, spaces and punctuation at a fragment's ends (around a placeholder: `code '%s' for`) */
+const EDGES = /^[\s'"`:,.;=()[\]-]+|[\s'"`:,.;=()[\]-]+$/g;
+
+/** Lowercase, escapes and runs of space collapsed: how literals and query texts are compared. */
+export function normalizeLiteral(text: string): string {
+  return text
+    .replace(/\\[nt]/g, ' ')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The phrase-like fragments of the string literals in `code`. */
+export function literalFragments(code: string): string[] {
+  const out = new Set<string>();
+  for (const m of code.matchAll(QUOTED)) {
+    const literal = m[1] ?? m[2] ?? m[3] ?? '';
+    for (const part of literal.split(PLACEHOLDER)) {
+      const fragment = normalizeLiteral(part).slice(0, MAX_FRAGMENT).replace(EDGES, '');
+      if (fragment.length >= MIN_FRAGMENT && fragment.includes(' ')) out.add(fragment);
+    }
+  }
+  return [...out];
+}
+
+export const literalsChannel: IndexChannel<LiteralsPart> = {
+  name: 'literals',
+  async open() {
+    return {
+      async finish(records) {
+        // fragment -> the files holding it
+        const holders = new Map<string, string[]>();
+        for (const r of records) {
+          const fragments = new Set(r.chunks.flatMap((c) => literalFragments(c.text)));
+          for (const f of fragments) {
+            const list = holders.get(f);
+            if (list) list.push(r.file.path);
+            else holders.set(f, [r.file.path]);
+          }
+        }
+        const files = Math.max(records.length, 1);
+        const entries = [...holders].map(([fragment, paths]) => ({
+          fragment,
+          paths,
+          weight: Math.log(1 + files / paths.length) * Math.sqrt(fragment.length / MIN_FRAGMENT),
+        }));
+        return {
+          async searchLiterals(text, k) {
+            const normalized = normalizeLiteral(text);
+            if (normalized.length < MIN_FRAGMENT) return [];
+            const scores = new Map<string, number>();
+            for (const e of entries) {
+              if (!normalized.includes(e.fragment)) continue;
+              for (const p of e.paths) scores.set(p, (scores.get(p) ?? 0) + e.weight);
+            }
+            return [...scores]
+              .map(([path, score]) => ({ path, score }))
+              .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1))
+              .slice(0, k);
+          },
+        };
+      },
+    };
+  },
+};
