@@ -33,7 +33,7 @@ describe('language folders', () => {
       }
       if (folder.evaluation?.specFile) expect(path.dirname(folder.evaluation.specFile)).toBe([...dirs][0]);
     }
-    expect(LANGUAGES.map((l) => l.id)).toEqual(['python', 'go', 'rust', 'java', 'c', 'cpp', 'javascript', 'typescript', 'tsx', 'php', 'ruby']);
+    expect(LANGUAGES.map((l) => l.id)).toEqual(['python', 'go', 'rust', 'java', 'c', 'cpp', 'javascript', 'typescript', 'tsx', 'php', 'ruby', 'csharp']);
   });
 
   it("a folder's specs name its harness key and parsers of its own", () => {
