@@ -20,10 +20,11 @@ export interface ChannelWeights {
   /** files changed by earlier commits whose messages resemble the query (similar past fixes) */
   history: number;
   /**
-   * files holding string literals the query quotes (error messages, log lines); absent = 0, and absent from the
-   * resolved options, so settings recorded before the channel existed still match
+   * files holding string literals the query quotes (error messages, log lines); 0.5 was chosen on the development
+   * sets (SWE-bench dev, Multimodal dev, Multilingual dev; BENCHMARKS.md), where it was better or equal at every
+   * depth (a replayed recording made before the channel asks for weights.literals 0 or a new recording)
    */
-  literals?: number;
+  literals: number;
   /** files one code-graph step (calls, inheritance) from the definitions the query names; needs an index with a graph */
   graph: number;
 }
@@ -74,7 +75,7 @@ export const DEFAULT_RETRIEVAL_OPTIONS: RetrievalOptions = {
   fusion: 'weighted',
   normalization: 'max',
   rrfK: 60,
-  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1.5, history: 1, graph: 0 },
+  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1.5, history: 1, graph: 0, literals: 0.5 },
   queryWeights: {},
   historyQueries: ['raw', 'T1'],
   chunkAggregation: { topN: 2, decay: 0.5 },

@@ -183,7 +183,10 @@ export class ReplayIndex implements RetrievalIndex {
     return this.hits(this.rec.history ?? {}, 'history', text, k, this.rec.depth.file);
   }
   async searchLiterals(text: string, k: number): Promise<FileHit[]> {
-    if (!this.rec.literals) throw new Error('replay index: this recording has no literal searches (made before the literals channel); record it again');
+    if (!this.rec.literals)
+      throw new Error(
+        'replay index: this recording has no literal searches (made before the literals channel): record it again, or replay with weights.literals 0',
+      );
     return this.hits(this.rec.literals, 'literals', text, k, this.rec.depth.file);
   }
   async graphNeighbors(): Promise<GraphLookup> {

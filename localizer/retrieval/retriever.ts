@@ -188,9 +188,9 @@ export async function collectChannels(index: RetrievalIndex, queries: readonly R
         const hits = await timed(timings, 'history', () => index.searchHistory!(text, options.fileDepth));
         channels.push({ label: `${query.label}/history`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: historyWeight * qw });
       }
-      if ((w.literals ?? 0) > 0 && index.searchLiterals) {
+      if (w.literals > 0 && index.searchLiterals) {
         const hits = await timed(timings, 'literals', () => index.searchLiterals!(text, options.fileDepth));
-        channels.push({ label: `${query.label}/literals`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: (w.literals ?? 0) * qw });
+        channels.push({ label: `${query.label}/literals`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: w.literals * qw });
       }
     }
     if (query.signals) {

@@ -169,7 +169,7 @@ describe('localizer names and options', () => {
     // before: `retrieval` was any object, so {"weights":{"histroy":0}} ran with the history channel on
     await expect(validateLocalizer('retrieval', { retrieval: { weights: { histroy: 0 } } })).rejects.toThrow(
       // the known keys of the nested object, not "(see its documentation)"
-      /retrieval: unknown option\(s\) histroy in retrieval\.weights; known: chunkBm25, definitions, dense, fileBm25, graph, history, paths$/,
+      /retrieval: unknown option\(s\) histroy in retrieval\.weights; known: chunkBm25, definitions, dense, fileBm25, graph, history, literals, paths$/,
     );
     await expect(validateLocalizer('blagent', { retrieval: { chunkDepth: 0 } })).rejects.toThrow(
       /blagent option retrieval\.chunkDepth must be a positive integer, got 0/,

@@ -60,17 +60,22 @@ describe('the literals channel', () => {
   it('is fused only when its weight is on, and a recording without it says so when replayed with it', async () => {
     const idx = await index();
     const queries = defaultQueries(issue, 'raw+structural');
-    const off = await retrieveFiles(idx, queries, {});
+    const off = await retrieveFiles(idx, queries, { weights: { literals: 0 } });
     expect(Object.keys(off.ranking[0]!.channels).some((c) => c.endsWith('/literals'))).toBe(false);
     const on = await retrieveFiles(idx, queries, { weights: { literals: 2 } });
     expect(on.ranking[0]!.path).toBe('fmt/codes.py');
     expect(on.ranking[0]!.channels['raw/literals']).toBe(1);
+    // on by default, at the weight the development sets chose
+    expect((await retrieveFiles(idx, queries, {})).ranking[0]!.channels['raw/literals']).toBe(1);
 
     const recording = new RecordingIndex(idx, { chunk: 300, file: 200 });
     await retrieveFiles(recording, queries, { weights: { literals: 2 } });
     const replayed = await retrieveFiles(new ReplayIndex(recording.recording()), queries, { weights: { literals: 2 } });
     expect(replayed.ranking.map((r) => r.path)).toEqual(on.ranking.map((r) => r.path));
     const { literals: _, ...before } = recording.recording();
-    await expect(retrieveFiles(new ReplayIndex(before), queries, { weights: { literals: 2 } })).rejects.toThrow(/no literal searches/);
+    await expect(retrieveFiles(new ReplayIndex(before), queries, { weights: { literals: 2 } })).rejects.toThrow(
+      /no literal searches .*replay with weights\.literals 0/,
+    );
+    expect((await retrieveFiles(new ReplayIndex(before), queries, { weights: { literals: 0 } })).ranking.length).toBeGreaterThan(0);
   });
 });

@@ -6,8 +6,8 @@
  *
  * A file's literals are the quoted strings of its chunks, cut at format placeholders (`{}`, `%s`, `{name}`)
  * into fragments, since the issue shows the formatted message. A fragment counts only when it is long and
- * phrase-like (MIN_FRAGMENT characters and a space after normalising): short ones and bare identifiers match
- * by chance. A query matches a fragment when its normalised text contains it; a file scores the sum over
+ * phrase-like (MIN_FRAGMENT characters and MIN_WORDS words after normalising): short ones, two-word phrases and bare
+ * identifiers match by chance. A query matches a fragment when its normalised text contains it; a file scores the sum over
  * its matching fragments of their rarity in the repository (log(1 + files / files holding it)) times their
  * length in units of MIN_FRAGMENT, square-rooted: one long specific message outweighs several common words.
  */
@@ -16,6 +16,8 @@ import type { IndexChannel } from './types.ts';
 
 /** a fragment shorter than this (normalised) is too likely to occur by chance */
 export const MIN_FRAGMENT = 12;
+/** nor one of fewer words: two-word phrases ("data elements", "function names") are ordinary prose in an issue */
+const MIN_WORDS = 3;
 /** fragments longer than this are cut: a query rarely quotes more of one literal */
 const MAX_FRAGMENT = 200;
 
@@ -49,7 +51,7 @@ export function literalFragments(code: string): string[] {
     const literal = m[1] ?? m[2] ?? m[3] ?? '';
     for (const part of literal.split(PLACEHOLDER)) {
       const fragment = normalizeLiteral(part).slice(0, MAX_FRAGMENT).replace(EDGES, '');
-      if (fragment.length >= MIN_FRAGMENT && fragment.includes(' ')) out.add(fragment);
+      if (fragment.length >= MIN_FRAGMENT && fragment.split(' ').length >= MIN_WORDS) out.add(fragment);
     }
   }
   return [...out];
