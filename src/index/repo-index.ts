@@ -48,6 +48,7 @@ function emptyTimings(): IndexTimings {
     vectorBackpressureMs: 0,
     embedMs: 0,
     bm25Ms: 0,
+    literalsMs: 0,
     filesIndexed: 0,
     filesReused: 0,
     filesParsed: 0,

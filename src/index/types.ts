@@ -69,6 +69,8 @@ export interface IndexTimings {
   vectorBackpressureMs: number;
   embedMs: number;
   bm25Ms: number;
+  /** building the literals channel's fragment table (src/index/channels/literals.ts) */
+  literalsMs: number;
   filesIndexed: number;
   filesReused: number;
   /** files parsed by the parser */

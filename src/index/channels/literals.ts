@@ -11,7 +11,7 @@
  * its matching fragments of their rarity in the repository (log(1 + files / files holding it)) times their
  * length in units of MIN_FRAGMENT, square-rooted: one long specific message outweighs several common words.
  */
-import type { FileHit } from '../types.ts';
+import type { FileHit, FileRecord } from '../types.ts';
 import type { IndexChannel } from './types.ts';
 
 /** a fragment shorter than this (normalised) is too likely to occur by chance */
@@ -57,16 +57,31 @@ export function literalFragments(code: string): string[] {
   return [...out];
 }
 
+/**
+ * A record's fragments, kept while the record is: records are reused by every commit that has the same blob, so
+ * the literals of a commit's unchanged files are not cut again for each instance of a repository.
+ */
+const fragmentsOfRecord = new WeakMap<FileRecord, readonly string[]>();
+
+function fragmentsOf(record: FileRecord): readonly string[] {
+  let fragments = fragmentsOfRecord.get(record);
+  if (!fragments) {
+    fragments = [...new Set(record.chunks.flatMap((c) => literalFragments(c.text)))];
+    fragmentsOfRecord.set(record, fragments);
+  }
+  return fragments;
+}
+
 export const literalsChannel: IndexChannel<LiteralsPart> = {
   name: 'literals',
-  async open() {
+  async open(ctx) {
     return {
       async finish(records) {
+        const started = performance.now();
         // fragment -> the files holding it
         const holders = new Map<string, string[]>();
         for (const r of records) {
-          const fragments = new Set(r.chunks.flatMap((c) => literalFragments(c.text)));
-          for (const f of fragments) {
+          for (const f of fragmentsOf(r)) {
             const list = holders.get(f);
             if (list) list.push(r.file.path);
             else holders.set(f, [r.file.path]);
@@ -78,6 +93,7 @@ export const literalsChannel: IndexChannel<LiteralsPart> = {
           paths,
           weight: Math.log(1 + files / paths.length) * Math.sqrt(fragment.length / MIN_FRAGMENT),
         }));
+        ctx.timings.literalsMs = performance.now() - started;
         return {
           async searchLiterals(text, k) {
             const normalized = normalizeLiteral(text);
