@@ -321,6 +321,9 @@ async function main(): Promise<void> {
     console.log(
       `\nnext instance (index + one retrieval), median over ${speed.instances}: weighted ${(speed.weightedMedianMs / 1000).toFixed(2)} s, learned ${(speed.learnedMedianMs / 1000).toFixed(2)} s (ratio ${speed.ratio}; the ranker's own median cost ${speed.learnedExtraMedianMs} ms)`,
     );
+    console.log(
+      `literals channel: the default without it ${(speed.noLiteralsMedianMs / 1000).toFixed(2)} s (with it / without ${speed.literalsRatio}; its index build's median ${speed.literalsBuildMedianMs} ms)`,
+    );
   }
   if (notRecorded.length) console.log(`\nreplay: ${notRecorded.length} selected instances have no recording and are left out`);
   console.log(
