@@ -31,6 +31,29 @@ export interface SandboxCgroup {
   /** processes in it now, as the pids controller counts them (undefined without a cgroup) */
   processCount(): Promise<number | undefined>;
   remove(): Promise<void>;
+  /** its folders (none without a cgroup): recorded with the sandbox, so a sweep can remove what a killed process left */
+  dirs: string[];
+}
+
+/**
+ * Removes cgroup folders a sandbox of a process that is gone left: empty ones only (the kernel refuses a cgroup
+ * that still has processes), and only locfix's own (`locfix-*` under the cgroup filesystem), whatever a
+ * sandbox's owner file says.
+ */
+export async function removeLeftoverCgroups(dirs: readonly string[]): Promise<number> {
+  let removed = 0;
+  for (const dir of dirs) {
+    const resolved = path.resolve(dir);
+    if (!resolved.startsWith(`${CGROUP_ROOT}/`) || !path.basename(resolved).startsWith('locfix-')) continue;
+    if (
+      await fs.rmdir(resolved).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed++;
+  }
+  return removed;
 }
 
 async function pidsCurrent(dir: string): Promise<number | undefined> {
@@ -140,7 +163,7 @@ export class CgroupLimits {
     if (layout.kind === 'none') {
       // prlimit (util-linux), not the shell's `ulimit -u`: dash, Debian's /bin/sh, has no -u
       const prefix = ['prlimit', `--nproc=${limits.pidsLimit}`, '--'];
-      return { joinLines: [], prefix, processCount: async () => undefined, remove: async () => undefined };
+      return { joinLines: [], prefix, processCount: async () => undefined, remove: async () => undefined, dirs: [] };
     }
     const quota = Math.max(1000, Math.round((limits.nanoCpus / 1e9) * CFS_PERIOD_US));
     if (layout.kind === 'v2') {
@@ -155,6 +178,7 @@ export class CgroupLimits {
         prefix: [],
         processCount: () => pidsCurrent(dir),
         remove: () => removeCgroupDir(dir),
+        dirs: [dir],
       };
     }
     const dirs = Object.fromEntries(Object.entries(layout.parents).map(([c, parent]) => [c, path.join(parent, name)])) as Record<
@@ -175,6 +199,7 @@ export class CgroupLimits {
       remove: async () => {
         await Promise.all(Object.values(dirs).map((dir) => removeCgroupDir(dir)));
       },
+      dirs: Object.values(dirs),
     };
   }
 }

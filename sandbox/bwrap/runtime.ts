@@ -36,7 +36,7 @@ import { beforeSignalExit } from '../../src/util/termination.ts';
 import { pidAlive } from '../../src/util/file-lock.ts';
 import { OutputCollector } from '../common/output-collector.ts';
 import { addTree } from '../common/tar.ts';
-import { CgroupLimits, type LimitsInEffect, type SandboxCgroup } from './cgroup-limits.ts';
+import { CgroupLimits, type LimitsInEffect, removeLeftoverCgroups, type SandboxCgroup } from './cgroup-limits.ts';
 import { DEFAULT_IMAGE_ENV, type RootfsStore, assertMountablePath, removeTree } from './image-store.ts';
 import { bwrapArgv, commandArgv, withOverlay } from './command-line.ts';
 import { LOOPBACK_HOSTS_SCRIPT } from '../common/loopback-hosts.ts';
@@ -59,6 +59,8 @@ interface SandboxOwner {
   pid: number;
   /** the image and the images it is built on: none of them may be removed while this sandbox lives */
   images?: string[];
+  /** its cgroup folders, removed by a sweep once its processes are gone */
+  cgroups?: string[];
 }
 
 const liveSandboxes = new Set<BwrapSandbox>();
@@ -309,6 +311,7 @@ export class BwrapRuntime implements SandboxRuntime {
       await removeTree(dir);
       throw err;
     });
+    if (cgroup.dirs.length) await fs.writeFile(path.join(dir, 'owner.json'), JSON.stringify({ ...owner, images: resolved.chain, cgroups: cgroup.dirs }));
     const sandbox = new BwrapSandbox(id, dir, options.image, layers, env, options.workdir ?? image.workdir, network, cgroup);
     trackLive(sandbox);
     try {
@@ -353,6 +356,8 @@ export class BwrapRuntime implements SandboxRuntime {
     for (const { dir, owner } of await this.sandboxFolders()) {
       if (!matches(owner)) continue;
       await removeTree(dir);
+      // the killed process' sandbox processes died with it (--die-with-parent), so its cgroups are empty now
+      await removeLeftoverCgroups(owner.cgroups ?? []);
       removed++;
     }
     return removed;

@@ -165,9 +165,17 @@ describe.skipIf(!hasBwrap)('bwrap sandbox', () => {
     try {
       // a pid that is gone: what a process killed with -9 leaves
       const gone = Number(execFileSync('sh', ['-c', 'echo $$']).toString().trim());
-      await fs.writeFile(path.join(orphan.dir, 'owner.json'), JSON.stringify({ runId: `${RUN_ID}-orphan`, host: os.hostname(), pid: gone }));
+      const owned = JSON.parse(await fs.readFile(path.join(orphan.dir, 'owner.json'), 'utf8')) as { cgroups?: string[] };
+      const liveCgroups = (JSON.parse(await fs.readFile(path.join(live.dir, 'owner.json'), 'utf8')) as { cgroups?: string[] }).cgroups ?? [];
+      await fs.writeFile(path.join(orphan.dir, 'owner.json'), JSON.stringify({ ...owned, host: os.hostname(), pid: gone }));
       expect(await runtime.sweepOrphans()).toBe(1);
       expect(existsSync(orphan.dir)).toBe(false);
+      // where cgroups hold the limits, the dead process' sandbox cgroups go too (before: left empty forever)
+      if ((await runtime.limitsInEffect()).pids.includes('cgroup')) {
+        expect(owned.cgroups?.length).toBeGreaterThan(0);
+        for (const dir of owned.cgroups ?? []) expect(existsSync(dir), dir).toBe(false);
+        for (const dir of liveCgroups) expect(existsSync(dir), dir).toBe(true);
+      }
       expect((await live.exec('true')).exitCode).toBe(0);
     } finally {
       await orphan.dispose();
