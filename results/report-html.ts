@@ -33,6 +33,7 @@ export function renderHtml(report: Report): string {
     ...localizationSections(runs),
     ...costSections(runs),
     ...fileStageSections(runs),
+    ...tierSections(runs),
     ...(report.comparison ? comparisonSections(report.comparison) : []),
     ...instanceSections(runs),
   ];
@@ -159,7 +160,7 @@ function costSections(runs: Runs): string[] {
   }
   return sections;
 }
-/** File localization as a stage: runner metrics and hand-off, cascade tiers, calibration. */
+/** File localization as a stage: runner metrics and hand-off. */
 function fileStageSections(runs: Runs): string[] {
   const sections: string[] = [];
   const runnerRuns = runs.filter((r) => r.runner);
@@ -208,6 +209,12 @@ function fileStageSections(runs: Runs): string[] {
     );
   }
 
+  return sections;
+}
+
+/** The file stage's cascade tiers and the confidence of its answers (reliability diagrams). */
+function tierSections(runs: Runs): string[] {
+  const sections: string[] = [];
   for (const r of runs.filter((x) => x.cascade)) {
     const tiers = r.cascade!.tiers.filter(Boolean);
     sections.push(
