@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { RecordingIndex, ReplayIndex } from '../../localizer/retrieval/recording-index.ts';
 import { defaultQueries } from '../../localizer/retrieval/query.ts';
 import { retrieveFiles } from '../../localizer/retrieval/retriever.ts';
-import { literalFragments } from '../../src/index/channels/literals.ts';
+import { literalFragments, MAX_LITERAL_QUERY } from '../../src/index/channels/literals.ts';
 import { LexicalEmbedder } from '../../src/embedding/lexical.ts';
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
 import { MemoryVectorStore } from '../../src/vectorstore/memory.ts';
@@ -55,6 +55,15 @@ describe('the literals channel', () => {
     expect(hits.map((h) => h.path).sort()).toEqual(Object.keys(files).sort());
     expect(hits[1]!.score).toBeLessThan(hits[0]!.score / 3);
     expect(await idx.searchLiterals('nothing quoted here', 10)).toEqual([]);
+  });
+
+  it('reads a bounded part of a huge issue: a message in its first part is found, past the bound it is not', async () => {
+    const idx = await index();
+    const message = "Unknown format code 'd' for object of type float";
+    const filler = 'log line of no interest at all\n'.repeat(Math.ceil(MAX_LITERAL_QUERY / 30));
+    // before: the whole text was searched once per fragment, so a pasted multi-megabyte log made each search slow
+    expect((await idx.searchLiterals(`${message}\n${filler}`, 5))[0]?.path).toBe('fmt/codes.py');
+    expect(await idx.searchLiterals(`${filler}${filler}${message}`, 5)).toEqual([]);
   });
 
   it('is fused only when its weight is on, and a recording without it says so when replayed with it', async () => {
