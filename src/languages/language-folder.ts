@@ -33,7 +33,12 @@ export interface LanguageEvaluation {
   specFile?: string;
 }
 
+/** The folder of a module, from its `import.meta.url`. */
+export function folderOf(moduleUrl: string): string {
+  return path.dirname(fileURLToPath(moduleUrl));
+}
+
 /** A folder's file, from the folder manifest's `import.meta.url`. */
 export function fileBeside(moduleUrl: string, name: string): string {
-  return path.join(path.dirname(fileURLToPath(moduleUrl)), name);
+  return path.join(folderOf(moduleUrl), name);
 }

@@ -3,8 +3,7 @@
  * module rules are file-based (a file is its own module, named by its stem), its source paths are the
  * files with its extensions, and its traceback frames are given per language.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { folderOf } from './language-folder.ts';
 import type { FramePattern, LanguageSpec } from './types.ts';
 
 export interface TaggedLanguage {
@@ -25,9 +24,6 @@ export interface TaggedLanguage {
   isTestFile?(fileName: string): boolean;
   frames: readonly FramePattern[];
 }
-
-/** The folder of a module, from its `import.meta.url`. */
-export const folderOf = (moduleUrl: string): string => path.dirname(fileURLToPath(moduleUrl));
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -1,5 +1,5 @@
 /** Python: tree-sitter-python, CPython and pytest tracebacks, dotted module paths with package `__init__.py`. */
-import { folderOf } from '../tagged.ts';
+import { folderOf } from '../language-folder.ts';
 import type { LanguageSpec, LanguageSyntax } from '../types.ts';
 
 const PACKAGE_INDEX = '__init__';
