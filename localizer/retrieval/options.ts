@@ -25,6 +25,18 @@ export interface ChannelWeights {
    * depth (a replayed recording made before the channel asks for weights.literals 0 or a new recording)
    */
   literals: number;
+  /**
+   * files reading the configuration keys and command-line flags the query names (`autodoc_typehints`,
+   * `--collect-only`); off by default: on the development sets it helped the Multilingual rows and cost SWE-bench
+   * dev rows at rank 1 at every weight tried (BENCHMARKS.md)
+   */
+  keys: number;
+  /**
+   * files earlier commits changed together with the files the query names (paths and definitions; see
+   * coChangeSeeds); 0.5 was chosen on the development sets, where it raised Top-1, Top-3 and Top-5 on all three
+   * (BENCHMARKS.md; a replayed recording made before the channel asks for weights.coChange 0 or a new recording)
+   */
+  coChange: number;
   /** files one code-graph step (calls, inheritance) from the definitions the query names; needs an index with a graph */
   graph: number;
 }
@@ -65,17 +77,19 @@ export interface RetrievalOptions {
   /** names defined in more files than this are ignored for the boost */
   maxDefiningFiles: number;
   /** path-signal weights: explicit path, the innermost repository frame, dotted module path, a named
-   * identifier that is a module's name */
-  pathWeights: { path: number; frame: number; module: number; moduleName: number };
+   * identifier that is a module's name, the module a named test file tests */
+  pathWeights: { path: number; frame: number; module: number; moduleName: number; testedModule: number };
   /** each further (outer) repository frame counts this factor less than the previous one */
   frameDecay: number;
+  /** the co-change channel's seeds: this many of a query's best files by paths and by definitions, each */
+  coChangeSeeds: number;
 }
 
 export const DEFAULT_RETRIEVAL_OPTIONS: RetrievalOptions = {
   fusion: 'weighted',
   normalization: 'max',
   rrfK: 60,
-  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1.5, history: 1, graph: 0, literals: 0.5 },
+  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1.5, history: 1, graph: 0, literals: 0.5, keys: 0, coChange: 0.5 },
   queryWeights: {},
   historyQueries: ['raw', 'T1'],
   chunkAggregation: { topN: 2, decay: 0.5 },
@@ -89,8 +103,9 @@ export const DEFAULT_RETRIEVAL_OPTIONS: RetrievalOptions = {
   qualifiedWeight: 1,
   definitionSpreadExponent: 1,
   maxDefiningFiles: 30,
-  pathWeights: { path: 1, frame: 1, module: 0.7, moduleName: 0 },
+  pathWeights: { path: 1, frame: 1, module: 0.7, moduleName: 0, testedModule: 0 },
   frameDecay: 0.5,
+  coChangeSeeds: 3,
 };
 
 const weight = () => z.number({ message: 'must be a number >= 0' }).nonnegative({ message: 'must be a number >= 0' });
@@ -118,6 +133,8 @@ export const RetrievalTuningSchema = z
         history: weight(),
         graph: weight(),
         literals: weight(),
+        keys: weight(),
+        coChange: weight(),
       })
       .partial()
       .strict(),
@@ -134,8 +151,9 @@ export const RetrievalTuningSchema = z
     qualifiedWeight: factor(),
     definitionSpreadExponent: factor(),
     maxDefiningFiles: depth(),
-    pathWeights: z.object({ path: factor(), frame: factor(), module: factor(), moduleName: factor() }).partial().strict(),
+    pathWeights: z.object({ path: factor(), frame: factor(), module: factor(), moduleName: factor(), testedModule: factor() }).partial().strict(),
     frameDecay: factor(),
+    coChangeSeeds: depth(),
   })
   .partial()
   .strict() satisfies z.ZodType<DeepPartial<RetrievalOptions>>;
@@ -152,7 +170,7 @@ export function resolveRetrievalOptions(partial: DeepPartial<RetrievalOptions> =
     pathWeights: { ...d.pathWeights, ...partial.pathWeights },
     chunkAggregation: { ...d.chunkAggregation, ...partial.chunkAggregation },
   };
-  for (const key of ['chunkDepth', 'fileDepth', 'poolPerQuery', 'poolCap', 'rankingDepth', 'evidencePerFile'] as const) {
+  for (const key of ['chunkDepth', 'fileDepth', 'poolPerQuery', 'poolCap', 'rankingDepth', 'evidencePerFile', 'coChangeSeeds'] as const) {
     if (!Number.isInteger(o[key]) || o[key] < 1) throw new Error(`retrieval option ${key} must be a positive integer, got ${o[key]}`);
   }
   if (o.fusion !== 'weighted' && o.fusion !== 'rrf' && o.fusion !== 'learned') {

@@ -8,6 +8,7 @@
  * reporter's own `myapp/models.py`) is not a match at all.
  */
 import { INDEXED_LANGUAGES, languageForPath } from '../../src/languages/index.ts';
+import { isTestPath } from '../../src/index/file-filter.ts';
 
 import type { StructuralSignals } from './structural-query.ts';
 
@@ -76,10 +77,22 @@ export class RepoPathMatcher {
   }
 }
 
+/**
+ * The module a test file tests, by the naming conventions of the ecosystems locfix reads: `test_widgets.py`,
+ * `widgets_test.go`, `WidgetsTest.java`, `widgets.test.ts`, `widgets.spec.js`, `widgets_spec.rb` all test
+ * `widgets`. Undefined when the name follows none of them.
+ */
+export function testedModuleName(testPath: string): string | undefined {
+  const file = testPath.slice(testPath.lastIndexOf('/') + 1);
+  const stem = file.replace(/\.[^.]+$/, '');
+  const m = stem.match(/^tests?_(.+)$/i) ?? stem.match(/^(.+?)[._-](?:test|tests|spec)$/i) ?? stem.match(/^(.+?)Tests?$/) ?? stem.match(/^Test(.+)$/);
+  return m?.[1] && m[1].length >= 3 ? m[1] : undefined;
+}
+
 export interface PathEvidence {
   path: string;
   /** what in the issue named it */
-  signal: 'path' | 'frame' | 'module' | 'module-name';
+  signal: 'path' | 'frame' | 'module' | 'module-name' | 'tested-module';
   mention: string;
   weight: number;
 }
@@ -90,6 +103,8 @@ export interface PathWeights {
   module: number;
   /** an identifier the issue names that is also a module's name (`latex`, `autodoc`) */
   moduleName: number;
+  /** the module a test file the issue names tests (`tests/test_widgets.py` → `widgets.py`) */
+  testedModule: number;
 }
 
 /**
@@ -125,6 +140,15 @@ export function pathSignalScores(
     frameWeight *= frameDecay;
   }
   for (const p of signals.paths) add(matcher.match(p), 'path', p, weights.path);
+  if (weights.testedModule > 0) {
+    const tests = [...signals.paths, ...signals.frames.map((f) => f.path)].filter(isTestPath);
+    for (const t of new Set(tests)) {
+      const name = testedModuleName(t);
+      const files = name ? matcher.matchModuleName(name).filter((f) => !isTestPath(f)) : [];
+      // a common name (utils, base) says nothing about which module
+      if (files.length <= 5) add(files, 'tested-module', t, weights.testedModule);
+    }
+  }
   for (const m of signals.modules) add(matcher.matchModule(m), 'module', m, weights.module);
   if (weights.moduleName > 0) {
     for (const n of signals.names) {

@@ -30,6 +30,10 @@ export interface IndexRecording {
   history?: Record<string, FileHit[]>;
   /** literal searches (absent in recordings made before the literals channel existed) */
   literals?: Record<string, FileHit[]>;
+  /** key and flag searches (absent in recordings made before the keys channel existed) */
+  keys?: Record<string, FileHit[]>;
+  /** co-change searches, keyed by their seed paths joined by newlines (absent before the co-change channel) */
+  coChange?: Record<string, FileHit[]>;
   depth: { chunk: number; file: number };
   definitions: Record<string, Definition[]>;
   /** code-graph neighbours asked for (absent in recordings of an index without a graph) */
@@ -37,6 +41,13 @@ export interface IndexRecording {
   /** file sizes and recent changes, when they were asked for (recordings before the learned ranker lack them) */
   facts?: FileFacts;
 }
+
+/** the searches that return files, recorded as path and score */
+type FileSearchKind = 'fileBm25' | 'history' | 'literals' | 'keys' | 'coChange';
+
+/** a co-change search's recorded key: its seeds, one per line (paths hold no newline) */
+const keyOfSeeds = (seeds: readonly string[]): string => seeds.join('\n');
+const seedsOfKey = (key: string): string[] => (key ? key.split('\n') : []);
 
 function lite(hits: readonly ChunkHit[]): RecordedChunkHit[] {
   return hits.map((h) => ({
@@ -65,31 +76,42 @@ export class RecordingIndex implements RetrievalIndex {
     return this.inner.filePaths;
   }
 
-  private search<T extends ChunkHit | FileHit>(kind: 'dense' | 'chunkBm25' | 'fileBm25' | 'history' | 'literals', text: string, k: number): Promise<T[]> {
-    const depth = kind === 'fileBm25' || kind === 'history' || kind === 'literals' ? this.rec.depth.file : this.rec.depth.chunk;
+  private search<T extends ChunkHit | FileHit>(kind: 'dense' | 'chunkBm25' | FileSearchKind, text: string, k: number): Promise<T[]> {
+    const depth = kind === 'dense' || kind === 'chunkBm25' ? this.rec.depth.chunk : this.rec.depth.file;
     if (k > depth) throw new Error(`recording index: ${kind} asked for ${k} hits, deeper than the recorded depth ${depth}`);
     const key = `${kind}\0${text}`;
     let pending = this.memo.get(key);
     if (!pending) {
       pending = (async () => {
-        if (kind === 'fileBm25') {
-          const hits = await this.inner.searchFilesBm25(text, depth);
-          this.rec.fileBm25[text] = hits.map((h) => ({ path: h.path, score: h.score }));
+        if (kind === 'dense' || kind === 'chunkBm25') {
+          const hits = kind === 'dense' ? await this.inner.searchDense(text, depth) : await this.inner.searchChunksBm25(text, depth);
+          this.rec[kind][text] = lite(hits);
           return hits;
         }
-        if (kind === 'history' || kind === 'literals') {
-          const search = kind === 'history' ? this.inner.searchHistory : this.inner.searchLiterals;
-          const hits = search ? await search.call(this.inner, text, depth) : [];
-          (this.rec[kind] ??= {})[text] = hits.map((h) => ({ path: h.path, score: h.score }));
-          return hits;
-        }
-        const hits = kind === 'dense' ? await this.inner.searchDense(text, depth) : await this.inner.searchChunksBm25(text, depth);
-        this.rec[kind][text] = lite(hits);
+        const hits = await this.fileSearch(kind, text, depth);
+        (this.rec[kind] ??= {})[text] = hits.map((h) => ({ path: h.path, score: h.score }));
         return hits;
       })();
       this.memo.set(key, pending);
     }
     return pending.then((hits) => hits.slice(0, k) as T[]);
+  }
+
+  /** a file-level search of the inner index; one it lacks answers nothing, as the live retriever would skip it */
+  private async fileSearch(kind: FileSearchKind, text: string, depth: number): Promise<FileHit[]> {
+    const inner = this.inner;
+    switch (kind) {
+      case 'fileBm25':
+        return inner.searchFilesBm25(text, depth);
+      case 'history':
+        return inner.searchHistory ? inner.searchHistory(text, depth) : [];
+      case 'literals':
+        return inner.searchLiterals ? inner.searchLiterals(text, depth) : [];
+      case 'keys':
+        return inner.searchKeys ? inner.searchKeys(text, depth) : [];
+      case 'coChange':
+        return inner.searchCoChange ? inner.searchCoChange(seedsOfKey(text), depth) : [];
+    }
   }
 
   searchDense(text: string, k: number): Promise<ChunkHit[]> {
@@ -106,6 +128,12 @@ export class RecordingIndex implements RetrievalIndex {
   }
   searchLiterals(text: string, k: number): Promise<FileHit[]> {
     return this.search<FileHit>('literals', text, k);
+  }
+  searchKeys(text: string, k: number): Promise<FileHit[]> {
+    return this.search<FileHit>('keys', text, k);
+  }
+  searchCoChange(seeds: readonly string[], k: number): Promise<FileHit[]> {
+    return this.search<FileHit>('coChange', keyOfSeeds(seeds), k);
   }
   definitionsOf(name: string): readonly Definition[] {
     const defs = this.inner.definitionsOf(name);
@@ -188,6 +216,18 @@ export class ReplayIndex implements RetrievalIndex {
         'replay index: this recording has no literal searches (made before the literals channel): record it again, or replay with weights.literals 0',
       );
     return this.hits(this.rec.literals, 'literals', text, k, this.rec.depth.file);
+  }
+  async searchKeys(text: string, k: number): Promise<FileHit[]> {
+    if (!this.rec.keys)
+      throw new Error('replay index: this recording has no key searches (made before the keys channel): record it again, or replay with weights.keys 0');
+    return this.hits(this.rec.keys, 'keys', text, k, this.rec.depth.file);
+  }
+  async searchCoChange(seeds: readonly string[], k: number): Promise<FileHit[]> {
+    if (!this.rec.coChange)
+      throw new Error(
+        'replay index: this recording has no co-change searches (made before the co-change channel): record it again, or replay with weights.coChange 0',
+      );
+    return this.hits(this.rec.coChange, 'coChange', keyOfSeeds(seeds), k, this.rec.depth.file);
   }
   async graphNeighbors(): Promise<GraphLookup> {
     const recorded = this.rec.neighbors;

@@ -16,6 +16,7 @@ import { pathSignalScores, RepoPathMatcher, type PathEvidence } from './path-mat
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './options.ts';
 import { assertQueries, type RetrievalQuery } from './query.ts';
 import { learnedRanking } from './learned/rerank.ts';
+import { coChangeSeeds } from './co-change-seeds.ts';
 import { loadRankerModel } from './learned/model.ts';
 
 export interface ChunkHit {
@@ -39,6 +40,10 @@ export interface RetrievalIndex {
   searchHistory?(text: string, k: number): Promise<FileHit[]>;
   /** files holding string literals the text quotes (absent: no literals channel) */
   searchLiterals?(text: string, k: number): Promise<FileHit[]>;
+  /** files reading the configuration keys and flags the text names (absent: no keys channel) */
+  searchKeys?(text: string, k: number): Promise<FileHit[]>;
+  /** files the recent commits changed together with the seeds (absent: no co-change channel) */
+  searchCoChange?(seeds: readonly string[], k: number): Promise<FileHit[]>;
   definitionsOf(name: string): readonly Definition[];
   /** the code-graph channel, read as neighbours of an entity (absent: no graph channel) */
   graphNeighbors?(): Promise<GraphLookup>;
@@ -192,6 +197,10 @@ export async function collectChannels(index: RetrievalIndex, queries: readonly R
         const hits = await timed(timings, 'literals', () => index.searchLiterals!(text, options.fileDepth));
         channels.push({ label: `${query.label}/literals`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: w.literals * qw });
       }
+      if (w.keys > 0 && index.searchKeys) {
+        const hits = await timed(timings, 'keys', () => index.searchKeys!(text, options.fileDepth));
+        channels.push({ label: `${query.label}/keys`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: w.keys * qw });
+      }
     }
     if (query.signals) {
       const signals = query.signals;
@@ -216,6 +225,11 @@ export async function collectChannels(index: RetrievalIndex, queries: readonly R
         const { scores, evidence } = pathSignalScores(signals, matcher, options.pathWeights, options.frameDecay);
         channels.push({ label: `${query.label}/paths`, scores, weight: w.paths * qw });
         for (const e of evidence) pushTo(out.pathEvidence, e.path, e);
+      }
+      if (w.coChange > 0 && index.searchCoChange) {
+        const seeds = coChangeSeeds(index, signals, channels, () => (matcher ??= new RepoPathMatcher(index.filePaths)), options);
+        const hits = await timed(timings, 'coChange', () => index.searchCoChange!(seeds, options.fileDepth));
+        channels.push({ label: `${query.label}/coChange`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: w.coChange * qw });
       }
     }
     out.perQuery.push({ query, channels, timingsMs: timings });

@@ -14,6 +14,7 @@ import { definitionsChannel } from './channels/definitions.ts';
 import { denseChannel } from './channels/dense.ts';
 import { graphChannel } from './channels/graph.ts';
 import { historyChannel } from './channels/history.ts';
+import { keysChannel } from './channels/keys.ts';
 import { literalsChannel } from './channels/literals.ts';
 import type { ChannelBuild, ChannelContext } from './channels/types.ts';
 import { createFileVerdict, resolveFileFilter, summarizeFileSelection } from './file-filter.ts';
@@ -49,6 +50,7 @@ function emptyTimings(): IndexTimings {
     embedMs: 0,
     bm25Ms: 0,
     literalsMs: 0,
+    keysMs: 0,
     filesIndexed: 0,
     filesReused: 0,
     filesParsed: 0,
@@ -78,15 +80,16 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   timings.listMs = now() - t;
 
   // 2. the channels; the dense one finishes last, so the vector store's last batches overlap the others' builds
-  const [definitions, literals, bm25, history, graph, dense] = [
+  const [definitions, literals, keys, bm25, history, graph, dense] = [
     await definitionsChannel.open(ctx),
     await literalsChannel.open(ctx),
+    await keysChannel.open(ctx),
     await bm25Channel.open(ctx),
     await historyChannel.open(ctx),
     await graphChannel.open(ctx),
     await denseChannel.open(ctx),
   ] as const;
-  const builds: ChannelBuild<unknown>[] = [definitions, literals, bm25, history, graph, dense];
+  const builds: ChannelBuild<unknown>[] = [definitions, literals, keys, bm25, history, graph, dense];
   const add = (record: FileRecord): void => {
     for (const b of builds) b.add?.(record);
   };
@@ -162,6 +165,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   // 4. the channels' parts of the index
   const definitionsPart = await definitions.finish(records);
   const literalsPart = await literals.finish(records);
+  const keysPart = await keys.finish(records);
   const bm25Part = await bm25.finish(records);
   const historyPart = await history.finish(records);
   const graphPart = await graph.finish(records);
@@ -187,10 +191,12 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     searchDense: densePart.searchDense,
     ...bm25Part,
     searchHistory: historyPart.searchHistory,
+    searchCoChange: historyPart.searchCoChange,
     fileFacts: async () => ({ size: Object.fromEntries(files.map((f) => [f.path, f.size])), ...(await historyPart.fileChanges()) }),
     ...graphPart,
     ...definitionsPart,
     ...literalsPart,
+    ...keysPart,
     chunksOfFile: (p) => chunksByFile.get(p) ?? none,
     hasFile: (p) => fileSet.has(p),
   };

@@ -71,6 +71,8 @@ export interface IndexTimings {
   bm25Ms: number;
   /** building the literals channel's fragment table (src/index/channels/literals.ts) */
   literalsMs: number;
+  /** building the keys channel's table of configuration keys and flags (src/index/channels/keys.ts) */
+  keysMs: number;
   filesIndexed: number;
   filesReused: number;
   /** files parsed by the parser */
@@ -105,6 +107,10 @@ export interface RepoIndex {
   searchHistory(query: string, k: number): Promise<FileHit[]>;
   /** files holding string literals the text quotes (error messages, log lines; src/index/channels/literals.ts) */
   searchLiterals(text: string, k: number): Promise<FileHit[]>;
+  /** files reading the configuration keys and flags the text names (src/index/channels/keys.ts) */
+  searchKeys(text: string, k: number): Promise<FileHit[]>;
+  /** files the recent commits changed together with the seed files (src/index/co-change.ts) */
+  searchCoChange(seeds: readonly string[], k: number): Promise<FileHit[]>;
   /** each file's size and recent changes */
   fileFacts(): Promise<FileFacts>;
   /** the commit's code graph (src/index/channels/graph.ts), built on the first call */

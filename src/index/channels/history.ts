@@ -6,6 +6,7 @@
 import { familyOf, languageForPath } from '../../languages/index.ts';
 import { CommitHistoryIndex, DEFAULT_COMMIT_HISTORY } from '../commit-history-index.ts';
 import { commitTermMemo } from '../index-memo.ts';
+import { CoChangeTable } from '../co-change.ts';
 import type { CommitRecord } from '../../repo/history.ts';
 import type { FileFacts, FileHit } from '../types.ts';
 import type { IndexChannel } from './types.ts';
@@ -15,6 +16,8 @@ export interface HistoryPart {
   searchHistory(query: string, k: number): Promise<FileHit[]>;
   /** how often and how recently the recent commits changed each indexed file */
   fileChanges(): Promise<Pick<FileFacts, 'changes' | 'commitsRead'>>;
+  /** files the recent commits changed together with the seed files (src/index/co-change.ts) */
+  searchCoChange(seeds: readonly string[], k: number): Promise<FileHit[]>;
 }
 
 /** Per indexed file: how many of the commits (newest first) changed it, and the newest one's position. */
@@ -80,8 +83,14 @@ export const historyChannel: IndexChannel<HistoryPart> = {
           })();
           return history;
         };
+        let coChange: Promise<CoChangeTable> | undefined;
+        const coChangeTable = (): Promise<CoChangeTable> => {
+          coChange ??= (async () => new CoChangeTable((await recentCommits()) ?? [], (p) => fileSet.has(p), settings.maxFilesPerCommit))();
+          return coChange;
+        };
         return {
           searchHistory: async (query, k) => (await historyIndex())?.search(query, k) ?? [],
+          searchCoChange: async (seeds, k) => (seeds.length ? (await coChangeTable()).search(seeds, k) : []),
           fileChanges: async () => changesOf((await recentCommits()) ?? [], (p) => fileSet.has(p)),
         };
       },
