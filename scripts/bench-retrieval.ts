@@ -39,8 +39,18 @@ import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions } from '../localizer
 import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
 import { lazyHistorySearch } from '../src/index/commit-history-index.ts';
 import { benchInput } from './bench-inputs.ts';
-import { CONFIGS, DEFAULT_LABEL, GRAPH_CONFIGS, LEARNED_LABEL, learnedConfigs, LITERAL_CONFIGS, type BenchConfig } from './bench-retrieval-configs.ts';
+import {
+  CONFIGS,
+  DEFAULT_LABEL,
+  EVIDENCE_CONFIGS,
+  GRAPH_CONFIGS,
+  LEARNED_LABEL,
+  learnedConfigs,
+  LITERAL_CONFIGS,
+  type BenchConfig,
+} from './bench-retrieval-configs.ts';
 import { fusionTimes, speedSummary, type FusionTimes } from './bench-retrieval-speed.ts';
+import { formatMissTable, missTable } from './retrieval-miss-categories.ts';
 
 const DEPTH = { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth };
 
@@ -123,7 +133,7 @@ async function main(): Promise<void> {
   const positionInDataset = new Map(dataset.instances.map((inst, i) => [inst.instance_id, i]));
   const extra: BenchConfig[] = values.options ? [{ label: 'custom', queries: 'raw+structural', options: JSON.parse(values.options) }] : [];
   const learned = learnedConfigs(values['ranker-model'], values['ranker-ablations']);
-  const configs = [...CONFIGS, ...LITERAL_CONFIGS, ...learned, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
+  const configs = [...CONFIGS, ...LITERAL_CONFIGS, ...EVIDENCE_CONFIGS, ...learned, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
   const ordered = groupByRepo(selected);
   const runs: InstanceRun[] = [];
   const perRepo = new Map<string, { coldMs?: number; warmMs: number[]; instances: number; files?: number; chunks?: number }>();
@@ -212,7 +222,7 @@ async function main(): Promise<void> {
           const tr = performance.now();
           const rankings = await runConfigs(recording, inst, configs);
           const retrieveMs = performance.now() - tr;
-          const fusion = await fusionTimes(searchable, inst, learned[0]!.options, n % 2 === 1);
+          const fusion = await fusionTimes(searchable, inst, learned[0]?.options, n);
           runs.push({
             id: inst.instance_id,
             gold,
@@ -254,7 +264,7 @@ async function main(): Promise<void> {
     { label: `${c.label} [odd]`, metrics: metricsFor(runs, c.label, odd) },
   ]);
   const languages = [...new Set(runs.map((r) => r.language ?? 'failed'))].sort();
-  const byLanguage = [DEFAULT_LABEL, LEARNED_LABEL].flatMap((label) =>
+  const byLanguage = [DEFAULT_LABEL, ...(learned.length ? [LEARNED_LABEL] : [])].flatMap((label) =>
     languages.map((language) => ({
       label: `${label} [${language}]`,
       metrics: metricsFor(runs, label, (i) => (runs[i].language ?? 'failed') === language),
@@ -294,7 +304,20 @@ async function main(): Promise<void> {
     console.log(`\nLite-274 (without the ${excluded.size} ids LocAgent's eval_metric.py filters; scripts/data/locagent-excluded-ids.json):`);
     console.log(formatLocMetricsTable(lite274));
   }
-  const repoLabels = [DEFAULT_LABEL, LEARNED_LABEL, ...(values.graph ? GRAPH_CONFIGS.map((c) => c.label) : [])];
+  // where the default misses, by what the issue names of the gold file (on Lite-274 when the subset applies)
+  const issueOf = new Map(selected.map((inst) => [inst.instance_id, inst.problem_statement]));
+  const inSubset = runs.filter((r) => !subsetApplies || !excluded.has(r.id));
+  const misses = Object.fromEntries(
+    [DEFAULT_LABEL, ...(learned.length ? [LEARNED_LABEL] : [])].map((label) => [
+      label,
+      missTable(inSubset.map((r) => ({ issue: issueOf.get(r.id) ?? '', gold: r.gold, ranking: r.rankings[label] }))),
+    ]),
+  );
+  for (const [label, table] of Object.entries(misses)) {
+    console.log(`\nmisses by what the issue names, ${label}${subsetApplies ? ' [Lite-274]' : ''}:`);
+    console.log(formatMissTable(table));
+  }
+  const repoLabels = [DEFAULT_LABEL, ...(learned.length ? [LEARNED_LABEL] : []), ...(values.graph ? GRAPH_CONFIGS.map((c) => c.label) : [])];
   for (const label of repoLabels) {
     console.log(`\nper repository, ${label}:`);
     console.log(formatLocMetricsTable(repoNames.map((repo) => ({ label: repo, metrics: byRepo[label]![repo]! }))));
@@ -318,11 +341,15 @@ async function main(): Promise<void> {
   }
   const speed = speedSummary(runs);
   if (speed) {
+    const learnedLine =
+      speed.learnedMedianMs === undefined
+        ? ''
+        : `, learned ${(speed.learnedMedianMs / 1000).toFixed(2)} s (ratio ${speed.ratio}; the ranker's own median cost ${speed.learnedExtraMedianMs} ms)`;
     console.log(
-      `\nnext instance (index + one retrieval), median over ${speed.instances}: weighted ${(speed.weightedMedianMs / 1000).toFixed(2)} s, learned ${(speed.learnedMedianMs / 1000).toFixed(2)} s (ratio ${speed.ratio}; the ranker's own median cost ${speed.learnedExtraMedianMs} ms)`,
+      `\nnext instance (index + one retrieval), median over ${speed.instances}: default ${(speed.weightedMedianMs / 1000).toFixed(2)} s${learnedLine}`,
     );
     console.log(
-      `literals channel: the default without it ${(speed.noLiteralsMedianMs / 1000).toFixed(2)} s (with it / without ${speed.literalsRatio}; its index build's median ${speed.literalsBuildMedianMs} ms)`,
+      `the default before issue 44 (no literals, keys or co-change): ${(speed.beforeMedianMs / 1000).toFixed(2)} s (now / before ${speed.ratioToBefore}; the new channels' index builds' median ${speed.newBuildsMedianMs} ms)`,
     );
   }
   if (notRecorded.length) console.log(`\nreplay: ${notRecorded.length} selected instances have no recording and are left out`);
@@ -342,6 +369,7 @@ async function main(): Promise<void> {
     heldOut: Object.fromEntries(split.map((r) => [r.label, r.metrics])),
     byLanguage: Object.fromEntries(byLanguage.map((r) => [r.label, r.metrics])),
     lite274: Object.fromEntries(lite274.map((r) => [r.label, r.metrics])),
+    misses,
     byRepo,
     parseSpeed: speedsRecord(speeds),
     languages: Object.fromEntries(runs.map((r) => [r.id, r.language ?? null])),
