@@ -49,6 +49,15 @@ type FileSearchKind = 'fileBm25' | 'history' | 'literals' | 'keys' | 'coChange';
 const keyOfSeeds = (seeds: readonly string[]): string => seeds.join('\n');
 const seedsOfKey = (key: string): string[] => (key ? key.split('\n') : []);
 
+/**
+ * Keeps an answer under its key as an own property. A plain assignment of `__proto__` (an issue names it: a
+ * JavaScript prototype bug) sets the table's prototype instead, so the answer was never written and its replay
+ * failed; JSON.parse reads the key back as an own property.
+ */
+function record<T>(table: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(table, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function lite(hits: readonly ChunkHit[]): RecordedChunkHit[] {
   return hits.map((h) => ({
     path: h.chunk.path,
@@ -85,11 +94,11 @@ export class RecordingIndex implements RetrievalIndex {
       pending = (async () => {
         if (kind === 'dense' || kind === 'chunkBm25') {
           const hits = kind === 'dense' ? await this.inner.searchDense(text, depth) : await this.inner.searchChunksBm25(text, depth);
-          this.rec[kind][text] = lite(hits);
+          record(this.rec[kind], text, lite(hits));
           return hits;
         }
         const hits = await this.fileSearch(kind, text, depth);
-        (this.rec[kind] ??= {})[text] = hits.map((h) => ({ path: h.path, score: h.score }));
+        record((this.rec[kind] ??= {}), text, hits.map((h) => ({ path: h.path, score: h.score })));
         return hits;
       })();
       this.memo.set(key, pending);
@@ -137,7 +146,7 @@ export class RecordingIndex implements RetrievalIndex {
   }
   definitionsOf(name: string): readonly Definition[] {
     const defs = this.inner.definitionsOf(name);
-    if (!Object.hasOwn(this.rec.definitions, name)) this.rec.definitions[name] = defs.map((d) => ({ ...d }));
+    if (!Object.hasOwn(this.rec.definitions, name)) record(this.rec.definitions, name, defs.map((d) => ({ ...d })));
     return defs;
   }
 
@@ -147,7 +156,7 @@ export class RecordingIndex implements RetrievalIndex {
     return {
       neighborsOf: (entityId) => {
         const found = inner ? inner.neighborsOf(entityId) : [];
-        if (!Object.hasOwn(neighbors, entityId)) neighbors[entityId] = found.map((n) => ({ ...n }));
+        if (!Object.hasOwn(neighbors, entityId)) record(neighbors, entityId, found.map((n) => ({ ...n })));
         return found;
       },
     };

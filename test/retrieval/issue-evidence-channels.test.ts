@@ -143,3 +143,15 @@ describe('test files mapped to the modules they test', () => {
     expect(pathSignalScores(signals, matcher, DEFAULT_RETRIEVAL_OPTIONS.pathWeights, 0.5).scores.has('tool/report.py')).toBe(false);
   });
 });
+
+describe('recordings of any name an issue gives', () => {
+  it('record and replay a search for `__proto__` (a plain assignment set the table’s prototype instead)', async () => {
+    const idx = await index();
+    const queries = defaultQueries('Setting `__proto__` through `tool.report.report` pollutes every object', 'raw+structural');
+    const recording = new RecordingIndex(idx, { chunk: 300, file: 200 });
+    const live = await retrieveFiles(recording, queries, {});
+    const saved = JSON.parse(JSON.stringify(recording.recording()));
+    expect(Object.keys(saved.definitions)).toContain('__proto__');
+    expect((await retrieveFiles(new ReplayIndex(saved), queries, {})).ranking).toEqual(live.ranking);
+  });
+});
