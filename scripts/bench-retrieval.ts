@@ -37,7 +37,8 @@ import { retrieveFiles, type RetrievalIndex } from '../localizer/retrieval/retri
 import { defaultQueries } from '../localizer/retrieval/query.ts';
 import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions } from '../localizer/retrieval/options.ts';
 import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
-import { lazyHistorySearch } from '../src/index/commit-history-index.ts';
+import { DEFAULT_COMMIT_HISTORY, lazyHistorySearch } from '../src/index/commit-history-index.ts';
+import { lazyCoChangeSearch } from '../src/index/co-change.ts';
 import { benchInput } from './bench-inputs.ts';
 import {
   CONFIGS,
@@ -167,11 +168,13 @@ async function main(): Promise<void> {
         continue;
       }
       const history = rec.history ? undefined : lazyHistorySearch(await historyStore.snapshot(inst.repo, inst.base_commit), rec.filePaths);
+      // seeds the recording did not search (another path or definition weight names other files): from the mirror
+      const coChange = lazyCoChangeSearch(() => historyStore.snapshot(inst.repo, inst.base_commit), rec.filePaths, DEFAULT_COMMIT_HISTORY);
       runs.push({
         id: inst.instance_id,
         gold,
         language: indexLanguage(rec.filePaths),
-        rankings: await runConfigs(new ReplayIndex(rec, history), inst, configs),
+        rankings: await runConfigs(new ReplayIndex(rec, history, coChange), inst, configs),
       });
     }
     await historyStore.close();

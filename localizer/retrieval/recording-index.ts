@@ -98,7 +98,11 @@ export class RecordingIndex implements RetrievalIndex {
           return hits;
         }
         const hits = await this.fileSearch(kind, text, depth);
-        record((this.rec[kind] ??= {}), text, hits.map((h) => ({ path: h.path, score: h.score })));
+        record(
+          (this.rec[kind] ??= {}),
+          text,
+          hits.map((h) => ({ path: h.path, score: h.score })),
+        );
         return hits;
       })();
       this.memo.set(key, pending);
@@ -146,7 +150,12 @@ export class RecordingIndex implements RetrievalIndex {
   }
   definitionsOf(name: string): readonly Definition[] {
     const defs = this.inner.definitionsOf(name);
-    if (!Object.hasOwn(this.rec.definitions, name)) record(this.rec.definitions, name, defs.map((d) => ({ ...d })));
+    if (!Object.hasOwn(this.rec.definitions, name))
+      record(
+        this.rec.definitions,
+        name,
+        defs.map((d) => ({ ...d })),
+      );
     return defs;
   }
 
@@ -156,7 +165,12 @@ export class RecordingIndex implements RetrievalIndex {
     return {
       neighborsOf: (entityId) => {
         const found = inner ? inner.neighborsOf(entityId) : [];
-        if (!Object.hasOwn(neighbors, entityId)) record(neighbors, entityId, found.map((n) => ({ ...n })));
+        if (!Object.hasOwn(neighbors, entityId))
+          record(
+            neighbors,
+            entityId,
+            found.map((n) => ({ ...n })),
+          );
         return found;
       },
     };
@@ -182,10 +196,11 @@ function recordedOf<T>(table: Record<string, T>, key: string): T | undefined {
 }
 
 export class ReplayIndex implements RetrievalIndex {
-  /** `history`: answers history searches a recording lacks (e.g. computed from the mirror) */
+  /** `history`, `coChange`: answer searches a recording lacks (e.g. computed from the mirror) */
   constructor(
     private readonly rec: IndexRecording,
     private readonly history?: (text: string, k: number) => Promise<FileHit[]>,
+    private readonly coChange?: (seeds: readonly string[], k: number) => Promise<FileHit[]>,
   ) {}
 
   get filePaths(): readonly string[] {
@@ -232,6 +247,7 @@ export class ReplayIndex implements RetrievalIndex {
     return this.hits(this.rec.keys, 'keys', text, k, this.rec.depth.file);
   }
   async searchCoChange(seeds: readonly string[], k: number): Promise<FileHit[]> {
+    if (this.coChange && recordedOf(this.rec.coChange ?? {}, keyOfSeeds(seeds)) === undefined) return this.coChange(seeds, k);
     if (!this.rec.coChange)
       throw new Error(
         'replay index: this recording has no co-change searches (made before the co-change channel): record it again, or replay with weights.coChange 0',

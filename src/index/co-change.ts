@@ -54,3 +54,25 @@ export class CoChangeTable {
       .slice(0, k);
   }
 }
+
+/**
+ * A lazily built co-change search over `snapshot`'s history, scoring only `filePaths`: for replays that ask for
+ * seeds the recording did not search (another path or definition weight names other files). The live index
+ * builds the same table from the same commits (src/index/channels/history.ts).
+ */
+export function lazyCoChangeSearch(
+  snapshot: () => Promise<{ recentCommits?(limit: number): Promise<CommitRecord[]> }>,
+  filePaths: readonly string[],
+  settings: { maxCommits: number; maxFilesPerCommit: number },
+): (seeds: readonly string[], k: number) => Promise<CoChangeHit[]> {
+  let table: Promise<CoChangeTable> | undefined;
+  const files = new Set(filePaths);
+  return async (seeds, k) => {
+    table ??= (async () => {
+      const s = await snapshot();
+      const commits = s.recentCommits ? await s.recentCommits(settings.maxCommits) : [];
+      return new CoChangeTable(commits, (p) => files.has(p), settings.maxFilesPerCommit);
+    })();
+    return (await table).search(seeds, k);
+  };
+}

@@ -15,7 +15,7 @@ import { DEFAULT_RETRIEVAL_OPTIONS } from '../../localizer/retrieval/options.ts'
 import { pathSignalScores, RepoPathMatcher, testedModuleName } from '../../localizer/retrieval/path-match.ts';
 import { extractStructuralSignals } from '../../localizer/retrieval/structural-query.ts';
 import { isKey, keyLiterals, queryKeyTokens } from '../../src/index/channels/keys.ts';
-import { CoChangeTable } from '../../src/index/co-change.ts';
+import { CoChangeTable, lazyCoChangeSearch } from '../../src/index/co-change.ts';
 import { LexicalEmbedder } from '../../src/embedding/lexical.ts';
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
 import type { CommitRecord } from '../../src/repo/history.ts';
@@ -118,6 +118,11 @@ describe('the co-change channel', () => {
     expect((await retrieveFiles(new ReplayIndex(recording.recording()), queries, { weights: { coChange: 1 } })).ranking).toEqual(on.ranking);
     const { coChange: _, ...before } = recording.recording();
     await expect(retrieveFiles(new ReplayIndex(before), queries, { weights: { coChange: 1 } })).rejects.toThrow(/no co-change searches .*weights\.coChange 0/);
+    // seeds a recording never searched (another path weight names other files) come from the history, as live
+    const unsearched = { ...recording.recording(), coChange: {} };
+    await expect(retrieveFiles(new ReplayIndex(unsearched), queries, { weights: { coChange: 1 } })).rejects.toThrow(/no recorded coChange search/);
+    const fromHistory = lazyCoChangeSearch(async () => new HistorySnapshot(HISTORY), idx.filePaths, { maxCommits: 3000, maxFilesPerCommit: 10 });
+    expect((await retrieveFiles(new ReplayIndex(unsearched, undefined, fromHistory), queries, { weights: { coChange: 1 } })).ranking).toEqual(on.ranking);
   });
 });
 
