@@ -23,9 +23,9 @@ import { selectRepositories, type TrainingPair } from './ranker/training-pairs.t
 import { RepoStore } from '../src/repo/store.ts';
 import { safeFileName } from '../src/util/fsx.ts';
 import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
-import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions } from '../localizer/retrieval/options.ts';
+import { DEFAULT_RETRIEVAL_OPTIONS } from '../localizer/retrieval/options.ts';
 import { defaultQueries } from '../localizer/retrieval/query.ts';
-import { RecordingIndex } from '../localizer/retrieval/recording-index.ts';
+import { everyChannelOn, RecordingIndex } from '../localizer/retrieval/recording-index.ts';
 import { retrieveFiles } from '../localizer/retrieval/retriever.ts';
 import { samplePairs, type RecordedPair } from './ranker/pair-recordings.ts';
 import { benchInput } from './bench-inputs.ts';
@@ -58,7 +58,6 @@ const store = new RepoStore({ cacheDir, mirrorsDir: benchInput(values, 'mirrors'
 const embedder = createEmbedder('lexical');
 const vectorStore = new MemoryVectorStore();
 const parser = await defaultFileParser();
-const ALL_CHANNELS = resolveRetrievalOptions({ weights: { literals: 1, keys: 1, coChange: 1 } });
 const depth = { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth };
 const t0 = performance.now();
 let done = 0;
@@ -78,9 +77,9 @@ try {
       const snapshot = await store.snapshot(pair.repo, `${pair.commit}^1`);
       const index = await buildRepoIndex(snapshot, { embedder, vectorStore, cacheDir, parser });
       const recording = new RecordingIndex({ ...index, graphNeighbors: undefined }, depth);
-      await retrieveFiles(recording, defaultQueries(pair.query, 'raw+structural'), DEFAULT_RETRIEVAL_OPTIONS);
+      await retrieveFiles(recording, defaultQueries(pair.query), DEFAULT_RETRIEVAL_OPTIONS);
       // every channel, whatever its default weight: a weight chosen later replays from the same recording
-      await retrieveFiles(recording, defaultQueries(pair.query, 'raw+structural'), ALL_CHANNELS);
+      await retrieveFiles(recording, defaultQueries(pair.query), everyChannelOn());
       // the learned ranker's file facts (the weighted fusion does not ask for them)
       await recording.fileFacts();
       const record: RecordedPair = { pair: { ...pair, parent: snapshot.commit }, recording: recording.recording() };

@@ -9,6 +9,7 @@ import type { FileFacts } from '../../src/index/types.ts';
 import type { Definition } from '../../src/parsing/types.ts';
 import type { GraphLookup, GraphNeighbor } from './graph-expansion.ts';
 import type { ChunkHit, FileHit, RetrievalIndex } from './retriever.ts';
+import { resolveRetrievalOptions, type RetrievalOptions } from './options.ts';
 
 /** A chunk hit without the chunk text (evidence needs only where it is). */
 export interface RecordedChunkHit {
@@ -273,4 +274,14 @@ export class ReplayIndex implements RetrievalIndex {
     if (!defs) throw new Error(`replay index: definitions of "${name}" were not recorded`);
     return defs;
   }
+}
+
+/**
+ * Options with every channel a weight can turn on (the graph aside, which needs an index with a graph): a recorder
+ * runs them once per query set, so a recording can replay any weights chosen later (`tune:fusion`, a new default).
+ */
+export function everyChannelOn(): RetrievalOptions {
+  return resolveRetrievalOptions({
+    weights: { dense: 1, chunkBm25: 1, fileBm25: 1, definitions: 1, paths: 1, history: 1, literals: 1, keys: 1, coChange: 1 },
+  });
 }

@@ -33,6 +33,8 @@ export interface RankingGroup {
   labels: readonly number[];
   /** the score each row starts from (default 0): the trees learn corrections to it */
   base?: readonly number[];
+  /** how much the query counts (default 1): a mined commit message, a weaker stand-in for an issue, may count less */
+  weight?: number;
 }
 
 interface Dataset {
@@ -44,6 +46,8 @@ interface Dataset {
   groupStart: number[];
   labels: Uint8Array;
   base: Float64Array;
+  /** per group: its weight */
+  groupWeight: Float64Array;
 }
 
 function splitPoints(values: Float64Array, maxBins: number): number[] {
@@ -78,6 +82,8 @@ function toDataset(groups: readonly RankingGroup[], width: number, maxBins: numb
   const labels = new Uint8Array(n);
   const base = new Float64Array(n);
   const groupStart: number[] = [];
+  const groupWeight = Float64Array.from(groups, (g) => g.weight ?? 1);
+  if (groupWeight.some((w) => !(w > 0))) throw new Error('LambdaMART: a group weight must be a number > 0');
   let r = 0;
   for (const g of groups) {
     if (g.rows.length !== g.labels.length) throw new Error('LambdaMART: a group has different numbers of rows and labels');
@@ -92,7 +98,7 @@ function toDataset(groups: readonly RankingGroup[], width: number, maxBins: numb
   groupStart.push(n);
   const points = columns.map((col) => splitPoints(col, maxBins));
   const bins = columns.map((col, c) => Uint8Array.from(col, (v) => binOf(points[c]!, v)));
-  return { n, columns, points, bins, groupStart, labels, base };
+  return { n, columns, points, bins, groupStart, labels, base, groupWeight };
 }
 
 /** LambdaRank gradients (to climb) and hessians of every row under the current scores, NDCG over the whole list. */
@@ -112,7 +118,7 @@ function lambdas(data: Dataset, scores: Float64Array, grad: Float64Array, hess: 
       if (data.labels[i] !== 1) continue;
       for (const j of order) {
         if (data.labels[j] === 1) continue;
-        const delta = Math.abs(discount.get(i)! - discount.get(j)!) / idcg;
+        const delta = (data.groupWeight[q]! * Math.abs(discount.get(i)! - discount.get(j)!)) / idcg;
         const rho = 1 / (1 + Math.exp(scores[i]! - scores[j]!));
         grad[i]! += delta * rho;
         grad[j]! -= delta * rho;

@@ -3,6 +3,9 @@
  * replays the retriever's searches exactly, so an example's features are the ones the live retriever would compute.
  */
 import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { RankerModel } from '../../localizer/retrieval/learned/model.ts';
 import { DEFAULT_RETRIEVAL_OPTIONS, type RetrievalOptions } from '../../localizer/retrieval/options.ts';
 import type { RetrievalQuery } from '../../localizer/retrieval/query.ts';
 import { ReplayIndex, type IndexRecording } from '../../localizer/retrieval/recording-index.ts';
@@ -67,4 +70,18 @@ export function examplesHash(examples: readonly RankingExample[]): string {
     hash.update(Uint8Array.from(e.labels));
   }
   return hash.digest('hex');
+}
+
+/** The training command as a model file records it: every path as its last part (`DATASET=DIR` on each side), so the file carries no machine's folders. */
+export function trainingCommand(argv: readonly string[]): string {
+  const short = (a: string) => (a.includes('/') ? path.basename(a) : a);
+  return `npm run ranker:train -- ${argv.map((a) => (a.includes('=') && !a.startsWith('{') ? a.split('=').map(short).join('=') : short(a))).join(' ')}`;
+}
+
+/** Writes the model file (one JSON line) and returns the start of its sha256. */
+export async function writeModelFile(out: string, model: RankerModel): Promise<{ bytes: number; sha256: string }> {
+  const text = `${JSON.stringify(model)}\n`;
+  await mkdir(path.dirname(path.resolve(out)), { recursive: true });
+  await writeFile(out, text);
+  return { bytes: text.length, sha256: createHash('sha256').update(text).digest('hex') };
 }

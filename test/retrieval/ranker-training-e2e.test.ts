@@ -120,6 +120,55 @@ describe('training the learned ranker', () => {
       expect(ranker.model.training.command).not.toContain(dir);
       expect(Buffer.byteLength(bytes)).toBeLessThan(1 << 20);
 
+      // issue 44: the same recordings as development rows of two repositories, trained on with grouped cross-validation
+      const issues = path.join(dir, 'issues');
+      await mkdir(issues);
+      const rows: string[] = [];
+      for (const [n, name] of (await readdir(recordings)).sort().slice(0, 12).entries()) {
+        const { pair, recording } = parseRecordedPair(await readFile(path.join(recordings, name), 'utf8'), name);
+        const repo = n % 2 ? 'acme/widgets' : 'acme/gadgets';
+        const id = `${repo.replace('/', '__')}-${n}`;
+        const patch = pair.files.map((f) => `diff --git a/${f} b/${f}\n--- a/${f}\n+++ b/${f}\n@@ -1 +1 @@\n-a\n+b\n`).join('');
+        rows.push(JSON.stringify({ instance_id: id, repo, base_commit: pair.parent, problem_statement: pair.query, patch, test_patch: '' }));
+        await writeFile(path.join(issues, `${id}.json`), JSON.stringify(recording));
+      }
+      const dataset = path.join(dir, 'dev-rows.jsonl');
+      await writeFile(dataset, `${rows.join('\n')}\n`);
+      const trainIssues = (out: string) =>
+        script('train-ranker.ts', [
+          '--issues',
+          `${dataset}=${issues}`,
+          '--pairs-dir',
+          recordings,
+          '--pairs-weights',
+          '0,0.5',
+          '--grid',
+          'quick',
+          '--folds',
+          '2',
+          '--out',
+          out,
+        ]);
+      const [issueModel, again] = [path.join(dir, 'a', 'issues.json'), path.join(dir, 'b', 'issues.json')];
+      const log = await trainIssues(issueModel);
+      expect(log).toMatch(/12 issues from 2 repositories in 2 folds/);
+      await trainIssues(again);
+      expect(await readFile(again, 'utf8')).toBe(await readFile(issueModel, 'utf8'));
+      const trained = loadRankerModel(issueModel).model.training;
+      expect(trained.issues).toEqual([{ dataset: 'dev-rows.jsonl', rows: 12 }]);
+      expect(trained.crossValidation?.folds).toBe(2);
+      expect([0, 0.5]).toContain(trained.pairsWeight);
+      expect(trained.command).toContain('--issues dev-rows.jsonl=issues');
+      expect(trained.command).not.toContain(dir);
+      // the fusion's weights chosen on the same rows: out-of-fold figures beside the defaults', and the weights to ship
+      const tuned = await script('tune-fusion.ts', ['--issues', `${dataset}=${issues}`, '--folds', '2']);
+      expect(tuned).toMatch(/^defaults +\d\.\d{3}\/\d\.\d{3}\/\d\.\d{3}/m);
+      expect(tuned).toMatch(/^tuned, out of fold \d\.\d{3}/m);
+      expect(tuned).toMatch(/weights chosen on every row: \{"dense":/);
+      // a recording folder without a row's recording stops training, naming the file
+      await rm(path.join(issues, 'acme__widgets-1.json'));
+      await expect(trainIssues(path.join(dir, 'x.json'))).rejects.toThrow(/acme__widgets-1\.json/);
+
       const file = (await readdir(recordings)).sort()[0]!;
       const { pair, recording } = parseRecordedPair(await readFile(path.join(recordings, file), 'utf8'), file);
       const result = await retrieveFiles(new ReplayIndex(recording), defaultQueries(pair.query), { fusion: 'learned', rankerModel: first });

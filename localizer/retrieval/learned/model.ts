@@ -38,6 +38,12 @@ export interface TrainingRecord {
   params: Record<string, number>;
   /** the features the trees were kept from scoring lower as they grow (monotone constraints) */
   increasing?: string[];
+  /** real issues trained on (issue 44): per source dataset, its file name and rows */
+  issues?: Array<{ dataset: string; rows: number }>;
+  /** a mined pair's weight beside an issue's 1 */
+  pairsWeight?: number;
+  /** how the parameters were chosen: grouped cross-validation by repository, and its out-of-fold Top-1/3/5 */
+  crossValidation?: { folds: number; top1: number; top3: number; top5: number };
 }
 
 export interface RankerModel {
@@ -91,6 +97,9 @@ const ModelSchema = z.object({
       command: z.string(),
       params: z.record(z.string(), z.number()),
       increasing: z.array(z.string()).optional(),
+      issues: z.array(z.object({ dataset: z.string(), rows: z.number() })).optional(),
+      pairsWeight: z.number().optional(),
+      crossValidation: z.object({ folds: z.number(), top1: z.number(), top3: z.number(), top5: z.number() }).optional(),
     })
     .passthrough(),
   base: z.object({ feature: z.string(), scale: finite }).strict().optional(),
