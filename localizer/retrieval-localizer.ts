@@ -18,7 +18,11 @@ import { agreementWith, scoreSignals, signals, type ConfidenceSignals } from '..
 /** What a config file or `--options` may set (the queries of other stages are given in code, `queriesFor`). */
 export const RetrievalOptionsSchema = z
   .object({
-    queries: z.enum(['raw', 'structural', 'raw+structural'], { message: 'must be "raw", "structural" or "raw+structural"' }).optional(),
+    queries: z
+      .enum(['raw', 'structural', 'raw+structural', 'raw+structural+title'], {
+        message: 'must be "raw", "structural", "raw+structural" or "raw+structural+title"',
+      })
+      .optional(),
     /** 'drop' (default) searches the issue without its `pip list` / show_versions tables; 'keep' as written */
     environmentReports: z.enum(['drop', 'keep'], { message: 'must be "drop" or "keep"' }).optional(),
     /** the retriever's weights and depths (localizer/retrieval/options.ts) */

@@ -5,7 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { QueryPreset } from '../localizer/retrieval/query.ts';
+import { DEFAULT_QUERY_PRESET, type QueryPreset } from '../localizer/retrieval/query.ts';
 import type { DeepPartial, RetrievalOptions } from '../localizer/retrieval/options.ts';
 
 export interface BenchConfig {
@@ -17,22 +17,32 @@ export interface BenchConfig {
 }
 
 const OFF = { dense: 0, chunkBm25: 0, fileBm25: 0, definitions: 0, paths: 0, history: 0, literals: 0, keys: 0, coChange: 0 };
+/**
+ * The weights before issue 44 (chosen on Lite's even rows, issue 2), with the queries they went with: the baselines
+ * keep them, so their rows compare with every earlier run, and the ladder below starts from them.
+ */
+export const BEFORE_ISSUE_44 = {
+  queries: 'raw+structural' as QueryPreset,
+  weights: { dense: 0.5, chunkBm25: 0.5, fileBm25: 1, definitions: 1, paths: 1.5, history: 1, literals: 0, keys: 0, coChange: 0 },
+};
+const BEFORE = BEFORE_ISSUE_44.weights;
+const DEFAULT = DEFAULT_QUERY_PRESET;
 /** the default configuration's label (per-instance log lines and the per-instance ranks use it) */
-export const DEFAULT_LABEL = 'default: hybrid + structural + history + literals + co-change';
+export const DEFAULT_LABEL = 'default: hybrid + structural + title + history + literals + co-change';
 
 /** The configurations the issue asks for, then the variants that explain the default. */
 export const CONFIGS: BenchConfig[] = [
   { label: 'BM25 (whole file)', queries: 'raw', options: { weights: { ...OFF, fileBm25: 1 } }, environmentReports: 'keep' },
   { label: 'BM25 (chunks, max)', queries: 'raw', options: { weights: { ...OFF, chunkBm25: 1 } }, environmentReports: 'keep' },
   { label: 'lexical dense', queries: 'raw', options: { weights: { ...OFF, dense: 1 } }, environmentReports: 'keep' },
-  { label: 'hybrid', queries: 'raw', options: { weights: { history: 0, literals: 0, coChange: 0 } }, environmentReports: 'keep' },
-  { label: 'hybrid, RRF', queries: 'raw', options: { fusion: 'rrf', weights: { history: 0, literals: 0, coChange: 0 } }, environmentReports: 'keep' },
-  { label: 'hybrid + structural', queries: 'raw+structural', options: { weights: { history: 0, literals: 0, coChange: 0 } }, environmentReports: 'keep' },
-  { label: DEFAULT_LABEL, queries: 'raw+structural', options: {} },
-  { label: 'default, RRF', queries: 'raw+structural', options: { fusion: 'rrf' } },
-  { label: 'default, no definitions', queries: 'raw+structural', options: { weights: { definitions: 0 } } },
-  { label: 'default, no paths', queries: 'raw+structural', options: { weights: { paths: 0 } } },
-  { label: 'default, environment reports kept', queries: 'raw+structural', options: {}, environmentReports: 'keep' },
+  { label: 'hybrid', queries: 'raw', options: { weights: { ...BEFORE, history: 0 } }, environmentReports: 'keep' },
+  { label: 'hybrid, RRF', queries: 'raw', options: { fusion: 'rrf', weights: { ...BEFORE, history: 0 } }, environmentReports: 'keep' },
+  { label: 'hybrid + structural', queries: 'raw+structural', options: { weights: { ...BEFORE, history: 0 } }, environmentReports: 'keep' },
+  { label: DEFAULT_LABEL, queries: DEFAULT, options: {} },
+  { label: 'default, RRF', queries: DEFAULT, options: { fusion: 'rrf' } },
+  { label: 'default, no definitions', queries: DEFAULT, options: { weights: { definitions: 0 } } },
+  { label: 'default, no paths', queries: DEFAULT, options: { weights: { paths: 0 } } },
+  { label: 'default, environment reports kept', queries: DEFAULT, options: {}, environmentReports: 'keep' },
   { label: 'history alone (similar past commits)', queries: 'raw', options: { weights: { ...OFF, history: 1 } } },
 ];
 
@@ -49,11 +59,11 @@ export function learnedConfigs(model: string | undefined, ablations: string | un
         .sort()
     : [];
   return [
-    { label: LEARNED_LABEL, queries: 'raw+structural', options: { fusion: 'learned', ...(model ? { rankerModel: path.resolve(model) } : {}) } },
+    { label: LEARNED_LABEL, queries: DEFAULT, options: { fusion: 'learned', ...(model ? { rankerModel: path.resolve(model) } : {}) } },
     ...ablationFiles.map(
       (f): BenchConfig => ({
         label: `learned, ${f.replace(/\.json$/, '')}`,
-        queries: 'raw+structural',
+        queries: DEFAULT,
         options: { fusion: 'learned', rankerModel: path.resolve(ablations!, f) },
       }),
     ),
@@ -67,9 +77,9 @@ export function learnedConfigs(model: string | undefined, ablations: string | un
  */
 export const LITERAL_CONFIGS: BenchConfig[] = [
   { label: 'literals alone (quoted messages)', queries: 'raw', options: { weights: { ...OFF, literals: 1 } } },
-  { label: 'default, no literals', queries: 'raw+structural', options: { weights: { literals: 0 } } },
-  { label: 'default, literals 1', queries: 'raw+structural', options: { weights: { literals: 1 } } },
-  { label: 'default, literals 2', queries: 'raw+structural', options: { weights: { literals: 2 } } },
+  { label: 'default, no literals', queries: DEFAULT, options: { weights: { literals: 0 } } },
+  { label: 'default, literals 1', queries: DEFAULT, options: { weights: { literals: 1 } } },
+  { label: 'default, literals 2', queries: DEFAULT, options: { weights: { literals: 2 } } },
 ];
 
 /**
@@ -79,17 +89,29 @@ export const LITERAL_CONFIGS: BenchConfig[] = [
  */
 export const EVIDENCE_CONFIGS: BenchConfig[] = [
   { label: 'keys alone (configuration keys, flags)', queries: 'raw', options: { weights: { ...OFF, keys: 1 } } },
-  ...[0.25, 0.5, 1].map((keys): BenchConfig => ({ label: `default + keys ${keys}`, queries: 'raw+structural', options: { weights: { keys } } })),
+  ...[0.25, 0.5, 1].map((keys): BenchConfig => ({ label: `default + keys ${keys}`, queries: DEFAULT, options: { weights: { keys } } })),
   { label: 'co-change alone (with named files)', queries: 'raw+structural', options: { weights: { ...OFF, coChange: 1 } } },
   // a test file the issue names maps to the module it tests (rare: 3 of the 360 development issues name a test path)
-  { label: 'default + tested modules 1', queries: 'raw+structural', options: { pathWeights: { testedModule: 1 } } },
-  { label: 'default before issue 44 (no literals, no co-change)', queries: 'raw+structural', options: { weights: { literals: 0, coChange: 0 } } },
-  { label: 'default, no co-change', queries: 'raw+structural', options: { weights: { coChange: 0 } } },
-  ...[0.25, 1].map((coChange): BenchConfig => ({ label: `default, co-change ${coChange}`, queries: 'raw+structural', options: { weights: { coChange } } })),
+  { label: 'default + tested modules 1', queries: DEFAULT, options: { pathWeights: { testedModule: 1 } } },
+  { label: 'default, no co-change', queries: DEFAULT, options: { weights: { coChange: 0 } } },
+  ...[0.25, 1].map((coChange): BenchConfig => ({ label: `default, co-change ${coChange}`, queries: DEFAULT, options: { weights: { coChange } } })),
+  { label: 'default, no title query', queries: 'raw+structural', options: {} },
+];
+
+/**
+ * From the default before issue 44 to today's, one step at a time: each row adds one change to the row above, so
+ * the ladder says what each step gave (every step was chosen on the development sets).
+ */
+export const LADDER_CONFIGS: BenchConfig[] = [
+  { label: 'issue 44 ladder: 0 before issue 44', queries: BEFORE_ISSUE_44.queries, options: { weights: BEFORE } },
+  { label: 'issue 44 ladder: 1 + literals 0.5', queries: BEFORE_ISSUE_44.queries, options: { weights: { ...BEFORE, literals: 0.5 } } },
+  { label: 'issue 44 ladder: 2 + co-change 0.5', queries: BEFORE_ISSUE_44.queries, options: { weights: { ...BEFORE, literals: 0.5, coChange: 0.5 } } },
+  { label: 'issue 44 ladder: 3 + title query', queries: DEFAULT, options: { weights: { ...BEFORE, literals: 0.5, coChange: 0.5 } } },
+  { label: 'issue 44 ladder: 4 + weights chosen on dev (the default)', queries: DEFAULT, options: {} },
 ];
 
 /** with --graph: the graph channel at half the definition boost's weight (one step away counts half), and at its full weight */
 export const GRAPH_CONFIGS: BenchConfig[] = [
-  { label: 'default + graph 0.5', queries: 'raw+structural', options: { weights: { graph: 0.5 } } },
-  { label: 'default + graph 1', queries: 'raw+structural', options: { weights: { graph: 1 } } },
+  { label: 'default + graph 0.5', queries: DEFAULT, options: { weights: { graph: 0.5 } } },
+  { label: 'default + graph 1', queries: DEFAULT, options: { weights: { graph: 1 } } },
 ];

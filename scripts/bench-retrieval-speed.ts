@@ -6,19 +6,18 @@
  * none always meets warm caches.
  */
 import type { SweInstance } from '../src/dataset/schema.ts';
-import { defaultQueries } from '../localizer/retrieval/query.ts';
+import { defaultQueries, type QueryPreset } from '../localizer/retrieval/query.ts';
+import { BEFORE_ISSUE_44 } from './bench-retrieval-configs.ts';
 import type { DeepPartial, RetrievalOptions } from '../localizer/retrieval/options.ts';
 import { retrieveFiles, type RetrievalIndex } from '../localizer/retrieval/retriever.ts';
 
 /** per setting: one retrieval's milliseconds */
 export interface FusionTimes {
   weightedMs: number;
-  /** the default before issue 44: literals, keys and co-change off */
+  /** the default before issue 44: its queries and weights (no title query, literals or co-change) */
   beforeMs: number;
   learnedMs?: number;
 }
-
-export const BEFORE_ISSUE_44: DeepPartial<RetrievalOptions> = { weights: { literals: 0, keys: 0, coChange: 0 } };
 
 export async function fusionTimes(
   index: RetrievalIndex,
@@ -26,17 +25,17 @@ export async function fusionTimes(
   learned: DeepPartial<RetrievalOptions> | undefined,
   rotation: number,
 ): Promise<FusionTimes> {
-  const queries = defaultQueries(inst.problem_statement);
-  const settings: Array<[keyof FusionTimes, DeepPartial<RetrievalOptions>]> = [
-    ['weightedMs', {}],
-    ['beforeMs', BEFORE_ISSUE_44],
-    ...(learned ? [['learnedMs', learned] as [keyof FusionTimes, DeepPartial<RetrievalOptions>]] : []),
+  type Setting = [keyof FusionTimes, QueryPreset | undefined, DeepPartial<RetrievalOptions>];
+  const settings: Setting[] = [
+    ['weightedMs', undefined, {}],
+    ['beforeMs', BEFORE_ISSUE_44.queries, { weights: BEFORE_ISSUE_44.weights }],
+    ...(learned ? [['learnedMs', undefined, learned] as Setting] : []),
   ];
   const out: Partial<FusionTimes> = {};
   for (let i = 0; i < settings.length; i++) {
-    const [key, options] = settings[(i + rotation) % settings.length]!;
+    const [key, preset, options] = settings[(i + rotation) % settings.length]!;
     const t = performance.now();
-    await retrieveFiles(index, queries, options);
+    await retrieveFiles(index, defaultQueries(inst.problem_statement, preset), options);
     out[key] = performance.now() - t;
   }
   return out as FusionTimes;
@@ -72,4 +71,16 @@ export function speedSummary(runs: ReadonlyArray<{ indexMs?: number; fusion?: Fu
           learnedExtraMedianMs: +median(withModel.map((r) => r.fusion!.learnedMs! - r.fusion!.weightedMs)).toFixed(1),
         }),
   };
+}
+
+/** The speed lines the benchmark prints. */
+export function formatSpeed(speed: NonNullable<ReturnType<typeof speedSummary>>): string {
+  const learned =
+    speed.learnedMedianMs === undefined
+      ? ''
+      : `, learned ${(speed.learnedMedianMs / 1000).toFixed(2)} s (ratio ${speed.ratio}; the ranker's own median cost ${speed.learnedExtraMedianMs} ms)`;
+  return [
+    `next instance (index + one retrieval), median over ${speed.instances}: default ${(speed.weightedMedianMs / 1000).toFixed(2)} s${learned}`,
+    `the default before issue 44 (its weights, no title query, literals or co-change): ${(speed.beforeMedianMs / 1000).toFixed(2)} s (now / before ${speed.ratioToBefore}; the new channels' index builds' median ${speed.newBuildsMedianMs} ms)`,
+  ].join('\n');
 }

@@ -36,7 +36,7 @@ import { groupByRepo } from '../src/run/repo-release.ts';
 import { retrieveFiles, type RetrievalIndex } from '../localizer/retrieval/retriever.ts';
 import { defaultQueries } from '../localizer/retrieval/query.ts';
 import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions } from '../localizer/retrieval/options.ts';
-import { RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
+import { everyChannelOn, RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
 import { DEFAULT_COMMIT_HISTORY, lazyHistorySearch } from '../src/index/commit-history-index.ts';
 import { lazyCoChangeSearch } from '../src/index/co-change.ts';
 import { benchInput } from './bench-inputs.ts';
@@ -47,10 +47,11 @@ import {
   GRAPH_CONFIGS,
   LEARNED_LABEL,
   learnedConfigs,
+  LADDER_CONFIGS,
   LITERAL_CONFIGS,
   type BenchConfig,
 } from './bench-retrieval-configs.ts';
-import { fusionTimes, speedSummary, type FusionTimes } from './bench-retrieval-speed.ts';
+import { formatSpeed, fusionTimes, speedSummary, type FusionTimes } from './bench-retrieval-speed.ts';
 import { formatMissTable, missTable } from './retrieval-miss-categories.ts';
 
 const DEPTH = { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth };
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
   const positionInDataset = new Map(dataset.instances.map((inst, i) => [inst.instance_id, i]));
   const extra: BenchConfig[] = values.options ? [{ label: 'custom', queries: 'raw+structural', options: JSON.parse(values.options) }] : [];
   const learned = learnedConfigs(values['ranker-model'], values['ranker-ablations']);
-  const configs = [...CONFIGS, ...LITERAL_CONFIGS, ...EVIDENCE_CONFIGS, ...learned, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
+  const configs = [...CONFIGS, ...LITERAL_CONFIGS, ...EVIDENCE_CONFIGS, ...LADDER_CONFIGS, ...learned, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
   const ordered = groupByRepo(selected);
   const runs: InstanceRun[] = [];
   const perRepo = new Map<string, { coldMs?: number; warmMs: number[]; instances: number; files?: number; chunks?: number }>();
@@ -225,6 +226,8 @@ async function main(): Promise<void> {
           const tr = performance.now();
           const rankings = await runConfigs(recording, inst, configs);
           const retrieveMs = performance.now() - tr;
+          // every channel once on the default queries: the recording replays any weights chosen later (tune:fusion)
+          if (values.record) await retrieveFiles(recording, defaultQueries(inst.problem_statement), everyChannelOn());
           const fusion = await fusionTimes(searchable, inst, learned[0]?.options, n);
           runs.push({
             id: inst.instance_id,
@@ -343,18 +346,7 @@ async function main(): Promise<void> {
       );
   }
   const speed = speedSummary(runs);
-  if (speed) {
-    const learnedLine =
-      speed.learnedMedianMs === undefined
-        ? ''
-        : `, learned ${(speed.learnedMedianMs / 1000).toFixed(2)} s (ratio ${speed.ratio}; the ranker's own median cost ${speed.learnedExtraMedianMs} ms)`;
-    console.log(
-      `\nnext instance (index + one retrieval), median over ${speed.instances}: default ${(speed.weightedMedianMs / 1000).toFixed(2)} s${learnedLine}`,
-    );
-    console.log(
-      `the default before issue 44 (no literals, keys or co-change): ${(speed.beforeMedianMs / 1000).toFixed(2)} s (now / before ${speed.ratioToBefore}; the new channels' index builds' median ${speed.newBuildsMedianMs} ms)`,
-    );
-  }
+  if (speed) console.log(`\n${formatSpeed(speed)}`);
   if (notRecorded.length) console.log(`\nreplay: ${notRecorded.length} selected instances have no recording and are left out`);
   console.log(
     `\n${runs.length} instances, ${runs.filter((r) => r.error).length} failed; wall time ${(wallMs / 1000).toFixed(0)} s; peak RSS (node) ${mb(peakRssKb)}`,

@@ -51,7 +51,7 @@ const COMMAND_FLAGS = {
   docker: { flag: '--no-docker', description: 'leave out validation and evaluation even when a sandbox is there' },
   fresh: { flag: '--fresh', description: 'discard an earlier run instead of resuming it' },
   // retrieve
-  queries: { flag: '--queries <preset>', description: 'raw | structural | raw+structural' },
+  queries: { flag: '--queries <preset>', description: 'raw | structural | raw+structural | raw+structural+title' },
   queriesFile: { flag: '--queries-file <file>', description: 'JSON {instance_id: [{label, text}]} of queries written by another stage (e.g. T0/T1)' },
   keepEnvironmentReports: {
     flag: '--keep-environment-reports',

@@ -4,7 +4,7 @@
  *
  *   locfix retrieve --dataset FILE [--instances id,id | --pattern P | --repo R… | --limit N]
  *     [--embedder lexical|ollama:nomic-embed-text|openai:…] [--mirrors DIR] [--mirror owner/name=PATH]
- *     [--chroma-url URL] [--queries raw|structural|raw+structural] [--queries-file FILE]
+ *     [--chroma-url URL] [--queries raw|structural|raw+structural|raw+structural+title] [--queries-file FILE]
  *     [--keep-environment-reports] --out runs/ID
  *
  * Writes runs/ID/retrieve/<instance>.json per instance (the file-localization artifact every localizer writes)
@@ -22,7 +22,7 @@ import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
 import { resolveLocalizer, type ResolvedLocalizer } from '../../localizer/registry.ts';
 import { assembleFileLocalization } from '../engine/file-localization.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
-import { assertQueries, externalQuery, issueQueryText, type QueryPreset, type RetrievalQuery } from '../../localizer/retrieval/query.ts';
+import { assertQueries, DEFAULT_QUERY_PRESET, externalQuery, issueQueryText, type QueryPreset, type RetrievalQuery } from '../../localizer/retrieval/query.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../../localizer/retrieval/options.ts';
 import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
 import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
@@ -131,7 +131,8 @@ export function register(program: Command): void {
   addSelectionOptions(command);
   addServiceOptions(command, { llm: false });
   useFlags(command, ['queries', 'queriesFile', 'keepEnvironmentReports', 'fusion', 'rankerModel', 'poolCap', 'retryErrors', 'out'], {
-    queries: { default: 'raw+structural' },
+    // the localizer's own default: one default, so `retrieve` and `localize --localizer retrieval` stay one arm
+    queries: { default: DEFAULT_QUERY_PRESET },
     out: { required: true },
   }).action(async (opts: RetrieveCommandOptions) => {
     const { ok, failed, total } = await retrieveCommand(opts);

@@ -23,6 +23,18 @@ export function structuralQuery(issue: string): RetrievalQuery {
 }
 
 /**
+ * The issue's title: its first line, when a body follows and the line reads like a summary (3 to 30 words). The
+ * reporter's one-line summary names the component; in a long body its words are outweighed by logs and code.
+ */
+export function titleQuery(issue: string): RetrievalQuery | undefined {
+  const lines = issue.trim().split('\n');
+  const first = lines[0]!.trim().replace(/^#+\s*/, '');
+  const words = first.split(/\s+/).filter(Boolean).length;
+  if (lines.length < 2 || words < 3 || words > 30) return undefined;
+  return { label: 'title', text: first };
+}
+
+/**
  * Wraps an LLM-written query. `signalsFrom` decides where its boosts come from: the query text itself
  * (T0 names code entities) or the original issue (so frames and backticked names survive a rewrite).
  */
@@ -31,9 +43,12 @@ export function externalQuery(label: string, text: string, options: { signalsFro
   return { label, text, signals: extractStructuralSignals(source) };
 }
 
-export type QueryPreset = 'raw' | 'structural' | 'raw+structural';
-/** the queries the retrieval localizer asks when its options name none */
-export const DEFAULT_QUERY_PRESET: QueryPreset = 'raw+structural';
+export type QueryPreset = 'raw' | 'structural' | 'raw+structural' | 'raw+structural+title';
+/**
+ * the queries the retrieval localizer asks when its options name none: the issue, its structural signals and its
+ * title (chosen on the development sets, where the title query raised Top-5 on all three; BENCHMARKS.md)
+ */
+export const DEFAULT_QUERY_PRESET: QueryPreset = 'raw+structural+title';
 
 export interface IssueTextOptions {
   /** 'drop' (default): `pip list` / `show_versions()` tables leave the issue before it becomes a query
@@ -50,7 +65,9 @@ export function defaultQueries(issue: string, preset: QueryPreset = DEFAULT_QUER
   const text = issueQueryText(issue, options);
   if (preset === 'raw') return [rawIssueQuery(text)];
   if (preset === 'structural') return [structuralQuery(text)];
-  return [rawIssueQuery(text), structuralQuery(text)];
+  const both = [rawIssueQuery(text), structuralQuery(text)];
+  const title = preset === 'raw+structural+title' ? titleQuery(text) : undefined;
+  return title ? [...both, title] : both;
 }
 
 /** Validates queries from outside (e.g. a JSON file written by an LLM stage). */

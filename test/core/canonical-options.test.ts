@@ -16,7 +16,7 @@ const cascade = (escalate: Record<string, unknown>) => ({
 describe('canonical localizer options', () => {
   it('options that mean the same are equal, whatever was typed; different ones are not', async () => {
     const plain = await canonicalLocalizerOptions('retrieval', {});
-    expect(await canonicalLocalizerOptions('retrieval', { queries: 'raw+structural', retrieval: { weights: { history: 1 } } })).toEqual(plain);
+    expect(await canonicalLocalizerOptions('retrieval', { queries: 'raw+structural+title', retrieval: { weights: { history: 1 } } })).toEqual(plain);
     expect(await canonicalLocalizerOptions('retrieval', { retrieval: { weights: { history: 0 } } })).not.toEqual(plain);
     expect(await canonicalLocalizerOptions('agentless', { retrieval: true })).toEqual(await canonicalLocalizerOptions('agentless', {}));
     // a cascade's tiers are brought to their own canonical form

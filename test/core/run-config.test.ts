@@ -158,7 +158,7 @@ describe('localizer names and options', () => {
     await expect(validateLocalizer('blagent', { M: 10 })).rejects.toThrow(/blagent: unknown option\(s\) M; known: .*earFiles/);
     await expect(validateLocalizer('blagent', { earFiles: 0 })).rejects.toThrow(/blagent option earFiles must be a positive integer, got 0/);
     await expect(validateLocalizer('retrieval', { queries: 'fancy' })).rejects.toThrow(
-      /retrieval option queries must be "raw", "structural" or "raw\+structural", got "fancy"/,
+      /retrieval option queries must be "raw", "structural", "raw\+structural" or "raw\+structural\+title", got "fancy"/,
     );
     await expect(validateLocalizer('agentless', { combineTopN: 'three' })).rejects.toThrow(/agentless option combineTopN must be a positive integer/);
     await expect(validateLocalizer('oracle', { topN: 1 })).rejects.toThrow(/oracle: unknown option\(s\) topN/);
@@ -169,7 +169,7 @@ describe('localizer names and options', () => {
     // before: `retrieval` was any object, so {"weights":{"histroy":0}} ran with the history channel on
     await expect(validateLocalizer('retrieval', { retrieval: { weights: { histroy: 0 } } })).rejects.toThrow(
       // the known keys of the nested object, not "(see its documentation)"
-      /retrieval: unknown option\(s\) histroy in retrieval\.weights; known: chunkBm25, definitions, dense, fileBm25, graph, history, literals, paths$/,
+      /retrieval: unknown option\(s\) histroy in retrieval\.weights; known: chunkBm25, coChange, definitions, dense, fileBm25, graph, history, keys, literals, paths$/,
     );
     await expect(validateLocalizer('blagent', { retrieval: { chunkDepth: 0 } })).rejects.toThrow(
       /blagent option retrieval\.chunkDepth must be a positive integer, got 0/,

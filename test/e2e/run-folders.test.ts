@@ -145,7 +145,7 @@ describe('run folders of every kind, one reader', () => {
 
   it('one configuration is one arm whatever was typed and whichever command ran it; merge names what differs (issue 41)', async () => {
     const ids = IDS.join(',');
-    const typed = JSON.stringify({ queries: 'raw+structural', retrieval: { weights: { history: 1 } } });
+    const typed = JSON.stringify({ queries: 'raw+structural+title', retrieval: { weights: { history: 1 } } });
     await locfix(['localize', '--localizer', 'retrieval', '--localizer-options', typed, '--instances', ids, '--out', runs('ret-typed'), ...common()]);
     await locfix(['retrieve', '--instances', ids, '--out', runs('ret-cmd'), ...common()]);
     const cmp = JSON.parse((await locfix(['compare', runs('ret-a'), runs('ret-typed'), runs('ret-cmd'), runs('ret-b'), '--json'])).stdout) as {
@@ -159,7 +159,7 @@ describe('run folders of every kind, one reader', () => {
     // before: "runs of different arms (retrieval / retrieval, or other settings)"
     const mixed = await runLocfix(['merge', '--out', runs('merge-ab'), runs('ret-a'), runs('ret-b')], cache());
     expect(mixed.code).toBe(1);
-    expect(mixed.stderr).toMatch(/What differs \(ret-a → ret-b\):\n\s+file-localization\.localizer\.options\.retrieval\.weights\.definitions: 1 → 0/);
+    expect(mixed.stderr).toMatch(/What differs \(ret-a → ret-b\):\n\s+file-localization\.localizer\.options\.retrieval\.weights\.definitions: 0\.5 → 0/);
     // repeats of one configuration over the same instances are compared, not merged (before: "conflicts", one seed dropped)
     const two = IDS.slice(0, 2).join(',');
     for (const seed of ['0', '1'])

@@ -129,7 +129,7 @@ describe('openRunFolder', () => {
     const retrieved = await stageFolder(
       'arm-retrieve',
       'retrieve',
-      { ...base, queryPreset: 'raw+structural', environmentReports: 'drop', options: resolveRetrievalOptions({}), llm: null, localizerOptions: null },
+      { ...base, queryPreset: 'raw+structural+title', environmentReports: 'drop', options: resolveRetrievalOptions({}), llm: null, localizerOptions: null },
       '/abs/path/d.jsonl',
     );
     const other = await stageFolder(

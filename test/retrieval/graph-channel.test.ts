@@ -51,7 +51,7 @@ describe('the graph channel', () => {
   it('ranks the neighbours’ files after the named one, only when its weight is on and a graph is there', async () => {
     const queries = defaultQueries(issue, 'raw+structural');
     // at half the definition boost's weight the named file stays first
-    const on = await retrieveFiles(index(true), queries, { weights: { graph: 0.5 } });
+    const on = await retrieveFiles(index(true), queries, { weights: { definitions: 1, graph: 0.5 } });
     expect(on.ranking[0]!.path).toBe('app/core.py');
     expect(
       on.ranking

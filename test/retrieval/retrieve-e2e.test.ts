@@ -2,6 +2,7 @@
  * End to end: `locfix retrieve` + `locfix eval-loc` on the bundled mini-benchmark, with a real Chroma
  * server, real git mirrors and real tree-sitter parsing; then resume, and a failing instance.
  */
+import { issueQueryText, titleQuery } from '../../localizer/retrieval/query.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -80,7 +81,9 @@ describe('locfix retrieve on the mini-benchmark', () => {
         expect(out.files.length).toBeGreaterThan(0);
         const pool = (out.trace[0] as { data: { pool: string[] } }).data.pool;
         expect(pool.length).toBeLessThanOrEqual(15);
-        expect((out.details!.perQuery as QueryRanking[]).map((q) => q.label)).toEqual(['raw', 'structural']);
+        // the default queries: the issue, its structural signals, and its title when its first line reads like one
+        const title = titleQuery(issueQueryText(inst.problem_statement)) ? ['title'] : [];
+        expect((out.details!.perQuery as QueryRanking[]).map((q) => q.label)).toEqual(['raw', 'structural', ...title]);
         expect(out.details!.base_commit).toBe(inst.base_commit);
         expect(out.timingsMs.index).toBeGreaterThanOrEqual(0);
         const withChunks = out.files.find((r) => (r.evidence!.chunks as EvidenceChunk[]).length > 0)!;

@@ -115,7 +115,7 @@ describe('retrieveFiles', () => {
       (text) => (text.startsWith('Calling') ? [{ path: 'pkg/a.py', score: 3 }] : []),
       [def('pkg/a.py', 'Widget.render', 'method'), def('pkg/b.py', 'Other.render', 'method'), def('pkg/c.py', 'helper')],
     );
-    const result = await retrieveFiles(index, defaultQueries(issue), { weights: { dense: 0, chunkBm25: 0, paths: 1 } });
+    const result = await retrieveFiles(index, defaultQueries(issue), { weights: { dense: 0, chunkBm25: 0, paths: 1, definitions: 1 } });
     const byPath = Object.fromEntries(result.ranking.map((r) => [r.path, r]));
     // the innermost repository frame (c.py) leads the path channel; b.py, one frame out, gets half
     expect(byPath['pkg/c.py'].pathSignals[0]).toMatchObject({ signal: 'frame', weight: 1 });
@@ -124,7 +124,8 @@ describe('retrieveFiles', () => {
     expect(byPath['pkg/a.py'].definitions.map((d) => d.qualifiedName)).toEqual(['Widget.render']);
     expect(byPath['pkg/a.py'].definitions[0].weight).toBeCloseTo(0.5 + 1, 12);
     expect(result.ranking[0].path).toBe('pkg/a.py');
-    expect(result.perQuery.map((q) => q.label)).toEqual(['raw', 'structural']);
+    // the issue's first line is its title: a third query (text channels only)
+    expect(result.perQuery.map((q) => q.label)).toEqual(['raw', 'structural', 'title']);
     // the structural query alone has no BM25 hit for a.py: its own ranking leads with the traceback file
     expect(result.perQuery[1].files.map((f) => f.path)).toEqual(['pkg/c.py', 'pkg/a.py', 'pkg/b.py']);
   });
@@ -155,10 +156,12 @@ describe('retrieveFiles', () => {
     );
     const recording = new RecordingIndex(live, { chunk: 300, file: 200 });
     const queries = [rawIssueQuery(issue), structuralQuery(issue)];
-    const a = await retrieveFiles(recording, queries);
-    await retrieveFiles(recording, queries, { fusion: 'rrf' });
+    // every text channel on, chunk BM25 too (off by default)
+    const texts = { weights: { dense: 0.5, chunkBm25: 0.5 } };
+    const a = await retrieveFiles(recording, queries, texts);
+    await retrieveFiles(recording, queries, { ...texts, fusion: 'rrf' });
     expect(live.calls.length).toBe(6); // memoized: the second run asked nothing new
-    const replayed = await retrieveFiles(new ReplayIndex(JSON.parse(JSON.stringify(recording.recording()))), queries);
+    const replayed = await retrieveFiles(new ReplayIndex(JSON.parse(JSON.stringify(recording.recording()))), queries, texts);
     expect(replayed.ranking.map((r) => [r.path, r.score])).toEqual(a.ranking.map((r) => [r.path, r.score]));
     expect(a.ranking[0].path).toBe('pkg/sub/models.py');
   });
