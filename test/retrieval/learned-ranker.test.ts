@@ -158,7 +158,10 @@ describe('learned fusion', () => {
   it('ships a model this locfix reads', () => {
     const shipped = loadRankerModel();
     expect(shipped.model.trees.length).toBeGreaterThan(0);
-    expect(shipped.model.training.pairs).toBeGreaterThan(1000);
+    // trained on real development issues (issue 44), chosen by cross-validation grouped by repository
+    const rows = (shipped.model.training.issues ?? []).reduce((n, s) => n + s.rows, 0);
+    expect(rows).toBeGreaterThan(300);
+    expect(shipped.model.training.crossValidation?.folds).toBeGreaterThanOrEqual(2);
   });
 });
 

@@ -12,13 +12,13 @@ import type { FileFacts } from '../../../src/index/types.ts';
 import { rankFiles, type Channel, type RankedFile } from '../fusion.ts';
 import type { RetrievalQuery } from '../query.ts';
 
-export const FEATURE_SET_VERSION = 1;
+export const FEATURE_SET_VERSION = 2;
 
 /** the retriever's channel kinds (a channel's label is `<query label>/<kind>`) */
-export const CHANNEL_KINDS = ['dense', 'chunkBm25', 'fileBm25', 'history', 'definitions', 'paths', 'graph'] as const;
+export const CHANNEL_KINDS = ['dense', 'chunkBm25', 'fileBm25', 'history', 'definitions', 'paths', 'graph', 'literals', 'keys', 'coChange'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-export type FeatureGroup = 'text' | 'history' | 'structure' | 'fusion' | 'path' | 'file' | 'query';
+export type FeatureGroup = 'text' | 'history' | 'structure' | 'quoted' | 'fusion' | 'path' | 'file' | 'query';
 
 const GROUP_OF_KIND: Record<ChannelKind, FeatureGroup> = {
   dense: 'text',
@@ -28,6 +28,10 @@ const GROUP_OF_KIND: Record<ChannelKind, FeatureGroup> = {
   definitions: 'structure',
   paths: 'structure',
   graph: 'structure',
+  // what the issue quotes: messages (literals) and configuration keys and flags
+  literals: 'quoted',
+  keys: 'quoted',
+  coChange: 'history',
 };
 
 export interface FeatureSpec {
