@@ -9,6 +9,7 @@
  * files together that have nothing to do with each other, and are left out, as the history channel does.
  */
 import type { CommitRecord } from '../repo/history.ts';
+import { bestFiles } from './channels/term-holders.ts';
 
 export interface CoChangeHit {
   path: string;
@@ -48,10 +49,7 @@ export class CoChangeTable {
       }
       for (const [f, n] of counts) scores.set(f, (scores.get(f) ?? 0) + n / (own.length + 1));
     }
-    return [...scores]
-      .map(([path, score]) => ({ path, score }))
-      .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1))
-      .slice(0, k);
+    return bestFiles(scores, k);
   }
 }
 

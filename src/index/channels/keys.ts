@@ -10,8 +10,9 @@
  * setting, `debug` a word). A file scores the sum of log(1 + files / files holding the key) over the keys it
  * holds that the query names, so a key read in one place counts far more than one spelled everywhere.
  */
-import type { FileHit, FileRecord } from '../types.ts';
+import type { FileHit } from '../types.ts';
 import type { IndexChannel } from './types.ts';
+import { bestFiles, termHolders, termsPerRecord } from './term-holders.ts';
 
 /** shorter keys (`utf-8`, `a_b`) are too likely to be named by chance */
 const MIN_KEY = 6;
@@ -49,17 +50,8 @@ export function queryKeyTokens(text: string): Set<string> {
   return out;
 }
 
-const keysOfRecord = new WeakMap<FileRecord, readonly string[]>();
-
-/** a record's keys, kept while the record is (records are shared by every commit with the same blob) */
-function keysOf(record: FileRecord): readonly string[] {
-  let keys = keysOfRecord.get(record);
-  if (!keys) {
-    keys = [...new Set(record.chunks.flatMap((c) => keyLiterals(c.text)))];
-    keysOfRecord.set(record, keys);
-  }
-  return keys;
-}
+/** a record's keys, kept while the record is */
+const keysOf = termsPerRecord(keyLiterals);
 
 export interface KeysPart {
   /** files reading the configuration keys and flags the text names, best first */
@@ -72,14 +64,7 @@ export const keysChannel: IndexChannel<KeysPart> = {
     return {
       async finish(records) {
         const started = performance.now();
-        const holders = new Map<string, string[]>();
-        for (const r of records) {
-          for (const key of keysOf(r)) {
-            const list = holders.get(key);
-            if (list) list.push(r.file.path);
-            else holders.set(key, [r.file.path]);
-          }
-        }
+        const holders = termHolders(records, keysOf);
         const files = Math.max(records.length, 1);
         ctx.timings.keysMs = performance.now() - started;
         return {
@@ -91,10 +76,7 @@ export const keysChannel: IndexChannel<KeysPart> = {
               const weight = Math.log(1 + files / paths.length);
               for (const p of paths) scores.set(p, (scores.get(p) ?? 0) + weight);
             }
-            return [...scores]
-              .map(([path, score]) => ({ path, score }))
-              .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1))
-              .slice(0, k);
+            return bestFiles(scores, k);
           },
         };
       },

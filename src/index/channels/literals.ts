@@ -11,8 +11,9 @@
  * its matching fragments of their rarity in the repository (log(1 + files / files holding it)) times their
  * length in units of MIN_FRAGMENT, square-rooted: one long specific message outweighs several common words.
  */
-import type { FileHit, FileRecord } from '../types.ts';
+import type { FileHit } from '../types.ts';
 import type { IndexChannel } from './types.ts';
+import { bestFiles, termHolders, termsPerRecord } from './term-holders.ts';
 
 /** a fragment shorter than this (normalised) is too likely to occur by chance */
 export const MIN_FRAGMENT = 12;
@@ -63,20 +64,8 @@ export function literalFragments(code: string): string[] {
   return [...out];
 }
 
-/**
- * A record's fragments, kept while the record is: records are reused by every commit that has the same blob, so
- * the literals of a commit's unchanged files are not cut again for each instance of a repository.
- */
-const fragmentsOfRecord = new WeakMap<FileRecord, readonly string[]>();
-
-function fragmentsOf(record: FileRecord): readonly string[] {
-  let fragments = fragmentsOfRecord.get(record);
-  if (!fragments) {
-    fragments = [...new Set(record.chunks.flatMap((c) => literalFragments(c.text)))];
-    fragmentsOfRecord.set(record, fragments);
-  }
-  return fragments;
-}
+/** A record's fragments, kept while the record is (term-holders.ts): unchanged files are not cut again per instance. */
+const fragmentsOf = termsPerRecord(literalFragments);
 
 export const literalsChannel: IndexChannel<LiteralsPart> = {
   name: 'literals',
@@ -85,14 +74,7 @@ export const literalsChannel: IndexChannel<LiteralsPart> = {
       async finish(records) {
         const started = performance.now();
         // fragment -> the files holding it
-        const holders = new Map<string, string[]>();
-        for (const r of records) {
-          for (const f of fragmentsOf(r)) {
-            const list = holders.get(f);
-            if (list) list.push(r.file.path);
-            else holders.set(f, [r.file.path]);
-          }
-        }
+        const holders = termHolders(records, fragmentsOf);
         const files = Math.max(records.length, 1);
         const entries = [...holders].map(([fragment, paths]) => ({
           fragment,
@@ -109,10 +91,7 @@ export const literalsChannel: IndexChannel<LiteralsPart> = {
               if (!normalized.includes(e.fragment)) continue;
               for (const p of e.paths) scores.set(p, (scores.get(p) ?? 0) + e.weight);
             }
-            return [...scores]
-              .map(([path, score]) => ({ path, score }))
-              .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1))
-              .slice(0, k);
+            return bestFiles(scores, k);
           },
         };
       },
