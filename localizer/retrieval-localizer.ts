@@ -8,7 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { FileLocalization } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
-import { defaultQueries, type QueryPreset, type RetrievalQuery } from './retrieval/query.ts';
+import { defaultQueries, QUERY_PRESETS, type QueryPreset, type RetrievalQuery } from './retrieval/query.ts';
 import { type RetrievalResult, retrieveFiles } from './retrieval/retriever.ts';
 import { RetrievalTuningSchema, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
 import type { FileLocalizer, LocalizerContext } from './types.ts';
@@ -19,8 +19,10 @@ import { agreementWith, scoreSignals, signals, type ConfidenceSignals } from '..
 export const RetrievalOptionsSchema = z
   .object({
     queries: z
-      .enum(['raw', 'structural', 'raw+structural', 'raw+structural+title'], {
-        message: 'must be "raw", "structural", "raw+structural" or "raw+structural+title"',
+      .enum(QUERY_PRESETS, {
+        message: `must be ${QUERY_PRESETS.slice(0, -1)
+          .map((p) => `"${p}"`)
+          .join(', ')} or "${QUERY_PRESETS.at(-1)}"`,
       })
       .optional(),
     /** 'drop' (default) searches the issue without its `pip list` / show_versions tables; 'keep' as written */

@@ -96,6 +96,10 @@ export const EVIDENCE_CONFIGS: BenchConfig[] = [
   { label: 'default, no co-change', queries: DEFAULT, options: { weights: { coChange: 0 } } },
   ...[0.25, 1].map((coChange): BenchConfig => ({ label: `default, co-change ${coChange}`, queries: DEFAULT, options: { weights: { coChange } } })),
   { label: 'default, no title query', queries: 'raw+structural', options: {} },
+  // commit subjects are one-line summaries, as titles are: the similar-past-commits channel searched with the title too
+  // the issue without its code, logs and tracebacks as a fourth query (text channels only)
+  { label: 'default + prose query', queries: 'raw+structural+title+prose', options: {} },
+  { label: 'default, history on the title too', queries: DEFAULT, options: { historyQueries: ['raw', 'T1', 'title'] } },
 ];
 
 /**

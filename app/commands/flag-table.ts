@@ -8,6 +8,7 @@
 import type { Command } from 'commander';
 import { optionName, RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
 import { RUN_FLAGS } from './run-flags.ts';
+import { QUERY_PRESETS } from '../../localizer/retrieval/query.ts';
 
 export interface FlagSpec {
   /** commander's spelling, e.g. "--out <dir>" */
@@ -51,7 +52,7 @@ const COMMAND_FLAGS = {
   docker: { flag: '--no-docker', description: 'leave out validation and evaluation even when a sandbox is there' },
   fresh: { flag: '--fresh', description: 'discard an earlier run instead of resuming it' },
   // retrieve
-  queries: { flag: '--queries <preset>', description: 'raw | structural | raw+structural | raw+structural+title' },
+  queries: { flag: '--queries <preset>', description: QUERY_PRESETS.join(' | ') },
   queriesFile: { flag: '--queries-file <file>', description: 'JSON {instance_id: [{label, text}]} of queries written by another stage (e.g. T0/T1)' },
   keepEnvironmentReports: {
     flag: '--keep-environment-reports',

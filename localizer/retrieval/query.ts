@@ -35,6 +35,26 @@ export function titleQuery(issue: string): RetrievalQuery | undefined {
 }
 
 /**
+ * The issue's prose: without fenced or indented code, doctest lines, tracebacks and URLs. In the raw issue BM25
+ * weighs a pasted log or script as much as the description of what goes wrong. Undefined when there is no code to
+ * leave out (it would repeat the raw query) or too little prose left.
+ */
+export function proseQuery(issue: string): RetrievalQuery | undefined {
+  const prose = issue
+    .replace(/\r\n?/g, '\n')
+    .replace(/```[^\n]*\n[\s\S]*?(?:```|$)/g, '\n')
+    .replace(/^(?:>>>|\.\.\.) .*$/gm, '')
+    .replace(/^(?: {4}|\t).*$/gm, '')
+    .replace(/^\s*(?:Traceback \(most recent call last\):?|File "[^"]*", line \d+.*)$/gm, '')
+    .replace(/\bhttps?:\/\/\S+/g, ' ')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  const words = prose.split(/\s+/).filter(Boolean).length;
+  if (words < 5 || prose.length > 0.8 * issue.trim().length) return undefined;
+  return { label: 'prose', text: prose };
+}
+
+/**
  * Wraps an LLM-written query. `signalsFrom` decides where its boosts come from: the query text itself
  * (T0 names code entities) or the original issue (so frames and backticked names survive a rewrite).
  */
@@ -43,7 +63,9 @@ export function externalQuery(label: string, text: string, options: { signalsFro
   return { label, text, signals: extractStructuralSignals(source) };
 }
 
-export type QueryPreset = 'raw' | 'structural' | 'raw+structural' | 'raw+structural+title';
+/** the query sets a retrieval run may ask for, by name (the localizer's options and `--queries` read this list) */
+export const QUERY_PRESETS = ['raw', 'structural', 'raw+structural', 'raw+structural+title', 'raw+structural+title+prose'] as const;
+export type QueryPreset = (typeof QUERY_PRESETS)[number];
 /**
  * the queries the retrieval localizer asks when its options name none: the issue, its structural signals and its
  * title (chosen on the development sets, where the title query raised Top-5 on all three; BENCHMARKS.md)
@@ -66,8 +88,10 @@ export function defaultQueries(issue: string, preset: QueryPreset = DEFAULT_QUER
   if (preset === 'raw') return [rawIssueQuery(text)];
   if (preset === 'structural') return [structuralQuery(text)];
   const both = [rawIssueQuery(text), structuralQuery(text)];
-  const title = preset === 'raw+structural+title' ? titleQuery(text) : undefined;
-  return title ? [...both, title] : both;
+  if (preset === 'raw+structural') return both;
+  const title = titleQuery(text);
+  const prose = preset === 'raw+structural+title+prose' ? proseQuery(text) : undefined;
+  return [...both, ...(title ? [title] : []), ...(prose ? [prose] : [])];
 }
 
 /** Validates queries from outside (e.g. a JSON file written by an LLM stage). */

@@ -158,7 +158,7 @@ describe('localizer names and options', () => {
     await expect(validateLocalizer('blagent', { M: 10 })).rejects.toThrow(/blagent: unknown option\(s\) M; known: .*earFiles/);
     await expect(validateLocalizer('blagent', { earFiles: 0 })).rejects.toThrow(/blagent option earFiles must be a positive integer, got 0/);
     await expect(validateLocalizer('retrieval', { queries: 'fancy' })).rejects.toThrow(
-      /retrieval option queries must be "raw", "structural", "raw\+structural" or "raw\+structural\+title", got "fancy"/,
+      /retrieval option queries must be "raw", "structural", "raw\+structural", "raw\+structural\+title" or "raw\+structural\+title\+prose", got "fancy"/,
     );
     await expect(validateLocalizer('agentless', { combineTopN: 'three' })).rejects.toThrow(/agentless option combineTopN must be a positive integer/);
     await expect(validateLocalizer('oracle', { topN: 1 })).rejects.toThrow(/oracle: unknown option\(s\) topN/);
