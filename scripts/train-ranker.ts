@@ -6,7 +6,7 @@
  *                           [--drop-group text|history|structure|quoted|fusion|path|file|query …] [--grid quick|full|monotone]
  *                           [--params JSON]
  *   npm run ranker:train -- --issues DATASET=RECORDINGS … [--pairs-dir DIR --pairs-weights 0,0.1,0.3,1] [--folds 6]
- *                           [--grid issues] [--drop-group …] [--params JSON] [--out FILE]
+ *                           [--grid issues|shallow|quick] [--drop-group …] [--params JSON] [--out FILE]
  *
  * With `--issues` (issue 44) the ranker learns from real issues: development rows and the searches
  * `bench:retrieval --record` kept for them. Tuning is cross-validation grouped by repository (scripts/ranker/
