@@ -48,7 +48,8 @@ const { values } = parseArgs({
     'dev-recordings': { type: 'string' },
     out: { type: 'string', default: 'models/file-ranker.json' },
     'drop-group': { type: 'string', multiple: true, default: [] },
-    grid: { type: 'string', default: 'full' },
+    // default: 'full' with mined pairs only, 'issues' with --issues
+    grid: { type: 'string' },
     // skip tuning: train on every pair with these parameters (an ablation takes the full model's)
     params: { type: 'string' },
   },
@@ -176,7 +177,7 @@ async function trainOnPairs(pairsDir: string): Promise<void> {
   function tune(): TrainParams {
     // an empty --params is a mistake (an unset shell variable), not a request to tune
     if (values.params !== undefined) return { ...DEFAULT_TRAIN, ...(JSON.parse(values.params) as Partial<TrainParams>) };
-    const grid = GRIDS[values.grid!];
+    const grid = GRIDS[values.grid ?? 'full'];
     if (!grid) throw new Error(`--grid must be ${Object.keys(GRIDS).join(' or ')}`);
     let best: { params: TrainParams; trees: number; score: number } | undefined;
     for (const point of grid) {
@@ -234,7 +235,7 @@ if (values.issues!.length > 0) {
     pairsDir: values['pairs-dir'],
     pairsWeights: values['pairs-weights'],
     folds: Number(values.folds),
-    grid: values.grid!,
+    grid: values.grid ?? 'issues',
     params: values.params,
     features,
     out: values.out!,

@@ -42,6 +42,7 @@ const ISSUE_DEFAULTS: IssueParams = { ...DEFAULT_LAMBDAMART, trees: 300, minLeaf
 const fmt = (m: LocMetrics) => `${m.top1.toFixed(3)}/${m.top3.toFixed(3)}/${m.top5.toFixed(3)}`;
 
 function pairWeightsOf(input: IssueTrainingInput): number[] {
+  if (!input.pairsDir && input.pairsWeights !== undefined) throw new Error('--pairs-weights needs --pairs-dir (the recorded pairs to weigh)');
   if (!input.pairsDir) return [0];
   const weights = (input.pairsWeights ?? '0.3').split(',').map(Number);
   if (weights.some((w) => !(w >= 0))) throw new Error(`--pairs-weights takes numbers >= 0, got "${input.pairsWeights}"`);

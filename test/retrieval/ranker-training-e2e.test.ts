@@ -165,6 +165,10 @@ describe('training the learned ranker', () => {
       expect(tuned).toMatch(/^defaults +\d\.\d{3}\/\d\.\d{3}\/\d\.\d{3}/m);
       expect(tuned).toMatch(/^tuned, out of fold \d\.\d{3}/m);
       expect(tuned).toMatch(/weights chosen on every row: \{"dense":/);
+      // pair weights without pairs are refused, not ignored
+      await expect(
+        script('train-ranker.ts', ['--issues', `${dataset}=${issues}`, '--pairs-weights', '0.5', '--out', path.join(dir, 'x.json')]),
+      ).rejects.toThrow(/--pairs-weights needs --pairs-dir/);
       // a recording folder without a row's recording stops training, naming the file
       await rm(path.join(issues, 'acme__widgets-1.json'));
       await expect(trainIssues(path.join(dir, 'x.json'))).rejects.toThrow(/acme__widgets-1\.json/);
