@@ -140,6 +140,49 @@ export interface CollectedChannels {
   graphEvidence: Map<string, GraphEvidence[]>;
 }
 
+/** A query's text channels: chunk searches (a file scores its best chunks), then searches that score whole files. */
+async function textChannels(
+  index: RetrievalIndex,
+  query: RetrievalQuery,
+  options: RetrievalOptions,
+  timings: Record<string, number>,
+  chunkFound: (hit: ChunkHit, signal: EvidenceChunk['signal']) => void,
+): Promise<Channel[]> {
+  const w = options.weights;
+  const qw = options.queryWeights[query.label] ?? 1;
+  const text = query.text.trim();
+  const channels: Channel[] = [];
+  if (!text) return channels;
+  const chunkSearches: Array<[EvidenceChunk['signal'], number, (text: string, k: number) => Promise<ChunkHit[]>]> = [
+    ['dense', w.dense, index.searchDense.bind(index)],
+    ['chunkBm25', w.chunkBm25, index.searchChunksBm25.bind(index)],
+  ];
+  for (const [kind, weight, search] of chunkSearches) {
+    if (weight <= 0) continue;
+    const hits = await timed(timings, kind, () => search(text, options.chunkDepth));
+    channels.push({
+      label: `${query.label}/${kind}`,
+      scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay),
+      weight: weight * qw,
+    });
+    for (const h of hits) chunkFound(h, kind);
+  }
+  // in a fixed order, each a channel when its weight is on
+  const historyWeight = w.history * (options.historyQueries === 'all' || options.historyQueries.includes(query.label) ? 1 : 0);
+  const fileSearches: Array<[string, number, ((text: string, k: number) => Promise<FileHit[]>) | undefined]> = [
+    ['fileBm25', w.fileBm25, index.searchFilesBm25.bind(index)],
+    ['history', historyWeight, index.searchHistory?.bind(index)],
+    ['literals', w.literals, index.searchLiterals?.bind(index)],
+    ['keys', w.keys, index.searchKeys?.bind(index)],
+  ];
+  for (const [kind, weight, search] of fileSearches) {
+    if (weight <= 0 || !search) continue;
+    const hits = await timed(timings, kind, () => search(text, options.fileDepth));
+    channels.push({ label: `${query.label}/${kind}`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: weight * qw });
+  }
+  return channels;
+}
+
 /** Runs every query against every channel whose weight is on (the searches; no fusion). */
 export async function collectChannels(index: RetrievalIndex, queries: readonly RetrievalQuery[], options: RetrievalOptions): Promise<CollectedChannels> {
   const w = options.weights;
@@ -163,45 +206,9 @@ export async function collectChannels(index: RetrievalIndex, queries: readonly R
   for (const query of queries) {
     const qw = options.queryWeights[query.label] ?? 1;
     const timings: Record<string, number> = {};
-    const channels: Channel[] = [];
-    const text = query.text.trim();
-    if (text) {
-      if (w.dense > 0) {
-        const hits = await timed(timings, 'dense', () => index.searchDense(text, options.chunkDepth));
-        channels.push({
-          label: `${query.label}/dense`,
-          scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay),
-          weight: w.dense * qw,
-        });
-        for (const h of hits) pushTo(out.chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'dense'));
-      }
-      if (w.chunkBm25 > 0) {
-        const hits = await timed(timings, 'chunkBm25', () => index.searchChunksBm25(text, options.chunkDepth));
-        channels.push({
-          label: `${query.label}/chunkBm25`,
-          scores: fileScoresFromChunks(hits, options.chunkAggregation.topN, options.chunkAggregation.decay),
-          weight: w.chunkBm25 * qw,
-        });
-        for (const h of hits) pushTo(out.chunkEvidence, h.chunk.path, chunkToEvidence(h, query.label, 'chunkBm25'));
-      }
-      if (w.fileBm25 > 0) {
-        const hits = await timed(timings, 'fileBm25', () => index.searchFilesBm25(text, options.fileDepth));
-        channels.push({ label: `${query.label}/fileBm25`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: w.fileBm25 * qw });
-      }
-      const historyWeight = w.history * (options.historyQueries === 'all' || options.historyQueries.includes(query.label) ? 1 : 0);
-      if (historyWeight > 0 && index.searchHistory) {
-        const hits = await timed(timings, 'history', () => index.searchHistory!(text, options.fileDepth));
-        channels.push({ label: `${query.label}/history`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: historyWeight * qw });
-      }
-      if (w.literals > 0 && index.searchLiterals) {
-        const hits = await timed(timings, 'literals', () => index.searchLiterals!(text, options.fileDepth));
-        channels.push({ label: `${query.label}/literals`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: w.literals * qw });
-      }
-      if (w.keys > 0 && index.searchKeys) {
-        const hits = await timed(timings, 'keys', () => index.searchKeys!(text, options.fileDepth));
-        channels.push({ label: `${query.label}/keys`, scores: new Map(hits.map((h) => [h.path, h.score])), weight: w.keys * qw });
-      }
-    }
+    const channels = await textChannels(index, query, options, timings, (hit, signal) =>
+      pushTo(out.chunkEvidence, hit.chunk.path, chunkToEvidence(hit, query.label, signal)),
+    );
     if (query.signals) {
       const signals = query.signals;
       if (w.definitions > 0 || graphLookup) {
