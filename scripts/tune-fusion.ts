@@ -17,18 +17,14 @@
  * on every row for the weights to ship.
  */
 import { parseArgs } from 'node:util';
-import { loadDataset } from '../src/dataset/load.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
-import { safeFileName } from '../src/util/fsx.ts';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { firstGoldRank } from '../results/loc-metrics.ts';
 import { normalizeScores, rankFiles } from '../localizer/retrieval/fusion.ts';
 import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions, type ChannelWeights } from '../localizer/retrieval/options.ts';
 import { defaultQueries, type QueryPreset } from '../localizer/retrieval/query.ts';
-import { ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
+import { ReplayIndex } from '../localizer/retrieval/recording-index.ts';
 import { collectChannels } from '../localizer/retrieval/retriever.ts';
-import { parseIssueSource, repositoryFolds } from './ranker/issue-training.ts';
+import { issueRecordings, repositoryFolds } from './ranker/issue-training.ts';
 
 type Channel = Exclude<keyof ChannelWeights, 'graph'>;
 const CHANNELS: readonly Channel[] = ['dense', 'chunkBm25', 'fileBm25', 'definitions', 'paths', 'history', 'literals', 'keys', 'coChange'];
@@ -47,21 +43,17 @@ interface Row {
 }
 
 async function rowsOf(spec: string, preset: QueryPreset, channels: readonly Channel[]): Promise<Row[]> {
-  const { dataset: file, recordings } = parseIssueSource(spec);
-  const dataset = await loadDataset(file);
-  const set = path.basename(file).replace(/\.jsonl?$/, '');
   // every channel searched, as the recorders ran them (everyChannelOn), those turned off left out
   const all = resolveRetrievalOptions({ weights: Object.fromEntries(CHANNELS.map((k) => [k, channels.includes(k) ? 1 : 0])) });
   const out: Row[] = [];
-  for (const inst of dataset.instances) {
-    const recording = JSON.parse(await readFile(path.join(recordings, `${safeFileName(inst.instance_id)}.json`), 'utf8')) as IndexRecording;
-    const { channels } = await collectChannels(new ReplayIndex(recording), defaultQueries(inst.problem_statement, preset), all);
+  for (const { instance: inst, recording, set } of await issueRecordings(spec)) {
+    const collected = await collectChannels(new ReplayIndex(recording), defaultQueries(inst.problem_statement, preset), all);
     out.push({
       id: inst.instance_id,
       repo: inst.repo,
       set,
       gold: goldPaths(inst.patch),
-      channels: channels.map((c) => ({
+      channels: collected.channels.map((c) => ({
         kind: c.label.slice(c.label.lastIndexOf('/') + 1) as Channel,
         query: `query:${c.label.slice(0, c.label.lastIndexOf('/'))}`,
         scores: [...normalizeScores(c.scores, DEFAULT_RETRIEVAL_OPTIONS.normalization)],

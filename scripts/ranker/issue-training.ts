@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadDataset } from '../../src/dataset/load.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
 import { goldPaths } from '../../src/dataset/gold.ts';
 import { safeFileName } from '../../src/util/fsx.ts';
 import { computeLocMetrics, metricsSummary, type LocMetrics } from '../../results/loc-metrics.ts';
@@ -24,23 +25,43 @@ export function parseIssueSource(spec: string): { dataset: string; recordings: s
   return { dataset: spec.slice(0, at), recordings: spec.slice(at + 1) };
 }
 
-/** The rows of a dataset as ranking examples; `set` names the source (per-set tables). A missing or failed recording is an error. */
-export async function issueExamples(spec: string): Promise<Array<RankingExample & { set: string }>> {
+/** One development row and the searches `bench:retrieval --record` kept for it. */
+export interface IssueRecording {
+  instance: SweInstance;
+  recording: IndexRecording;
+  /** the dataset's file name without its extension (per-set tables) */
+  set: string;
+}
+
+/**
+ * Every row of `DATASET=RECORDINGS` with its recording, in dataset order. A rejected row, a missing, unreadable or
+ * failed recording stops with the file and what to do: a model or a weight chosen on part of a set says nothing.
+ */
+export async function issueRecordings(spec: string): Promise<IssueRecording[]> {
   const { dataset: file, recordings } = parseIssueSource(spec);
   const dataset = await loadDataset(file);
   if (dataset.errors.length) throw new Error(`${file}: rows rejected: ${dataset.errors.map((e) => e.message).join('; ')}`);
   const set = path.basename(file).replace(/\.jsonl?$/, '');
-  const out: Array<RankingExample & { set: string }> = [];
-  for (const inst of dataset.instances) {
-    const recordingFile = path.join(recordings, `${safeFileName(inst.instance_id)}.json`);
-    let text: string;
+  const out: IssueRecording[] = [];
+  for (const instance of dataset.instances) {
+    const recordingFile = path.join(recordings, `${safeFileName(instance.instance_id)}.json`);
+    let recording: IndexRecording | { error: string };
     try {
-      text = await readFile(recordingFile, 'utf8');
-    } catch {
-      throw new Error(`${recordingFile}: no recording of row ${inst.instance_id}; record the dataset with bench:retrieval --record ${recordings}`);
+      recording = JSON.parse(await readFile(recordingFile, 'utf8')) as IndexRecording | { error: string };
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no recording of row' : 'unreadable recording of row';
+      throw new Error(`${recordingFile}: ${why} ${instance.instance_id}; record the dataset with bench:retrieval --record ${recordings}`);
     }
-    const recording = JSON.parse(text) as IndexRecording | { error: string };
     if ('error' in recording) throw new Error(`${recordingFile}: the row's recording failed: ${recording.error}`);
+    out.push({ instance, recording, set });
+  }
+  return out;
+}
+
+/** The rows of a dataset as ranking examples; `set` names the source (per-set tables). */
+export async function issueExamples(spec: string): Promise<Array<RankingExample & { set: string }>> {
+  const out: Array<RankingExample & { set: string }> = [];
+  for (const { instance: inst, recording, set } of await issueRecordings(spec)) {
     const example = await rankingExample(inst.instance_id, inst.repo, recording, defaultQueries(inst.problem_statement), goldPaths(inst.patch), 'all');
     out.push({ ...example, set });
   }

@@ -25,6 +25,9 @@ describe('query presets', () => {
     expect(titleQuery(issue)).toEqual({ label: 'title', text: 'QuerySet.bulk_create ignores batch_size on SQLite' });
     expect(titleQuery('# Crash in the parser\nbody')).toEqual({ label: 'title', text: 'Crash in the parser' });
     expect(titleQuery('one line only, no body at all')).toBeUndefined();
+    // lines of whitespace are no body either, and a CRLF line end is not part of the title
+    for (const blank of ['\n\n', '\r\n  \r\n', '\n\t\n \n']) expect(titleQuery(`Crash in the parser${blank}`)).toBeUndefined();
+    expect(titleQuery('Crash in the parser\r\nwhen the input is empty')).toEqual({ label: 'title', text: 'Crash in the parser' });
     expect(titleQuery('Bug\nbody')).toBeUndefined(); // too short to summarize anything
   });
 

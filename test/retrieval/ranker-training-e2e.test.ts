@@ -171,7 +171,11 @@ describe('training the learned ranker', () => {
       ).rejects.toThrow(/--pairs-weights needs --pairs-dir/);
       // a recording folder without a row's recording stops training, naming the file
       await rm(path.join(issues, 'acme__widgets-1.json'));
-      await expect(trainIssues(path.join(dir, 'x.json'))).rejects.toThrow(/acme__widgets-1\.json/);
+      await expect(trainIssues(path.join(dir, 'x.json'))).rejects.toThrow(/acme__widgets-1\.json: no recording of row/);
+      // so does tuning the fusion (before: a bare ENOENT), and a recording cut short says it cannot be read
+      await expect(script('tune-fusion.ts', ['--issues', `${dataset}=${issues}`, '--folds', '2'])).rejects.toThrow(/no recording of row acme__widgets-1/);
+      await writeFile(path.join(issues, 'acme__widgets-1.json'), '{"filePaths": [');
+      await expect(trainIssues(path.join(dir, 'x.json'))).rejects.toThrow(/acme__widgets-1\.json: unreadable recording of row/);
 
       const file = (await readdir(recordings)).sort()[0]!;
       const { pair, recording } = parseRecordedPair(await readFile(path.join(recordings, file), 'utf8'), file);
