@@ -71,7 +71,7 @@ export interface IndexTimings {
   bm25Ms: number;
   /** building the literals channel's fragment table (src/index/channels/literals.ts) */
   literalsMs: number;
-  /** building the keys channel's table of configuration keys and flags (src/index/channels/keys.ts) */
+  /** building the keys channel's table of configuration keys and flags, on its first search (0 until then) */
   keysMs: number;
   filesIndexed: number;
   filesReused: number;

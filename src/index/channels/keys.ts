@@ -63,15 +63,24 @@ export const keysChannel: IndexChannel<KeysPart> = {
   async open(ctx) {
     return {
       async finish(records) {
-        const started = performance.now();
-        const holders = termHolders(records, keysOf);
+        // built on the first search: the channel is off by default, and an index build should not pay for it
+        let holders: Map<string, string[]> | undefined;
+        const table = (): Map<string, string[]> => {
+          if (!holders) {
+            const started = performance.now();
+            holders = termHolders(records, keysOf);
+            ctx.timings.keysMs = performance.now() - started;
+          }
+          return holders;
+        };
         const files = Math.max(records.length, 1);
-        ctx.timings.keysMs = performance.now() - started;
         return {
           async searchKeys(text, k) {
+            const tokens = queryKeyTokens(text);
+            if (tokens.size === 0) return [];
             const scores = new Map<string, number>();
-            for (const token of queryKeyTokens(text)) {
-              const paths = holders.get(token);
+            for (const token of tokens) {
+              const paths = table().get(token);
               if (!paths) continue;
               const weight = Math.log(1 + files / paths.length);
               for (const p of paths) scores.set(p, (scores.get(p) ?? 0) + weight);
