@@ -34,7 +34,8 @@ export interface CategoryRow {
 /** Per category: rows, and how many have a gold file at rank 1 and within 5. */
 export function missTable(runs: ReadonlyArray<{ issue: string; gold: readonly string[]; ranking?: readonly string[] }>): CategoryRow[] {
   return MISS_CATEGORIES.map((category) => {
-    const mine = runs.filter((r) => missCategory(r.issue, r.gold) === category);
+    // a row without a gold file (a patch that names none) has nothing to be named: it is in no category
+    const mine = runs.filter((r) => r.gold.length > 0 && missCategory(r.issue, r.gold) === category);
     const ranks = mine.map((r) => (r.ranking ? firstGoldRank(r.ranking, r.gold) : null));
     return {
       category,

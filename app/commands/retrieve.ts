@@ -4,7 +4,7 @@
  *
  *   locfix retrieve --dataset FILE [--instances id,id | --pattern P | --repo R… | --limit N]
  *     [--embedder lexical|ollama:nomic-embed-text|openai:…] [--mirrors DIR] [--mirror owner/name=PATH]
- *     [--chroma-url URL] [--queries raw|structural|raw+structural|raw+structural+title] [--queries-file FILE]
+ *     [--chroma-url URL] [--queries PRESET (QUERY_PRESETS in localizer/retrieval/query.ts)] [--queries-file FILE]
  *     [--keep-environment-reports] --out runs/ID
  *
  * Writes runs/ID/retrieve/<instance>.json per instance (the file-localization artifact every localizer writes)
