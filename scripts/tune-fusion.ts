@@ -105,6 +105,17 @@ function coordinateAscent(rows: readonly Row[], start: Record<string, number>, k
   return w;
 }
 
+/** `--from`: a JSON object of weights, or a clear refusal */
+function parseFrom(text: string): Record<string, number> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, number>;
+  } catch {
+    // refused below with the flag's name
+  }
+  throw new Error(`--from takes a JSON object of weights, such as '{"dense":0.5}', got ${JSON.stringify(text.slice(0, 60))}`);
+}
+
 const { values } = parseArgs({
   options: {
     issues: { type: 'string', multiple: true, default: [] },
@@ -127,7 +138,7 @@ const KINDS: readonly Kind[] = [...tuned, ...queryKinds];
 const defaults: Record<string, number> = {
   ...Object.fromEntries(CHANNELS.map((k) => [k, off.includes(k) ? 0 : DEFAULT_RETRIEVAL_OPTIONS.weights[k]])),
   ...Object.fromEntries(queryKinds.map((q) => [q, DEFAULT_RETRIEVAL_OPTIONS.queryWeights[q.slice('query:'.length)] ?? 1])),
-  ...(JSON.parse(values.from!) as Record<string, number>),
+  ...parseFrom(values.from!),
 };
 for (const [k, v] of Object.entries(defaults)) if (!(v >= 0)) throw new Error(`--from: weight ${k} must be a number >= 0, got ${v}`);
 const foldOf = repositoryFolds(rows, Number(values.folds));

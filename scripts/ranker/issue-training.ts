@@ -73,6 +73,7 @@ export async function issueExamples(spec: string): Promise<Array<RankingExample 
  * rows so far (ties: the lower fold). Deterministic, and every repository's rows stay in one fold.
  */
 export function repositoryFolds(examples: readonly { repo: string }[], k: number): Map<string, number> {
+  if (!Number.isInteger(k) || k < 2) throw new Error(`--folds must be an integer >= 2, got ${k}`);
   const rows = new Map<string, number>();
   for (const e of examples) rows.set(e.repo, (rows.get(e.repo) ?? 0) + 1);
   const repos = [...rows].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));

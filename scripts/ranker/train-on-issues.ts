@@ -51,7 +51,6 @@ function pairWeightsOf(input: IssueTrainingInput): number[] {
 
 export async function trainOnIssues(input: IssueTrainingInput): Promise<void> {
   const t0 = performance.now();
-  if (!Number.isInteger(input.folds) || input.folds < 2) throw new Error(`--folds must be an integer >= 2, got ${input.folds}`);
   const sources = input.issues.map((spec) => ({ spec, dataset: path.basename(parseIssueSource(spec).dataset) }));
   const perSet = await Promise.all(sources.map((s) => issueExamples(s.spec)));
   const issues = perSet.flat();

@@ -24,6 +24,8 @@ describe('grouped cross-validation by repository', () => {
     expect(Object.fromEntries(folds)).toEqual({ 'a/big': 0, 'b/mid': 1, 'c/small': 1, 'd/one': 1 });
     expect(repositoryFolds(rows, 10).size).toBe(4);
     expect(() => repositoryFolds([{ repo: 'a/only' }], 5)).toThrow(/at least 2 repositories/);
+    // a --folds that is no number (before: a RangeError from an array of NaN length in tune:fusion)
+    for (const k of [Number.NaN, 1, 2.5]) expect(() => repositoryFolds(rows, k)).toThrow(/--folds must be an integer >= 2/);
   });
 
   it('learns what carries across repositories, and scores a fold only with models that never saw its repository', () => {

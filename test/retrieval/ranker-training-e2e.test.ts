@@ -165,6 +165,9 @@ describe('training the learned ranker', () => {
       expect(tuned).toMatch(/^defaults +\d\.\d{3}\/\d\.\d{3}\/\d\.\d{3}/m);
       expect(tuned).toMatch(/^tuned, out of fold \d\.\d{3}/m);
       expect(tuned).toMatch(/weights chosen on every row: \{"dense":/);
+      await expect(script('tune-fusion.ts', ['--issues', `${dataset}=${issues}`, '--from', 'dense=1'])).rejects.toThrow(
+        /--from takes a JSON object of weights/,
+      );
       // pair weights without pairs are refused, not ignored
       await expect(
         script('train-ranker.ts', ['--issues', `${dataset}=${issues}`, '--pairs-weights', '0.5', '--out', path.join(dir, 'x.json')]),
