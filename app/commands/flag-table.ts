@@ -69,6 +69,12 @@ const COMMAND_FLAGS = {
   // view
   port: { flag: '--port <n>', description: 'port to listen on (0: any free port)' },
   host: { flag: '--host <address>', description: 'address to listen on; the default serves this machine only' },
+  allowHost: {
+    flag: '--allow-host <name>',
+    description:
+      'a further Host name the server answers to, e.g. a DNS name of this machine (repeatable; loopback names, the address and the host name always are)',
+    repeat: true,
+  },
   export: { flag: '--export <dir>', description: 'write the pages as static HTML to DIR instead of serving them' },
   // images and sweep
   archive: { flag: '--archive <file>', description: 'a `docker save` or `podman save` archive' },

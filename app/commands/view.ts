@@ -1,5 +1,5 @@
 /**
- * `locfix view RUN... [--port N] [--host H]`: a run browser in the web browser over any kind of run folder
+ * `locfix view RUN... [--port N] [--host H] [--allow-host NAME]`: a run browser in the web browser over any kind of run folder
  * (runs, arms, the instance table, one instance stage by stage), served on the loopback address by default.
  * `locfix view RUN... --export DIR` writes the same pages as static HTML instead.
  */
@@ -13,6 +13,7 @@ import { claimSignal } from '../../src/util/termination.ts';
 interface ViewFlags {
   port: string;
   host: string;
+  allowHost: string[];
   export?: string;
 }
 
@@ -20,7 +21,7 @@ interface ViewFlags {
 async function serveUntilStopped(catalogue: Catalogue, flags: ViewFlags): Promise<void> {
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port expects a port number (0-65535), got "${flags.port}"`);
-  const server = await serveView(catalogue, { host: flags.host, port });
+  const server = await serveView(catalogue, { host: flags.host, port, allowHosts: flags.allowHost });
   const instances = catalogue.rows.length;
   console.log(
     `locfix view: ${catalogue.runs.length} run${catalogue.runs.length === 1 ? '' : 's'}, ${instances} instance runs at ${server.url}/ (Ctrl-C stops)`,
@@ -42,7 +43,7 @@ export function register(program: Command): void {
     .command('view')
     .description('browse runs in the web browser: runs and arms, every instance, one instance stage by stage (any kind of run folder)')
     .argument('<runs...>', 'run folders (locfix run, stage commands, import-run, merge)');
-  useFlags(command, ['port', 'host', 'export'], { port: { default: '8765' }, host: { default: '127.0.0.1' } }).action(
+  useFlags(command, ['port', 'host', 'allowHost', 'export'], { port: { default: '8765' }, host: { default: '127.0.0.1' } }).action(
     async (runs: string[], flags: ViewFlags) => {
       const catalogue = await Catalogue.open(runs);
       if (flags.export) {

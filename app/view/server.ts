@@ -3,6 +3,7 @@
  * the static export call it without a socket); `serveView` listens, on the loopback address unless told
  * otherwise, and answers until it is closed.
  */
+import os from 'node:os';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { html } from 'hono/html';
@@ -59,7 +60,7 @@ function hostName(header: string): string {
 /**
  * The application over a catalogue. With `allowedHosts`, a request whose Host header names another host is
  * answered 421 (DNS rebinding: a web page that points its own name at this machine would otherwise read the runs);
- * without, any name is served (a server told `--host` to listen beyond this machine).
+ * without, any name is served (only for a caller that checks names itself: `serveView` always passes a list).
  */
 export function viewApp(catalogue: Catalogue, options: { allowedHosts?: readonly string[] } = {}): Hono {
   const app = new Hono();
@@ -106,12 +107,40 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-/** Listens on `host` (loopback by default: the pages show model outputs and code of the runs) and `port` (0: any free one). */
-export function serveView(catalogue: Catalogue, options: { host?: string; port?: number } = {}): Promise<ViewServer> {
+const WILDCARD_ADDRESSES = new Set(['', '0.0.0.0', '::', '[::]']);
+
+/** How a Host header writes an address: IPv6 in brackets, names in lower case. */
+function asHostName(address: string): string {
+  const value = address.trim().toLowerCase();
+  return value.includes(':') && !value.startsWith('[') ? `[${value}]` : value;
+}
+
+/**
+ * The names a server bound to `host` answers to. Always an allowlist, never "any name": a server put beyond
+ * loopback with `--host` is as open to DNS rebinding as one on loopback (a page that points its own name at this
+ * machine's address reads the runs). The list is the loopback names, the bound address, this machine's host
+ * name, every address of its interfaces when bound to all of them (0.0.0.0 or ::), and the names given with
+ * `--allow-host` (a DNS name that points here).
+ */
+export function serverNames(host: string, extra: readonly string[] = []): string[] {
+  const names = new Set<string>(LOOPBACK_NAMES);
+  const bound = host.trim();
+  if (WILDCARD_ADDRESSES.has(bound)) {
+    for (const addresses of Object.values(os.networkInterfaces())) for (const a of addresses ?? []) names.add(asHostName(a.address));
+  } else names.add(asHostName(bound));
+  const machine = os.hostname().toLowerCase();
+  if (machine) names.add(machine);
+  for (const name of extra) if (name.trim()) names.add(asHostName(name));
+  return [...names];
+}
+
+/**
+ * Listens on `host` (loopback by default: the pages show model outputs and code of the runs) and `port` (0: any
+ * free one), answering only the names `serverNames` gives.
+ */
+export function serveView(catalogue: Catalogue, options: { host?: string; port?: number; allowHosts?: readonly string[] } = {}): Promise<ViewServer> {
   const host = options.host ?? '127.0.0.1';
-  // on a loopback address only loopback names are answered; a server put elsewhere with --host answers its callers
-  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
-  const app = viewApp(catalogue, loopback ? { allowedHosts: LOOPBACK_NAMES } : {});
+  const app = viewApp(catalogue, { allowedHosts: serverNames(host, options.allowHosts) });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, (info) => {
       const shownHost = host.includes(':') ? `[${host}]` : host;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalogue } from '../../app/view/catalogue.ts';
 import { exportView } from '../../app/view/export.ts';
-import { serveView, viewApp } from '../../app/view/server.ts';
+import { serveView, serverNames, viewApp } from '../../app/view/server.ts';
 import { analyzeRun } from '../../results/run-analysis.ts';
 import { openRunFolder } from '../../results/run-folder.ts';
 import { mergeRunFolders } from '../../src/run/merge-runs.ts';
@@ -107,5 +107,33 @@ describe('the server answers loopback names only', () => {
       await server.close();
     }
     expect((await viewApp(catalogue, { allowedHosts: undefined }).request('http://x/', { headers: { host: 'anything.example' } })).status).toBe(200);
+  });
+
+  it('a server bound beyond loopback keeps an allowlist: its address, the host name, --allow-host; a rebinding name is refused', async () => {
+    const catalogue = await Catalogue.open([await stageFolder('wide', [EXAMPLE_ROW.instance_id])]);
+    // before: a server on 0.0.0.0 answered any Host
+    const server = await serveView(catalogue, { host: '0.0.0.0', port: 0, allowHosts: ['runs.lab.example'] });
+    try {
+      const port = new URL(server.url).port;
+      const { request } = await import('node:http');
+      const status = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port, path: '/', headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await status('evil.example')).toBe(421);
+      expect(await status(`evil.example:${port}`)).toBe(421);
+      for (const host of [`127.0.0.1:${port}`, `${os.hostname()}:${port}`, 'runs.lab.example', `RUNS.lab.example:${port}`])
+        expect(await status(host), host).toBe(200);
+    } finally {
+      await server.close();
+    }
+    expect(serverNames('192.0.2.7')).toContain('192.0.2.7');
+    expect(serverNames('fe80::1')).toContain('[fe80::1]');
+    expect(serverNames('192.0.2.7')).not.toContain('evil.example');
   });
 });
