@@ -15,6 +15,13 @@ import { LlmConfigSchema, llmSection } from './llm/config.ts';
 import { STAGE } from './run/stage.ts';
 import { KindedError } from './run/kinded-error.ts';
 import { ERROR_KINDS } from './util/error-kinds.ts';
+import { imageReferenceProblem } from './util/image-reference.ts';
+
+/** An image name that reaches an engine's API: refused at the configuration, never sent (src/util/image-reference.ts). */
+const imageReference = z.string().superRefine((image, ctx) => {
+  const problem = imageReferenceProblem(image);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /**
  * The file localizer of every command that is not told one (`run`, `localize`): the model-free hybrid retrieval,
@@ -109,9 +116,9 @@ export const RunConfigSchema = z
     sandbox: z
       .object({
         /** image the local environment layers start from (default locfix/base:bookworm) */
-        baseImage: z.string().optional(),
+        baseImage: imageReference.optional(),
         /** user-named environment images: "owner/name@version" or "owner/name" → image */
-        envImages: z.record(z.string(), z.string()).default({}),
+        envImages: z.record(z.string(), imageReference).default({}),
         /** commands run in /testbed on a user-named environment image instead of the spec's install */
         instanceSetup: z.record(z.string(), z.array(z.string())).default({}),
         /** use official swebench/sweb.eval.* images when present locally */

@@ -27,6 +27,7 @@ import { officialImageName, type ImageArch, type InstanceSpec } from '../../src/
 import type { ResolvedSpec } from '../../src/harness/specs.ts';
 import type { CacheLevel, InstanceImage, InstanceImages, Sandbox, SandboxLimits } from '../../src/sandbox/types.ts';
 import { harnessCheckout } from './harness-checkout.ts';
+import { imageReferenceProblem } from '../../src/util/image-reference.ts';
 
 export const DEFAULT_BASE_IMAGE = 'locfix/base:bookworm';
 export const TESTBED = '/testbed';
@@ -107,13 +108,17 @@ export function hashKey(parts: unknown): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
 }
 
-/** Docker repository names: lowercase, [a-z0-9._-] components. */
-function imageComponent(text: string): string {
+/**
+ * A path component of the reference grammar (src/util/image-reference.ts): lower case, [a-z0-9] runs joined
+ * by ".", "_", "__" or hyphens; any other run of separators becomes "_", and none starts or ends it.
+ */
+export function imageComponent(text: string): string {
   return (
     text
       .toLowerCase()
       .replace(/[^a-z0-9._-]+/g, '_')
-      .replace(/^[._-]+/, '') || 'x'
+      .replace(/[._-]{2,}/g, (run) => (run === '__' || /^-+$/.test(run) ? run : '_'))
+      .replace(/^[._-]+|[._-]+$/g, '') || 'x'
   );
 }
 
@@ -137,7 +142,8 @@ export class InstanceImageRecipe implements InstanceImages {
     const { spec } = instance;
     // a 5.0 row names its image; the arm64 name is the harness' convention
     const official = this.config.arch === 'x86_64' ? instance.officialImage : officialImageName(instance.instanceId, this.config.arch);
-    if (this.config.useOfficialImages) {
+    // an id that makes no image name (a character outside the grammar) has no official image: nothing is asked
+    if (this.config.useOfficialImages && imageReferenceProblem(official) === undefined) {
       if (await this.engine.exists(official)) {
         log(`using official image ${official}`);
         return { image: official, source: 'official', prelude: OFFICIAL_PRELUDE, spec, built: false };

@@ -13,7 +13,11 @@
  * request with the caller's own signal mechanism, so a request that times out leaves no socket behind.
  */
 import { type Readable, Transform } from 'node:stream';
+import { createRequire } from 'node:module';
 import Docker from 'dockerode';
+
+/** docker-modem's redirect-following http wrapper: its module-level redirect limit is set below */
+const modemHttp = createRequire(import.meta.url)('docker-modem/lib/http.js') as { maxRedirects: number };
 
 export const ENGINE_ANSWER_MS = 60_000;
 export const ENGINE_TRANSFER_MS = 30 * 60_000;
@@ -73,6 +77,34 @@ export function engineBoundsOf(docker: Docker): EngineBounds | undefined {
 /** Requests whose answer comes only after the engine has processed the whole body (an image to load, a build). */
 const PROCESSES_BODY = /^\/(?:v[\d.]+\/)?(?:images\/load|build)\b/;
 
+/** A request path the engine's API is never asked: it names something the caller did not mean to name. */
+export class EnginePathError extends Error {
+  readonly code = 'ENGINE_PATH_REFUSED';
+  constructor(readonly path: string) {
+    super(
+      `refused to send ${JSON.stringify(path.slice(0, 200))} to the Docker engine: a path segment that is empty, "." or "..", or a character no API path holds`,
+    );
+    this.name = 'EnginePathError';
+  }
+}
+
+/**
+ * Whether `path` is one the API itself would route: dockerode puts names into paths unescaped, so a name such as
+ * `../../../../etc` made a path the daemon answered with a redirect to another host. Names are checked where
+ * they enter (src/util/image-reference.ts); this is the last line, for any name that was not.
+ */
+function routablePath(path: string): boolean {
+  if (!/^[A-Za-z0-9._~:@!$&'()*+,;=/%-]*$/.test(path) || /%2e|%2f|%5c/i.test(path)) return false;
+  return path
+    .split('/')
+    .slice(1)
+    .every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
+// The API never redirects; a redirect is an answer to a path it was not meant to see, and docker-modem would
+// follow one to any host (it reads this at each request). With 0, a 3xx is the request's error.
+modemHttp.maxRedirects = 0;
+
 /** `options` as for dockerode (nothing: DOCKER_HOST or the local socket), every request bounded. */
 export function engineClient(options: Docker.DockerOptions = {}, bounds: EngineBounds = DEFAULT_ENGINE_BOUNDS): Docker {
   const docker = new Docker(options);
@@ -81,6 +113,11 @@ export function engineClient(options: Docker.DockerOptions = {}, bounds: EngineB
   const dial = modem.dial.bind(modem);
   modem.dial = (request, callback) => {
     const path = (request.path ?? '').split('?')[0]!;
+    if (!routablePath(path)) {
+      // dockerode's promise form passes a callback too; answered on the next turn, as a request would be
+      setImmediate(() => callback(new EnginePathError(path)));
+      return undefined;
+    }
     const what = `${request.method ?? 'GET'} ${path}`;
     const timeout = new AbortController();
     let timer: NodeJS.Timeout | undefined;

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { parsePatch } from '../patch.ts';
 import { safeFileName } from '../util/fsx.ts';
+import { imageReferenceProblem } from '../util/image-reference.ts';
 
 const testList = z.preprocess((value) => {
   if (value === undefined || value === null || value === '') return [];
@@ -85,7 +86,14 @@ export const SweInstanceSchema = z.object({
   eval_script: z.string().optional(),
   log_parser: z.string().optional(),
   eval_type: z.enum(['pass_and_fail', 'fail_only']).optional(),
-  image: z.string().optional(),
+  /** reaches the engine's API: a name outside the reference grammar is this row's error, never a request */
+  image: z
+    .string()
+    .superRefine((image, ctx) => {
+      const problem = imageReferenceProblem(image);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
 });
 
 export type SweInstance = z.infer<typeof SweInstanceSchema>;
