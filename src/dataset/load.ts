@@ -17,7 +17,8 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import { fieldOverLimit, parquetOverBound } from './limits.ts';
 import type { z } from 'zod';
 import { downloadHubParquet, parseHubDatasetName } from './hub.ts';
 import { SweInstanceSchema, type SweInstance } from './schema.ts';
@@ -135,6 +136,11 @@ export async function loadDataset(source: string, options: LoadDatasetOptions = 
       }
       const record = normalizeValues(value as Record<string, unknown>);
       const instanceId = typeof record.instance_id === 'string' && record.instance_id ? record.instance_id : undefined;
+      const oversized = fieldOverLimit(record);
+      if (oversized) {
+        report({ ...base, instanceId, field: oversized.field, message: `${where}: ${oversized.text}` });
+        continue;
+      }
       const parsed = SweInstanceSchema.safeParse(record);
       if (!parsed.success) {
         const problems = parsed.error.issues.map((issue) => describeIssue(issue, record));
@@ -225,8 +231,12 @@ async function readParquetRows(file: string, name: string): Promise<RawRow[]> {
   let records: Record<string, unknown>[];
   try {
     const buffer = await asyncBufferFromFile(file);
-    records = (await parquetReadObjects({ file: buffer })) as Record<string, unknown>[];
+    const metadata = await parquetMetadataAsync(buffer);
+    const tooLarge = parquetOverBound(metadata);
+    if (tooLarge) throw new DatasetError(`dataset ${file}: ${tooLarge}`);
+    records = (await parquetReadObjects({ file: buffer, metadata })) as Record<string, unknown>[];
   } catch (err) {
+    if (err instanceof DatasetError) throw err;
     throw new DatasetError(`dataset ${file}: cannot read parquet: ${(err as Error).message}`, { cause: err });
   }
   return records.map((value, index) => ({ file: name, row: index + 1, rowKind: 'row' as const, value }));

@@ -9,7 +9,7 @@
  * is one row error naming the folder and the file; a NAME the repository does not publish is an error listing
  * what it does publish.
  */
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 
@@ -50,7 +50,8 @@ interface TaskRepoConfig {
 
 async function readConfig(dir: string): Promise<TaskRepoConfig> {
   const file = path.join(dir, TASK_REPO_CONFIG);
-  const text = await fs.readFile(file, 'utf8').catch(() => {
+  const text = await readTaskFile(dir, TASK_REPO_CONFIG).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
     throw new Error(`${dir} has no ${TASK_REPO_CONFIG}: a task repository names the datasets it publishes there`);
   });
   let parsed: unknown;
@@ -66,8 +67,45 @@ async function readConfig(dir: string): Promise<TaskRepoConfig> {
   return { datasets, splits: strings(config.splits) ?? ['test'] };
 }
 
+/** bytes a task file may hold: above the largest field a row may hold (src/dataset/limits.ts), in UTF-8 */
+const MAX_TASK_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A task repository is data someone else published: a task file that is a symbolic link (`problem_statement.md`
+ * → `/etc/shadow`) would send a host file to the model server. Every file is opened without following a link
+ * (O_NOFOLLOW, so no race between a check and the read) and must be a regular file of bounded size; anything
+ * else is that task's error, named.
+ */
+async function readTaskFile(folder: string, name: string): Promise<string> {
+  const file = path.join(folder, name);
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP')
+      throw new Error(`${name}: a symbolic link (to ${await fs.readlink(file).catch(() => '?')}); task files are read only as regular files; refused`);
+    if (code === 'ENOENT') throw err;
+    throw Object.assign(new Error(`${name}: ${(err as Error).message}`), { code });
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new Error(`${name}: not a regular file; refused`);
+    if (stat.size > MAX_TASK_FILE_BYTES) throw new Error(`${name}: ${stat.size} bytes, over the ${MAX_TASK_FILE_BYTES} a task file may hold; refused`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Refuses a folder of the repository that is a symbolic link (a task folder, `tasks/`): it would lead outside. */
+async function assertNotLink(dir: string, what: string): Promise<void> {
+  if ((await fs.lstat(dir).catch(() => undefined))?.isSymbolicLink())
+    throw new Error(`${what}: a symbolic link (to ${await fs.readlink(dir).catch(() => '?')}); a task repository is read without following links; refused`);
+}
+
 async function readTask(folder: string): Promise<Record<string, unknown>> {
-  const read = (name: string) => fs.readFile(path.join(folder, name), 'utf8');
+  const read = (name: string) => readTaskFile(folder, name);
   const meta = YAML.parse(await read(TASK_FILE)) as unknown;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) throw new Error(`${TASK_FILE} is not a mapping`);
   const row: Record<string, unknown> = { ...(meta as Record<string, unknown>) };
@@ -75,10 +113,14 @@ async function readTask(folder: string): Promise<Record<string, unknown>> {
     row[column] = await read(name).catch((err: NodeJS.ErrnoException) => {
       // the harness requires every one of them; an eval script is the only one locfix can do without
       if (column === 'eval_script' && err.code === 'ENOENT') return undefined;
-      throw new Error(`${name}: ${err.code === 'ENOENT' ? 'missing' : err.message}`);
+      throw err.code === 'ENOENT' ? new Error(`${name}: missing`) : err;
     });
   }
-  row.hints_text = await read('hints.md').catch(() => '');
+  // absent when empty, as the harness writes it; any other failure (a link, a folder) is the task's error
+  row.hints_text = await read('hints.md').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return '';
+    throw err;
+  });
   const tests = JSON.parse(await read(TESTS_FILE)) as unknown;
   if (typeof tests !== 'object' || tests === null || Array.isArray(tests)) throw new Error(`${TESTS_FILE} is not an object`);
   return { ...row, ...(tests as Record<string, unknown>) };
@@ -96,13 +138,15 @@ export async function readTaskRepo(source: string): Promise<TaskRow[]> {
   }
   const wanted = new Set(dataset === undefined ? config.datasets : [dataset]);
   const tasksDir = path.join(dir, 'tasks');
+  await assertNotLink(tasksDir, 'tasks/');
   const names = (await fs.readdir(tasksDir).catch(() => [] as string[])).sort();
   const rows: TaskRow[] = [];
   for (const name of names) {
     const folder = path.join(tasksDir, name);
-    if (!(await fs.stat(path.join(folder, TASK_FILE)).catch(() => undefined))) continue;
+    if (!(await fs.lstat(path.join(folder, TASK_FILE)).catch(() => undefined))) continue;
     const where = `tasks/${name}`;
     try {
+      await assertNotLink(folder, 'the task folder');
       const value = await readTask(folder);
       const datasets = Array.isArray(value.datasets) ? value.datasets : [];
       // a task in an unpublished split, or of no wanted dataset, stays in the tree but is not in the dataset

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasetError, loadDataset } from '../../src/dataset/load.ts';
+import { FIELD_CHAR_LIMITS, MAX_PARQUET_CHUNK_BYTES } from '../../src/dataset/limits.ts';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { removeDir, tempDir } from '../repo/fixtures.ts';
 import { row, writeJsonl, writeParquet } from './fixtures.ts';
 
@@ -178,5 +180,33 @@ describe('loadDataset: SWE-bench Lite (shared data)', () => {
       expect(instance.base_commit).toMatch(/^[0-9a-f]{40}$/);
       expect(instance.patch).toMatch(/^diff --git /);
     }
+  });
+});
+
+describe('loadDataset: a row holds bounded text (issue 50, finding 5)', () => {
+  it('a field over its limit is that row’s error, naming the field and the sizes; the others load', async () => {
+    const huge = { ...row(2), problem_statement: 'x'.repeat(FIELD_CHAR_LIMITS.problem_statement! + 1) };
+    writeJsonl(file('huge.jsonl'), [JSON.stringify(row(1)), JSON.stringify(huge)]);
+    const { instances, errors } = await loadDataset(file('huge.jsonl'));
+    expect(instances.map((i) => i.instance_id)).toEqual(['acme__widgets-101']);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ field: 'problem_statement', instanceId: 'acme__widgets-102' });
+    expect(errors[0]!.message).toMatch(/line 2: problem_statement: 1,000,001 characters, over the 1,000,000/);
+  });
+
+  it('a small parquet file whose column holds more than it may is refused from its metadata, before decoding', async () => {
+    // compresses to a few hundred kilobytes; decoded, it would be 300 MB of one field
+    const big = 'y'.repeat(MAX_PARQUET_CHUNK_BYTES + 1024);
+    const bytes = parquetWriteBuffer({
+      columnData: [
+        { name: 'instance_id', data: ['acme__widgets-1'], type: 'STRING' },
+        { name: 'problem_statement', data: [big], type: 'STRING' },
+      ],
+      codec: 'SNAPPY',
+    });
+    writeFileSync(file('bomb.parquet'), new Uint8Array(bytes));
+    await expect(loadDataset(file('bomb.parquet'))).rejects.toThrow(
+      /column problem_statement of row group 0 is [\d,]+ bytes uncompressed, over the 268,435,456/,
+    );
   });
 });

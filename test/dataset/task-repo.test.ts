@@ -2,7 +2,7 @@
  * SWE-bench 5.0 datasets: a task repository (sweb.yaml + tasks/<id>/…) and `DIR#NAME` load as the harness loads
  * them, the aliases name the Hub datasets, and a 5.0 parquet's own eval fields reach the instance and its spec.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
@@ -120,5 +120,34 @@ describe('5.0 dataset names and rows', () => {
     expect(spec.evalScript({ official: true })).toContain('npx jest test/a.test.js\nSWEBENCH_TEST_EXIT_CODE=$?\n');
     // without its own fields such a row still names what is missing
     expect(() => makeInstanceSpec({ ...instance, eval_script: undefined })).toThrow(/no environment spec for repository chartjs\/Chart\.js/);
+  });
+});
+
+describe('task repositories are confined (issue 50, finding 4)', () => {
+  it('a task file that is a symbolic link out of the repository is that task’s error, naming the file; nothing of its target is read', async () => {
+    const repo = path.join(root, 'linked-repo');
+    mkdirSync(repo, { recursive: true });
+    writeFileSync(path.join(repo, 'sweb.yaml'), 'datasets: [d]\n');
+    const secret = path.join(root, 'host-secret.txt');
+    writeFileSync(secret, 'HOST-SECRET-7f3a\n');
+    task(repo, 'acme__widgets-1', { datasets: '[d]' });
+    task(repo, 'acme__widgets-2', { datasets: '[d]' }, { 'problem_statement.md': undefined });
+    symlinkSync(secret, path.join(repo, 'tasks', 'acme__widgets-2', 'problem_statement.md'));
+    task(repo, 'acme__widgets-3', { datasets: '[d]' });
+    rmSync(path.join(repo, 'tasks', 'acme__widgets-3', 'hints.md'), { force: true });
+    symlinkSync(secret, path.join(repo, 'tasks', 'acme__widgets-3', 'hints.md'));
+    // a whole task folder that is a link elsewhere
+    const outside = path.join(root, 'outside-task');
+    task(outside, 'acme__widgets-4', { datasets: '[d]' });
+    symlinkSync(path.join(outside, 'tasks', 'acme__widgets-4'), path.join(repo, 'tasks', 'acme__widgets-4'));
+    const loaded = await loadDataset(repo);
+    expect(loaded.instances.map((i) => i.instance_id)).toEqual(['acme__widgets-1']);
+    expect(JSON.stringify(loaded.instances)).not.toContain('HOST-SECRET');
+    const messages = loaded.errors.map((e) => e.message);
+    expect(messages).toEqual([
+      expect.stringMatching(/tasks\/acme__widgets-2: problem_statement\.md: a symbolic link \(to .*host-secret\.txt\).*refused/),
+      expect.stringMatching(/tasks\/acme__widgets-3: hints\.md: a symbolic link/),
+      expect.stringMatching(/tasks\/acme__widgets-4: the task folder: a symbolic link/),
+    ]);
   });
 });
