@@ -67,6 +67,18 @@ async function readConfig(dir: string): Promise<TaskRepoConfig> {
   return { datasets, splits: strings(config.splits) ?? ['test'] };
 }
 
+/** A task file that cannot be read, named; `code` is the errno's when the system refused it. */
+class TaskFileError extends Error {
+  constructor(
+    name: string,
+    detail: string,
+    readonly code?: string,
+  ) {
+    super(`${name}: ${detail}`);
+    this.name = 'TaskFileError';
+  }
+}
+
 /** bytes a task file may hold: above the largest field a row may hold (src/dataset/limits.ts), in UTF-8 */
 const MAX_TASK_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -86,7 +98,7 @@ async function readTaskFile(folder: string, name: string): Promise<string> {
     if (code === 'ELOOP')
       throw new Error(`${name}: a symbolic link (to ${await fs.readlink(file).catch(() => '?')}); task files are read only as regular files; refused`);
     if (code === 'ENOENT') throw err;
-    throw Object.assign(new Error(`${name}: ${(err as Error).message}`), { code });
+    throw new TaskFileError(name, (err as Error).message, code);
   }
   try {
     const stat = await handle.stat();
