@@ -4,6 +4,10 @@
  *   <store>/images/<hash of the name>/image.json   { name, parent?, key?, env, workdir, created }
  *   <store>/images/<hash of the name>/rootfs/      this image's layer
  *   <store>/sandboxes/                             sandboxes' writable layers (same filesystem: a built layer is renamed in)
+ *   <store>/seccomp/<hash>.bpf                     the sandboxes' compiled seccomp filter (seccomp.ts)
+ *
+ * The store's folder is this user's and no one else's (0700): its layers hold whatever images and builds put
+ * there, and a store other users can reach would hand them those files. One that is not is refused.
  *
  * An imported image (a `docker save` / `podman save` archive flattened, or a copied debootstrap tree) is one
  * layer; an image built on another adds the writable layer of the sandbox that built it, whiteouts and all,
@@ -25,6 +29,8 @@ export interface StoredImage {
   env: string[];
   workdir: string;
   created: string;
+  /** whose ids its layer holds (identity.ts `ownersLabel`): a sandbox of another identity cannot use it */
+  owners?: string;
 }
 
 const StoredImageSchema = z
@@ -35,6 +41,7 @@ const StoredImageSchema = z
     env: z.array(z.string()),
     workdir: z.string().startsWith('/'),
     created: z.string(),
+    owners: z.string().optional(),
   })
   .strict();
 
@@ -64,6 +71,35 @@ export class RootfsStore {
 
   get sandboxesDir(): string {
     return path.join(this.root, 'sandboxes');
+  }
+
+  get seccompDir(): string {
+    return path.join(this.root, 'seccomp');
+  }
+
+  private ready?: Promise<void>;
+
+  /**
+   * Makes the store's folder (0700) or checks it: it must be this user's, with no access for group or others.
+   * A store on a shared path that others can reach is refused, never opened up or used.
+   */
+  ensurePrivate(): Promise<void> {
+    this.ready ??= (async () => {
+      await fs.mkdir(this.root, { recursive: true, mode: 0o700 });
+      const problem = storeAccessProblem(await fs.stat(this.root), process.getuid?.() ?? 0);
+      if (problem) throw new ImageStoreError(`image store ${this.root}: ${problem}`);
+    })();
+    this.ready.catch(() => {
+      this.ready = undefined;
+    });
+    return this.ready;
+  }
+
+  /** The store's owner and mode, for `locfix images list`. */
+  async describe(): Promise<{ uid: number; mode: string; problem?: string }> {
+    const stat = await fs.stat(this.root);
+    const problem = storeAccessProblem(stat, process.getuid?.() ?? 0);
+    return { uid: stat.uid, mode: (stat.mode & 0o7777).toString(8).padStart(4, '0'), ...(problem ? { problem } : {}) };
   }
 
   private imageDir(name: string): string {
@@ -100,18 +136,20 @@ export class RootfsStore {
   }
 
   /** The image's layers, top first (overlayfs' lowerdir order), the names of its chain (itself first), and its record. */
-  async layers(name: string): Promise<{ image: StoredImage; layers: string[]; chain: string[] }> {
+  async layers(name: string): Promise<{ image: StoredImage; layers: string[]; chain: string[]; images: StoredImage[] }> {
     const image = await this.get(name);
     if (!image) throw new MissingImageError(name, `the image store ${this.root} (locfix images import)`);
     const layers: string[] = [];
+    const images: StoredImage[] = [];
     const seen = new Set<string>();
     for (let at: StoredImage | undefined = image; at; at = at.parent ? await this.get(at.parent) : undefined) {
       if (seen.has(at.name) || layers.length >= MAX_LAYERS) throw new ImageStoreError(`image ${name}: its parent chain loops or is longer than ${MAX_LAYERS}`);
       seen.add(at.name);
+      images.push(at);
       layers.push(path.join(this.imageDir(at.name), 'rootfs'));
       if (at.parent && !(await this.get(at.parent))) throw new MissingImageError(at.parent, `the image store ${this.root} (the parent of ${at.name})`);
     }
-    return { image, layers, chain: [...seen] };
+    return { image, layers, chain: [...seen], images };
   }
 
   /**
@@ -120,6 +158,7 @@ export class RootfsStore {
    * replaces only images nothing is built on.
    */
   async add(record: Omit<StoredImage, 'created'>, layerDir: string, options: { replace?: boolean } = {}): Promise<StoredImage> {
+    await this.ensurePrivate();
     const dir = this.imageDir(record.name);
     // a build of the same name (the same key: the same content) that another process finished first is kept:
     // its sandboxes may be using its layer
@@ -151,9 +190,18 @@ export class RootfsStore {
 
   /** A fresh folder on the store's filesystem (layers are built and unpacked there, then moved in). */
   async scratch(prefix: string): Promise<string> {
-    await fs.mkdir(this.sandboxesDir, { recursive: true });
+    await this.ensurePrivate();
+    await fs.mkdir(this.sandboxesDir, { recursive: true, mode: 0o700 });
     return fs.mkdtemp(path.join(this.sandboxesDir, `${prefix}-`));
   }
+}
+
+/** Why a store folder with this owner and mode is open to other users than `uid`, or undefined. */
+export function storeAccessProblem(stat: { uid: number; mode: number }, uid: number): string | undefined {
+  if (stat.uid !== uid) return `the folder belongs to uid ${stat.uid}, not to this user (uid ${uid}); use a store of your own (--image-store)`;
+  if (stat.mode & 0o077)
+    return `the folder is mode ${(stat.mode & 0o777).toString(8)}: other users can reach its layers; it must be 0700 (chmod 700 the folder, or use another --image-store)`;
+  return undefined;
 }
 
 /**

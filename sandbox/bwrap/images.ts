@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { MissingImageError, type SandboxLimits } from '../../src/sandbox/types.ts';
 import { type ImageEngine, type LayerSandbox, TESTBED } from '../common/image-recipe.ts';
 import { ImageStoreError, removeTree } from './image-store.ts';
+import { settleLayer } from './layer-owners.ts';
 import type { BwrapRuntime } from './runtime.ts';
 
 export class BwrapImageEngine implements ImageEngine {
@@ -40,8 +41,17 @@ export class BwrapImageEngine implements ImageEngine {
       await work(sandbox);
       await removeTree(layer);
       await sandbox.takeUpperLayer(layer);
+      // a build step ran as root inside: whatever setuid or setgid file it left is cleared (layer-owners.ts)
+      await settleLayer(layer);
       await this.runtime.store.add(
-        { name: image, parent: from, key, env: parent.env, workdir: image.includes('sweb.inst.') ? TESTBED : parent.workdir },
+        {
+          name: image,
+          parent: from,
+          key,
+          env: parent.env,
+          workdir: image.includes('sweb.inst.') ? TESTBED : parent.workdir,
+          ...(parent.owners ? { owners: parent.owners } : {}),
+        },
         layer,
       );
     } finally {

@@ -17,6 +17,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
 import { z } from 'zod';
+import { ownersLabel, sandboxIdentity } from './identity.ts';
+import { settleLayer } from './layer-owners.ts';
 import { DEFAULT_IMAGE_ENV, ImageStoreError, type RootfsStore, removeTree, type StoredImage } from './image-store.ts';
 
 const ArchiveManifest = z.array(z.object({ Config: z.string(), RepoTags: z.array(z.string()).nullish(), Layers: z.array(z.string()) }).passthrough()).min(1);
@@ -37,7 +39,7 @@ export async function importTree(store: RootfsStore, tree: string, name: string)
   const layer = await store.scratch('import');
   try {
     await run('cp', ['-a', '--reflink=auto', '--', `${path.resolve(tree)}/.`, layer]);
-    return await store.add({ name, env: DEFAULT_IMAGE_ENV, workdir: '/' }, layer, { replace: true });
+    return await store.add({ name, env: DEFAULT_IMAGE_ENV, workdir: '/', owners: await settle(layer) }, layer, { replace: true });
   } finally {
     await removeTree(layer);
   }
@@ -55,7 +57,7 @@ export async function importArchive(store: RootfsStore, archive: string | Readab
     const config = ImageConfigFile.parse(JSON.parse(await readInside(unpacked, entry.Config))).config;
     for (const layerFile of entry.Layers) await applyLayer(insidePath(unpacked, layerFile), layer);
     const env = config?.Env?.length ? config.Env : DEFAULT_IMAGE_ENV;
-    return await store.add({ name, env, workdir: config?.WorkingDir || '/' }, layer, { replace: true });
+    return await store.add({ name, env, workdir: config?.WorkingDir || '/', owners: await settle(layer) }, layer, { replace: true });
   } catch (err) {
     if (err instanceof SyntaxError) throw new ImageStoreError(`the archive's JSON is damaged: ${err.message}`);
     throw err;
@@ -63,6 +65,16 @@ export async function importArchive(store: RootfsStore, archive: string | Readab
     await removeTree(layer);
     await removeTree(unpacked);
   }
+}
+
+/**
+ * An unpacked layer made ready for the store (layer-owners.ts): no setuid or setgid file, and as root its
+ * owners shifted into the subordinate range the sandboxes map. Returns the owners label it is recorded with.
+ */
+async function settle(layer: string): Promise<string> {
+  const identity = sandboxIdentity();
+  await settleLayer(layer, identity);
+  return ownersLabel(identity);
 }
 
 /** A path of the archive, refused when it would leave the folder it was unpacked to. */

@@ -38,7 +38,9 @@ import { OutputCollector } from '../common/output-collector.ts';
 import { addTree } from '../common/tar.ts';
 import { CgroupLimits, type LimitsInEffect, removeLeftoverCgroups, type SandboxCgroup } from './cgroup-limits.ts';
 import { DEFAULT_IMAGE_ENV, type RootfsStore, assertMountablePath, removeTree } from './image-store.ts';
-import { bwrapArgv, commandArgv, withOverlay } from './command-line.ts';
+import { bwrapLauncher, bwrapOptions, commandArgv, LAUNCH_CWD, LAUNCH_ENV, launchScript, overlayRoot, withOverlay } from './command-line.ts';
+import { sandboxFolders, type SandboxOwner } from './sandbox-folders.ts';
+import { assertOwners, launchSettings, type LaunchSettings, prepareSandboxFolder } from './launch.ts';
 import { LOOPBACK_HOSTS_SCRIPT } from '../common/loopback-hosts.ts';
 import { withFreshSandbox } from '../common/fresh-sandbox.ts';
 
@@ -50,17 +52,6 @@ export class BwrapUnavailableError extends Error {
     super(`the bubblewrap sandbox cannot run here (${detail}); install bubblewrap (Debian: apt-get install bubblewrap) on Linux ≥ 5.11`);
     this.name = 'BwrapUnavailableError';
   }
-}
-
-/** What a sandbox folder records of its owner, so a later sweep finds what a killed process left. */
-interface SandboxOwner {
-  runId?: string;
-  host: string;
-  pid: number;
-  /** the image and the images it is built on: none of them may be removed while this sandbox lives */
-  images?: string[];
-  /** its cgroup folders, removed by a sweep once its processes are gone */
-  cgroups?: string[];
 }
 
 const liveSandboxes = new Set<BwrapSandbox>();
@@ -89,6 +80,7 @@ export class BwrapSandbox {
     private readonly workdir: string,
     private readonly network: 'none' | 'host',
     private readonly cgroup: SandboxCgroup,
+    private readonly launch: LaunchSettings,
   ) {}
 
   get alive(): boolean {
@@ -154,13 +146,8 @@ export class BwrapSandbox {
     this.assertAlive();
     const started = Date.now();
     const env = { ...this.env, ...options.env };
-    const bwrap = bwrapArgv({
-      root: path.join(this.dir, 'merged'),
-      hostname: `locfix-${this.id.slice(0, 12)}`,
-      env,
-      workdir: options.workdir ?? this.workdir,
-      network: this.network,
-    });
+    // bwrap's options go through a file opened as fd 3: as argv they would be the sandbox's /proc/1/cmdline,
+    // host paths and all
     const mount = {
       layers: this.layers,
       upper: this.upperDir,
@@ -168,10 +155,17 @@ export class BwrapSandbox {
       merged: path.join(this.dir, 'merged'),
       network: this.network,
     };
-    const inner = withOverlay(mount, [...bwrap, ...argv]);
-    const outer = [...this.cgroup.joinLines, 'exec "$@"'].join('\n');
-    const child = spawn('/bin/sh', ['-c', outer, 'locfix-cgroup', ...this.cgroup.prefix, ...inner], {
+    const optionsFile = path.join(this.dir, 'bwrap-options');
+    const hostname = `locfix-${this.id.slice(0, 12)}`;
+    const root = overlayRoot(mount, this.launch.identity);
+    await fs.writeFile(optionsFile, bwrapOptions({ root, hostname, env, workdir: options.workdir ?? this.workdir, network: this.network }), { mode: 0o600 });
+    const inner = withOverlay(mount, this.launch.identity, bwrapLauncher(argv));
+    const launcher = ['-c', launchScript(this.cgroup.joinLines), 'locfix-cgroup', optionsFile, this.launch.seccomp, ...this.cgroup.prefix, ...inner];
+    // nothing of locfix's environment (a model server's key, say) goes along: bwrap's pid 1 keeps it, readable inside
+    const child = spawn('/bin/sh', launcher, {
       detached: true,
+      env: LAUNCH_ENV,
+      cwd: LAUNCH_CWD,
       stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     const collector = new OutputCollector(options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
@@ -253,6 +247,7 @@ export class BwrapRuntime implements SandboxRuntime {
   private readonly queue: PQueue;
   private readonly limits: SandboxLimits;
   private readonly cgroups = new CgroupLimits();
+  private launch?: Promise<LaunchSettings>;
 
   constructor(options: BwrapRuntimeOptions) {
     this.store = options.store;
@@ -260,15 +255,28 @@ export class BwrapRuntime implements SandboxRuntime {
     this.limits = { ...DEFAULT_LIMITS, ...options.defaultLimits };
   }
 
-  /** Fails, saying why, when bwrap is missing or an overlay cannot be mounted here. */
+  /** The identity and seccomp filter of this store's sandboxes, found once. */
+  private launchSettings(): Promise<LaunchSettings> {
+    this.launch ??= launchSettings(this.store);
+    this.launch.catch(() => {
+      this.launch = undefined;
+    });
+    return this.launch;
+  }
+
+  /** Fails, saying why, when bwrap, the subordinate ids, newuidmap or libseccomp is missing, or an overlay cannot be mounted here. */
   async ping(): Promise<void> {
+    const { identity } = await this.launchSettings().catch((err: Error) => {
+      throw new BwrapUnavailableError(err.message);
+    });
     const probe = await this.store.scratch('probe');
     try {
-      for (const d of ['lower', 'upper', 'work', 'merged']) await fs.mkdir(path.join(probe, d));
+      await fs.mkdir(path.join(probe, 'lower'));
       const [lower, upper, work, merged] = ['lower', 'upper', 'work', 'merged'].map((d) => path.join(probe, d));
-      const argv = withOverlay({ layers: [lower], upper, work, merged, network: 'none' }, ['bwrap', '--version']);
+      await prepareSandboxFolder(probe, identity, [lower], 'probe');
+      const argv = withOverlay({ layers: [lower], upper, work, merged, network: 'none' }, identity, ['bwrap', '--version']);
       const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
-        const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(argv[0], argv.slice(1), { env: LAUNCH_ENV, cwd: LAUNCH_CWD, stdio: ['ignore', 'pipe', 'pipe'] });
         let output = '';
         child.stdout.on('data', (c: Buffer) => (output += c.toString()));
         child.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -293,6 +301,7 @@ export class BwrapRuntime implements SandboxRuntime {
   async create(options: SandboxOptions): Promise<BwrapSandbox> {
     const network = options.network ?? 'none';
     if (network === 'bridge') throw new Error('bwrap sandbox: network mode "bridge" needs a daemon to make the bridge; use "none" or "host"');
+    const launch = await this.launchSettings();
     const dir = await this.store.scratch('sandbox');
     const id = path.basename(dir).replace(/^sandbox-/, '') + randomBytes(3).toString('hex');
     const owner: SandboxOwner = { ...(options.runId ? { runId: options.runId } : {}), host: os.hostname(), pid: process.pid, images: [options.image] };
@@ -304,20 +313,31 @@ export class BwrapRuntime implements SandboxRuntime {
     });
     const { image, layers } = resolved;
     for (const layer of layers) assertMountablePath(layer);
-    await fs.writeFile(path.join(dir, 'owner.json'), JSON.stringify({ ...owner, images: resolved.chain }));
-    for (const d of ['upper', 'work', 'merged']) await fs.mkdir(path.join(dir, d));
+    const hostname = `locfix-${id.slice(0, 12)}`;
+    let hostsWritten: boolean;
+    try {
+      assertOwners(resolved.images, launch.identity);
+      hostsWritten = await prepareSandboxFolder(dir, launch.identity, layers, hostname);
+    } catch (err) {
+      await removeTree(dir);
+      throw err;
+    }
     const env = { ...envRecord(DEFAULT_IMAGE_ENV), ...envRecord(image.env), ...options.env };
     const cgroup = await this.cgroups.forSandbox(`locfix-${id}`, { ...this.limits, ...options.limits }).catch(async (err) => {
       await removeTree(dir);
       throw err;
     });
-    if (cgroup.dirs.length) await fs.writeFile(path.join(dir, 'owner.json'), JSON.stringify({ ...owner, images: resolved.chain, cgroups: cgroup.dirs }));
-    const sandbox = new BwrapSandbox(id, dir, options.image, layers, env, options.workdir ?? image.workdir, network, cgroup);
+    await fs.writeFile(
+      path.join(dir, 'owner.json'),
+      JSON.stringify({ ...owner, images: resolved.chain, ...(cgroup.dirs.length ? { cgroups: cgroup.dirs } : {}) }),
+    );
+    const sandbox = new BwrapSandbox(id, dir, options.image, layers, env, options.workdir ?? image.workdir, network, cgroup, launch);
     trackLive(sandbox);
     try {
-      // as the Docker kind does: the standard loopback names, whatever the image's /etc/hosts holds
-      const hosts = await sandbox.exec(['/bin/sh', '-c', LOOPBACK_HOSTS_SCRIPT], { timeoutMs: 30_000 });
-      if (hosts.exitCode !== 0) throw new Error(`sandbox ${id}: writing /etc/hosts failed: ${hosts.output.trim()}`);
+      // as the Docker kind does: the standard loopback names, whatever the image's /etc/hosts holds (written
+      // from the host above when the image has an /etc folder)
+      const hosts = hostsWritten ? undefined : await sandbox.exec(['/bin/sh', '-c', LOOPBACK_HOSTS_SCRIPT], { timeoutMs: 30_000 });
+      if (hosts && hosts.exitCode !== 0) throw new Error(`sandbox ${id}: writing /etc/hosts failed: ${hosts.output.trim()}`);
     } catch (err) {
       await sandbox.dispose().catch(() => undefined);
       throw err;
@@ -341,19 +361,19 @@ export class BwrapRuntime implements SandboxRuntime {
 
   /** Whether a sandbox of a live process (any process on another host) uses the image or one built on it. */
   async imageInUse(name: string): Promise<boolean> {
-    return (await this.sandboxFolders()).some(
+    return (await sandboxFolders(this.store.sandboxesDir)).some(
       ({ owner }) => owner.images?.includes(name) && (owner.host !== os.hostname() || owner.pid === process.pid || pidAlive(owner.pid)),
     );
   }
 
   /** How many sandbox folders of `runId` exist (live or left behind). */
   async sandboxesOfRun(runId: string): Promise<number> {
-    return (await this.sandboxFolders()).filter(({ owner }) => owner.runId === runId).length;
+    return (await sandboxFolders(this.store.sandboxesDir)).filter(({ owner }) => owner.runId === runId).length;
   }
 
   private async sweep(matches: (owner: SandboxOwner) => boolean): Promise<number> {
     let removed = 0;
-    for (const { dir, owner } of await this.sandboxFolders()) {
+    for (const { dir, owner } of await sandboxFolders(this.store.sandboxesDir)) {
       if (!matches(owner)) continue;
       await removeTree(dir);
       // the killed process' sandbox processes died with it (--die-with-parent), so its cgroups are empty now
@@ -361,21 +381,6 @@ export class BwrapRuntime implements SandboxRuntime {
       removed++;
     }
     return removed;
-  }
-
-  /** The sandbox folders of the store with their owners (a folder without a readable owner is not one of ours yet). */
-  private async sandboxFolders(): Promise<Array<{ dir: string; owner: SandboxOwner }>> {
-    const found: Array<{ dir: string; owner: SandboxOwner }> = [];
-    for (const name of await fs.readdir(this.store.sandboxesDir).catch(() => [] as string[])) {
-      if (!name.startsWith('sandbox-')) continue;
-      const dir = path.join(this.store.sandboxesDir, name);
-      const owner = await fs
-        .readFile(path.join(dir, 'owner.json'), 'utf8')
-        .then((t) => JSON.parse(t) as SandboxOwner)
-        .catch(() => undefined);
-      if (owner) found.push({ dir, owner });
-    }
-    return found;
   }
 }
 

@@ -8,3 +8,8 @@ export const LOOPBACK_HOSTS_SCRIPT = [
   'h=$(hostname 2>/dev/null || cat /etc/hostname)',
   'printf \'127.0.0.1\\tlocalhost\\n::1\\tlocalhost ip6-localhost ip6-loopback\\nfe00::0\\tip6-localnet\\nff00::0\\tip6-mcastprefix\\nff02::1\\tip6-allnodes\\nff02::2\\tip6-allrouters\\n127.0.1.1\\t%s\\n\' "$h" > /etc/hosts',
 ].join('\n');
+
+/** The same file as text, for a kind that writes it from the host before the sandbox's first command. */
+export function loopbackHostsFile(hostname: string): string {
+  return `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nff00::0\tip6-mcastprefix\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n127.0.1.1\t${hostname}\n`;
+}

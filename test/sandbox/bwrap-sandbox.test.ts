@@ -194,7 +194,8 @@ describe.skipIf(!hasBwrap)('bwrap sandbox', () => {
   it('an image a live sandbox uses is not removed (as Docker keeps an image a container uses); once it is gone, it is', async () => {
     const store = bwrapTestStore();
     const name = `test/in-use-${process.pid}:1`;
-    await store.add({ name, parent: DEFAULT_BASE_IMAGE, env: [], workdir: '/' }, await store.scratch('layer'));
+    const owners = (await store.get(DEFAULT_BASE_IMAGE))!.owners;
+    await store.add({ name, parent: DEFAULT_BASE_IMAGE, env: [], workdir: '/', ...(owners ? { owners } : {}) }, await store.scratch('layer'));
     const engine = new BwrapImageEngine(runtime);
     const sandbox = await runtime.create({ image: name, runId: RUN_ID });
     try {

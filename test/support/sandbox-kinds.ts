@@ -7,13 +7,14 @@
  * it) and gets the base image from Docker's once (`docker save`, flattened), under a lock so that test files
  * running at once import it once. With LOCFIX_REQUIRE_BWRAP=1 (CI) a kind that cannot run fails loudly.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { DEFAULT_BASE_IMAGE, type ImageConfig, InstanceImageRecipe, type MirrorLocator } from '../../sandbox/common/image-recipe.ts';
 import { ImageProvider } from '../../sandbox/docker/images.ts';
 import { DockerRuntime, RUN_LABEL } from '../../sandbox/docker/sandbox.ts';
+import { ownersLabel, sandboxIdentity } from '../../sandbox/bwrap/identity.ts';
 import { RootfsStore } from '../../sandbox/bwrap/image-store.ts';
 import { importArchive } from '../../sandbox/bwrap/import.ts';
 import { BwrapImageEngine } from '../../sandbox/bwrap/images.ts';
@@ -45,10 +46,11 @@ export function bwrapAvailable(): Promise<{ ok: boolean; reason?: string }> {
       return { ok: false, reason: 'bwrap is not installed (apt-get install bubblewrap)' };
     const store = bwrapTestStore();
     try {
-      await new BwrapRuntime({ store }).ping();
       await withFileLock(
         path.join(os.tmpdir(), 'locfix-bwrap-test-store.lock'),
         async () => {
+          await discardOlderStore(store);
+          await new BwrapRuntime({ store }).ping();
           if (await store.exists(DEFAULT_BASE_IMAGE)) return;
           const docker = await dockerAvailable();
           if (!docker.ok) throw new Error(`the test store has no ${DEFAULT_BASE_IMAGE} and Docker cannot give it: ${docker.reason}`);
@@ -63,6 +65,17 @@ export function bwrapAvailable(): Promise<{ ok: boolean; reason?: string }> {
     }
   })();
   return bwrapReady;
+}
+
+/**
+ * A test store left by an older locfix (open to others, or its images holding host ids instead of the sandboxes')
+ * is removed, so the tests import the base image again instead of failing on a machine that ran them before.
+ */
+async function discardOlderStore(store: RootfsStore): Promise<void> {
+  const described = await store.describe().catch(() => undefined);
+  if (!described) return;
+  const base = await store.get(DEFAULT_BASE_IMAGE).catch(() => undefined);
+  if (described.problem || (base && base.owners !== ownersLabel(sandboxIdentity()))) await fs.rm(store.root, { recursive: true, force: true });
 }
 
 /** For `describe.skipIf(!(await ensureBwrap()))`: as ensureDocker, with LOCFIX_REQUIRE_BWRAP. */
