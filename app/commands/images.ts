@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import { CACHE_LEVELS, type CacheLevel } from '../../src/sandbox/types.ts';
 import { listLocfixImages, pruneLocfixImages, type LocfixImage } from '../../sandbox/docker/image-inventory.ts';
 import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
+import { sandboxIdentity } from '../../sandbox/bwrap/identity.ts';
 import { RootfsStore } from '../../sandbox/bwrap/image-store.ts';
 import { importArchive, importTree } from '../../sandbox/bwrap/import.ts';
 import { BwrapRuntime } from '../../sandbox/bwrap/runtime.ts';
@@ -39,7 +40,24 @@ function storeOf(opts: StoreFlags): RootfsStore {
   return new RootfsStore(opts.imageStore ?? defaultImageStore(opts.cacheDir));
 }
 
+/** The store's owner and mode, and whose ids its sandboxes run as: what `images list` says first. */
+async function describeStore(store: RootfsStore): Promise<string> {
+  const described = await store.describe().catch(() => undefined);
+  if (!described) return `image store ${store.root}: not made yet`;
+  const identity = (() => {
+    try {
+      const who = sandboxIdentity();
+      return who.kind === 'mapped' ? `root's subordinate ids from ${who.uidBase}` : `uid ${who.uid} (root inside)`;
+    } catch (err) {
+      return `none: ${(err as Error).message}`;
+    }
+  })();
+  const state = described.problem ? `REFUSED: ${described.problem}` : 'private to its owner';
+  return `image store ${store.root}: owner uid ${described.uid}, mode ${described.mode} (${state}); sandboxes run as ${identity}`;
+}
+
 async function listStore(store: RootfsStore): Promise<void> {
+  console.log(await describeStore(store));
   const images = await store.list();
   if (images.length === 0) {
     console.log(`no images in ${store.root} (locfix images import)`);
