@@ -202,18 +202,7 @@ export const CONTAINMENT_CASES: readonly BatteryCase[] = [
         const made = await sandbox.exec(`cp /bin/sh ${inside} && chmod 4755 ${inside} && ls -l ${inside}`);
         if (made.exitCode !== 0) return escaped(`could not make the probe: ${made.output}`);
         const host = await ctx.runtime.hostPathOf(sandbox, inside);
-        const tried = execFileSync('setpriv', [
-          '--reuid',
-          '65534',
-          '--regid',
-          '65534',
-          '--clear-groups',
-          '/bin/sh',
-          '-c',
-          `test -e '${host}' && echo reachable || echo unreachable`,
-        ])
-          .toString()
-          .trim();
+        const tried = reachableBy(NOBODY, host);
         return tried === 'unreachable' ? refused : escaped(`nobody reaches ${host}`);
       } finally {
         await sandbox.dispose();
@@ -221,6 +210,24 @@ export const CONTAINMENT_CASES: readonly BatteryCase[] = [
     },
   },
 ];
+
+const NOBODY = 65_534;
+
+/** Whether host user `uid` reaches `file` (root only: it switches to that user with setpriv). */
+export function reachableBy(uid: number, file: string): 'reachable' | 'unreachable' {
+  const said = execFileSync('setpriv', [
+    '--reuid',
+    String(uid),
+    '--regid',
+    String(uid),
+    '--clear-groups',
+    '/bin/sh',
+    '-c',
+    'test -e "$0" && echo reachable || echo unreachable',
+    file,
+  ]);
+  return said.toString().trim() === 'reachable' ? 'reachable' : 'unreachable';
+}
 
 /** A fresh token for one battery run. */
 export function batteryToken(): string {
