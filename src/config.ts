@@ -4,7 +4,7 @@
  * below is the Agentless 1.5 / BLAgent paper setting unless its comment says otherwise.
  */
 import { IMAGE_ARCHS } from './harness/instance-spec.ts';
-import { HARNESS_VERSIONS } from './harness/constants.ts';
+import { HARNESS_VERSIONS, TEST_MACHINERY_POLICIES } from './harness/constants.ts';
 import { CACHE_LEVELS, NETWORK_MODES } from './sandbox/types.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -109,9 +109,11 @@ export const RunConfigSchema = z
         harness: z.enum(HARNESS_VERSIONS, { message: `must be one of ${HARNESS_VERSIONS.join(', ')}` }).default('5.0.2'),
         /** locfix's rule on top of the harness': no verdict rests on output the evaluated code can write */
         unforgeable: z.boolean().default(true),
+        /** the model patch's test files and runner configuration: kept at the base commit (restore), applied, or refused (validation/test-machinery.ts) */
+        testMachinery: z.enum(TEST_MACHINERY_POLICIES, { message: `must be one of ${TEST_MACHINERY_POLICIES.join(', ')}` }).default('restore'),
       })
       .strict()
-      .default({ enabled: true, timeoutSeconds: 1800, network: 'none', harness: '5.0.2', unforgeable: true }),
+      .default({ enabled: true, timeoutSeconds: 1800, network: 'none', harness: '5.0.2', unforgeable: true, testMachinery: 'restore' }),
     /** the sandboxes of validation and evaluation, of whichever kind (`backend`); `docker` in configs before issue 43 */
     sandbox: z
       .object({
@@ -352,6 +354,7 @@ export function artifactSettings(config: RunConfig): Record<string, unknown> {
       // recorded only when not the default, so run folders made before grading rules were chosen still resume
       ...(config.evaluation.harness !== '5.0.2' ? { harness: config.evaluation.harness } : {}),
       ...(config.evaluation.unforgeable ? {} : { unforgeable: false }),
+      ...(config.evaluation.testMachinery !== 'restore' ? { testMachinery: config.evaluation.testMachinery } : {}),
     },
     // recorded under the section's old name: run folders made before the rename still resume
     docker: { baseImage: config.sandbox.baseImage ?? null, envImages: config.sandbox.envImages, instanceSetup: config.sandbox.instanceSetup },

@@ -79,7 +79,7 @@ function parseHeaderPaths(rest: string): [string | undefined, string | undefined
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$/;
 
 /** Parses a unified diff. Tolerates text before the first file header and missing `diff --git` lines. */
-export function parsePatch(patch: string): FilePatch[] {
+export function parsePatch(patch: string, onFileStart?: (lineIndex: number) => void): FilePatch[] {
   const files: FilePatch[] = [];
   const lines = patch.replace(/\r\n/g, '\n').split('\n');
   let current: FilePatch | undefined;
@@ -140,6 +140,7 @@ export function parsePatch(patch: string): FilePatch[] {
       const paths = parseHeaderPaths(line.slice('diff --git '.length));
       if (!paths) throw new Error(`unreadable patch header: ${line}`);
       current = startFile(paths[0], paths[1]);
+      onFileStart?.(i);
       awaitingHeaders = true;
       continue;
     }
@@ -149,7 +150,10 @@ export function parsePatch(patch: string): FilePatch[] {
       if (next.startsWith('+++ ')) {
         const newPath = stripPrefix(next.slice(4).split('\t')[0], 'b/');
         // a ---/+++ pair without a preceding `diff --git` line (plain `diff -u` output) starts a file too
-        if (!current || !awaitingHeaders) current = startFile(oldPath, newPath);
+        if (!current || !awaitingHeaders) {
+          current = startFile(oldPath, newPath);
+          onFileStart?.(i);
+        }
         awaitingHeaders = false;
         current.oldPath = oldPath;
         current.newPath = newPath;
@@ -190,6 +194,21 @@ export function parsePatch(patch: string): FilePatch[] {
     }
   }
   return files;
+}
+
+/**
+ * A patch cut into one text per file (each with its parsed form), in order; `preamble` is what stands before the
+ * first file. Joining the preamble and the texts gives the patch back (with `\n` line ends).
+ */
+export function patchSections(patch: string): { preamble: string; files: Array<{ file: FilePatch; text: string }> } {
+  const starts: number[] = [];
+  const files = parsePatch(patch, (index) => starts.push(index));
+  const lines = patch.replace(/\r\n/g, '\n').split('\n');
+  const text = (from: number, to: number) => lines.slice(from, to).join('\n');
+  return {
+    preamble: text(0, starts[0] ?? lines.length),
+    files: files.map((file, n) => ({ file, text: text(starts[n]!, starts[n + 1] ?? lines.length) })),
+  };
 }
 
 /** Repository paths a patch modifies (old path for modifications and deletions, new path for additions). */

@@ -25,7 +25,8 @@ import {
 } from './evaluate.ts';
 import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
 import { evalReport, statusMapFromLog, type InstanceReport } from './grading.ts';
-import { DEFAULT_GRADING_RULES, type GradingRules } from './grading-rules.ts';
+import { DEFAULT_GRADING_RULES, type GradingRules, machineryPolicy } from './grading-rules.ts';
+import { type MachineryEdit, separateTestMachinery } from './test-machinery.ts';
 import { classifyInfraFailure } from './infra-failure.ts';
 import { type BoundLogParser, JUNIT_REPORT_PARSERS, logParserFor } from './log-parsers/index.ts';
 import type { Prediction } from './predictions.ts';
@@ -52,13 +53,12 @@ class InstanceLog {
 }
 
 /** The runner's report in the sandbox, parsed (and kept at `keep`); undefined when it wrote none. */
-async function readRunnerReport(sandbox: Sandbox, file: string, keep: string): Promise<Map<string, ReportOutcome> | undefined> {
+async function readRunnerReport(sandbox: Sandbox, file: string, keep: string): Promise<Map<string, ReportOutcome> | 'missing'> {
   const read = await sandbox.exec(['cat', file], { timeoutMs: 60_000 }).catch(() => undefined);
-  // no report: pytest never got to write it, or another runner ran
-  if (read === undefined) return undefined;
-  if (read.exitCode !== 0) return undefined;
+  // asked for and not there: pytest never got to write it (ended early by the tested code, or killed)
+  if (read === undefined || read.exitCode !== 0) return 'missing';
   await writeFileAtomic(keep, read.output);
-  return parseJunitXml(read.output);
+  return parseJunitXml(read.output) ?? 'missing';
 }
 
 export type EvaluateInstanceOptions = Pick<EvaluationOptions, 'runId' | 'runsDir' | 'timeoutMs' | 'network' | 'grading'> & {
@@ -149,15 +149,31 @@ async function lookUpAgain(run: InstanceEvaluation, err: unknown): Promise<undef
   return undefined;
 }
 
+/** A patch that changes test machinery under --test-machinery refuse: not run, not graded, with what it changes. */
+function refusedForMachinery(run: InstanceEvaluation, edits: MachineryEdit[]): ScriptRun {
+  const id = run.instance.instance_id;
+  const graded = evalReport(id, run.prediction.model_patch, '', run.instance, run.parser, run.grading);
+  graded[id]!.not_graded_reason = `the patch changes test machinery (${edits.map((e) => e.path).join(', ')}); refused (--test-machinery refuse)`;
+  graded[id]!.test_machinery = edits;
+  return { graded, cannotRun: undefined, script: '', testOutput: '' };
+}
+
 /** Applies the patch, runs the evaluation script, and grades its log (cross-checked with pytest's own report). */
 async function runEvalScript(run: InstanceEvaluation, sandbox: Sandbox): Promise<ScriptRun> {
   const { instance, log, logDir, network, grading, timeoutMs } = run;
   const instanceId = instance.instance_id;
   log.info(`Container for ${instanceId} started: ${sandbox.id} (image ${run.image.image}, ${run.image.source}, network ${network})`);
-  const patch = run.prediction.model_patch ?? '';
-  await writeFileAtomic(path.join(logDir, 'patch.diff'), patch);
+  const original = run.prediction.model_patch ?? '';
+  await writeFileAtomic(path.join(logDir, 'patch.diff'), original);
+  // the patch's test machinery stays at the base commit (or the instance is refused): test-machinery.ts
+  const policy = machineryPolicy(grading);
+  const { patch, edits } = separateTestMachinery(original, policy === 'refuse' ? 'keep' : policy);
+  if (edits.length) log.info(`Test machinery in the patch (${policy}): ${edits.map((e) => `${e.path} ${e.action}`).join(', ')}`);
+  if (policy === 'refuse' && edits.length) return refusedForMachinery(run, edits);
+  if (patch !== original) await writeFileAtomic(path.join(logDir, 'patch.evaluated.diff'), patch);
   await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
-  const applied = await applyModelPatch(sandbox, log);
+  // a patch of nothing but test machinery leaves nothing to apply: the tests run on the base commit
+  const applied = patch.trim() === '' && edits.length ? { applied: true, output: '', command: undefined } : await applyModelPatch(sandbox, log);
   if (!applied.applied) throw new EvaluationError(instanceId, `${APPLY_PATCH_FAIL}:\n${applied.output}`, ERROR_KINDS.patchApplyFailed);
 
   const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });
@@ -193,9 +209,16 @@ async function runEvalScript(run: InstanceEvaluation, sandbox: Sandbox): Promise
   if (after.output.trim() !== before.output.trim()) log.info('Git diff changed after running eval script');
 
   const runnerReport = junit ? await readRunnerReport(sandbox, junit, path.join(logDir, RUNNER_REPORT)) : undefined;
-  log.info(`Grading answer for ${instanceId}...${runnerReport ? ` (cross-checked with pytest's JUnit report: ${runnerReport.size} tests)` : ''}`);
+  const crossCheck =
+    runnerReport === 'missing'
+      ? " (pytest's JUnit report was asked for and not written)"
+      : runnerReport
+        ? ` (cross-checked with pytest's JUnit report: ${runnerReport.size} tests)`
+        : '';
+  log.info(`Grading answer for ${instanceId}...${crossCheck}`);
   const graded = evalReport(instanceId, run.prediction.model_patch, testOutput, instance, run.parser, grading, runnerReport);
   if (applied.command) graded[instanceId].patch_apply_command = applied.command;
+  if (edits.length) graded[instanceId].test_machinery = edits;
   graded[instanceId].network = network;
   return { graded, cannotRun, script, testOutput };
 }

@@ -3,13 +3,36 @@
  * verdict must not rest on output the evaluated code can write. The harness releases are reproduced exactly; the
  * locfix rule is on by default and reported by its name, so `--harness 5.0.2 --no-unforgeable` stays 5.0.2-exact.
  */
-import { HARNESS_VERSIONS, type HarnessVersion, TEST_EXIT_CODE } from '../src/harness/constants.ts';
+import {
+  END_TEST_OUTPUT,
+  HARNESS_VERSIONS,
+  type HarnessVersion,
+  START_TEST_OUTPUT,
+  TEST_EXIT_CODE,
+  type TestMachineryPolicy,
+} from '../src/harness/constants.ts';
 
 export interface GradingRules {
   harness: HarnessVersion;
   /** locfix's rule: one status per test with failures winning, failure headers keyed like status lines, and a
    * log that reads two ways (more results than runs) not graded */
   unforgeable: boolean;
+  /** the model patch's test machinery (validation/test-machinery.ts); only under the unforgeable rule, default restore */
+  testMachinery?: TestMachineryPolicy;
+}
+
+/** The policy in force: the harness' own grading (no unforgeable rule) applies the patch as written. */
+export function machineryPolicy(rules: GradingRules): TestMachineryPolicy {
+  return rules.unforgeable ? (rules.testMachinery ?? 'restore') : 'keep';
+}
+
+/** The rules a run's evaluation settings name: one place that assembles them. */
+export function gradingRulesOf(evaluation: { harness: HarnessVersion; unforgeable: boolean; testMachinery?: TestMachineryPolicy }): GradingRules {
+  return {
+    harness: evaluation.harness,
+    unforgeable: evaluation.unforgeable,
+    ...(evaluation.testMachinery && evaluation.testMachinery !== 'restore' ? { testMachinery: evaluation.testMachinery } : {}),
+  };
 }
 
 export const DEFAULT_GRADING_RULES: GradingRules = { harness: '5.0.2', unforgeable: true };
@@ -29,7 +52,7 @@ export function gradingRuleNames(rules: GradingRules): string[] {
         ];
   if (rules.unforgeable) {
     names.push(
-      "locfix unforgeable: failure wins per test, failure headers by full id, no result after the runner's closing summary, ambiguous logs not graded",
+      "locfix unforgeable: failure wins per test, failure headers by full id, no result after the runner's closing summary, ambiguous logs not graded, one marker of each kind, the runner's own report required where it writes one",
     );
   }
   return names;
@@ -56,4 +79,41 @@ const EXIT_CODE = new RegExp(`${TEST_EXIT_CODE.replace(/[.*+?^${}()|[\]\\]/g, '\
 export function parseTestExitCode(content: string): number | undefined {
   const match = EXIT_CODE.exec(content);
   return match ? Number(match[1]) : undefined;
+}
+
+/** `marker` as a whole line: as the script's shell traces it (`+ : '…'`) or as written. */
+function markerLine(line: string, marker: string): boolean {
+  const text = line.trim();
+  return text === marker || text === `+ : '${marker}'` || text === `: '${marker}'`;
+}
+
+const EXIT_CODE_LINE = new RegExp(`^(?:\\+ echo ')?${TEST_EXIT_CODE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: -?\\d+'?$`);
+
+/**
+ * Markers the tested code printed itself (locfix's rule). The eval script writes each marker once, as a line of
+ * its own: the start and end markers as its shell traces them (`+ : '>>>>> Start Test Output'`), the exit code as
+ * traced and as echoed. The tested process writes to the same stream, so a second end marker (to cut the parsed
+ * region early) or a second exit code (the harness reads the first) is one it printed: such a log does not describe
+ * the run. Lines that only hold a marker's text (the patch shown by `git diff`, say) are not markers. Returns why,
+ * or undefined for a log with no more markers than the script writes.
+ */
+export function forgedMarkers(content: string): string | undefined {
+  let start = 0;
+  let end = 0;
+  let exitEchoed = 0;
+  let exitTraced = 0;
+  for (const line of content.split('\n')) {
+    if (markerLine(line, START_TEST_OUTPUT)) start++;
+    else if (markerLine(line, END_TEST_OUTPUT)) end++;
+    else if (EXIT_CODE_LINE.test(line.trim())) {
+      if (line.trim().startsWith('+')) exitTraced++;
+      else exitEchoed++;
+    }
+  }
+  const extra = [
+    start > 1 ? `${start} start markers` : '',
+    end > 1 ? `${end} end markers` : '',
+    exitEchoed > 1 || exitTraced > 1 ? `${exitEchoed + exitTraced} test exit codes` : '',
+  ].filter(Boolean);
+  return extra.length ? `the log holds ${extra.join(', ')}; the eval script writes one of each: the tested code printed the others` : undefined;
 }

@@ -14,7 +14,7 @@ import {
   TESTS_TIMEOUT,
   TestStatus,
 } from '../src/harness/constants.ts';
-import { DEFAULT_GRADING_RULES, type GradingRules, gradingRuleNames, parseTestExitCode, SUITE_RAN } from './grading-rules.ts';
+import { DEFAULT_GRADING_RULES, forgedMarkers, type GradingRules, gradingRuleNames, parseTestExitCode, SUITE_RAN } from './grading-rules.ts';
 import { classifyInfraFailure, type InfraTier } from './infra-failure.ts';
 import type { BoundLogParser, StatusConflict, StatusMap } from './log-parsers/index.ts';
 import { plainStatusMap } from '../src/languages/log-parser.ts';
@@ -93,6 +93,8 @@ export function statusMapFromLog(content: string, parser: BoundLogParser, rules:
   const marker = [APPLY_PATCH_FAIL, RESET_FAILED, TESTS_ERROR, TESTS_TIMEOUT].find((code) => content.includes(code));
   if (marker) return notGraded(`the log says "${marker}"`, { exitCode });
   if (!(content.includes(START_TEST_OUTPUT) && content.includes(END_TEST_OUTPUT))) return notGraded('the log has no test output markers', { exitCode });
+  const forged = rules.unforgeable ? forgedMarkers(content) : undefined;
+  if (forged) return notGraded(forged, { exitCode });
   const conflicts: StatusConflict[] = [];
   const ambiguities: string[] = [];
   const ignored: string[] = [];
@@ -208,9 +210,24 @@ export interface InstanceReportEntry {
    * the sandbox network the tests ran with ('none' unless asked otherwise) */
   patch_apply_command?: string;
   network?: string;
+  /** the model patch's test machinery and what became of it (validation/test-machinery.ts) */
+  test_machinery?: Array<{ path: string; action: 'restored' | 'removed' | 'kept'; rule: string }>;
 }
 
 export type InstanceReport = Record<string, InstanceReportEntry>;
+
+/**
+ * Why the runner's report cannot vouch for a log that reports results (locfix's rule), or undefined: asked for and
+ * never written (the tested process ended the runner early, `os._exit`, or removed the file), or written with no
+ * test in it while the log reports some (every test deselected, PASSED lines printed instead).
+ */
+function reportMissing(statusMap: StatusMap, runnerReport: Map<string, ReportOutcome> | 'missing'): string | undefined {
+  const results = Object.keys(statusMap).length;
+  if (results === 0) return undefined;
+  if (runnerReport === 'missing') return `the log reports ${results} test results but the runner's own report was not written or cannot be read`;
+  if (runnerReport.size === 0) return `the log reports ${results} test results but the runner's own report lists no test`;
+  return undefined;
+}
 
 /** The harness' get_eval_report: the report.json content for one instance from its test log. */
 export function evalReport(
@@ -220,8 +237,11 @@ export function evalReport(
   gold: GoldTests,
   parser: BoundLogParser,
   rules: GradingRules = DEFAULT_GRADING_RULES,
-  /** the runner's own structured report of the run (structured-report.ts), read from outside the log */
-  runnerReport?: Map<string, ReportOutcome>,
+  /**
+   * the runner's own structured report of the run (structured-report.ts), read from outside the log; 'missing'
+   * when it was asked for and not written (or not readable), undefined when none was asked for
+   */
+  runnerReport?: Map<string, ReportOutcome> | 'missing',
 ): InstanceReport {
   const entry: InstanceReportEntry = { patch_is_None: false, patch_exists: false, patch_successfully_applied: false, resolved: false };
   if (rules.harness !== '4.1') entry.infra_failure = false;
@@ -246,7 +266,12 @@ export function evalReport(
     }
     return report;
   }
-  const disagreements = rules.unforgeable && runnerReport ? reportDisagreements(passedInLog(reading.statusMap, gold, rules), runnerReport) : [];
+  const missing = rules.unforgeable && runnerReport !== undefined ? reportMissing(reading.statusMap, runnerReport) : undefined;
+  if (missing) {
+    entry.not_graded_reason = missing;
+    return report;
+  }
+  const disagreements = rules.unforgeable && runnerReport instanceof Map ? reportDisagreements(passedInLog(reading.statusMap, gold, rules), runnerReport) : [];
   if (disagreements.length > 0) {
     entry.report_disagreements = disagreements;
     const said = { failed: 'failed in the report', skipped: 'skipped in the report', absent: 'missing from the report', passed: 'passed' };

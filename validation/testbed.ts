@@ -14,6 +14,15 @@ import { isMissingImageError, type ExecResult, type Sandbox, type SandboxRuntime
 import { randomBytes } from 'node:crypto';
 import { DOCKER_PATCH, DOCKER_WORKDIR, PATCH_ALREADY_APPLIED_CHECK, PATCH_APPLY_COMMANDS, PATCH_RESET_COMMAND } from '../src/harness/constants.ts';
 import { applyModelPatch } from './evaluate.ts';
+import { separateTestMachinery } from './test-machinery.ts';
+
+/**
+ * A candidate as validation runs it: its test machinery kept at the base commit (validation/test-machinery.ts), so
+ * no sample wins the regression or reproduction vote by editing the tests or the runner's configuration.
+ */
+function withoutMachinery(patch: string): string {
+  return separateTestMachinery(patch, 'restore').patch;
+}
 
 export interface TestbedOptions {
   runId: string;
@@ -100,9 +109,10 @@ export class InstanceTestbed {
     if (result.exitCode !== 0) throw new Error(`${this.instance.instance_id}: resetting /testbed failed: ${result.output}`);
   }
 
-  /** Applies `patch` (empty: nothing) on a clean checkout with the harness' fallbacks. */
-  async applyPatch(patch: string): Promise<{ applied: boolean; output: string }> {
+  /** Applies `patch` (empty: nothing; its test machinery left out) on a clean checkout with the harness' fallbacks. */
+  async applyPatch(candidate: string): Promise<{ applied: boolean; output: string }> {
     await this.reset();
+    const patch = withoutMachinery(candidate);
     if (patch.trim() === '') return { applied: true, output: '' };
     const sandbox = await this.ensureSandbox();
     await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
@@ -114,8 +124,8 @@ export class InstanceTestbed {
    * costs one Docker round trip besides the work itself. A patch that applies with no command gives
    * `applied: false` and no run.
    */
-  async runWithPatch(patch: string, lines: readonly string[], timeoutMs?: number, files: readonly InlineFile[] = []): Promise<PatchRunResult> {
-    const inline = [{ path: DOCKER_PATCH, content: patch }, ...files];
+  async runWithPatch(candidate: string, lines: readonly string[], timeoutMs?: number, files: readonly InlineFile[] = []): Promise<PatchRunResult> {
+    const inline = [{ path: DOCKER_PATCH, content: withoutMachinery(candidate) }, ...files];
     const inlineBytes = inline.reduce((n, f) => n + Buffer.byteLength(f.content), 0);
     // Files are written after the reset (which would delete new files under /testbed); the candidate's
     // own files after the patch, since the harness' reset between apply attempts cleans untracked files.

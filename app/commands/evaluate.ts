@@ -15,6 +15,7 @@ import { useFlags } from './flag-table.ts';
 import { optionName } from './flag-values.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
 import { writeRunMetadata } from '../../validation/run-summary.ts';
+import { gradingRulesOf } from '../../validation/grading-rules.ts';
 import { loadPredictions } from '../../validation/predictions.ts';
 
 interface EvaluateFlags extends Record<string, unknown> {
@@ -99,7 +100,7 @@ export function register(program: Command): void {
         timeoutMs: config.evaluation.timeoutSeconds * 1000,
         maxWorkers: config.concurrency.sandboxes,
         network: config.evaluation.network,
-        grading: { harness: config.evaluation.harness, unforgeable: config.evaluation.unforgeable },
+        grading: gradingRulesOf(config.evaluation),
         onSweep: (count) => console.log(`removed ${count} container(s) left behind by an interrupted evaluation of run ${config.runId}`),
         onSweepOrphans: (count) => console.log(`removed ${count} container(s) and volume(s) left behind by locfix processes that are gone`),
         onProgress: (o) => {
@@ -108,7 +109,7 @@ export function register(program: Command): void {
           console.log(`[${done}/${total}] ${o.instanceId}: ${state}${o.reused ? ' (existing report)' : ''} ${(o.durationMs / 1000).toFixed(1)}s`);
         },
       });
-      const grading = { harness: config.evaluation.harness, unforgeable: config.evaluation.unforgeable };
+      const grading = gradingRulesOf(config.evaluation);
       await writeRunMetadata(runsDir, config.runId, source, grading);
       // the run-folder contract, so analyze / compare / report read this evaluation like any run
       await recordEvaluationRun(path.join(runsDir, config.runId), {

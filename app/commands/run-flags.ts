@@ -7,6 +7,7 @@
 import { DEFAULT_LOCALIZER, type RunConfigInput } from '../../src/config.ts';
 import { IMAGE_ARCHS } from '../../src/harness/instance-spec.ts';
 import { CACHE_LEVELS, NETWORK_MODES } from '../../src/sandbox/types.ts';
+import { TEST_MACHINERY_POLICIES } from '../../src/harness/constants.ts';
 import { localizerNames } from '../../localizer/registry.ts';
 import { positiveInt } from '../engine/selection.ts';
 import { parseHarnessVersion } from '../../validation/grading-rules.ts';
@@ -212,6 +213,13 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     description: "grade exactly as the harness release does, without locfix's rule that no verdict rests on output the evaluated code can write",
     negate: true,
   }),
+  flag('evaluation', {
+    field: 'testMachinery',
+    flag: '--test-machinery <policy>',
+    description:
+      "the model patch's test files and runner configuration: restore (default: kept at the base commit), keep (applied as written), refuse (the instance is not graded); with --no-unforgeable, keep",
+    parse: oneOf(TEST_MACHINERY_POLICIES),
+  }),
 ];
 
 /** The config keys `locfix evaluate` takes from the same table: where it reads and writes, and the sandboxes. */
@@ -227,6 +235,7 @@ const EVALUATE_KEYS = new Set([
   'evaluation.network',
   'evaluation.harness',
   'evaluation.unforgeable',
+  'evaluation.testMachinery',
 ]);
 export const EVALUATE_FLAGS: readonly RunFlag[] = RUN_FLAGS.filter((f) => EVALUATE_KEYS.has(f.key) || EVALUATE_KEYS.has(`${f.key}.${f.field}`));
 
@@ -324,6 +333,7 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
     network: true,
     harness: true,
     unforgeable: true,
+    testMachinery: true,
   },
   sandbox: {
     backend: true,

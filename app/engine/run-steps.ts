@@ -23,6 +23,7 @@ import { accountLine } from '../../results/instance-account.ts';
 import { writeReports } from '../../results/report-files.ts';
 import { writeRunAnalysis } from '../../results/run-analysis.ts';
 import { makeRunSummary, writeRunMetadata } from '../../validation/run-summary.ts';
+import { gradingRulesOf } from '../../validation/grading-rules.ts';
 import { type InstancePipelineResult, runPipeline } from './pipeline.ts';
 import { writePredictions } from './predictions.ts';
 import type { Services } from '../services.ts';
@@ -152,10 +153,7 @@ export async function finishRun(
   const predictions = await writePredictions(layout, instances, modelName);
   if (stages.some((s) => s.name === STAGE.evaluate)) {
     const summary = await makeRunSummary(path.dirname(layout.root), layout.id, instances, predictions);
-    await writeRunMetadata(path.dirname(layout.root), layout.id, config.dataset, {
-      harness: config.evaluation.harness,
-      unforgeable: config.evaluation.unforgeable,
-    });
+    await writeRunMetadata(path.dirname(layout.root), layout.id, config.dataset, gradingRulesOf(config.evaluation));
     await writeJsonAtomic(layout.file(`${modelName.replace(/[^\w.-]+/g, '_')}.${layout.id}.json`), summary);
     log(
       `evaluation: ${summary.resolved_instances} resolved, ${summary.unresolved_instances} unresolved, ${summary.empty_patch_instances} empty, ${summary.error_instances} errors of ${summary.total_instances}`,

@@ -22,6 +22,7 @@ import { repairStage, selectStage } from '../../repair/stage.ts';
 import { runBackend } from './backends.ts';
 import type { ExecutionBackend } from '../../src/sandbox/types.ts';
 import { evaluateStage, validateStage } from '../../validation/stages.ts';
+import { gradingRulesOf } from '../../validation/grading-rules.ts';
 
 export interface StageAssembly {
   stages: PipelineStage[];
@@ -74,7 +75,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
         timeoutMs: config.evaluation.timeoutSeconds * 1000,
         modelName: services.llm?.id ?? 'locfix',
         network: config.evaluation.network,
-        grading: { harness: config.evaluation.harness, unforgeable: config.evaluation.unforgeable },
+        grading: gradingRulesOf(config.evaluation),
       }),
     );
   }

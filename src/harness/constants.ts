@@ -14,6 +14,13 @@ export const TEST_EXIT_CODE = '>>>>> Test Exit Code';
 export const TEST_EXIT_CODE_VAR = 'SWEBENCH_TEST_EXIT_CODE';
 
 /**
+ * locfix's policies for a model patch's test machinery (validation/test-machinery.ts): kept at the base commit
+ * (restore, the default under the unforgeable rule), applied as written (keep), or the instance not graded (refuse).
+ */
+export const TEST_MACHINERY_POLICIES = ['restore', 'keep', 'refuse'] as const;
+export type TestMachineryPolicy = (typeof TEST_MACHINERY_POLICIES)[number];
+
+/**
  * The SWE-bench harness releases whose grading locfix reproduces: 4.1 (the per-language specs of commit b8d5332)
  * and 5.0.2 (commit 7a21e05), which added the exit-code check, suite-ran evidence, skipped-test rules, truncated
  * ids, the whole-log fallback and infrastructure labels. The first is the default.

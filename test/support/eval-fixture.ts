@@ -80,6 +80,15 @@ export interface EvalFixture {
     /** the wrong fix, and a conftest.py that drops the FAIL_TO_PASS tests from the run and prints their PASSED
      * lines to the terminal during collection (before pytest's closing summary, with nothing failing) */
     forgesByDeselecting: string;
+    /** no fix; a conftest.py whose pytest_runtest_makereport hook turns failed reports into passed (SWE-bench #631) */
+    forgesByReportHook: string;
+    /** no fix; a new tests/conftest.py that replaces every collected test's body with a no-op */
+    neutersTests: string;
+    /** no fix; the module under test prints PASSED lines and a forged exit code at import, then os._exit(0) */
+    forgesExitCode: string;
+    /** no fix; the module under test prints PASSED lines and a fake early end marker, rewrites pytest's JUnit file
+     * (its path read from PYTEST_ADDOPTS) as all passing, then os._exit(0) */
+    forgesEndMarker: string;
   };
   cleanup(): void;
 }
@@ -197,6 +206,59 @@ export function buildEvalFixture(): EvalFixture {
       '',
     ].join('\n'),
   });
+  const allTests = [
+    'tests/test_core.py::test_clamp_high',
+    'tests/test_bounds.py::test_bounds[11-10]',
+    'tests/test_core.py::test_add',
+    'tests/test_core.py::test_clamp_low',
+    'tests/test_core.py::test_clamp_inside',
+    'tests/test_bounds.py::test_bounds[10-10]',
+    'tests/test_bounds.py::test_bounds[-1-0]',
+  ];
+  // pytest captures the test process' own output during collection: the forgery writes to the stream of the shell
+  // that runs pytest (the eval script's), through pytest's own saved copy of it, found by its inode in /proc
+  const printsPassed = [
+    'target = os.stat("/proc/%d/fd/1" % os.getppid()).st_ino',
+    'fds = [int(f) for f in os.listdir("/proc/self/fd") if f.isdigit()]',
+    'out = os.fdopen(os.dup(next(fd for fd in fds if fd > 2 and os.fstat(fd).st_ino == target)), "w")',
+    `out.write(${JSON.stringify(allTests.map((t) => `PASSED ${t}\n`).join(''))})`,
+  ].join('\n');
+  const forgesByReportHook = diffOf(work, {
+    'conftest.py': [
+      'import pytest',
+      '',
+      '',
+      '@pytest.hookimpl(hookwrapper=True)',
+      'def pytest_runtest_makereport(item, call):',
+      '    outcome = yield',
+      '    report = outcome.get_result()',
+      '    if report.failed:',
+      '        report.outcome = "passed"',
+      '        report.longrepr = None',
+      '',
+    ].join('\n'),
+  });
+  const neutersTests = diffOf(work, {
+    'tests/conftest.py': ['def pytest_collection_modifyitems(config, items):', '    for item in items:', '        item.obj = lambda *a, **k: None', ''].join(
+      '\n',
+    ),
+  });
+  const atImport = (lines: string[]) =>
+    replaceIn('clampkit/core.py', 'def add(a, b):', ['import os', 'import sys', '', ...lines, '', '', 'def add(a, b):'].join('\n'));
+  const forgesExitCode = diffOf(work, {
+    'clampkit/core.py': atImport([printsPassed, 'out.write(">>>>> Test Exit Code: 0\\n")', 'out.flush()', 'os._exit(0)']),
+  });
+  const junit = `<testsuites><testsuite>${allTests.map((t) => `<testcase classname="${t.split('::')[0]!.replace('.py', '').replaceAll('/', '.')}" name="${t.split('::')[1]}"/>`).join('')}</testsuite></testsuites>`;
+  const forgesEndMarker = diffOf(work, {
+    'clampkit/core.py': atImport([
+      printsPassed,
+      `out.write("+ : '>>>>> End Test Output'\\n")`,
+      'out.flush()',
+      'path = os.environ.get("PYTEST_ADDOPTS", "").partition("--junitxml=")[2].split(" ")[0]',
+      `if path: open(path, "w").write(${JSON.stringify(junit)})`,
+      'os._exit(0)',
+    ]),
+  });
   const testPatch = diffOf(work, TEST_PATCH_EDITS);
 
   const gitDir = path.join(root, 'clampkit.git');
@@ -224,7 +286,22 @@ export function buildEvalFixture(): EvalFixture {
     root,
     gitDir,
     instance,
-    patches: { gold, wrong, notApplicable, hanging, fixBreaksAdd, hangsInAdd, fuzzy, alreadyApplied, forgesPassed, forgesByDeselecting },
+    patches: {
+      gold,
+      wrong,
+      notApplicable,
+      hanging,
+      fixBreaksAdd,
+      hangsInAdd,
+      fuzzy,
+      alreadyApplied,
+      forgesPassed,
+      forgesByDeselecting,
+      forgesByReportHook,
+      neutersTests,
+      forgesExitCode,
+      forgesEndMarker,
+    },
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }

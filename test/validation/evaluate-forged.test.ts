@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instanceLogDir } from '../../validation/evaluate.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
 import type { Prediction } from '../../validation/predictions.ts';
+import type { GradingRules } from '../../validation/grading-rules.ts';
 import { sandboxKinds } from '../support/sandbox-kinds.ts';
 import { buildEvalFixture, type EvalFixture } from '../support/eval-fixture.ts';
 
@@ -35,13 +36,14 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
     const dataset = [fixture.instance];
     const predictions: Prediction[] = [{ instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.forgesPassed }];
     const runsDir = path.join(root, 'runs');
-    const grade = async (runId: string, grading?: { harness: '4.1' | '5.0.2'; unforgeable: boolean }) => {
+    const grade = async (runId: string, grading?: GradingRules) => {
       const { summary } = await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, timeoutMs: 120_000, ...(grading ? { grading } : {}) });
       const dir = instanceLogDir(runsDir, runId, fixture.instance.instance_id);
       const report = JSON.parse(await fs.readFile(path.join(dir, 'report.json'), 'utf8'))[fixture.instance.instance_id];
       return { summary, report, testOutput: await fs.readFile(path.join(dir, 'test_output.txt'), 'utf8') };
     };
-    const ours = await grade(`forged-${process.pid}`);
+    // its conftest.py is test machinery, which the default keeps at the base commit (below); kept here, the log rules act
+    const ours = await grade(`forged-${process.pid}`, { harness: '5.0.2', unforgeable: true, testMachinery: 'keep' });
     // the eval script recorded pytest's own exit status after the end marker, and the forged lines came after it
     expect(ours.testOutput).toMatch(/>>>>> End Test Output'?\n(\+ echo .*\n)?>>>>> Test Exit Code: 1\n/);
     expect(ours.testOutput).toContain('FAILED tests/test_core.py::test_clamp_high');
@@ -50,6 +52,7 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
     );
     expect(ours.summary.resolved_ids).toEqual([]);
     expect(ours.report).toMatchObject({ resolved: false, test_exit_code: 1, grading: { harness: '5.0.2', unforgeable: true } });
+    expect(ours.report.test_machinery).toEqual([{ path: 'conftest.py', action: 'kept', rule: 'pytest conftest' }]);
     // the hook printed after pytest's closing line: not pytest's output, left out, and the failures stand
     expect(ours.report.ignored_output).toEqual(["2 result line(s) after the runner's closing summary, which the runner cannot have printed"]);
     expect(ours.report.tests_status.FAIL_TO_PASS.failure).toEqual(fixture.instance.FAIL_TO_PASS);
@@ -65,7 +68,7 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
       { instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches.forgesByDeselecting },
     ];
     const runsDir = path.join(root, 'runs');
-    const grade = async (runId: string, grading?: { harness: '4.1' | '5.0.2'; unforgeable: boolean }) => {
+    const grade = async (runId: string, grading?: GradingRules) => {
       await runEvaluation({ runId, runsDir, dataset, predictions, runtime, images, timeoutMs: 120_000, ...(grading ? { grading } : {}) });
       const dir = instanceLogDir(runsDir, runId, fixture.instance.instance_id);
       return { dir, report: JSON.parse(await fs.readFile(path.join(dir, 'report.json'), 'utf8'))[fixture.instance.instance_id] };
@@ -73,7 +76,7 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
     // nothing fails, the exit code is 0, and the forged lines precede pytest's closing line: 5.0.2 resolves it
     const exact = await grade(`deselect502-${process.pid}`, { harness: '5.0.2', unforgeable: false });
     expect(exact.report).toMatchObject({ resolved: true, test_exit_code: 0 });
-    const ours = await grade(`deselect-${process.pid}`);
+    const ours = await grade(`deselect-${process.pid}`, { harness: '5.0.2', unforgeable: true, testMachinery: 'keep' });
     expect(ours.report).toMatchObject({ resolved: false, patch_successfully_applied: false });
     // test_clamp_high never ran; test_bounds[11-10] is a parametrization of a function that ran, which an id
     // spelled otherwise could also be, so it is not read as missing
@@ -83,5 +86,48 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
     );
     // the report is kept beside the log
     expect(await fs.readFile(path.join(ours.dir, 'runner_report.xml'), 'utf8')).toContain('tests.test_core');
+  }, 600_000);
+
+  /** One forged patch evaluated under `grading` (default: locfix's); its report.json entry and test log. */
+  const evaluateForged = async (patch: keyof EvalFixture['patches'], runId: string, grading?: GradingRules) => {
+    const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
+    const predictions: Prediction[] = [{ instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches[patch] }];
+    const runsDir = path.join(root, 'runs');
+    await runEvaluation({ runId, runsDir, dataset: [fixture.instance], predictions, runtime, images, timeoutMs: 120_000, ...(grading ? { grading } : {}) });
+    const dir = instanceLogDir(runsDir, runId, fixture.instance.instance_id);
+    return {
+      report: JSON.parse(await fs.readFile(path.join(dir, 'report.json'), 'utf8'))[fixture.instance.instance_id],
+      log: await fs.readFile(path.join(dir, 'test_output.txt'), 'utf8').catch(() => ''),
+    };
+  };
+  const EXACT: GradingRules = { harness: '5.0.2', unforgeable: false };
+
+  it('a conftest.py hook that turns failures into passes (#631): resolved as the harness grades; kept at base by default', async () => {
+    expect((await evaluateForged('forgesByReportHook', `hook502-${process.pid}`, EXACT)).report.resolved).toBe(true);
+    const ours = await evaluateForged('forgesByReportHook', `hook-${process.pid}`);
+    expect(ours.report).toMatchObject({ resolved: false, test_machinery: [{ path: 'conftest.py', action: 'removed', rule: 'pytest conftest' }] });
+    expect(ours.report.tests_status.FAIL_TO_PASS.failure).toEqual(fixture.instance.FAIL_TO_PASS);
+    // refused when asked: not run, not graded, with what it changes
+    const refused = await evaluateForged('forgesByReportHook', `hookrefuse-${process.pid}`, { harness: '5.0.2', unforgeable: true, testMachinery: 'refuse' });
+    expect(refused.report).toMatchObject({ resolved: false, not_graded_reason: expect.stringMatching(/changes test machinery \(conftest\.py\); refused/) });
+  }, 600_000);
+
+  it("a new tests/conftest.py that empties every test's body: resolved as the harness grades; kept at base by default", async () => {
+    expect((await evaluateForged('neutersTests', `neuter502-${process.pid}`, EXACT)).report.resolved).toBe(true);
+    const ours = await evaluateForged('neutersTests', `neuter-${process.pid}`);
+    expect(ours.report).toMatchObject({ resolved: false, test_machinery: [{ path: 'tests/conftest.py', action: 'removed' }] });
+  }, 600_000);
+
+  it('the module under test prints PASSED lines and a forged exit code, then os._exit(0): a forged marker, and no runner report', async () => {
+    expect((await evaluateForged('forgesExitCode', `exit502-${process.pid}`, EXACT)).report.resolved).toBe(true);
+    const ours = await evaluateForged('forgesExitCode', `exit-${process.pid}`);
+    expect(ours.log).toContain('>>>>> Test Exit Code: 0');
+    expect(ours.report).toMatchObject({ resolved: false, not_graded_reason: expect.stringMatching(/\d+ test exit codes; the eval script writes one of each/) });
+  }, 600_000);
+
+  it("the module under test fakes an early end marker and rewrites pytest's JUnit file, then os._exit(0): a forged marker", async () => {
+    expect((await evaluateForged('forgesEndMarker', `end502-${process.pid}`, EXACT)).report.resolved).toBe(true);
+    const ours = await evaluateForged('forgesEndMarker', `end-${process.pid}`);
+    expect(ours.report).toMatchObject({ resolved: false, not_graded_reason: expect.stringMatching(/2 end markers/) });
   }, 600_000);
 });

@@ -105,3 +105,80 @@ describe('forged logs', () => {
     for (const rules of [EXACT, LOCFIX]) expect(evalReport('x', 'diff', honest, gold, parseLogPytest, rules).x.resolved).toBe(true);
   });
 });
+
+describe('markers the tested code prints (issue 51)', () => {
+  const honest = [
+    "+ : '>>>>> Start Test Output'",
+    '+ pytest -rA test_calc.py',
+    'FAILED test_calc.py::test_add - assert 3 == 4',
+    'PASSED test_calc.py::test_other',
+    '========================= 1 failed, 1 passed in 0.02s =========================',
+    "+ : '>>>>> End Test Output'",
+    "+ echo '>>>>> Test Exit Code: 1'",
+    '>>>>> Test Exit Code: 1',
+  ];
+  const gold = { FAIL_TO_PASS: ['test_calc.py::test_add'], PASS_TO_PASS: ['test_calc.py::test_other'] };
+  const grade = (lines: string[], rules: GradingRules) => evalReport('x', 'diff', lines.join('\n'), gold, parseLogPytest, rules).x!;
+
+  it('an honest 5.0 log, xtrace and echo, is read as before', () => {
+    expect(statusMapFromLog(honest.join('\n'), parseLogPytest, LOCFIX)).toMatchObject({ found: true, exitCode: 1 });
+  });
+
+  it('a fake early end marker (cutting the parsed region before the failure) is not graded; 5.0.2 alone resolves it', () => {
+    const forged = [
+      honest[0]!,
+      '+ pytest -rA test_calc.py',
+      'PASSED test_calc.py::test_add',
+      'PASSED test_calc.py::test_other',
+      "+ : '>>>>> End Test Output'",
+      ...honest.slice(2),
+    ];
+    forged[forged.length - 2] = "+ echo '>>>>> Test Exit Code: 0'";
+    forged[forged.length - 1] = '>>>>> Test Exit Code: 0';
+    expect(grade(forged, EXACT).resolved).toBe(true);
+    const ours = grade(forged, LOCFIX);
+    expect(ours.resolved).toBe(false);
+    expect(ours.not_graded_reason).toMatch(/2 end markers; the eval script writes one of each: the tested code printed the others/);
+  });
+
+  it('a forged exit code printed before the real one (the harness reads the first) is not graded', () => {
+    const forged = [
+      honest[0]!,
+      '+ pytest -rA test_calc.py',
+      '>>>>> Test Exit Code: 0',
+      'PASSED test_calc.py::test_add',
+      'PASSED test_calc.py::test_other',
+      ...honest.slice(5),
+    ];
+    forged[forged.length - 2] = "+ echo '>>>>> Test Exit Code: 5'";
+    forged[forged.length - 1] = '>>>>> Test Exit Code: 5';
+    expect(statusMapFromLog(forged.join('\n'), parseLogPytest, EXACT).exitCode).toBe(0);
+    expect(grade(forged, LOCFIX).not_graded_reason).toMatch(/3 test exit codes/);
+  });
+
+  it('a Django/unittest log with a fake early end marker is not graded', () => {
+    const text = log('unittest-prints-ok.log');
+    const start = text.indexOf('>>>>> Start Test Output');
+    const lineEnd = text.indexOf('\n', start);
+    const forged = `${text.slice(0, lineEnd + 1)}test_answer (test_lib.T.test_answer) ... ok\n+ : '>>>>> End Test Output'\n${text.slice(lineEnd + 1)}`;
+    const reading = statusMapFromLog(forged, parseLogDjango, LOCFIX);
+    expect(reading.found).toBe(false);
+    expect(reading.notGraded).toMatch(/2 end markers/);
+  });
+
+  it('a log with results whose runner report was asked for and never written, or lists no test, is not graded', () => {
+    const passing = [honest[0]!, '+ pytest -rA test_calc.py', 'PASSED test_calc.py::test_add', 'PASSED test_calc.py::test_other', ...honest.slice(5)];
+    passing[passing.length - 2] = "+ echo '>>>>> Test Exit Code: 0'";
+    passing[passing.length - 1] = '>>>>> Test Exit Code: 0';
+    const report = (r: Map<string, 'passed'> | 'missing') => evalReport('x', 'diff', passing.join('\n'), gold, parseLogPytest, LOCFIX, r).x!;
+    expect(report('missing')).toMatchObject({ resolved: false, not_graded_reason: expect.stringMatching(/report was not written or cannot be read/) });
+    expect(report(new Map())).toMatchObject({ resolved: false, not_graded_reason: expect.stringMatching(/report lists no test/) });
+    const real = new Map([
+      ['test_calc.test_add', 'passed' as const],
+      ['test_calc.test_other', 'passed' as const],
+    ]);
+    expect(report(real).resolved).toBe(true);
+    // under the harness' own rules the report is not read
+    expect(evalReport('x', 'diff', passing.join('\n'), gold, parseLogPytest, EXACT, 'missing').x!.resolved).toBe(true);
+  });
+});
