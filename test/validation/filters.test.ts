@@ -160,6 +160,15 @@ describe.each(KINDS)('regression and reproduction filters in the $name sandbox',
     expect(testbed.containersStarted).toBe(1);
   }, 600_000);
 
+  it("a candidate's test machinery is left out of its regression run: a failure-hiding conftest hook wins no vote (issue 51)", async () => {
+    const all = await selectRegressionTests(testbed);
+    // fixBreaksAdd breaks add(); with the #631 conftest hook its failure would be reported passed
+    const hiding = `${fixture.patches.fixBreaksAdd.trimEnd()}\n${fixture.patches.forgesByReportHook}`;
+    const regression = await runRegressionTests(testbed, all, [{ key: 'hiding', patch: hiding }]);
+    expect(regression.get('hiding')!.regressionFailures).toBe(1);
+    expect(regression.get('hiding')!.failing).toEqual(['tests/test_core.py::test_add']);
+  });
+
   it('validateCandidates: both filters in one sandbox, keyed for selectPatch', async () => {
     const { voting, candidates } = samples();
     const model = createChatModel(`openai:scripted@${server.openaiURL}`);
