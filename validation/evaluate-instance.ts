@@ -24,7 +24,8 @@ import {
   RUNNER_REPORT,
 } from './evaluate.ts';
 import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
-import { evalReport, statusMapFromLog, type InstanceReport } from './grading.ts';
+import { evalReport, statusMapFromLog, type InstanceReport, type InstanceReportEntry } from './grading.ts';
+import { auditPatch } from './runner-audit.ts';
 import { DEFAULT_GRADING_RULES, type GradingRules, machineryPolicy } from './grading-rules.ts';
 import { type MachineryEdit, separateTestMachinery } from './test-machinery.ts';
 import { classifyInfraFailure } from './infra-failure.ts';
@@ -149,6 +150,15 @@ async function lookUpAgain(run: InstanceEvaluation, err: unknown): Promise<undef
   return undefined;
 }
 
+/** The runner audit of the evaluated patch (runner-audit.ts) in the report: its hits, and a resolve they flag. */
+function recordAudit(entry: InstanceReportEntry, patch: string, log: InstanceLog): void {
+  const hits = auditPatch(patch);
+  if (hits.length === 0) return;
+  entry.runner_audit = hits;
+  if (entry.resolved) entry.resolved_flagged = true;
+  log.info(`Runner audit: ${hits.length} line(s) of the patch talk past the test runner: ${hits.map((h) => `${h.path}:${h.line} (${h.rule})`).join(', ')}`);
+}
+
 /** A patch that changes test machinery under --test-machinery refuse: not run, not graded, with what it changes. */
 function refusedForMachinery(run: InstanceEvaluation, edits: MachineryEdit[]): ScriptRun {
   const id = run.instance.instance_id;
@@ -219,6 +229,7 @@ async function runEvalScript(run: InstanceEvaluation, sandbox: Sandbox): Promise
   const graded = evalReport(instanceId, run.prediction.model_patch, testOutput, instance, run.parser, grading, runnerReport);
   if (applied.command) graded[instanceId].patch_apply_command = applied.command;
   if (edits.length) graded[instanceId].test_machinery = edits;
+  recordAudit(graded[instanceId]!, patch, log);
   graded[instanceId].network = network;
   return { graded, cannotRun, script, testOutput };
 }
@@ -272,6 +283,7 @@ async function recordReport(run: InstanceEvaluation, ran: ScriptRun, reportPath:
     timings: run.timings,
     ...(patchApplyCommand ? { patchApplyCommand } : {}),
     ...(infraFailure ? { infraFailure } : {}),
+    ...(report[instanceId].resolved_flagged ? { flagged: true } : {}),
   };
 }
 

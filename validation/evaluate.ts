@@ -63,6 +63,8 @@ export interface InstanceOutcome {
   errorKind?: ErrorKind;
   /** harness 5.0's advisory label of an unresolved or errored instance whose logs show an infrastructure fault */
   infraFailure?: InfraFailure;
+  /** resolved, and the patch holds lines that talk past the test runner (runner-audit.ts): kept apart from clean resolves */
+  flagged?: boolean;
 }
 
 export interface EvaluationOptions {

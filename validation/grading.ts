@@ -210,6 +210,10 @@ export interface InstanceReportEntry {
    * the sandbox network the tests ran with ('none' unless asked otherwise) */
   patch_apply_command?: string;
   network?: string;
+  /** lines of the evaluated patch that talk past the test runner (validation/runner-audit.ts) */
+  runner_audit?: Array<{ path: string; line: number; rule: string; text: string }>;
+  /** resolved with `runner_audit` hits: a verdict to read with them, kept apart from clean resolves */
+  resolved_flagged?: boolean;
   /** the model patch's test machinery and what became of it (validation/test-machinery.ts) */
   test_machinery?: Array<{ path: string; action: 'restored' | 'removed' | 'kept'; rule: string }>;
 }

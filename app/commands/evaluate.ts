@@ -105,11 +105,18 @@ export function register(program: Command): void {
         onSweepOrphans: (count) => console.log(`removed ${count} container(s) and volume(s) left behind by locfix processes that are gone`),
         onProgress: (o) => {
           done += 1;
-          const state = o.completed ? (o.resolved ? 'resolved' : 'unresolved') : `error: ${o.error}`;
+          const state = o.completed
+            ? o.resolved
+              ? o.flagged
+                ? 'resolved (flagged: see runner_audit in its report.json)'
+                : 'resolved'
+              : 'unresolved'
+            : `error: ${o.error}`;
           console.log(`[${done}/${total}] ${o.instanceId}: ${state}${o.reused ? ' (existing report)' : ''} ${(o.durationMs / 1000).toFixed(1)}s`);
         },
       });
       const grading = gradingRulesOf(config.evaluation);
+      const flagged = outcomes.filter((o) => o.flagged).length;
       await writeRunMetadata(runsDir, config.runId, source, grading);
       // the run-folder contract, so analyze / compare / report read this evaluation like any run
       await recordEvaluationRun(path.join(runsDir, config.runId), {
@@ -123,7 +130,9 @@ export function register(program: Command): void {
       console.log(
         `Total instances: ${summary.total_instances}\nInstances submitted: ${summary.submitted_instances}\n` +
           `Instances completed: ${summary.completed_instances}\nInstances incomplete: ${summary.incomplete_ids.length}\n` +
-          `Instances resolved: ${summary.resolved_instances}\nInstances unresolved: ${summary.unresolved_instances}\n` +
+          `Instances resolved: ${summary.resolved_instances}\n` +
+          (flagged ? `Instances resolved (flagged by the runner audit, kept apart): ${flagged}\n` : '') +
+          `Instances unresolved: ${summary.unresolved_instances}\n` +
           `Instances with empty patches: ${summary.empty_patch_instances}\nInstances with errors: ${summary.error_instances}\n` +
           `Report written to ${summaryPath}`,
       );

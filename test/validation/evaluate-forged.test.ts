@@ -130,4 +130,14 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
     const ours = await evaluateForged('forgesEndMarker', `end-${process.pid}`);
     expect(ours.report).toMatchObject({ resolved: false, not_graded_reason: expect.stringMatching(/2 end markers/) });
   }, 600_000);
+
+  it('a resolving patch with code that talks past the runner resolves, flagged, with the lines named', async () => {
+    const ours = await evaluateForged('goldWithExitHook', `flagged-${process.pid}`);
+    expect(ours.report).toMatchObject({
+      resolved: true,
+      resolved_flagged: true,
+      runner_audit: [{ path: 'clampkit/core.py', line: 3, rule: 'runs code at interpreter exit', text: 'atexit.register(lambda: None)' }],
+    });
+    expect((await evaluateForged('gold', `clean-${process.pid}`)).report).not.toHaveProperty('resolved_flagged');
+  }, 600_000);
 });
