@@ -66,6 +66,8 @@ export interface InstanceEvidence {
   /** why the patch is empty, from the repair/selection stage */
   emptyReason?: string;
   resolved: boolean;
+  /** resolved, and the patch talks past the test runner (validation/runner-audit.ts): a resolve kept apart */
+  flagged?: boolean;
   /** the patch did not apply or the harness failed */
   evaluationError?: string;
   /** that failure's cause (failure-cause.ts), with the harness tier: "evaluation-ambiguous (tier ambiguous)" */
@@ -114,6 +116,8 @@ export interface InstanceAnalysis {
   infraFailure?: { reason: string; tier: string };
   /** unresolved, and the dataset's own gold patch does not resolve it either: the dataset's failure */
   knownGoldFailure?: string;
+  /** resolved, with lines of the patch that talk past the test runner (report.json runner_audit): read it with them */
+  flagged?: true;
   budgetExhausted?: string;
   /** "infrastructure: model-unreachable", when a stage failure outside the method stopped the instance */
   notReachedCause?: string;
@@ -296,6 +300,7 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
   else if (!line?.correct) category = 'line';
   else category = 'patch-generation';
   return {
+    ...(category === 'resolved' && e.flagged ? { flagged: true as const } : {}),
     instanceId: e.instanceId,
     repo: e.repo,
     category,

@@ -35,6 +35,8 @@ export interface FailureSummary {
   notReachedByCause: Record<string, number>;
   /** evaluation errors (judged) by cause and harness tier */
   evaluationErrorsByCause: Record<string, number>;
+  /** resolved instances the runner audit flagged (validation/runner-audit.ts); absent when none */
+  flaggedResolves?: string[];
 }
 
 function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
@@ -91,7 +93,12 @@ export function summarizeFailures(analyses: readonly InstanceAnalysis[]): Failur
     .filter((a) => a.knownGoldFailure)
     .map((a) => a.instanceId)
     .sort();
+  const flaggedResolves = analyses
+    .filter((a) => a.flagged)
+    .map((a) => a.instanceId)
+    .sort();
   return {
+    ...(flaggedResolves.length ? { flaggedResolves } : {}),
     total,
     judged,
     unresolved,

@@ -23,6 +23,8 @@ export function accountLine(s: FailureSummary): string {
         ? `resolved ${resolved}–${resolved + notEvaluated} of ${s.judged + notEvaluated} (${notEvaluated} patches not evaluated yet)`
         : `resolved ${resolved}${rate(resolved, s.judged)}`,
     );
+    // resolves whose patch talks past the test runner: counted, and said apart from the clean ones
+    if (s.flaggedResolves?.length) parts.push(`${s.flaggedResolves.length} of the resolved flagged by the runner audit (${s.flaggedResolves.join(', ')})`);
     const failures = FAILURE_CATEGORIES.filter((k) => k !== 'resolved' && !NOT_JUDGED.has(k) && c[k].count > 0).map((k) => `${k} ${c[k].count}`);
     if (failures.length) parts.push(failures.join(', '));
   }

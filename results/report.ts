@@ -194,7 +194,9 @@ export function renderMarkdown(report: Report): string {
         runLabel(r),
         String(r.instances),
         String(r.failures.judged),
-        r.failures.judged ? `${r.resolved} (${pct(r.resolved / r.failures.judged)})` : `${r.resolved} (none judged)`,
+        `${r.failures.judged ? `${r.resolved} (${pct(r.resolved / r.failures.judged)})` : `${r.resolved} (none judged)`}${
+          r.failures.flaggedResolves?.length ? `, ${r.failures.flaggedResolves.length} flagged by the runner audit` : ''
+        }`,
         ...FAILURE_CATEGORIES.filter((c) => c !== 'resolved').map((c) => String(r.failures.categories[c].count)),
       ]),
     ),

@@ -257,6 +257,7 @@ function evidenceOf(folder: RunFolder, a: InstanceArtifacts, facts: InstanceFact
     modelPatch,
     emptyReason: hasPatch ? undefined : emptyReasonOf(a),
     resolved: Boolean(evaluation?.resolved),
+    ...(evaluation?.flagged ? { flagged: true } : {}),
     evaluationError: hasPatch ? evaluationError : undefined,
     evaluationCause: hasPatch ? evaluationCauseOf(a) : undefined,
     infraFailure: hasPatch ? infraFailureOf(a.evaluate) : undefined,

@@ -95,6 +95,7 @@ export function whyOf(a: InstanceAnalysis): string | undefined {
     categoryReason(a),
     a.infraFailure ? `evaluation logs show an infrastructure fault (${a.infraFailure.tier}: ${a.infraFailure.reason})` : undefined,
     a.knownGoldFailure ? `the dataset's own gold patch does not resolve it (${a.knownGoldFailure})` : undefined,
+    a.flagged ? 'resolved (flagged): the patch holds lines that talk past the test runner (runner_audit in its report.json)' : undefined,
   ].filter((note): note is string => note !== undefined);
   return notes.length ? notes.join('; ') : undefined;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeInstance, firstChangedCodeLine, goldElements, lineLevelMatch, type InstanceEvidence } from '../../results/failure-analysis.ts';
 import { summarizeFailures } from '../../results/failure-summary.ts';
+import { accountLine } from '../../results/instance-account.ts';
 import { sequenceRatio } from '../../results/sequence-similarity.ts';
 import { whyOf } from '../../app/view/catalogue.ts';
 import { knownGoldFailure } from '../../src/harness/known-gold-failures.ts';
@@ -119,6 +120,19 @@ describe('gold elements and categories', () => {
     modelPatch: hunk('a.py', 9, [' ctx', '-        x = 1', '+        x = 2']),
     resolved: false,
     ...over,
+  });
+
+  it('a resolve the runner audit flagged stays resolved, is counted apart in the account, and says why (issue 51)', () => {
+    const flagged = analyzeInstance(base({ resolved: true, flagged: true }));
+    expect(flagged).toMatchObject({ category: 'resolved', flagged: true });
+    // only a resolve is flagged: an unresolved patch with the same lines is simply unresolved
+    expect(analyzeInstance(base({ flagged: true }))).not.toHaveProperty('flagged');
+    const clean = analyzeInstance({ ...base({ resolved: true }), instanceId: 'o__r-2' });
+    const summary = summarizeFailures([flagged, clean]);
+    expect(summary.flaggedResolves).toEqual(['o__r-1']);
+    expect(accountLine(summary)).toBe('2 instances: 2 judged; resolved 2 (100.0 %); 1 of the resolved flagged by the runner audit (o__r-1)');
+    expect(whyOf(flagged)).toMatch(/resolved \(flagged\): the patch holds lines that talk past the test runner/);
+    expect(summarizeFailures([clean])).not.toHaveProperty('flaggedResolves');
   });
 
   it('labels evaluation logs that show an infrastructure fault, leaving the category and the rates alone', () => {
