@@ -118,6 +118,8 @@ describe('markers the tested code prints (issue 51)', () => {
     '>>>>> Test Exit Code: 1',
   ];
   const gold = { FAIL_TO_PASS: ['test_calc.py::test_add'], PASS_TO_PASS: ['test_calc.py::test_other'] };
+  /** `lines` with the eval script's closing exit-code lines (its last two) saying `code` */
+  const withExitCode = (lines: string[], code: number) => [...lines.slice(0, -2), `+ echo '>>>>> Test Exit Code: ${code}'`, `>>>>> Test Exit Code: ${code}`];
   const grade = (lines: string[], rules: GradingRules) => evalReport('x', 'diff', lines.join('\n'), gold, parseLogPytest, rules).x!;
 
   it('an honest 5.0 log, xtrace and echo, is read as before', () => {
@@ -125,16 +127,17 @@ describe('markers the tested code prints (issue 51)', () => {
   });
 
   it('a fake early end marker (cutting the parsed region before the failure) is not graded; 5.0.2 alone resolves it', () => {
-    const forged = [
-      honest[0]!,
-      '+ pytest -rA test_calc.py',
-      'PASSED test_calc.py::test_add',
-      'PASSED test_calc.py::test_other',
-      "+ : '>>>>> End Test Output'",
-      ...honest.slice(2),
-    ];
-    forged[forged.length - 2] = "+ echo '>>>>> Test Exit Code: 0'";
-    forged[forged.length - 1] = '>>>>> Test Exit Code: 0';
+    const forged = withExitCode(
+      [
+        honest[0]!,
+        '+ pytest -rA test_calc.py',
+        'PASSED test_calc.py::test_add',
+        'PASSED test_calc.py::test_other',
+        "+ : '>>>>> End Test Output'",
+        ...honest.slice(2),
+      ],
+      0,
+    );
     expect(grade(forged, EXACT).resolved).toBe(true);
     const ours = grade(forged, LOCFIX);
     expect(ours.resolved).toBe(false);
@@ -142,16 +145,17 @@ describe('markers the tested code prints (issue 51)', () => {
   });
 
   it('a forged exit code printed before the real one (the harness reads the first) is not graded', () => {
-    const forged = [
-      honest[0]!,
-      '+ pytest -rA test_calc.py',
-      '>>>>> Test Exit Code: 0',
-      'PASSED test_calc.py::test_add',
-      'PASSED test_calc.py::test_other',
-      ...honest.slice(5),
-    ];
-    forged[forged.length - 2] = "+ echo '>>>>> Test Exit Code: 5'";
-    forged[forged.length - 1] = '>>>>> Test Exit Code: 5';
+    const forged = withExitCode(
+      [
+        honest[0]!,
+        '+ pytest -rA test_calc.py',
+        '>>>>> Test Exit Code: 0',
+        'PASSED test_calc.py::test_add',
+        'PASSED test_calc.py::test_other',
+        ...honest.slice(5),
+      ],
+      5,
+    );
     expect(statusMapFromLog(forged.join('\n'), parseLogPytest, EXACT).exitCode).toBe(0);
     expect(grade(forged, LOCFIX).not_graded_reason).toMatch(/3 test exit codes/);
   });
@@ -167,9 +171,10 @@ describe('markers the tested code prints (issue 51)', () => {
   });
 
   it('a log with results whose runner report was asked for and never written, or lists no test, is not graded', () => {
-    const passing = [honest[0]!, '+ pytest -rA test_calc.py', 'PASSED test_calc.py::test_add', 'PASSED test_calc.py::test_other', ...honest.slice(5)];
-    passing[passing.length - 2] = "+ echo '>>>>> Test Exit Code: 0'";
-    passing[passing.length - 1] = '>>>>> Test Exit Code: 0';
+    const passing = withExitCode(
+      [honest[0]!, '+ pytest -rA test_calc.py', 'PASSED test_calc.py::test_add', 'PASSED test_calc.py::test_other', ...honest.slice(5)],
+      0,
+    );
     const report = (r: Map<string, 'passed'> | 'missing') => evalReport('x', 'diff', passing.join('\n'), gold, parseLogPytest, LOCFIX, r).x!;
     expect(report('missing')).toMatchObject({ resolved: false, not_graded_reason: expect.stringMatching(/report was not written or cannot be read/) });
     expect(report(new Map())).toMatchObject({ resolved: false, not_graded_reason: expect.stringMatching(/report lists no test/) });
