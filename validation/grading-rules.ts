@@ -82,38 +82,55 @@ export function parseTestExitCode(content: string): number | undefined {
 }
 
 /** `marker` as a whole line: as the script's shell traces it (`+ : '…'`) or as written. */
-function markerLine(line: string, marker: string): boolean {
-  const text = line.trim();
+function markerLine(text: string, marker: string): boolean {
   return text === marker || text === `+ : '${marker}'` || text === `: '${marker}'`;
 }
 
 const EXIT_CODE_LINE = new RegExp(`^(?:\\+ echo ')?${TEST_EXIT_CODE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: -?\\d+'?$`);
 
+/** Where the eval script's own markers stand in a log, as locfix's rule reads them (`readMarkers`). */
+export interface MarkerReading {
+  /** the text between the one whole-line start marker and the one whole-line end marker */
+  between?: string;
+  /** the test command's exit status, from the one whole-line echo of it */
+  exitCode?: number;
+  /** why the log holds markers the script did not write */
+  forged?: string;
+}
+
 /**
- * Markers the tested code printed itself (locfix's rule). The eval script writes each marker once, as a line of
+ * The eval script's markers, as only it writes them (locfix's rule). The script writes each marker once, as a line of
  * its own: the start and end markers as its shell traces them (`+ : '>>>>> Start Test Output'`), the exit code as
- * traced and as echoed. The tested process writes to the same stream, so a second end marker (to cut the parsed
- * region early) or a second exit code (the harness reads the first) is one it printed: such a log does not describe
- * the run. Lines that only hold a marker's text (the patch shown by `git diff`, say) are not markers. Returns why,
- * or undefined for a log with no more markers than the script writes.
+ * traced and as echoed. The tested process writes to the same stream, so a second whole-line marker (to cut the parsed
+ * region early; the harness reads the first exit code), or a marker's text anywhere inside the test output, is one it
+ * printed: such a log does not describe the run. Outside the test output a marker's text is no marker (the patch that
+ * `git diff` shows before the tests may hold it): the region and the exit code come from the whole lines alone.
  */
-export function forgedMarkers(content: string): string | undefined {
-  let start = 0;
-  let end = 0;
-  let exitEchoed = 0;
-  let exitTraced = 0;
-  for (const line of content.split('\n')) {
-    if (markerLine(line, START_TEST_OUTPUT)) start++;
-    else if (markerLine(line, END_TEST_OUTPUT)) end++;
-    else if (EXIT_CODE_LINE.test(line.trim())) {
-      if (line.trim().startsWith('+')) exitTraced++;
-      else exitEchoed++;
+export function readMarkers(content: string): MarkerReading {
+  const lines = content.split('\n');
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const echoed: number[] = [];
+  let traced = 0;
+  lines.forEach((line, index) => {
+    const text = line.trim();
+    if (markerLine(text, START_TEST_OUTPUT)) starts.push(index);
+    else if (markerLine(text, END_TEST_OUTPUT)) ends.push(index);
+    else if (EXIT_CODE_LINE.test(text)) {
+      if (text.startsWith('+')) traced++;
+      else echoed.push(Number(/-?\d+/.exec(text.slice(TEST_EXIT_CODE.length))![0]));
     }
-  }
+  });
   const extra = [
-    start > 1 ? `${start} start markers` : '',
-    end > 1 ? `${end} end markers` : '',
-    exitEchoed > 1 || exitTraced > 1 ? `${exitEchoed + exitTraced} test exit codes` : '',
+    starts.length > 1 ? `${starts.length} start markers` : '',
+    ends.length > 1 ? `${ends.length} end markers` : '',
+    echoed.length > 1 || traced > 1 ? `${echoed.length + traced} test exit codes` : '',
   ].filter(Boolean);
-  return extra.length ? `the log holds ${extra.join(', ')}; the eval script writes one of each: the tested code printed the others` : undefined;
+  const reading: MarkerReading = echoed.length === 1 ? { exitCode: echoed[0] } : {};
+  if (extra.length) return { ...reading, forged: `the log holds ${extra.join(', ')}; the eval script writes one of each: the tested code printed the others` };
+  if (starts.length !== 1 || ends.length !== 1 || ends[0]! < starts[0]!) return reading;
+  const between = lines.slice(starts[0]! + 1, ends[0]).join('\n');
+  const inside = [START_TEST_OUTPUT, END_TEST_OUTPUT, TEST_EXIT_CODE].find((marker) => between.includes(marker));
+  if (inside) return { ...reading, forged: `the test output holds "${inside}", which only the eval script writes: the tested code printed it` };
+  return { ...reading, between };
 }

@@ -14,7 +14,7 @@ import {
   TESTS_TIMEOUT,
   TestStatus,
 } from '../src/harness/constants.ts';
-import { DEFAULT_GRADING_RULES, forgedMarkers, type GradingRules, gradingRuleNames, parseTestExitCode, SUITE_RAN } from './grading-rules.ts';
+import { DEFAULT_GRADING_RULES, type GradingRules, gradingRuleNames, parseTestExitCode, readMarkers, SUITE_RAN } from './grading-rules.ts';
 import { classifyInfraFailure, type InfraTier } from './infra-failure.ts';
 import type { BoundLogParser, StatusConflict, StatusMap } from './log-parsers/index.ts';
 import { plainStatusMap } from '../src/languages/log-parser.ts';
@@ -89,12 +89,14 @@ function notGraded(reason: string, extra: Partial<LogReading> = {}): LogReading 
  * The unforgeable rule parses with failures winning and refuses a log its parser finds ambiguous.
  */
 export function statusMapFromLog(content: string, parser: BoundLogParser, rules: GradingRules = DEFAULT_GRADING_RULES): LogReading {
-  const exitCode = rules.harness === '4.1' ? undefined : parseTestExitCode(content);
+  // under locfix's rule the region and the exit code come from the script's own whole-line markers, not the first
+  // occurrence of their text, which the tested code can print (mid-line, too)
+  const markers = rules.unforgeable ? readMarkers(content) : undefined;
+  const exitCode = rules.harness === '4.1' ? undefined : (markers?.exitCode ?? parseTestExitCode(content));
   const marker = [APPLY_PATCH_FAIL, RESET_FAILED, TESTS_ERROR, TESTS_TIMEOUT].find((code) => content.includes(code));
   if (marker) return notGraded(`the log says "${marker}"`, { exitCode });
   if (!(content.includes(START_TEST_OUTPUT) && content.includes(END_TEST_OUTPUT))) return notGraded('the log has no test output markers', { exitCode });
-  const forged = rules.unforgeable ? forgedMarkers(content) : undefined;
-  if (forged) return notGraded(forged, { exitCode });
+  if (markers?.forged) return notGraded(markers.forged, { exitCode });
   const conflicts: StatusConflict[] = [];
   const ambiguities: string[] = [];
   const ignored: string[] = [];
@@ -112,7 +114,7 @@ export function statusMapFromLog(content: string, parser: BoundLogParser, rules:
           : {}),
       }),
     );
-  const between = content.split(START_TEST_OUTPUT)[1].split(END_TEST_OUTPUT)[0];
+  const between = markers?.between ?? content.split(START_TEST_OUTPUT)[1].split(END_TEST_OUTPUT)[0];
   let statusMap = parse(between);
   if (rules.harness !== '4.1') {
     if (Object.keys(statusMap).length === 0) {

@@ -160,6 +160,28 @@ describe('markers the tested code prints (issue 51)', () => {
     expect(grade(forged, LOCFIX).not_graded_reason).toMatch(/3 test exit codes/);
   });
 
+  it("markers printed mid-line, inside the test output, are not read as the script's and make the log not graded", () => {
+    // before: the region was cut at the first occurrence of the end marker's text, and the first exit code was read
+    const midLineEnd = withExitCode(
+      [
+        honest[0]!,
+        '+ pytest -rA test_calc.py',
+        'PASSED test_calc.py::test_add',
+        "PASSED test_calc.py::test_other x+ : '>>>>> End Test Output'",
+        ...honest.slice(2),
+      ],
+      1,
+    );
+    expect(grade(midLineEnd, EXACT).resolved).toBe(false);
+    expect(grade(midLineEnd, LOCFIX).not_graded_reason).toMatch(/the test output holds ">>>>> End Test Output", which only the eval script writes/);
+    const midLineExit = withExitCode([honest[0]!, '+ pytest -rA test_calc.py', 'noise >>>>> Test Exit Code: 0', ...honest.slice(2)], 1);
+    expect(statusMapFromLog(midLineExit.join('\n'), parseLogPytest, EXACT).exitCode).toBe(0);
+    expect(grade(midLineExit, LOCFIX).not_graded_reason).toMatch(/holds ">>>>> Test Exit Code"/);
+    // a marker's text outside the test output (the patch that `git diff` shows before the tests) is no marker
+    const shownInDiff = ['+    print("+ : \'>>>>> End Test Output\'")', "++ : '>>>>> Start Test Output'", ...honest];
+    expect(statusMapFromLog(shownInDiff.join('\n'), parseLogPytest, LOCFIX)).toMatchObject({ found: true, exitCode: 1 });
+  });
+
   it('a Django/unittest log with a fake early end marker is not graded', () => {
     const text = log('unittest-prints-ok.log');
     const start = text.indexOf('>>>>> Start Test Output');
