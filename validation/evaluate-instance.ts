@@ -21,13 +21,14 @@ import {
   instanceLogDir,
   type InstanceOutcome,
   LOG_EVALUATION_ERROR,
+  readBaseFiles,
   RUNNER_REPORT,
 } from './evaluate.ts';
 import { blameCannotRun, goldBaseline } from './gold-baseline.ts';
 import { evalReport, statusMapFromLog, type InstanceReport, type InstanceReportEntry } from './grading.ts';
 import { auditPatch } from './runner-audit.ts';
 import { DEFAULT_GRADING_RULES, type GradingRules, machineryPolicy } from './grading-rules.ts';
-import { type MachineryEdit, separateTestMachinery } from './test-machinery.ts';
+import { type MachineryEdit, mixedManifests, separateTestMachinery } from './test-machinery.ts';
 import { classifyInfraFailure } from './infra-failure.ts';
 import { type BoundLogParser, JUNIT_REPORT_PARSERS, logParserFor } from './log-parsers/index.ts';
 import type { Prediction } from './predictions.ts';
@@ -177,7 +178,8 @@ async function runEvalScript(run: InstanceEvaluation, sandbox: Sandbox): Promise
   await writeFileAtomic(path.join(logDir, 'patch.diff'), original);
   // the patch's test machinery stays at the base commit (or the instance is refused): test-machinery.ts
   const policy = machineryPolicy(grading);
-  const { patch, edits } = separateTestMachinery(original, policy === 'refuse' ? 'keep' : policy);
+  const bases = await readBaseFiles(sandbox, instance.base_commit, mixedManifests(original));
+  const { patch, edits } = separateTestMachinery(original, policy === 'refuse' ? 'keep' : policy, bases);
   if (edits.length) log.info(`Test machinery in the patch (${policy}): ${edits.map((e) => `${e.path} ${e.action}`).join(', ')}`);
   if (policy === 'refuse' && edits.length) return refusedForMachinery(run, edits);
   if (patch !== original) await writeFileAtomic(path.join(logDir, 'patch.evaluated.diff'), patch);

@@ -138,5 +138,18 @@ export async function applyModelPatch(
   return { applied: false, output };
 }
 
+/**
+ * The text of `paths` at `commit` in the sandbox's checkout (undefined: the commit has no such file), read before
+ * any evaluated code runs there: what mixed manifests' test sections are restored to (test-machinery.ts).
+ */
+export async function readBaseFiles(sandbox: Sandbox, commit: string, paths: readonly string[]): Promise<Map<string, string | undefined>> {
+  const bases = new Map<string, string | undefined>();
+  for (const file of paths) {
+    const read = await sandbox.exec(['git', 'show', `${commit}:${file}`], { workdir: DOCKER_WORKDIR, timeoutMs: 60_000 });
+    bases.set(file, read.exitCode === 0 ? read.output : undefined);
+  }
+  return bases;
+}
+
 /** pytest's JUnit report of the run, kept beside the log. */
 export const RUNNER_REPORT = 'runner_report.xml';

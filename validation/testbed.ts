@@ -13,16 +13,8 @@ import type { InstanceImage, InstanceImages } from '../src/sandbox/types.ts';
 import { isMissingImageError, type ExecResult, type Sandbox, type SandboxRuntime } from '../src/sandbox/types.ts';
 import { randomBytes } from 'node:crypto';
 import { DOCKER_PATCH, DOCKER_WORKDIR, PATCH_ALREADY_APPLIED_CHECK, PATCH_APPLY_COMMANDS, PATCH_RESET_COMMAND } from '../src/harness/constants.ts';
-import { applyModelPatch } from './evaluate.ts';
-import { separateTestMachinery } from './test-machinery.ts';
-
-/**
- * A candidate as validation runs it: its test machinery kept at the base commit (validation/test-machinery.ts), so
- * no sample wins the regression or reproduction vote by editing the tests or the runner's configuration.
- */
-function withoutMachinery(patch: string): string {
-  return separateTestMachinery(patch, 'restore').patch;
-}
+import { applyModelPatch, readBaseFiles } from './evaluate.ts';
+import { mixedManifests, separateTestMachinery } from './test-machinery.ts';
 
 export interface TestbedOptions {
   runId: string;
@@ -58,6 +50,8 @@ export interface PatchRunResult extends ExecResult {
 
 export class InstanceTestbed {
   private sandbox?: Sandbox;
+  /** mixed manifests at the base commit, read once per testbed (test-machinery.ts) */
+  private readonly manifestBases = new Map<string, string | undefined>();
   /** containers started so far (1 unless a timeout killed one) */
   containersStarted = 0;
 
@@ -96,6 +90,19 @@ export class InstanceTestbed {
     return this.sandbox;
   }
 
+  /**
+   * A candidate as validation runs it: its test machinery kept at the base commit (validation/test-machinery.ts), so
+   * no sample wins the regression or reproduction vote by editing the tests or the runner's configuration.
+   */
+  private async withoutMachinery(patch: string): Promise<string> {
+    const unread = mixedManifests(patch).filter((file) => !this.manifestBases.has(file));
+    if (unread.length) {
+      const read = await readBaseFiles(await this.ensureSandbox(), this.instance.base_commit, unread);
+      for (const [file, text] of read) this.manifestBases.set(file, text);
+    }
+    return separateTestMachinery(patch, 'restore', this.manifestBases).patch;
+  }
+
   /** Runs shell lines in /testbed after the image's prelude (conda activation in official images). */
   async run(lines: readonly string[], timeoutMs = this.options.timeoutMs ?? 600_000): Promise<ExecResult> {
     const sandbox = await this.ensureSandbox();
@@ -112,7 +119,7 @@ export class InstanceTestbed {
   /** Applies `patch` (empty: nothing; its test machinery left out) on a clean checkout with the harness' fallbacks. */
   async applyPatch(candidate: string): Promise<{ applied: boolean; output: string }> {
     await this.reset();
-    const patch = withoutMachinery(candidate);
+    const patch = await this.withoutMachinery(candidate);
     if (patch.trim() === '') return { applied: true, output: '' };
     const sandbox = await this.ensureSandbox();
     await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
@@ -125,7 +132,7 @@ export class InstanceTestbed {
    * `applied: false` and no run.
    */
   async runWithPatch(candidate: string, lines: readonly string[], timeoutMs?: number, files: readonly InlineFile[] = []): Promise<PatchRunResult> {
-    const inline = [{ path: DOCKER_PATCH, content: withoutMachinery(candidate) }, ...files];
+    const inline = [{ path: DOCKER_PATCH, content: await this.withoutMachinery(candidate) }, ...files];
     const inlineBytes = inline.reduce((n, f) => n + Buffer.byteLength(f.content), 0);
     // Files are written after the reset (which would delete new files under /testbed); the candidate's
     // own files after the patch, since the harness' reset between apply attempts cleans untracked files.

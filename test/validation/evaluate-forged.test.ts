@@ -118,6 +118,16 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
     expect(ours.report).toMatchObject({ resolved: false, test_machinery: [{ path: 'tests/conftest.py', action: 'removed' }] });
   }, 600_000);
 
+  it('a new setup.cfg whose [tool:pytest] shadows the package under test: resolved as the harness grades; only that section restored', async () => {
+    expect((await evaluateForged('forgesBySetupCfg', `setupcfg502-${process.pid}`, EXACT)).report.resolved).toBe(true);
+    const ours = await evaluateForged('forgesBySetupCfg', `setupcfg-${process.pid}`);
+    expect(ours.report).toMatchObject({
+      resolved: false,
+      test_machinery: [{ path: 'setup.cfg', action: 'restored', rule: 'test sections of setup.cfg: [tool:pytest]' }],
+    });
+    expect(ours.report.tests_status.FAIL_TO_PASS.failure).toEqual(fixture.instance.FAIL_TO_PASS);
+  }, 600_000);
+
   it('the module under test prints PASSED lines and a forged exit code, then os._exit(0): a forged marker, and no runner report', async () => {
     expect((await evaluateForged('forgesExitCode', `exit502-${process.pid}`, EXACT)).report.resolved).toBe(true);
     const ours = await evaluateForged('forgesExitCode', `exit-${process.pid}`);

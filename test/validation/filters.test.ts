@@ -169,6 +169,14 @@ describe.each(KINDS)('regression and reproduction filters in the $name sandbox',
     expect(regression.get('hiding')!.failing).toEqual(['tests/test_core.py::test_add']);
   });
 
+  it("a candidate's [tool:pytest] section is left out too: a setup.cfg that shadows the broken package wins no vote", async () => {
+    const all = await selectRegressionTests(testbed);
+    // the shadow copy on sys.path has a working add(); the candidate's own add() is broken
+    const shadowing = `${fixture.patches.fixBreaksAdd.trimEnd()}\n${fixture.patches.forgesBySetupCfg}`;
+    const regression = await runRegressionTests(testbed, all, [{ key: 'shadowing', patch: shadowing }]);
+    expect(regression.get('shadowing')!.failing).toEqual(['tests/test_core.py::test_add']);
+  });
+
   it('validateCandidates: both filters in one sandbox, keyed for selectPatch', async () => {
     const { voting, candidates } = samples();
     const model = createChatModel(`openai:scripted@${server.openaiURL}`);
