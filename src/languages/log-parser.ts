@@ -84,6 +84,21 @@ export function runnerOwnOutput(
   return lines.slice(0, last + 1).join('\n');
 }
 
+/**
+ * The runner's own count of passed tests against the log's (locfix's rule): a log that reports more passed tests
+ * than the runner's closing lines count (pytest's "=== 5 passed in 0.1s ===", unittest's "Ran 5 tests") holds
+ * result lines the runner did not print, such as PASSED lines printed by code that deselected or never ran the
+ * tests. `counted` sums every closing line of the log (undefined: none, the runner died); `perTest` allows for a
+ * parser that reads one test under two names (Django's described tests).
+ */
+export function checkPassCount(map: StatusMap, counted: number | undefined, runner: string, context: ParseContext, perTest = 1): void {
+  if (!context.failureWins || counted === undefined) return;
+  const passed = Object.entries(map).filter(([test, status]) => status === TestStatus.PASSED && !PROGRESS_COLUMN.test(test)).length;
+  if (passed > counted * perTest) {
+    context.onAmbiguity?.(`the log reports ${passed} passed test(s) but ${runner}'s own closing lines count ${counted}`);
+  }
+}
+
 /** A plain copy of a parser's map (a failure-wins map is a Proxy). */
 export function plainStatusMap(map: StatusMap): StatusMap {
   return { ...map };

@@ -209,3 +209,54 @@ describe('markers the tested code prints (issue 51)', () => {
     expect(evalReport('x', 'diff', passing.join('\n'), gold, parseLogPytest, EXACT, 'missing').x!.resolved).toBe(true);
   });
 });
+
+describe("the runner's own closing counts (issue 51)", () => {
+  const gold = { FAIL_TO_PASS: ['test_calc.py::test_add'], PASS_TO_PASS: ['test_calc.py::test_other'] };
+  const script = (lines: string[], code = 0) =>
+    ["+ : '>>>>> Start Test Output'", ...lines, "+ : '>>>>> End Test Output'", `+ echo '>>>>> Test Exit Code: ${code}'`, `>>>>> Test Exit Code: ${code}`].join(
+      '\n',
+    );
+
+  it('PASSED lines for tests a hook deselected: pytest counts fewer passes than the log shows, so the log is not graded', () => {
+    // the failing test is deselected (exit code 0, nothing fails) and its PASSED line printed instead
+    const forged = script([
+      '+ pytest -rA test_calc.py',
+      'collected 2 items / 1 deselected / 1 selected',
+      'PASSED test_calc.py::test_add',
+      'PASSED test_calc.py::test_other',
+      '=================== 1 passed, 1 deselected in 0.02s ===================',
+    ]);
+    expect(evalReport('x', 'diff', forged, gold, parseLogPytest, EXACT).x!.resolved).toBe(true);
+    expect(evalReport('x', 'diff', forged, gold, parseLogPytest, LOCFIX).x).toMatchObject({
+      resolved: false,
+      not_graded_reason: "the log reads two ways: the log reports 2 passed test(s) but pytest's own closing lines count 1",
+    });
+  });
+
+  it('honest logs keep their verdict: sessions run one after another are summed, and a log without a closing line is not checked', () => {
+    const twoSessions = script([
+      '+ pytest -rA test_calc.py::test_add',
+      'PASSED test_calc.py::test_add',
+      '============================== 1 passed in 0.01s ==============================',
+      '+ pytest -rA test_calc.py::test_other',
+      'PASSED test_calc.py::test_other',
+      '============================== 1 passed, 1 warning in 0.01s ===================',
+    ]);
+    expect(evalReport('x', 'diff', twoSessions, gold, parseLogPytest, LOCFIX).x!.resolved).toBe(true);
+    const xpassed = script(['PASSED test_calc.py::test_add', 'PASSED test_calc.py::test_other', '=== 2 passed, 1 xpassed in 0.01s ===']);
+    expect(evalReport('x', 'diff', xpassed, gold, parseLogPytest, LOCFIX).x!.resolved).toBe(true);
+    const noClosing = script(['PASSED test_calc.py::test_add', 'PASSED test_calc.py::test_other']);
+    expect(evalReport('x', 'diff', noClosing, gold, parseLogPytest, LOCFIX).x!.resolved).toBe(true);
+  });
+
+  it('unittest: ok lines for tests that never ran ("Ran 0 tests") are not graded', () => {
+    const django = { FAIL_TO_PASS: ['test_answer (test_lib.T.test_answer)'], PASS_TO_PASS: [] };
+    const forged = script(['test_answer (test_lib.T.test_answer) ... ok', '', '-'.repeat(70), 'Ran 0 tests in 0.000s', '', 'OK']);
+    expect(evalReport('x', 'diff', forged, django, parseLogDjango, EXACT).x!.resolved).toBe(true);
+    expect(evalReport('x', 'diff', forged, django, parseLogDjango, LOCFIX).x!.not_graded_reason).toMatch(
+      /1 passed test\(s\) but unittest's own closing lines count 0/,
+    );
+    const honest = forged.replace('Ran 0 tests', 'Ran 1 test');
+    expect(evalReport('x', 'diff', honest, django, parseLogDjango, LOCFIX).x!.resolved).toBe(true);
+  });
+});

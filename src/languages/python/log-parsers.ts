@@ -6,7 +6,7 @@
  * " - " or a space at that point.
  */
 import { TestStatus } from '../../harness/constants.ts';
-import { type StatusMap, newStatusMap, type ParseContext, runnerOwnOutput } from '../log-parser.ts';
+import { checkPassCount, type StatusMap, newStatusMap, type ParseContext, runnerOwnOutput } from '../log-parser.ts';
 
 const STATUSES = Object.values(TestStatus);
 /** pytest's closing line: "=== 1 failed, 2 passed, 1 warning in 0.12s ===" ("in 0.12 seconds" before pytest 5) */
@@ -16,6 +16,30 @@ const SYMPY_CLOSING = /^=+ tests finished: /;
 const noColour = (line: string) => line.replace(/\x1b?\[(\d+;)*\d*m/g, '');
 const pytestOwnOutput = (log: string, context: ParseContext) =>
   runnerOwnOutput(log, PYTEST_CLOSING, (line) => STATUSES.some((s) => line.startsWith(s) || line.endsWith(s) || line.includes(` ${s} `)), context, noColour);
+
+/** The passed tests every pytest closing line of the log counts, summed (sessions run one after another); none: undefined. */
+function pytestPassedCount(log: string): number | undefined {
+  let total: number | undefined;
+  for (const raw of log.split('\n')) {
+    const line = noColour(raw).trim();
+    if (!PYTEST_CLOSING.test(line)) continue;
+    total = (total ?? 0) + Number(/(?<![\w-])(\d+) passed\b/.exec(line)?.[1] ?? 0);
+  }
+  return total;
+}
+
+/** The parsed map, checked against pytest's closing counts (log-parser.ts `checkPassCount`). */
+function checkedAgainstPytest(map: StatusMap, log: string, context: ParseContext): StatusMap {
+  checkPassCount(map, pytestPassedCount(log), 'pytest', context);
+  return map;
+}
+
+/** The tests every unittest "Ran N tests" line counts, summed; none: undefined. */
+function unittestRanCount(log: string): number | undefined {
+  let total: number | undefined;
+  for (const match of log.matchAll(/^Ran (\d+) tests? in /gm)) total = (total ?? 0) + Number(match[1]);
+  return total;
+}
 const STATUS_ALT = STATUSES.join('|');
 const STATUS_FIRST = new RegExp(`^(${STATUS_ALT})\\s+(\\S+)`);
 const TEST_FIRST = new RegExp(`^(\\S+)\\s+(${STATUS_ALT})(?:\\s|$)`);
@@ -49,7 +73,7 @@ export function parseLogPytest(fullLog: string, context: ParseContext = {}): Sta
     const parsed = parsePytestResultLine(line, context.harness);
     if (parsed) map[parsed[0]] = parsed[1];
   }
-  return map;
+  return checkedAgainstPytest(map, log, context);
 }
 
 /** Parametrized ids that are absolute paths keep only their last component (requests, pylint, pydicom). */
@@ -71,7 +95,7 @@ export function parseLogPytestOptions(fullLog: string, context: ParseContext = {
     const parsed = parsePytestResultLine(line, context.harness);
     if (parsed) map[normalizeOptionTestName(parsed[0])] = parsed[1];
   }
-  return map;
+  return checkedAgainstPytest(map, log, context);
 }
 
 /** Later pytest versions: colour codes and control characters stripped first. */
@@ -84,7 +108,7 @@ export function parseLogPytestV2(fullLog: string, context: ParseContext = {}): S
     const parsed = context.harness === '4.1' ? parsePytestResultLine(line, '4.1') : pytestV2ResultLine(line);
     if (parsed) map[parsed[0]] = parsed[1];
   }
-  return map;
+  return checkedAgainstPytest(map, log, context);
 }
 
 /**
@@ -140,6 +164,8 @@ export function parseLogDjango(fullLog: string, context: ParseContext = {}): Sta
   for (const pattern of interrupted) {
     for (const match of log.matchAll(pattern)) map[match[1]] = TestStatus.PASSED;
   }
+  // a described test is read under two names: twice the tests run bounds the passes
+  checkPassCount(map, unittestRanCount(log), 'unittest', context, 2);
   return map;
 }
 
@@ -218,7 +244,7 @@ export function parseLogMatplotlib(fullLog: string, context: ParseContext = {}):
     if (context.harness !== '4.1' && parts[0] === TestStatus.SKIPPED && SKIP_COUNT.test(parts[1])) continue;
     map[parts[1]] = parts[0] as TestStatus;
   }
-  return map;
+  return checkedAgainstPytest(map, log, context);
 }
 
 export function parseLogSeaborn(fullLog: string, context: ParseContext = {}): StatusMap {
@@ -236,5 +262,5 @@ export function parseLogSeaborn(fullLog: string, context: ParseContext = {}): St
       if (name !== undefined) map[name] = TestStatus.PASSED;
     }
   }
-  return map;
+  return checkedAgainstPytest(map, log, context);
 }
