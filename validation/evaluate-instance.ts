@@ -20,6 +20,7 @@ import {
   type EvaluationOptions,
   instanceLogDir,
   type InstanceOutcome,
+  AS_SUBMITTED_DIR,
   LOG_EVALUATION_ERROR,
   readBaseFiles,
   RUNNER_REPORT,
@@ -125,6 +126,7 @@ export async function evaluateInstance(instance: SweInstance, prediction: Predic
     const ran = (await evaluate().catch((err) => lookUpAgain(evaluation, err))) ?? (await evaluate());
     timings.containerMs = Date.now() - containerStarted;
     if (ran.cannotRun) await settleCannotRun(evaluation, ran, ran.cannotRun);
+    if (restoredMachinery(ran.graded[instanceId]!)) ran.graded[instanceId]!.as_submitted = await verdictAsSubmitted(evaluation);
     return await recordReport(evaluation, ran, reportPath, started);
   } catch (err) {
     return await failedOutcome(instanceId, err, log, logDir, timings, started);
@@ -158,6 +160,30 @@ function recordAudit(entry: InstanceReportEntry, patch: string, log: InstanceLog
   entry.runner_audit = hits;
   if (entry.resolved) entry.resolved_flagged = true;
   log.info(`Runner audit: ${hits.length} line(s) of the patch talk past the test runner: ${hits.map((h) => `${h.path}:${h.line} (${h.rule})`).join(', ')}`);
+}
+
+/** Whether the evaluation left test machinery of the patch out (restore): then its verdict as submitted is wanted too. */
+function restoredMachinery(entry: InstanceReportEntry): boolean {
+  return (entry.test_machinery ?? []).some((edit) => edit.action !== 'kept');
+}
+
+/**
+ * The verdict of the patch as submitted, its test machinery applied (`keep`), in a sandbox of its own with its logs
+ * under `as_submitted/`: reported beside the verdict, so a user sees what the machinery changes would have won.
+ */
+async function verdictAsSubmitted(run: InstanceEvaluation): Promise<NonNullable<InstanceReportEntry['as_submitted']>> {
+  const logDir = path.join(run.logDir, AS_SUBMITTED_DIR);
+  await fs.mkdir(logDir, { recursive: true });
+  const asSubmitted: InstanceEvaluation = { ...run, logDir, grading: { ...run.grading, testMachinery: 'keep' }, timings: { ...run.timings } };
+  run.log.info(`Evaluating the patch as submitted, its test machinery applied (logs in ${logDir})`);
+  try {
+    const ran = await inSandbox(asSubmitted, 'eval', (sandbox) => runEvalScript(asSubmitted, sandbox));
+    const entry = ran.graded[run.instance.instance_id]!;
+    await writeJsonAtomic(path.join(logDir, LOG_REPORT), ran.graded);
+    return { resolved: entry.resolved, ...(entry.not_graded_reason ? { not_graded_reason: entry.not_graded_reason } : {}) };
+  } catch (err) {
+    return { resolved: false, error: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
+  }
 }
 
 /** A patch that changes test machinery under --test-machinery refuse: not run, not graded, with what it changes. */
@@ -286,6 +312,9 @@ async function recordReport(run: InstanceEvaluation, ran: ScriptRun, reportPath:
     ...(patchApplyCommand ? { patchApplyCommand } : {}),
     ...(infraFailure ? { infraFailure } : {}),
     ...(report[instanceId].resolved_flagged ? { flagged: true } : {}),
+    ...(report[instanceId].as_submitted && report[instanceId].as_submitted.resolved !== resolved
+      ? { resolvedAsSubmitted: report[instanceId].as_submitted.resolved }
+      : {}),
   };
 }
 

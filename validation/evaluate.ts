@@ -65,6 +65,8 @@ export interface InstanceOutcome {
   infraFailure?: InfraFailure;
   /** resolved, and the patch holds lines that talk past the test runner (runner-audit.ts): kept apart from clean resolves */
   flagged?: boolean;
+  /** the verdict with the patch's test machinery applied, when it differs from `resolved` (test-machinery.ts) */
+  resolvedAsSubmitted?: boolean;
 }
 
 export interface EvaluationOptions {
@@ -150,6 +152,9 @@ export async function readBaseFiles(sandbox: Sandbox, commit: string, paths: rea
   }
   return bases;
 }
+
+/** The folder, inside an instance's log folder, of its evaluation as submitted (test machinery applied). */
+export const AS_SUBMITTED_DIR = 'as_submitted';
 
 /** pytest's JUnit report of the run, kept beside the log. */
 export const RUNNER_REPORT = 'runner_report.xml';

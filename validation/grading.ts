@@ -218,6 +218,8 @@ export interface InstanceReportEntry {
   resolved_flagged?: boolean;
   /** the model patch's test machinery and what became of it (validation/test-machinery.ts) */
   test_machinery?: Array<{ path: string; action: 'restored' | 'removed' | 'kept'; rule: string }>;
+  /** when test machinery was left out: the verdict of the patch as submitted, machinery applied (logs in as_submitted/) */
+  as_submitted?: { resolved: boolean; not_graded_reason?: string; error?: string };
 }
 
 export type InstanceReport = Record<string, InstanceReportEntry>;

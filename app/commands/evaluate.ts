@@ -110,13 +110,16 @@ export function register(program: Command): void {
               ? o.flagged
                 ? 'resolved (flagged: see runner_audit in its report.json)'
                 : 'resolved'
-              : 'unresolved'
+              : o.resolvedAsSubmitted
+                ? 'unresolved (resolved only with its test machinery changes: see as_submitted in its report.json)'
+                : 'unresolved'
             : `error: ${o.error}`;
           console.log(`[${done}/${total}] ${o.instanceId}: ${state}${o.reused ? ' (existing report)' : ''} ${(o.durationMs / 1000).toFixed(1)}s`);
         },
       });
       const grading = gradingRulesOf(config.evaluation);
       const flagged = outcomes.filter((o) => o.flagged).length;
+      const byMachinery = outcomes.filter((o) => o.resolvedAsSubmitted !== undefined);
       await writeRunMetadata(runsDir, config.runId, source, grading);
       // the run-folder contract, so analyze / compare / report read this evaluation like any run
       await recordEvaluationRun(path.join(runsDir, config.runId), {
@@ -132,6 +135,9 @@ export function register(program: Command): void {
           `Instances completed: ${summary.completed_instances}\nInstances incomplete: ${summary.incomplete_ids.length}\n` +
           `Instances resolved: ${summary.resolved_instances}\n` +
           (flagged ? `Instances resolved (flagged by the runner audit, kept apart): ${flagged}\n` : '') +
+          (byMachinery.length
+            ? `Instances whose verdict differs with their test machinery as submitted: ${byMachinery.length} (${byMachinery.map((o) => `${o.instanceId}: ${o.resolvedAsSubmitted ? 'resolved' : 'unresolved'} as submitted`).join(', ')})\n`
+            : '') +
           `Instances unresolved: ${summary.unresolved_instances}\n` +
           `Instances with empty patches: ${summary.empty_patch_instances}\nInstances with errors: ${summary.error_instances}\n` +
           `Report written to ${summaryPath}`,

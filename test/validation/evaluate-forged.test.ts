@@ -93,9 +93,20 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
     const images = kind.images({ gitDir: async () => fixture.gitDir }, { useOfficialImages: false });
     const predictions: Prediction[] = [{ instance_id: fixture.instance.instance_id, model_name_or_path: 'm', model_patch: fixture.patches[patch] }];
     const runsDir = path.join(root, 'runs');
-    await runEvaluation({ runId, runsDir, dataset: [fixture.instance], predictions, runtime, images, timeoutMs: 120_000, ...(grading ? { grading } : {}) });
+    const { outcomes } = await runEvaluation({
+      runId,
+      runsDir,
+      dataset: [fixture.instance],
+      predictions,
+      runtime,
+      images,
+      timeoutMs: 120_000,
+      ...(grading ? { grading } : {}),
+    });
     const dir = instanceLogDir(runsDir, runId, fixture.instance.instance_id);
     return {
+      dir,
+      outcome: outcomes[0]!,
       report: JSON.parse(await fs.readFile(path.join(dir, 'report.json'), 'utf8'))[fixture.instance.instance_id],
       log: await fs.readFile(path.join(dir, 'test_output.txt'), 'utf8').catch(() => ''),
     };
@@ -107,6 +118,12 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
     const ours = await evaluateForged('forgesByReportHook', `hook-${process.pid}`);
     expect(ours.report).toMatchObject({ resolved: false, test_machinery: [{ path: 'conftest.py', action: 'removed', rule: 'pytest conftest' }] });
     expect(ours.report.tests_status.FAIL_TO_PASS.failure).toEqual(fixture.instance.FAIL_TO_PASS);
+    // beside it, the verdict as submitted (its conftest.py applied), evaluated in a sandbox of its own
+    expect(ours.report.as_submitted).toEqual({ resolved: true });
+    expect(ours.outcome.resolvedAsSubmitted).toBe(true);
+    expect(await fs.readFile(path.join(ours.dir, 'as_submitted', 'patch.diff'), 'utf8')).toBe(fixture.patches.forgesByReportHook);
+    // a patch without test machinery is evaluated once
+    expect((await evaluateForged('gold', `once-${process.pid}`)).report).not.toHaveProperty('as_submitted');
     // refused when asked: not run, not graded, with what it changes
     const refused = await evaluateForged('forgesByReportHook', `hookrefuse-${process.pid}`, { harness: '5.0.2', unforgeable: true, testMachinery: 'refuse' });
     expect(refused.report).toMatchObject({ resolved: false, not_graded_reason: expect.stringMatching(/changes test machinery \(conftest\.py\); refused/) });
@@ -124,6 +141,7 @@ describe.each(KINDS)('forged verdicts in the $name sandbox', (kind) => {
     expect(ours.report).toMatchObject({
       resolved: false,
       test_machinery: [{ path: 'setup.cfg', action: 'restored', rule: 'test sections of setup.cfg: [tool:pytest]' }],
+      as_submitted: { resolved: true },
     });
     expect(ours.report.tests_status.FAIL_TO_PASS.failure).toEqual(fixture.instance.FAIL_TO_PASS);
   }, 600_000);
