@@ -1,12 +1,9 @@
 /**
  * What `bench:fidelity --regrade` needs beyond grading itself: a published pre-5.0 log in 5.0's shape (markers and
- * the recorded exit code), a log forged as a patch that prints passing lines would forge it, and the rule that
- * makes a verdict differ between two rule sets.
+ * the recorded exit code), and a log forged as a patch that prints passing lines would forge it.
  */
 import { END_TEST_OUTPUT, START_TEST_OUTPUT, TEST_EXIT_CODE } from '../src/harness/constants.ts';
-import { type GradingRules, parseTestExitCode } from '../validation/grading-rules.ts';
-import { statusMapFromLog, type TestsStatus } from '../validation/grading.ts';
-import type { BoundLogParser } from '../validation/log-parsers/index.ts';
+import { parseTestExitCode } from '../validation/grading-rules.ts';
 
 const PYTEST_FAMILY = new Set([
   'pytest',
@@ -81,39 +78,4 @@ export function forgePasses(log: string, tests: readonly string[], parser: strin
   if (at < 0 || !log.includes(START_TEST_OUTPUT)) return undefined;
   const lineStart = log.lastIndexOf('\n', at) + 1;
   return `${log.slice(0, lineStart)}${lines.join('\n')}\n${log.slice(lineStart)}`;
-}
-
-/**
- * Why a log's verdict under `rules` differs from its verdict under `base`: the reason it was not graded (the
- * exit-code check, no sign the suite ran, an ambiguous log), else the first test whose side changed and why
- * (a skipped test, a truncated id, a different parser key, the whole-log fallback, a failure kept over a pass).
- */
-export function verdictCause(
-  log: string,
-  parser: BoundLogParser,
-  tests: { base?: TestsStatus; other?: TestsStatus },
-  rules: { base: GradingRules; other: GradingRules },
-): string {
-  const base = statusMapFromLog(log, parser, rules.base);
-  const other = statusMapFromLog(log, parser, rules.other);
-  if (base.found && !other.found) return other.notGraded!.replace(/exited \d+/, 'exited non-zero').replace(/: .*$/, '');
-  if (!base.found && other.found) return `not graded under ${rules.base.harness}: ${base.notGraded}`;
-  if (!tests.base || !tests.other) return 'not graded under either';
-  const between = log.split(START_TEST_OUTPUT)[1]?.split(END_TEST_OUTPUT)[0] ?? '';
-  if (Object.keys(parser(between, { harness: rules.base.harness })).length === 0 && Object.keys(other.statusMap).length > 0) {
-    return 'whole-log fallback (#402)';
-  }
-  if (other.ignored && !base.ignored) return "result lines after the runner's closing summary left out";
-  for (const category of ['FAIL_TO_PASS', 'PASS_TO_PASS'] as const) {
-    const was = new Set(tests.base[category].success);
-    for (const test of [...tests.base[category].success, ...tests.other[category].success]) {
-      if (was.has(test) === tests.other[category].success.includes(test)) continue;
-      if (other.conflicts.some((c) => c.test === test)) return 'failure wins over a later pass';
-      if (other.statusMap[test] === 'SKIPPED' || base.statusMap[test] === 'SKIPPED') return `skipped ${category} test`;
-      if (!(test in other.statusMap) && test.split('[').length > test.split(']').length) return 'truncated id (#290)';
-      if (base.statusMap[test] !== other.statusMap[test]) return `parser change (${category} test read differently)`;
-      return `other (${category})`;
-    }
-  }
-  return 'other';
 }

@@ -111,9 +111,11 @@ export const RunConfigSchema = z
         unforgeable: z.boolean().default(true),
         /** the model patch's test files and runner configuration: kept at the base commit (restore), applied, or refused (validation/test-machinery.ts) */
         testMachinery: z.enum(TEST_MACHINERY_POLICIES, { message: `must be one of ${TEST_MACHINERY_POLICIES.join(', ')}` }).default('restore'),
+        /** further releases every log is graded under after `locfix evaluate`, listing where they disagree (validation/harness-diff.ts) */
+        compareHarness: z.array(z.enum(HARNESS_VERSIONS, { message: `must be one of ${HARNESS_VERSIONS.join(', ')}` })).default([]),
       })
       .strict()
-      .default({ enabled: true, timeoutSeconds: 1800, network: 'none', harness: '5.0.2', unforgeable: true, testMachinery: 'restore' }),
+      .default({ enabled: true, timeoutSeconds: 1800, network: 'none', harness: '5.0.2', unforgeable: true, testMachinery: 'restore', compareHarness: [] }),
     /** the sandboxes of validation and evaluation, of whichever kind (`backend`); `docker` in configs before issue 43 */
     sandbox: z
       .object({

@@ -13,6 +13,7 @@ import { runBackend } from '../engine/backends.ts';
 import { EVALUATE_FLAGS, overridesFrom } from './run-flags.ts';
 import { useFlags } from './flag-table.ts';
 import { optionName } from './flag-values.ts';
+import { compareReleases, describeHarnessDiff, HARNESS_DIFF_FILE } from '../../validation/harness-diff.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
 import { writeRunMetadata } from '../../validation/run-summary.ts';
 import { gradingRulesOf } from '../../validation/grading-rules.ts';
@@ -142,6 +143,17 @@ export function register(program: Command): void {
           `Instances with empty patches: ${summary.empty_patch_instances}\nInstances with errors: ${summary.error_instances}\n` +
           `Report written to ${summaryPath}`,
       );
+      const compare = config.evaluation.compareHarness.filter((release) => release !== config.evaluation.harness);
+      if (compare.length) {
+        const diff = await compareReleases({
+          runsDir,
+          runId: config.runId,
+          dataset: dataset.filter((instance) => predictions.some((p) => p.instance_id === instance.instance_id)),
+          releases: [config.evaluation.harness, ...compare],
+          unforgeable: config.evaluation.unforgeable,
+        });
+        console.log([...describeHarnessDiff(diff), `  written to ${path.join(path.dirname(summaryPath), HARNESS_DIFF_FILE)}`].join('\n'));
+      }
     } finally {
       lock.release();
       await store.close();

@@ -220,6 +220,13 @@ export const RUN_FLAGS: readonly RunFlag[] = [
       "the model patch's test files and runner configuration: restore (default: kept at the base commit), keep (applied as written), refuse (the instance is not graded); with --no-unforgeable, keep",
     parse: oneOf(TEST_MACHINERY_POLICIES),
   }),
+  flag('evaluation', {
+    field: 'compareHarness',
+    flag: '--compare-harness <versions>',
+    description:
+      'after evaluating, grade every log again under these releases (comma-separated, e.g. 4.1) and list where they disagree with --harness, and by which rule',
+    parse: (t) => list(t)!.map((v) => parseHarnessVersion(v)),
+  }),
 ];
 
 /** The config keys `locfix evaluate` takes from the same table: where it reads and writes, and the sandboxes. */
@@ -236,6 +243,7 @@ const EVALUATE_KEYS = new Set([
   'evaluation.harness',
   'evaluation.unforgeable',
   'evaluation.testMachinery',
+  'evaluation.compareHarness',
 ]);
 export const EVALUATE_FLAGS: readonly RunFlag[] = RUN_FLAGS.filter((f) => EVALUATE_KEYS.has(f.key) || EVALUATE_KEYS.has(`${f.key}.${f.field}`));
 
@@ -334,6 +342,7 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
     harness: true,
     unforgeable: true,
     testMachinery: true,
+    compareHarness: true,
   },
   sandbox: {
     backend: true,

@@ -322,6 +322,13 @@ describe.each(KINDS)('evaluation in the $name sandbox', (kind) => {
     const metadata = JSON.parse(await fs.readFile(path.join(dir, 'runs', 'cli-gold', 'evaluation', 'run.json'), 'utf8'));
     expect(metadata).toMatchObject({ split: 'test', task_repo: null, grading: { harness: '5.0.2', unforgeable: true } });
     expect(metadata.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
+    // the finished run graded again under another release: its report is reused, its log read once more
+    const regraded = await run(['--predictions', 'gold', '--run-id', 'cli-gold', '--instances', fixture.instance.instance_id, '--compare-harness', '4.1']);
+    expect(regraded.stdout).toContain('(existing report)');
+    expect(regraded.stdout).toContain("Graded again under 5.0.2, 4.1 with locfix's rule: 1 log\n");
+    expect(regraded.stdout).toContain('instances where 4.1 disagrees with 5.0.2: 0');
+    const harnessDiff = JSON.parse(await fs.readFile(path.join(dir, 'runs', 'cli-gold', 'evaluation', 'harness_diff.json'), 'utf8'));
+    expect(harnessDiff).toMatchObject({ releases: ['5.0.2', '4.1'], graded: 1, resolved: { '5.0.2': 1, '4.1': 1 }, disagreements: [] });
 
     const preds = await run(['--predictions', predictionsFile, '--run-id', 'cli-preds']);
     expect(preds.stdout).toContain(`${wrongId}: unresolved`);

@@ -4,7 +4,8 @@
  * verdict that changes between rule sets is put down to the rule that changed it.
  */
 import { describe, expect, it } from 'vitest';
-import { exitCodeFromSummary, forgePasses, reshapeAs50, verdictCause } from '../../scripts/fidelity-rules.ts';
+import { exitCodeFromSummary, forgePasses, reshapeAs50 } from '../../scripts/fidelity-rules.ts';
+import { verdictCause } from '../../validation/verdict-cause.ts';
 import { evalReport } from '../../validation/grading.ts';
 import type { GradingRules } from '../../validation/grading-rules.ts';
 import { parseLogPytest } from '../../src/languages/python/log-parsers.ts';
