@@ -92,6 +92,8 @@ const EXIT_CODE_LINE = new RegExp(`^(?:\\+ echo ')?${TEST_EXIT_CODE.replace(/[.*
 export interface MarkerReading {
   /** the text between the one whole-line start marker and the one whole-line end marker */
   between?: string;
+  /** the log from the one whole-line start marker on: what the whole-log fallback (#402) may read under locfix's rule */
+  fromStart?: string;
   /** the test command's exit status, from the one whole-line echo of it */
   exitCode?: number;
   /** why the log holds markers the script did not write */
@@ -132,5 +134,5 @@ export function readMarkers(content: string): MarkerReading {
   const between = lines.slice(starts[0]! + 1, ends[0]).join('\n');
   const inside = [START_TEST_OUTPUT, END_TEST_OUTPUT, TEST_EXIT_CODE].find((marker) => between.includes(marker));
   if (inside) return { ...reading, forged: `the test output holds "${inside}", which only the eval script writes: the tested code printed it` };
-  return { ...reading, between };
+  return { ...reading, between, fromStart: lines.slice(starts[0]! + 1).join('\n') };
 }

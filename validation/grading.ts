@@ -84,7 +84,8 @@ function notGraded(reason: string, extra: Partial<LogReading> = {}): LogReading 
 /**
  * The status map of an evaluation log, and whether the log can be graded (get_logs_eval). Not gradable: a failure
  * marker (patch not applied, reset failed, tests errored or timed out) or a missing start/end marker. Only the
- * text between the markers is parsed; under 5.0.2 the whole log when that yields nothing (#402), no results and
+ * text between the markers is parsed; under 5.0.2 the whole log when that yields nothing (#402; under locfix's rule
+ * the log from the start marker on), no results and
  * no sign the suite ran is not gradable, nor is a non-zero recorded exit code with no failure in the map (#620).
  * The unforgeable rule parses with failures winning and refuses a log its parser finds ambiguous.
  */
@@ -121,7 +122,9 @@ export function statusMapFromLog(content: string, parser: BoundLogParser, rules:
       conflicts.length = 0;
       ambiguities.length = 0;
       ignored.length = 0;
-      statusMap = parse(content);
+      // locfix's rule: not the text before the tests ran, where the patched code's install step and the patch
+      // itself (`git diff`) can print result lines
+      statusMap = parse(markers?.fromStart ?? content);
     }
     if (Object.keys(statusMap).length === 0 && !SUITE_RAN.test(content)) return notGraded('no test results and no sign the suite ran', { exitCode });
     const failing = Object.values(statusMap).some((s) => s === TestStatus.FAILED || s === TestStatus.ERROR);

@@ -260,3 +260,29 @@ describe("the runner's own closing counts (issue 51)", () => {
     expect(evalReport('x', 'diff', honest, django, parseLogDjango, LOCFIX).x!.resolved).toBe(true);
   });
 });
+
+describe('the whole-log fallback (#402) under locfix rule (issue 51)', () => {
+  it('result lines printed before the tests ran (a patched setup.py at install) are not read when the test output is empty', () => {
+    const gold = { FAIL_TO_PASS: ['test_calc.py::test_add'], PASS_TO_PASS: ['test_calc.py::test_other'] };
+    const log = [
+      '+ python -m pip install -e .',
+      'PASSED test_calc.py::test_add',
+      'PASSED test_calc.py::test_other',
+      "+ : '>>>>> Start Test Output'",
+      '+ pytest -rA test_calc.py',
+      "+ : '>>>>> End Test Output'",
+      "+ echo '>>>>> Test Exit Code: 0'",
+      '>>>>> Test Exit Code: 0',
+    ].join('\n');
+    // the harness reads the whole log when the test output yields nothing, install output included
+    expect(evalReport('x', 'diff', log, gold, parseLogPytest, EXACT).x!.resolved).toBe(true);
+    expect(evalReport('x', 'diff', log, gold, parseLogPytest, LOCFIX).x).toMatchObject({
+      resolved: false,
+      not_graded_reason: 'no test results and no sign the suite ran',
+    });
+    // results after the end marker (output the harness' markers missed) are still read
+    const lines = log.split('\n');
+    const late = [lines[0], ...lines.slice(3), 'PASSED test_calc.py::test_add', 'PASSED test_calc.py::test_other'].join('\n');
+    expect(evalReport('x', 'diff', late, gold, parseLogPytest, LOCFIX).x!.resolved).toBe(true);
+  });
+});

@@ -19,7 +19,14 @@ describe('statusMapFromLog', () => {
 
   it('falls back to the whole log when nothing between the markers parses', () => {
     const log = `PASSED outside.py::x\n${wrap('nothing here')}`;
-    expect(statusMapFromLog(log, parseLogPytest)).toMatchObject({ statusMap: { 'outside.py::x': 'PASSED' }, found: true });
+    expect(statusMapFromLog(log, parseLogPytest, { harness: '5.0.2', unforgeable: false })).toMatchObject({
+      statusMap: { 'outside.py::x': 'PASSED' },
+      found: true,
+    });
+    // locfix's rule reads from the start marker on: before it, the patched code's install step and the patch's diff
+    // can print result lines
+    expect(statusMapFromLog(log, parseLogPytest)).toMatchObject({ found: false, notGraded: 'no test results and no sign the suite ran' });
+    expect(statusMapFromLog(`${wrap('nothing here')}\nPASSED outside.py::x`, parseLogPytest)).toMatchObject({ statusMap: { 'outside.py::x': 'PASSED' } });
     // harness 4.1 read only between the markers
     expect(statusMapFromLog(log, parseLogPytest, { harness: '4.1', unforgeable: false })).toMatchObject({ statusMap: {}, found: true });
   });

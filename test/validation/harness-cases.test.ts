@@ -58,10 +58,14 @@ describe('harness 5.0.2 cases', () => {
 
   it.each(byKind('eval_report').map((c) => [c.name, c] as const))('report: %s', (_name, c) => {
     const gold = { FAIL_TO_PASS: c.FAIL_TO_PASS!, PASS_TO_PASS: c.PASS_TO_PASS!, eval_type: c.eval_type };
-    for (const rules of [EXACT, LOCFIX]) {
+    // locfix's rule does not read results printed before the start marker (validation/grading.ts): that one case
+    // is the harness' alone, and locfix's rule leaves its log not graded
+    const beforeStart = c.name === 'results outside the markers fall back to the whole log';
+    for (const rules of beforeStart ? [EXACT] : [EXACT, LOCFIX]) {
       const entry = evalReport('x__x-1', c.model_patch, c.log!, gold, parserOf(c), rules)['x__x-1'];
       expect(harnessFields(entry as unknown as Record<string, unknown>)).toEqual(c.expected);
     }
+    if (beforeStart) expect(evalReport('x__x-1', c.model_patch, c.log!, gold, parserOf(c), LOCFIX)['x__x-1']!.resolved).toBe(false);
   });
 
   it.each(byKind('tests_report').map((c) => [c.name, c] as const))('tests report: %s', (_name, c) => {
