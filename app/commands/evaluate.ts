@@ -130,6 +130,7 @@ export function register(program: Command): void {
         outcomes,
         source: opts.predictions,
         network: config.evaluation.network,
+        grading,
       });
       console.log(
         `Total instances: ${summary.total_instances}\nInstances submitted: ${summary.submitted_instances}\n` +

@@ -2,7 +2,7 @@
  * `locfix evaluate` writes the run-folder contract too (results/run-folder.ts), so that `analyze`, `compare` and
  * `report` read an evaluation of predictions like any run: each prediction as the `select` stage's artifact (the
  * patch), each outcome as the `evaluate` stage's (resolved, or the evaluation error with its kind), and a manifest
- * whose arm is the predictions file and its models. The harness-format files (`evaluation/`, the summary) stay
+ * whose arm is the predictions file, its models, the network and the grading rules. The harness-format files (`evaluation/`, the summary) stay
  * as they are.
  */
 import path from 'node:path';
@@ -14,12 +14,18 @@ import { STAGE } from '../../src/run/stage.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import type { Selection } from '../../repair/types.ts';
 import type { InstanceOutcome } from '../../validation/evaluate.ts';
+import { type GradingRules, machineryPolicy } from '../../validation/grading-rules.ts';
 import type { Prediction } from '../../validation/predictions.ts';
 import type { EvaluateStageOutput } from '../../validation/stages.ts';
 
 function artifact<T>(stage: string, instanceId: string, body: Pick<StageArtifact<T>, 'status' | 'output' | 'error'>, durationMs = 0): StageArtifact<T> {
   const now = new Date().toISOString();
   return { stage, instanceId, startedAt: now, finishedAt: now, durationMs, attempt: 1, ...body };
+}
+
+/** The grading rules with every default written out, so two folders graded alike have equal settings. */
+function gradingSettings(rules: GradingRules): Record<string, unknown> {
+  return { harness: rules.harness, unforgeable: rules.unforgeable, testMachinery: machineryPolicy(rules) };
 }
 
 export async function recordEvaluationRun(
@@ -31,6 +37,8 @@ export async function recordEvaluationRun(
     outcomes: readonly InstanceOutcome[];
     source: string;
     network: string;
+    /** the rules that graded it: runs graded under other rules are other arms */
+    grading: GradingRules;
   },
 ): Promise<void> {
   const layout = new RunLayout(runDir);
@@ -69,6 +77,6 @@ export async function recordEvaluationRun(
     models: { llm: models.join(', ') || undefined },
     dataset: run.datasetName,
     instances: run.dataset.filter((i) => predicted.has(i.instance_id)),
-    settings: { predictions: path.basename(run.source), models, network: run.network },
+    settings: { predictions: path.basename(run.source), models, network: run.network, grading: gradingSettings(run.grading) },
   });
 }
