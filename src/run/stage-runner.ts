@@ -12,7 +12,7 @@ import PQueue from 'p-queue';
 import type { SweInstance } from '../dataset/schema.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
 import type { RunLayout } from './run-layout.ts';
-import { diskFullMessage, isDiskFull } from '../util/disk-full.ts';
+import { diskFullMessage, isDiskFull, recordedAsDiskFull } from '../util/disk-full.ts';
 
 export interface StageError {
   message: string;
@@ -104,7 +104,10 @@ export interface RunStageOptions<T> {
 
 export function toStageError(err: unknown): StageError {
   if (err instanceof Error) {
-    const kind = (err as { code?: unknown; kind?: unknown }).kind ?? (err as { code?: unknown }).code;
+    const code = (err as { code?: unknown }).code;
+    // a full disk's code counts only as this host's errno (disk-full.ts): an HTTP client copies a server's `code` too
+    const hostCode = code === 'ENOSPC' || code === 'EDQUOT' ? (isDiskFull(err) ? code : undefined) : code;
+    const kind = (err as { kind?: unknown }).kind ?? hostCode;
     const details = (err as { details?: unknown }).details;
     return {
       message: err.message,
@@ -179,7 +182,7 @@ export type RetryErrors = boolean | 'all';
 function rerunsError(previous: StageArtifact<unknown>, stage: string, retryErrors: RetryErrors | undefined): boolean {
   if (previous.status === 'ok') return false;
   // never the instance's own failure: a configuration since fixed, a disk full then (recorded by older versions)
-  if (CONFIGURATION_KINDS.has(previous.error?.kind ?? '') || isDiskFull(previous.error?.message)) return true;
+  if (CONFIGURATION_KINDS.has(previous.error?.kind ?? '') || recordedAsDiskFull(previous.error?.message)) return true;
   if (retryErrors === 'all') return true;
   return retryErrors === true && retriedByDefault(previous.error, stage);
 }

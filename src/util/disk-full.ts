@@ -1,22 +1,31 @@
 /**
  * A full disk (or a quota) is not an instance's failure: the same work succeeds once space is freed. Recorded
  * as an error it stayed one after the space came back, and the run went on failing every instance. Code
- * that writes recognises it here and stops the run instead, recording nothing, so a rerun resumes.
+ * that writes recognises it here, from the host's own errno, and stops the run instead, recording nothing, so a
+ * rerun resumes.
  */
 
-/** How a full disk shows: Node's codes, and the text of tools that report it in words (SQLite, Chroma). */
+/** How a full disk shows on this host: the errno of a system call (Node's SystemError carries `syscall` and `errno`). */
 const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
+/** The words older versions recorded in an artifact's error (SQLite's, Chroma's, the system's). */
 const DISK_FULL_TEXT = /no space left on device|database or disk is full|disk quota exceeded|\bENOSPC\b/i;
 
-/** True when `err`, or an error it was caused by, says the disk is full. */
+/**
+ * True when `err`, or an error it was caused by, is this host's own full disk: a failed system call's errno.
+ * Never from text or from a `code` alone: a model server's error body can say "No space left on device" and an
+ * HTTP client copies the body's `code` onto its error, and the run stopped for a disk that had room (issue 52).
+ */
 export function isDiskFull(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && DISK_FULL_CODES.has(code)) return true;
-    const message = e instanceof Error ? e.message : typeof e === 'string' ? e : '';
-    if (DISK_FULL_TEXT.test(message)) return true;
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, syscall, errno } = e as NodeJS.ErrnoException;
+    if (typeof code === 'string' && DISK_FULL_CODES.has(code) && typeof syscall === 'string' && typeof errno === 'number') return true;
   }
   return false;
+}
+
+/** An artifact's recorded error that an older version booked for a full disk: run again, never kept as a failure. */
+export function recordedAsDiskFull(message: string | undefined): boolean {
+  return message !== undefined && DISK_FULL_TEXT.test(message);
 }
 
 /** What the user is told: what could not be written, and that nothing done is lost. */

@@ -245,3 +245,27 @@ describe('runPipeline', () => {
     expect(resumed.every((r) => !r.interrupted && r.artifacts.b?.status === 'ok')).toBe(true);
   });
 });
+
+describe("a full disk is the host's own errno, not a server's words (issue 52)", () => {
+  it('a model server error saying "No space left on device" (even with code ENOSPC) is the instance\'s error; a failed write of this host stops', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'locfix-stage-'));
+    const layout = new RunLayout(dir);
+    // as the OpenAI client builds it: the body's message and code copied onto the error, no system call
+    const serverSaid = Object.assign(new Error('500 No space left on device'), { status: 500, code: 'ENOSPC' });
+    const recorded = await runInstanceStage(layout, 'repair', instance('a__b-1'), async () => {
+      throw serverSaid;
+    });
+    expect(recorded.artifact.status).toBe('error');
+    expect(recorded.artifact.error).toMatchObject({ message: '500 No space left on device' });
+    expect(recorded.artifact.error?.kind).toBeUndefined();
+    expect(causeOf(recorded.artifact.error, 'repair')?.cause).not.toBe('disk-full');
+    // this host's own write failing for space: nothing recorded, the run stops
+    const hostFull = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+    await expect(
+      runInstanceStage(layout, 'repair', instance('a__b-2'), async () => {
+        throw hostFull;
+      }),
+    ).rejects.toThrow(/the disk is full/);
+    expect(existsSync(layout.artifactPath('repair', 'a__b-2'))).toBe(false);
+  });
+});
