@@ -22,6 +22,8 @@ export function register(program: Command): void {
       if (result.budgetExhausted) process.exitCode = 3;
       else if (result.diskFull)
         process.exitCode = 75; // EX_TEMPFAIL: the same command succeeds once space is freed
+      else if (result.lockLost)
+        process.exitCode = 73; // EX_CANTCREAT: another process holds the run folder now
       else if (result.incomplete) process.exitCode = 1;
       else if (result.interrupted) process.exitCode = 130;
       else if (result.total > 0 && result.failed === result.total) {

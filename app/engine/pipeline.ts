@@ -75,7 +75,8 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
   const queue = new PQueue({ concurrency: Math.max(1, options.concurrency ?? 1) });
   const spend = options.spend;
   let runCapHit = false;
-  // a full disk stops the whole run: every further write would fail the same way
+  // a full disk stops the whole run: every further write would fail the same way; so does a lost run lock, after
+  // which another process may own the folder
   let diskFull: StageNotRecorded | undefined;
   const stop = () => runCapHit || diskFull !== undefined || (options.shouldStop?.() ?? false);
   for (const stage of options.stages) {
@@ -128,9 +129,10 @@ export async function runPipeline(options: PipelineOptions): Promise<InstancePip
               ));
             } catch (err) {
               if (!(err instanceof StageNotRecorded)) throw err;
-              if (err.reason === 'disk-full') diskFull ??= err;
+              const stopsRun = err.reason === 'disk-full' || err.reason === 'lock-lost';
+              if (stopsRun) diskFull ??= err;
               result.interrupted = true;
-              if (err.reason === 'disk-full') result.stoppedBy = err;
+              if (stopsRun) result.stoppedBy = err;
               break;
             }
             result.artifacts[stage.name] = artifact;

@@ -172,6 +172,13 @@ export async function finishRun(
 }
 
 /** The run stops at a full disk: what can still be recorded is, and the message says how to resume. */
+/** The run's lock was lost: another process may own the folder now, so nothing more is written there. */
+export async function stopOnLostLock(layout: RunLayout, services: Services, message: string, log: (line: string) => void): Promise<ExperimentResult> {
+  await services.close();
+  log(`run ${layout.id} stopped: ${message}`);
+  return { runDir: layout.root, interrupted: true, lockLost: true, failed: 0, total: 0 };
+}
+
 export async function stopOnFullDisk(
   layout: RunLayout,
   services: Services,

@@ -62,6 +62,11 @@ export class RunLockedError extends Error {
 interface Held {
   count: number;
   release: () => void;
+  /** who this process wrote into the holder file when it took the lock */
+  me: LockInfo;
+  holderPath: string;
+  /** proper-lockfile saw the lock taken or gone while held */
+  compromised?: string;
 }
 const held = new Map<string, Held>();
 let exitHookInstalled = false;
@@ -106,7 +111,11 @@ export function acquireRunLock(runDir: string): RunLock {
         realpath: false,
         stale: RUN_LOCK_STALE_MS,
         // a holder whose event loop stalled past the stale time may have lost the lock to another process
-        onCompromised: (err) => process.stderr.write(`run folder ${dir}: lock lost while held (${err.message}); another process may be writing it\n`),
+        onCompromised: (err) => {
+          const lock = held.get(dir);
+          if (lock) lock.compromised = err.message;
+          process.stderr.write(`run folder ${dir}: lock lost while held (${err.message}); this process writes no more there\n`);
+        },
       });
       break;
     } catch (err) {
@@ -117,7 +126,7 @@ export function acquireRunLock(runDir: string): RunLock {
     }
   }
   writeFileSync(holderPath, JSON.stringify(me));
-  held.set(dir, { count: 1, release: () => releaseLock(holderPath, release) });
+  held.set(dir, { count: 1, release: () => releaseLock(holderPath, release), me, holderPath });
   // removed however the process ends: normally, by an error, or by SIGTERM from a scheduler (scancel, a time limit)
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -153,6 +162,36 @@ function releaseLock(holderPath: string, release: () => void): void {
     release();
   } catch {
     // already released, or taken over after it went stale
+  }
+}
+
+export class RunLockLostError extends Error {
+  constructor(
+    readonly runDir: string,
+    why: string,
+  ) {
+    super(
+      `the lock of run folder ${runDir} was lost while this process held it (${why}): another process may be writing it now, so this one ` +
+        'stops without writing more; rerun once that process is done (a pause longer than ' +
+        `${RUN_LOCK_STALE_MS / 1000} s, such as a suspended job or VM, lets another take the lock over)`,
+    );
+    this.name = 'RunLockLostError';
+  }
+}
+
+/**
+ * The fence before a write into a run folder this process has locked: the lock must still be ours (proper-lockfile
+ * saw no compromise, and the holder file still names this process; a process that took a stale lock over writes its
+ * own). Throws RunLockLostError otherwise. A folder this process holds no lock for is not checked.
+ */
+export function assertRunLockHeld(runDir: string): void {
+  const lock = held.get(path.resolve(runDir));
+  if (!lock) return;
+  if (lock.compromised) throw new RunLockLostError(runDir, lock.compromised);
+  const holder = readHolder(lock.holderPath);
+  if (!holder || holder.pid !== lock.me.pid || holder.host !== lock.me.host || holder.startedAt !== lock.me.startedAt) {
+    const who = holder ? `now held by process ${holder.pid} on ${holder.host} since ${holder.startedAt}` : 'its holder file is gone';
+    throw new RunLockLostError(runDir, who);
   }
 }
 

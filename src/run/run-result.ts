@@ -8,6 +8,8 @@ export interface ExperimentResult {
   budgetExhausted?: boolean;
   /** a full disk stopped it (`interrupted` is true too): free space and rerun to resume */
   diskFull?: boolean;
+  /** the run folder's lock was lost while held (another process took it over): it wrote nothing more there */
+  lockLost?: boolean;
   /** a cluster run whose shards did not all finish (given up after their attempts): nothing was merged */
   incomplete?: boolean;
   /** instances whose pipeline recorded an error at some stage, of `total` */

@@ -13,6 +13,7 @@ import type { SweInstance } from '../dataset/schema.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
 import type { RunLayout } from './run-layout.ts';
 import { diskFullMessage, isDiskFull, recordedAsDiskFull } from '../util/disk-full.ts';
+import { assertRunLockHeld, RunLockLostError } from './run-lock.ts';
 
 export interface StageError {
   message: string;
@@ -30,7 +31,7 @@ export interface StageError {
 export class StageNotRecorded extends Error {
   constructor(
     message: string,
-    readonly reason: 'interrupted' | 'run-budget' | 'disk-full',
+    readonly reason: 'interrupted' | 'run-budget' | 'disk-full' | 'lock-lost',
   ) {
     super(message);
     this.name = 'StageNotRecorded';
@@ -218,6 +219,13 @@ export async function runInstanceStage<T>(
     if (isDiskFull(err)) throw new StageNotRecorded(diskFullMessage(err), 'disk-full');
     const finished = Date.now();
     artifact = { ...base, status: 'error', finishedAt: new Date(finished).toISOString(), durationMs: finished - started, error: toStageError(err) };
+  }
+  try {
+    // fencing: a process that lost the run's lock writes nothing more there (run-lock.ts)
+    assertRunLockHeld(layout.root);
+  } catch (err) {
+    if (err instanceof RunLockLostError) throw new StageNotRecorded(err.message, 'lock-lost');
+    throw err;
   }
   try {
     await writeJsonAtomic(layout.artifactPath(stage, instance.instance_id), artifact);

@@ -1,9 +1,12 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RUN_LOCK_FILE, RUN_LOCK_HOLDER_FILE, RUN_LOCK_STALE_MS, RunLockedError, acquireRunLock } from '../../src/run/run-lock.ts';
+import { RunLayout } from '../../src/run/run-layout.ts';
+import { runInstanceStage } from '../../src/run/stage-runner.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -113,5 +116,46 @@ acquireRunLock(${JSON.stringify(run)}); console.log('held'); setTimeout(() => pr
     expect(result.stdout).toContain('held');
     expect(result.signal).toBe('SIGTERM');
     expect(existsSync(path.join(run, RUN_LOCK_FILE))).toBe(false);
+  });
+});
+
+describe('fencing: a holder that lost the lock writes no more (issue 52)', () => {
+  const row = (id: string) =>
+    ({
+      instance_id: id,
+      repo: 'o/r',
+      base_commit: 'a'.repeat(40),
+      problem_statement: '',
+      patch: '',
+      test_patch: '',
+      FAIL_TO_PASS: [],
+      PASS_TO_PASS: [],
+    }) as unknown as SweInstance;
+
+  it('paused past the stale time, its lock taken over by another process: its next artifact is refused, with why', async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));
+    const run = path.join(dir, 'fenced');
+    const lock = acquireRunLock(run);
+    const layout = new RunLayout(run);
+    expect((await runInstanceStage(layout, 'repair', row('a__b-1'), async () => ({ patch: 'x' }))).artifact.status).toBe('ok');
+    // a pause (a suspended job, a VM) as the other process sees it: the lock not refreshed for longer than the stale time
+    const then = new Date(Date.now() - 2 * RUN_LOCK_STALE_MS);
+    utimesSync(path.join(run, RUN_LOCK_FILE), then, then);
+    const code = `import { acquireRunLock } from ${JSON.stringify(path.join(ROOT, 'src/run/run-lock.ts'))};
+acquireRunLock(${JSON.stringify(run)}); console.log('acquired'); setTimeout(() => {}, 60000);`;
+    const other = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        other.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('acquired') && resolve());
+        other.once('exit', (status) => reject(new Error(`the other process ended (${status}) without the lock`)));
+      });
+      await expect(runInstanceStage(layout, 'repair', row('a__b-2'), async () => ({ patch: 'y' }))).rejects.toThrow(
+        new RegExp(`lock of run folder .* was lost while this process held it \\(now held by process ${other.pid} on `),
+      );
+      expect(existsSync(layout.artifactPath('repair', 'a__b-2'))).toBe(false);
+    } finally {
+      other.kill('SIGKILL');
+      lock.release();
+    }
   });
 });
