@@ -131,6 +131,7 @@ export function register(program: Command): void {
         source: opts.predictions,
         network: config.evaluation.network,
         grading,
+        repositories: { mirrorsDir: config.mirrorsDir, cacheDir: config.cacheDir ?? defaultCacheDir() },
       });
       console.log(
         `Total instances: ${summary.total_instances}\nInstances submitted: ${summary.submitted_instances}\n` +

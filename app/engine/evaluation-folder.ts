@@ -39,6 +39,8 @@ export async function recordEvaluationRun(
     network: string;
     /** the rules that graded it: runs graded under other rules are other arms */
     grading: GradingRules;
+    /** where the evaluation found repositories: `analyze` reads base files there too */
+    repositories?: { mirrorsDir?: string; cacheDir?: string };
   },
 ): Promise<void> {
   const layout = new RunLayout(runDir);
@@ -78,5 +80,14 @@ export async function recordEvaluationRun(
     dataset: run.datasetName,
     instances: run.dataset.filter((i) => predicted.has(i.instance_id)),
     settings: { predictions: path.basename(run.source), models, network: run.network, grading: gradingSettings(run.grading) },
+    ...(run.repositories
+      ? {
+          config: Object.fromEntries(
+            Object.entries(run.repositories)
+              .filter(([, v]) => v !== undefined)
+              .map(([k, v]) => [k, path.resolve(v!)]),
+          ),
+        }
+      : {}),
   });
 }

@@ -134,6 +134,8 @@ export async function recordStageRun(
     instances: readonly SweInstance[];
     /** what decides the stage's artifacts: localizer and its resolved options, the stage's own settings */
     settings: Record<string, unknown>;
+    /** where the stage read repositories (mirrorsDir, cacheDir): the analysis reads base files from the same place */
+    config?: Record<string, unknown>;
   },
 ): Promise<void> {
   const existing = await readJsonIfExists<RunManifest>(layout.manifestPath);
@@ -148,7 +150,7 @@ export async function recordStageRun(
     ...(existing?.gitRevision || !existing ? { gitRevision: existing?.gitRevision ?? gitRevision() } : {}),
     node: existing?.node ?? process.version,
     host: existing?.host ?? { platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30) },
-    config: existing?.config ?? {},
+    config: { ...(record.config ?? {}), ...(existing?.config ?? {}) },
     models: { ...(existing?.models ?? {}), ...Object.fromEntries(Object.entries(record.models).filter(([, v]) => v !== undefined)) } as RunManifest['models'],
     seed: existing?.seed ?? 0,
     localizer: record.localizer ?? existing?.localizer ?? 'unknown',

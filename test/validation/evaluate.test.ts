@@ -346,6 +346,11 @@ describe.each(KINDS)('evaluation in the $name sandbox', (kind) => {
     expect(analyzed.summary).toMatchObject({ total: 1, judged: 1 });
     expect(analyzed.instances[0].instanceId).toBe(wrongId);
     expect(['line', 'patch-generation']).toContain(analyzed.instances[0].category);
+    // the evaluation said where its repositories are, so analyze reads the base files from there (it takes no --mirrors)
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, 'runs', 'cli-preds', 'manifest.json'), 'utf8'));
+    expect(manifest.config).toMatchObject({ mirrorsDir: path.resolve(mirrors) });
+    const analysisFile = JSON.parse(await fs.readFile(path.join(dir, 'runs', 'cli-preds', 'analysis.json'), 'utf8'));
+    expect(analysisFile.warnings).toEqual([]);
     const compared = JSON.parse((await locfix(['compare', path.join(dir, 'runs', 'cli-gold'), path.join(dir, 'runs', 'cli-preds'), '--json'])).stdout) as {
       arms: Array<{ arm: string }>;
       alignedInstances: number;
