@@ -204,7 +204,8 @@ async function runEvalScript(run: InstanceEvaluation, sandbox: Sandbox): Promise
   await writeFileAtomic(path.join(logDir, 'patch.diff'), original);
   // the patch's test machinery stays at the base commit (or the instance is refused): test-machinery.ts
   const policy = machineryPolicy(grading);
-  const bases = await readBaseFiles(sandbox, instance.base_commit, mixedManifests(original));
+  // mixed manifests' base text, for their test sections; the harness' own grading applies the patch as written
+  const bases = grading.unforgeable ? await readBaseFiles(sandbox, instance.base_commit, mixedManifests(original)) : new Map<string, string | undefined>();
   const { patch, edits } = separateTestMachinery(original, policy === 'refuse' ? 'keep' : policy, bases);
   if (edits.length) log.info(`Test machinery in the patch (${policy}): ${edits.map((e) => `${e.path} ${e.action}`).join(', ')}`);
   if (policy === 'refuse' && edits.length) return refusedForMachinery(run, edits);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RUN_LOCK_FILE, RUN_LOCK_HOLDER_FILE, RUN_LOCK_STALE_MS, RunLockedError, acquireRunLock } from '../../src/run/run-lock.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
 import { runInstanceStage } from '../../src/run/stage-runner.ts';
-import type { SweInstance } from '../../src/dataset/schema.ts';
+import { stubRow } from '../support/rows.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -120,17 +120,7 @@ acquireRunLock(${JSON.stringify(run)}); console.log('held'); setTimeout(() => pr
 });
 
 describe('fencing: a holder that lost the lock writes no more (issue 52)', () => {
-  const row = (id: string) =>
-    ({
-      instance_id: id,
-      repo: 'o/r',
-      base_commit: 'a'.repeat(40),
-      problem_statement: '',
-      patch: '',
-      test_patch: '',
-      FAIL_TO_PASS: [],
-      PASS_TO_PASS: [],
-    }) as unknown as SweInstance;
+  const row = stubRow;
 
   it('paused past the stale time, its lock taken over by another process: its next artifact is refused, with why', async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-lock-'));

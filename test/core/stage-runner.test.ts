@@ -9,18 +9,9 @@ import { RunLayout } from '../../src/run/run-layout.ts';
 import { readArtifact, runInstanceStage, runStage, type RetryErrors } from '../../src/run/stage-runner.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { causeOf } from '../../src/run/failure-cause.ts';
+import { stubRow } from '../support/rows.ts';
 
-const instance = (id: string): SweInstance => ({
-  instance_id: id,
-  repo: 'o/r',
-  base_commit: 'a'.repeat(40),
-  problem_statement: '',
-  patch: '',
-  test_patch: '',
-  hints_text: '',
-  FAIL_TO_PASS: [],
-  PASS_TO_PASS: [],
-});
+const instance = stubRow;
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
