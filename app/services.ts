@@ -5,6 +5,7 @@
  * Commands and the orchestrator get everything from here, so a provider is configured in one place and a
  * stage never builds its own Chroma server or cat-file processes.
  */
+import { storeOpenFailure, withTypedFailures } from '../src/vectorstore/failures.ts';
 import { llmSection } from '../src/llm/config.ts';
 import { KindedError } from '../src/run/kinded-error.ts';
 import { LRUCache } from 'lru-cache';
@@ -23,6 +24,7 @@ import { RepoStore } from '../src/repo/store.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
 import { openChromaStore } from '../src/vectorstore/supervised.ts';
 import { STAGE_ERROR_KIND } from '../src/run/stage-runner.ts';
+import { ERROR_KINDS } from '../src/util/error-kinds.ts';
 import type { RepoGraph } from '../src/index/graph/repo-graph.ts';
 import { codeGraphOf } from '../src/index/channels/graph.ts';
 import type { VectorStore } from '../src/vectorstore/types.ts';
@@ -74,7 +76,12 @@ export class Services {
       onRestart: (e) =>
         process.stderr.write(`the local Chroma server stopped answering (${e.reason}); restarted it (${e.restart} of at most ${e.maxRestarts})\n`),
     });
-    return (await this.chroma).store;
+    const where = this.settings.chromaUrl ? `Chroma at ${this.settings.chromaUrl}` : 'the local Chroma server';
+    const opened = await this.chroma.catch((err: unknown) => {
+      this.chroma = undefined; // a later call tries again
+      throw storeOpenFailure(err, where);
+    });
+    return withTypedFailures(opened.store, where);
   }
 
   /** The chat model, or undefined when none is configured (model-free operation). */
@@ -122,6 +129,7 @@ export class Services {
         `${check.needsModel} needs a chat model: pass --llm (e.g. ollama:gpt-oss:120b, openai:MODEL@URL) or set "llm" in the config`,
       );
     }
+    await this.checkEmbedder();
     if (!this.settings.mirrorsDir) return;
     const missing: string[] = [];
     let first: string | undefined;
@@ -137,6 +145,22 @@ export class Services {
       throw new KindedError(
         STAGE_ERROR_KIND.configuration,
         `--mirrors ${this.settings.mirrorsDir}: no mirror for ${missing.length} of the selection's ${new Set(check.repos).size} repositories (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}). ${first}. Fix --mirrors (folders laid out as owner+name/repo), or give one with --mirror owner/name=PATH`,
+      );
+    }
+  }
+
+  /**
+   * Every instance's index embeds its repository: an embedder that does not answer would fail each one alike, so
+   * one short query is asked before any instance (a lexical embedder answers at once, on this machine).
+   */
+  private async checkEmbedder(): Promise<void> {
+    try {
+      await this.embedder.embedQuery('locfix start check');
+    } catch (err) {
+      const message = (err as Error).message.split('\n')[0];
+      throw new KindedError(
+        ERROR_KINDS.embedderFailed,
+        `the embedder ${this.embedder.id} does not answer, and every instance's index needs it: ${message}. Start it, or pass another --embedder (lexical needs no server)`,
       );
     }
   }

@@ -84,6 +84,8 @@ export interface InstanceEvidence {
   notReachedCause?: string;
   /** there is no patch because a stage never ran for the instance: the stage and why */
   notReached?: string;
+  /** the work not done (not evaluated, not reached) was left out by the run's plan (--stop-after, no Docker): not owed */
+  leftOut?: boolean;
   /** the gold files, when the gold patch itself is not at hand (an imported or stage-only folder) */
   goldFiles?: readonly string[];
   /** the pre-patch text of the gold files, when the repository was readable (docstring state at hunk starts) */
@@ -123,6 +125,8 @@ export interface InstanceAnalysis {
   notReachedCause?: string;
   /** why the instance is not-evaluated / not-reached */
   notJudged?: string;
+  /** not judged because the run's plan left the work out (--stop-after, no Docker), not because it failed */
+  leftOut?: true;
   /** the cascade tier whose answer went downstream (cascade runs only) */
   cascadeTier?: string;
   /** what the instance's stages spent on models (the run analysis fills it in) */
@@ -314,5 +318,6 @@ export function analyzeInstance(e: InstanceEvidence): InstanceAnalysis {
     ...(category === 'budget-exhausted' ? { budgetExhausted: e.budgetExhausted } : {}),
     ...(category === 'not-evaluated' ? { notJudged: e.notEvaluated } : category === 'not-reached' ? { notJudged: e.notReached } : {}),
     ...(category === 'not-reached' && e.notReachedCause ? { notReachedCause: e.notReachedCause } : {}),
+    ...((category === 'not-reached' || category === 'not-evaluated') && e.leftOut ? { leftOut: true as const } : {}),
   };
 }

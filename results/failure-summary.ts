@@ -35,6 +35,9 @@ export interface FailureSummary {
   notReachedByCause: Record<string, number>;
   /** evaluation errors (judged) by cause and harness tier */
   evaluationErrorsByCause: Record<string, number>;
+  /** instances with work owed: not evaluated or not reached for a reason other than the run's plan (a failure of
+   * the infrastructure, the configuration or a recording, or a stage not run yet); the run is incomplete */
+  unfinished: string[];
   /** resolved instances the runner audit flagged (validation/runner-audit.ts); absent when none */
   flaggedResolves?: string[];
 }
@@ -97,8 +100,13 @@ export function summarizeFailures(analyses: readonly InstanceAnalysis[]): Failur
     .filter((a) => a.flagged)
     .map((a) => a.instanceId)
     .sort();
+  const unfinished = analyses
+    .filter((a) => NOT_JUDGED.has(a.category) && !a.leftOut)
+    .map((a) => a.instanceId)
+    .sort();
   return {
     ...(flaggedResolves.length ? { flaggedResolves } : {}),
+    unfinished,
     total,
     judged,
     unresolved,

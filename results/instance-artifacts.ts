@@ -52,6 +52,8 @@ export function patchPath(a: InstanceArtifacts): ReadonlyArray<readonly [string,
 
 /** The reason an instance has no patch, from the first stage that stopped it. */
 export function emptyReasonOf(a: InstanceArtifacts): string | undefined {
+  // a selection was made (an evaluation of predictions has only that stage): its empty patch is the outcome
+  if (a.select?.status === 'ok') return a.select.output?.emptyReason ?? ok(a.repair)?.selection.emptyReason ?? 'the selected patch is empty';
   for (const [stage, artifact] of patchPath(a)) {
     if (!artifact) return `not run: ${stage}`;
     if (artifact.status === 'error') return `${stage} failed: ${artifact.error?.message.split('\n')[0] ?? 'error'}`;
@@ -70,9 +72,13 @@ export function emptyReasonOf(a: InstanceArtifacts): string | undefined {
  * A method failure (its model's answer unusable) returns undefined: the instance is judged.
  */
 export function notReachedReason(folder: RunFolder, a: InstanceArtifacts): { reason: string; cause?: string } | undefined {
+  // the instance reached selection (in an evaluation of predictions, the only stage there is): an empty patch there
+  // is judged, never "not reached" for want of the stages before it (issue 52)
+  if (a.select?.status === 'ok') return undefined;
   for (const [stage, artifact] of patchPath(a)) {
     const state = stageState(folder, stage, artifact);
-    if (state.state === 'not-reached') return { reason: `${stage}: ${state.reason}` };
+    // left out by the run's plan (--stop-after, no Docker) is what the user asked for, not work still owed
+    if (state.state === 'not-reached') return { reason: `${stage}: ${state.reason}`, ...(folder.leftOut[stage] ? { cause: LEFT_OUT } : {}) };
     if (state.state !== 'failed') continue;
     if (state.kind && CONFIGURATION_KINDS.has(state.kind))
       return { reason: `${stage}: configuration error: ${state.message.split('\n')[0]}`, cause: 'configuration: configuration' };
@@ -81,6 +87,14 @@ export function notReachedReason(folder: RunFolder, a: InstanceArtifacts): { rea
     return { reason: `${stage}: ${describeCause(cause)}: ${state.message.split('\n')[0]}`, cause: `${cause.class}: ${cause.cause}` };
   }
   return undefined;
+}
+
+/** The cause of work the run's plan left out (--stop-after, no Docker, evaluation turned off): not owed. */
+export const LEFT_OUT = 'left out by the run';
+
+/** Whether the patch was not graded because the run's plan left evaluation out (not work still owed). */
+export function evaluationLeftOut(folder: RunFolder, a: InstanceArtifacts): boolean {
+  return a.evaluate === undefined && folder.leftOut[STAGE.evaluate] !== undefined;
 }
 
 /** Why a patch was never graded: evaluation left out of the run, not reached yet, or misconfigured. */

@@ -45,7 +45,7 @@ export function renderHtml(report: Report): string {
 <style>
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1000px;color:#212121;padding:0 16px}
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #e0e0e0;padding-bottom:4px}
-table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #e0e0e0;padding:4px 8px;text-align:right}
+table{border-collapse:collapse;margin:8px 0;font-size:13px;display:block;max-width:100%;overflow-x:auto}th,td{border:1px solid #e0e0e0;padding:4px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}
 svg text{font:12px system-ui,sans-serif;fill:#212121}svg text.title{font-weight:600}svg text.inbar{font-size:11px}svg text.legend{font-size:11px}
 .note{color:#616161}details{margin:6px 0}
@@ -82,7 +82,8 @@ function outcomeSections(runs: Runs): string[] {
           ],
         };
       }),
-      'Instances per run by outcome (counts; work not done first: not reached, not evaluated; rates in the table are over judged)',
+      // short: the chart's caption is one line of its width (a longer one was clipped); the note above says the rest
+      'Instances per run by outcome',
     )}</section>`,
   );
   const withPatchFailures = (r: (typeof runs)[number]) =>

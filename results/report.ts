@@ -4,6 +4,7 @@
  * for — per-stage failure bars like the BLAgent paper's Figure 18, the overlap of resolved sets, metric
  * tables with confidence intervals, and cost per stage.
  */
+import { num, pct, pValue, shareOf } from './report-format.ts';
 import type { SignalCalibration } from './calibration.ts';
 import { formatCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import type { Comparison, MetricComparison } from './compare.ts';
@@ -101,17 +102,10 @@ export const CATEGORY_COLOR: Record<FailureCategory, string> = {
   'patch-generation': '#6a1b9a',
 };
 
-/** A p-value readable at any size: 4 decimals, or 2 significant digits below 0.0001 (never a bare 0.0000). */
-export const pValue = (p: number) => (Number.isFinite(p) && p > 0 && p < 1e-4 ? p.toExponential(1) : num(p, 4));
-export const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-export const num = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
+export { escapeHtml, num, pct, pValue, shareOf } from './report-format.ts';
 
 export function runLabel(r: Pick<RunReport, 'runId' | 'localizer' | 'upperBound'>): string {
   return `${r.runId} (${r.localizer}${r.upperBound ? ', upper bound' : ''})`;
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -171,7 +165,7 @@ export function metricTableRows(c: Comparison): string[][] {
 }
 
 export const JUDGED_NOTE =
-  'Rates are over the judged instances: those evaluated, or stopped for a reason of their own. Not evaluated (a patch never graded) and not reached (a stage that never ran) are work that did not happen and count in no rate.';
+  'The resolved rate is over every selected instance: work not done (not evaluated, not reached) counts as not resolved until it is rerun, so no failing server can shrink the denominator; a run marked incomplete owes that work. The rate of judged instances (evaluated, or stopped for a reason of their own) stands beside it, labelled; the category shares below are over the judged.';
 
 /** What the comparison's statistics are over: aligned, localized and judged instances, each stated. */
 export function alignmentNote(c: Comparison): string {
@@ -189,12 +183,20 @@ export function renderMarkdown(report: Report): string {
   out.push('## Outcomes per run', '');
   out.push(
     mdTable(
-      ['run', 'instances', 'judged', 'resolved (of judged)', ...FAILURE_CATEGORIES.filter((c) => c !== 'resolved').map((c) => CATEGORY_LABEL[c])],
+      [
+        'run',
+        'instances',
+        'resolved (of all)',
+        'judged',
+        'resolved (of judged)',
+        ...FAILURE_CATEGORIES.filter((c) => c !== 'resolved').map((c) => CATEGORY_LABEL[c]),
+      ],
       report.runs.map((r) => [
         runLabel(r),
         String(r.instances),
+        `${r.resolved} (${shareOf(r.resolved, r.failures.total)})${(r.failures.unfinished ?? []).length ? ', incomplete' : ''}`,
         String(r.failures.judged),
-        `${r.failures.judged ? `${r.resolved} (${pct(r.resolved / r.failures.judged)})` : `${r.resolved} (none judged)`}${
+        `${r.resolved} (${shareOf(r.resolved, r.failures.judged)})${
           r.failures.flaggedResolves?.length ? `, ${r.failures.flaggedResolves.length} flagged by the runner audit` : ''
         }`,
         ...FAILURE_CATEGORIES.filter((c) => c !== 'resolved').map((c) => String(r.failures.categories[c].count)),

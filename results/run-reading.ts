@@ -26,6 +26,8 @@ import {
   type InstanceArtifacts,
   loadInstanceArtifacts,
   notEvaluatedReason,
+  evaluationLeftOut,
+  LEFT_OUT,
   notReachedReason,
   ok,
 } from './instance-artifacts.ts';
@@ -266,6 +268,7 @@ function evidenceOf(folder: RunFolder, a: InstanceArtifacts, facts: InstanceFact
     notEvaluated: hasPatch ? notEvaluatedReason(folder, a) : undefined,
     notReached: hasPatch ? undefined : notReached?.reason,
     notReachedCause: hasPatch ? undefined : notReached?.cause,
+    ...((hasPatch ? evaluationLeftOut(folder, a) : notReached?.cause === LEFT_OUT) ? { leftOut: true } : {}),
     baseSource: facts.baseSource,
   };
 }

@@ -13,6 +13,7 @@ import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import type { InstanceSpec } from '../src/harness/instance-spec.ts';
 import { isMissingImageError, type InstanceImage, type InstanceImages, type NetworkMode, type Sandbox, type SandboxRuntime } from '../src/sandbox/types.ts';
 import { cannotRunKind, ERROR_KINDS } from '../src/util/error-kinds.ts';
+import { KindedError } from '../src/run/kinded-error.ts';
 import { readJsonIfExists, writeFileAtomic, writeJsonAtomic } from '../src/util/fsx.ts';
 import {
   applyModelPatch,
@@ -123,7 +124,7 @@ export async function evaluateInstance(instance: SweInstance, prediction: Predic
     const evaluation = run;
     const containerStarted = Date.now();
     const evaluate = () => inSandbox(evaluation, 'eval', (sandbox) => runEvalScript(evaluation, sandbox));
-    const ran = (await evaluate().catch((err) => lookUpAgain(evaluation, err))) ?? (await evaluate());
+    const ran = (await evaluate().catch((err) => lookUpAgain(evaluation, err))) ?? (await evaluate().catch(missingTwice));
     timings.containerMs = Date.now() - containerStarted;
     if (ran.cannotRun) await settleCannotRun(evaluation, ran, ran.cannotRun);
     if (restoredMachinery(ran.graded[instanceId]!)) ran.graded[instanceId]!.as_submitted = await verdictAsSubmitted(evaluation);
@@ -151,6 +152,12 @@ async function lookUpAgain(run: InstanceEvaluation, err: unknown): Promise<undef
   run.log.info(`image ${run.image.image} was removed before the container started; looking it up again`);
   run.image = await run.options.images.instanceImage(run.spec, (line) => run.log.info(line));
   return undefined;
+}
+
+/** The image went missing again after it was looked up anew: the machine's failure, never the patch's. */
+function missingTwice(err: unknown): never {
+  if (!isMissingImageError(err)) throw err;
+  throw new KindedError(ERROR_KINDS.imageMissing, `the instance image is missing again right after it was looked up: ${(err as Error).message}`);
 }
 
 /** The runner audit of the evaluated patch (runner-audit.ts) in the report: its hits, and a resolve they flag. */
@@ -332,7 +339,8 @@ async function failedOutcome(
   log.error(
     err instanceof EvaluationError ? message : `Error in evaluating model for ${instanceId}: ${err instanceof Error ? (err.stack ?? message) : message}`,
   );
-  const errorKind = err instanceof EvaluationError ? err.kind : undefined;
+  // an EvaluationError's kind, or a KindedError's (an image that cannot be had): never a kind a library set
+  const errorKind = err instanceof EvaluationError || err instanceof KindedError ? err.kind : undefined;
   const reason = message.split('\n')[0];
   const testOutput = await fs.readFile(path.join(logDir, LOG_TEST_OUTPUT), 'utf8').catch(() => '');
   const infraFailure = classifyInfraFailure(`${testOutput}\n${log.text()}`);

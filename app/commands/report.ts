@@ -6,7 +6,7 @@
  *          (the first run's localizer is the reference); JSON with --json.
  * report:  report.json, report.md and a self-contained report.html for one or more runs.
  */
-import { accountLine } from '../../results/instance-account.ts';
+import { accountLine, headline } from '../../results/instance-account.ts';
 import type { Command } from 'commander';
 import { useFlags } from './flag-table.ts';
 import path from 'node:path';
@@ -33,7 +33,7 @@ export function parseArmFlags(values: readonly string[] | undefined): Record<str
 function printAnalysis(a: RunAnalysis): void {
   const s = a.report.failures;
   const lines = [
-    `${a.runId} (${a.localizer}${a.upperBound ? ', upper bound' : ''}): ${s.total} instances, ${s.judged} judged (rates are over these)${s.total - s.judged ? `, ${s.total - s.judged} not judged: work that did not happen` : ''}`,
+    `${a.runId} (${a.localizer}${a.upperBound ? ', upper bound' : ''}): ${s.total} instances, ${headline(s)}${s.total - s.judged ? ` (${s.total - s.judged} not judged count as not resolved until rerun)` : ''}; category shares are over the ${s.judged} judged`,
     `  ${accountLine(s)}`,
   ];
   for (const c of FAILURE_CATEGORIES) {

@@ -19,7 +19,7 @@ import type { ExecutionBackend } from '../../src/sandbox/types.ts';
 import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { claimSignal, terminate } from '../../src/util/termination.ts';
-import { accountLine } from '../../results/instance-account.ts';
+import { accountLine, finishingAdvice } from '../../results/instance-account.ts';
 import { writeReports } from '../../results/report-files.ts';
 import { writeRunAnalysis } from '../../results/run-analysis.ts';
 import { makeRunSummary, writeRunMetadata } from '../../validation/run-summary.ts';
@@ -166,9 +166,17 @@ export async function finishRun(
   await services.close();
   // last: a cluster task is done when this says so (app/cluster/shard-driver.ts)
   await writeResult(layout, { interrupted: false, failed, total: instances.length });
-  log(`analysis: ${accountLine(analysis.report.failures)}`);
+  const failures = analysis.report.failures;
+  log(`analysis: ${accountLine(failures)}`);
   log(`report: ${layout.file('report', 'report.html')}`);
-  return { runDir: layout.root, interrupted: false, failed, total: instances.length };
+  const finish = finishingAdvice(failures);
+  return {
+    runDir: layout.root,
+    interrupted: false,
+    failed,
+    total: instances.length,
+    ...(finish ? { unfinished: { instances: failures.unfinished.length, finish } } : {}),
+  };
 }
 
 /** The run stops at a full disk: what can still be recorded is, and the message says how to resume. */

@@ -28,6 +28,8 @@ import type { ResolvedSpec } from '../../src/harness/specs.ts';
 import type { CacheLevel, InstanceImage, InstanceImages, Sandbox, SandboxLimits } from '../../src/sandbox/types.ts';
 import { harnessCheckout } from './harness-checkout.ts';
 import { imageReferenceProblem } from '../../src/util/image-reference.ts';
+import { ERROR_KINDS, isDeclaredKind, type ErrorKind } from '../../src/util/error-kinds.ts';
+import { KindedError } from '../../src/run/kinded-error.ts';
 
 export const DEFAULT_BASE_IMAGE = 'locfix/base:bookworm';
 export const TESTBED = '/testbed';
@@ -65,12 +67,18 @@ export interface ImageConfig {
 
 export type ImageLog = (line: string) => void;
 
-export class ImageBuildError extends Error {
+/**
+ * An image that cannot be had: absent and not buildable here (`image-missing`), a build that failed
+ * (`image-build-failed`), or the repository it is built from failing (its git kind). The kind makes the cause: the
+ * instance was not reached, whatever its patch.
+ */
+export class ImageBuildError extends KindedError {
   constructor(
     message: string,
     readonly log?: string,
+    kind: ErrorKind = ERROR_KINDS.imageBuildFailed,
   ) {
-    super(message);
+    super(kind, message);
     this.name = 'ImageBuildError';
   }
 }
@@ -164,7 +172,8 @@ export class InstanceImageRecipe implements InstanceImages {
       try {
         const gitDir = await this.mirrors.gitDir(instance.repo);
         await harnessCheckout(gitDir, instance.repo, instance.baseCommit, checkout).catch((err: Error) => {
-          throw new ImageBuildError(err.message);
+          const kind: unknown = (err as Partial<KindedError>).kind;
+          throw new ImageBuildError(err.message, undefined, isDeclaredKind(kind) ? kind : ERROR_KINDS.gitFailed);
         });
         await this.buildLayer(env.image, image, key, log, async (sandbox) => {
           await sandbox.copyDir(checkout, TESTBED);
@@ -204,6 +213,8 @@ export class InstanceImageRecipe implements InstanceImages {
         throw new ImageBuildError(
           `environment image ${named} configured for ${spec.repo}@${spec.version} does not exist locally: build it ` +
             '(scripts/build-env-image.sh, docs/offline-env-images.md) or name another with --env-image',
+          undefined,
+          ERROR_KINDS.imageMissing,
         );
       }
       return { image: named, userNamed: true };
@@ -215,11 +226,17 @@ export class InstanceImageRecipe implements InstanceImages {
           `environment image (envImages["${spec.repo}@${spec.version}"]), and the harness spec installs packages from the network, ` +
           `which a network-less build cannot do. Fix it ${registry}, or with --env-image ${spec.repo}@${spec.version}=IMAGE (an image ` +
           'built offline: scripts/build-env-image.sh; docs/offline-env-images.md lists the repositories each recipe serves)',
+        undefined,
+        ERROR_KINDS.imageMissing,
       );
     }
     const base = this.config.baseImage;
     if (!(await this.engine.exists(base))) {
-      throw new ImageBuildError(`base image ${base} is missing; ${this.engine.baseImageHint}, or name one with --base-image`);
+      throw new ImageBuildError(
+        `base image ${base} is missing; ${this.engine.baseImageHint}, or name one with --base-image`,
+        undefined,
+        ERROR_KINDS.imageMissing,
+      );
     }
     const setup = spec.spec.env_setup ?? [];
     if (setup.length === 0) return { image: base, userNamed: false };

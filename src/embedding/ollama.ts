@@ -1,4 +1,6 @@
 /** Embeddings from an Ollama server (`/api/embed`) through the official `ollama` client. */
+import { KindedError } from '../run/kinded-error.ts';
+import { ERROR_KINDS } from '../util/error-kinds.ts';
 import { Ollama } from 'ollama';
 import type { Embedder } from './types.ts';
 import { defaultPrefixesFor, prefixedEmbedCalls, prefixTag, type TaskPrefixes } from './prefixes.ts';
@@ -44,10 +46,15 @@ export class OllamaEmbedder implements Embedder {
     try {
       response = await this.client.embed({ model: this.model, input, truncate: this.truncate });
     } catch (err) {
-      throw new Error(`ollama embed (model ${this.model} at ${this.host}) failed: ${(err as Error).message}`, { cause: err });
+      throw new KindedError(ERROR_KINDS.embedderFailed, `ollama embed (model ${this.model} at ${this.host}) failed: ${(err as Error).message}`, undefined, {
+        cause: err,
+      });
     }
     if (!Array.isArray(response.embeddings) || response.embeddings.length !== input.length) {
-      throw new Error(`ollama embed (model ${this.model} at ${this.host}) returned ${response.embeddings?.length ?? 'no'} vectors for ${input.length} inputs`);
+      throw new KindedError(
+        ERROR_KINDS.embedderFailed,
+        `ollama embed (model ${this.model} at ${this.host}) returned ${response.embeddings?.length ?? 'no'} vectors for ${input.length} inputs`,
+      );
     }
     return response.embeddings;
   }

@@ -1,4 +1,6 @@
 /** Embeddings from any OpenAI-compatible `/v1/embeddings` endpoint through the official `openai` client. */
+import { KindedError } from '../run/kinded-error.ts';
+import { ERROR_KINDS } from '../util/error-kinds.ts';
 import OpenAI from 'openai';
 import type { Embedder } from './types.ts';
 import { NO_PREFIXES, prefixedEmbedCalls, prefixTag, type TaskPrefixes } from './prefixes.ts';
@@ -55,13 +57,18 @@ export class OpenAIEmbedder implements Embedder {
         ...(this.dimensions ? { dimensions: this.dimensions } : {}),
       });
     } catch (err) {
-      throw new Error(`openai embeddings (model ${this.model} at ${this.client.baseURL}) failed: ${(err as Error).message}`, {
-        cause: err,
-      });
+      throw new KindedError(
+        ERROR_KINDS.embedderFailed,
+        `openai embeddings (model ${this.model} at ${this.client.baseURL}) failed: ${(err as Error).message}`,
+        undefined,
+        {
+          cause: err,
+        },
+      );
     }
     const data = [...response.data].sort((a, b) => a.index - b.index);
     if (data.length !== input.length) {
-      throw new Error(`openai embeddings (model ${this.model}) returned ${data.length} vectors for ${input.length} inputs`);
+      throw new KindedError(ERROR_KINDS.embedderFailed, `openai embeddings (model ${this.model}) returned ${data.length} vectors for ${input.length} inputs`);
     }
     return data.map((d) => d.embedding);
   }

@@ -16,4 +16,9 @@ export class RepoError extends Error {
     this.repo = repo;
     this.commit = options?.commit;
   }
+
+  /** the kind a stage records (src/util/error-kinds.ts spells the same three) */
+  get kind(): RepoErrorCode {
+    return this.code;
+  }
 }

@@ -13,7 +13,11 @@ import { currentKind, ERROR_KINDS as K } from '../util/error-kinds.ts';
 /** The evaluation stage's name (src/run/stage.ts STAGE.evaluate), by value: its kinds mean other things. */
 const EVALUATE_STAGE = 'evaluate';
 
-export const CAUSE_CLASSES = ['method', 'infrastructure', 'configuration'] as const;
+/**
+ * `recording`: a replayed recording holds no answer — not infrastructure that will be back, but a gap that stays
+ * until the request is recorded; out of the method's rates like infrastructure.
+ */
+export const CAUSE_CLASSES = ['method', 'infrastructure', 'configuration', 'recording'] as const;
 export type CauseClass = (typeof CAUSE_CLASSES)[number];
 
 /** Each cause, its class and what it means in words. */
@@ -24,12 +28,18 @@ export const FAILURE_CAUSES = {
   'model-timeout': { class: 'infrastructure', means: 'a model call timed out' },
   'rate-limited': { class: 'infrastructure', means: 'the model server refused the call: rate limit (HTTP 429)' },
   'server-error': { class: 'infrastructure', means: 'the model server failed (HTTP 5xx)' },
-  'replay-miss': { class: 'infrastructure', means: 'the replayed recording holds no answer for the request' },
+  'embedder-unavailable': { class: 'infrastructure', means: 'the embedding server did not answer or failed' },
+  'vector-store-unavailable': { class: 'infrastructure', means: 'the vector store (Chroma) did not answer or failed' },
+  'image-unavailable': { class: 'infrastructure', means: "the instance's image is missing and cannot be built on this machine" },
+  'image-unbuildable': { class: 'infrastructure', means: "building the instance's image failed" },
+  // a recording's gap: no rerun fills it until the request is recorded
+  'recording-gap': { class: 'recording', means: 'the replayed recording holds no answer for the request (record it, or run against a live model)' },
   interrupted: { class: 'infrastructure', means: 'the call was aborted (the run was stopped)' },
   'disk-full': { class: 'infrastructure', means: 'the disk was full' },
   'repository-unavailable': { class: 'infrastructure', means: "git could not give the instance's commit (a mirror without it, or git failing)" },
   // configuration
   configuration: { class: 'configuration', means: "the run's configuration cannot work" },
+  'mirror-missing': { class: 'configuration', means: "no mirror or clone of the instance's repository (--mirrors, --mirror)" },
   'model-access': { class: 'configuration', means: 'the model server refused the credentials or does not serve the model (HTTP 401/403/404)' },
   // evaluation, by harness 5.0's infra_failure tiers: `environment` cannot come from a patch, `ambiguous` can
   'evaluation-environment': {
@@ -75,10 +85,15 @@ type RecordedError = { kind?: string; message?: string; details?: Record<string,
  */
 function evaluationCause(error: RecordedError | undefined): FailureCause {
   const kind = currentKind(error?.kind) ?? '';
+  if (kind === K.missingRepo) return named('mirror-missing');
   if (kind === K.noTests || (kind && CONFIGURATION_ERROR_KINDS.has(kind))) return named('configuration');
   const label = error?.details?.infraFailure as { tier?: unknown } | undefined;
   if (label?.tier === 'environment' || kind.startsWith('cannot-run:')) return { ...named('evaluation-environment'), tier: 'environment' };
   if (kind === K.patchApplyFailed) return named('patch-does-not-apply');
+  // the image or the repository it is built from: never the patch's doing
+  if (kind === K.imageMissing) return named('image-unavailable');
+  if (kind === K.imageBuildFailed) return named('image-unbuildable');
+  if (kind === K.missingCommit || kind === K.gitFailed) return named('repository-unavailable');
   if (kind === K.timeout) return { ...named('tests-timed-out'), tier: 'ambiguous' };
   return { ...named('evaluation-ambiguous'), tier: 'ambiguous' };
 }
@@ -87,6 +102,7 @@ function evaluationCause(error: RecordedError | undefined): FailureCause {
 export function causeOf(error: RecordedError | undefined, stage?: string): FailureCause {
   if (stage === EVALUATE_STAGE) return evaluationCause(error);
   const kind = currentKind(error?.kind);
+  if (kind === K.missingRepo) return named('mirror-missing');
   if (kind && CONFIGURATION_ERROR_KINDS.has(kind)) return named('configuration');
   switch (kind) {
     case K.connection:
@@ -96,7 +112,15 @@ export function causeOf(error: RecordedError | undefined, stage?: string): Failu
     case K.timeout:
       return named('model-timeout');
     case K.replayMiss:
-      return named('replay-miss');
+      return named('recording-gap');
+    case K.embedderFailed:
+      return named('embedder-unavailable');
+    case K.vectorStoreFailed:
+      return named('vector-store-unavailable');
+    case K.imageMissing:
+      return named('image-unavailable');
+    case K.imageBuildFailed:
+      return named('image-unbuildable');
     case K.aborted:
       return named('interrupted');
     // a Node error's own code (fs writes), as toStageError records it

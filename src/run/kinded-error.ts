@@ -13,8 +13,10 @@ export class KindedError extends Error {
     message: string,
     /** recorded beside the message (what an agent did before it stopped, the harness' infrastructure label) */
     readonly details?: Record<string, unknown>,
+    /** the error it was made from (kept for a reader; never read for the kind) */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'KindedError';
   }
 }

@@ -15,6 +15,9 @@ export interface ExperimentResult {
   /** instances whose pipeline recorded an error at some stage, of `total` */
   failed: number;
   total: number;
+  /** finished, with instances that owe work (not reached or not evaluated by a failure, not by the plan): the
+   * run is incomplete, and `finish` says what completes it */
+  unfinished?: { instances: number; finish: string };
 }
 
 /** `<run>/result.json`, written when an invocation ends; a cluster task is done when it names that task. */

@@ -5,7 +5,7 @@
  * `kill -9` loses only in-flight work. A failing instance records its error and the others go on: users
  * running 300 instances want the 299 results, plus a clear record of the one that broke.
  */
-import { ERROR_KINDS, currentKind } from '../util/error-kinds.ts';
+import { ERROR_KINDS, currentKind, isDeclaredKind } from '../util/error-kinds.ts';
 import { retriedByDefault } from './failure-cause.ts';
 import { promises as fs } from 'node:fs';
 import PQueue from 'p-queue';
@@ -103,12 +103,21 @@ export interface RunStageOptions<T> {
   onInstanceDone?: (instance: SweInstance) => void;
 }
 
+/**
+ * The kind a stage records for `err`: one locfix declared (a KindedError's, an LlmError's), else the errno code of a
+ * failed system call on this host. Never a `kind` or `code` a library or server put there: an HTTP client copies
+ * the response body's `error.code` onto its error, and a model server could name any cause it liked (issue 52).
+ */
+function recordedKind(err: Error): string | undefined {
+  const kind = (err as { kind?: unknown }).kind;
+  if (isDeclaredKind(kind)) return kind;
+  const { code, syscall, errno } = err as NodeJS.ErrnoException;
+  return typeof code === 'string' && typeof syscall === 'string' && typeof errno === 'number' ? code : undefined;
+}
+
 export function toStageError(err: unknown): StageError {
   if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    // a full disk's code counts only as this host's errno (disk-full.ts): an HTTP client copies a server's `code` too
-    const hostCode = code === 'ENOSPC' || code === 'EDQUOT' ? (isDiskFull(err) ? code : undefined) : code;
-    const kind = (err as { kind?: unknown }).kind ?? hostCode;
+    const kind = recordedKind(err);
     const details = (err as { details?: unknown }).details;
     return {
       message: err.message,

@@ -32,6 +32,12 @@ export const ERROR_KINDS = {
   invalid: 'invalid',
   replayMiss: 'replay-miss',
   circuitOpen: 'circuit-open',
+  // the index's providers (src/embedding/, src/vectorstore/failures.ts): down, they fail every instance alike
+  embedderFailed: 'embedder-failed',
+  vectorStoreFailed: 'vector-store-failed',
+  // images (sandbox/common/image-recipe.ts): one that is absent and cannot be built here, or whose build failed
+  imageMissing: 'image-missing',
+  imageBuildFailed: 'image-build-failed',
   // the machine and git (src/repo/errors.ts)
   diskFull: 'disk-full',
   missingCommit: 'missing-commit',
@@ -59,6 +65,18 @@ export function cannotRunKind(reason: CannotRunReason): ErrorKind {
 
 /** Spellings older artifacts hold, and what they are called now. */
 const LEGACY_KINDS: Readonly<Record<string, ErrorKind>> = { budget_exhausted: ERROR_KINDS.budgetExhausted };
+
+const DECLARED_KINDS: ReadonlySet<string> = new Set(Object.values(ERROR_KINDS));
+
+/**
+ * Whether `kind` is one locfix declared (or the cannot-run family). An error from a library or a server may carry a
+ * `kind` or `code` of its own — an HTTP client copies the body's `error.code` — and must not name a cause by it.
+ */
+export function isDeclaredKind(kind: unknown): kind is ErrorKind {
+  if (typeof kind !== 'string') return false;
+  if (DECLARED_KINDS.has(kind) || Object.hasOwn(LEGACY_KINDS, kind)) return true;
+  return kind.startsWith('cannot-run:') && (CANNOT_RUN_REASONS as readonly string[]).includes(kind.slice('cannot-run:'.length));
+}
 
 /** A recorded kind in today's spelling (an older artifact's `budget_exhausted` is `budget-exhausted`). */
 export function currentKind<K extends string | undefined>(kind: K): K | ErrorKind {

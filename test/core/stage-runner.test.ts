@@ -1,4 +1,5 @@
 import type { StageInput, StageName } from '../../src/run/stage.ts';
+import { RepoError } from '../../src/repo/errors.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,7 +25,7 @@ describe('runStage', () => {
     const calls: string[] = [];
     const work = async (i: SweInstance) => {
       calls.push(i.instance_id);
-      if (i.instance_id === 'a__b-2') throw Object.assign(new Error('commit missing'), { code: 'missing-commit' });
+      if (i.instance_id === 'a__b-2') throw new RepoError('missing-commit', 'a/b', 'commit missing');
       return { files: [i.instance_id] };
     };
     const lines: string[] = [];

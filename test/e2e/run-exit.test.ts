@@ -126,12 +126,14 @@ describe('how locfix run exits', () => {
     const res = await locfixRun(['--config', config, '--llm-retries', '0']);
     expect(res.code, res.stderr).toBe(1);
     expect(res.stderr).toMatch(/run: every instance \(5\) failed at some stage; each error is recorded in its stage artifact/);
+    // and the command that finishes it, this invocation's own with --retry-errors
+    expect(res.stderr).toMatch(/run: incomplete: 5 instance\(s\) owe work;.*: locfix run --config \S+ --llm-retries 0 --retry-errors\n/);
     const recorded = await artifacts('all-failed');
     expect(recorded.map((a) => `${a.stage}:${a.artifact.status}`).sort()).toEqual(IDS.map(() => 'localize-files:error'));
     // a dead model server is the infrastructure's failure, not the method's empty patch: no instance is judged,
     // every one is not reached with its cause, and no rate is given over nothing
     expect(res.stderr).toMatch(
-      /analysis: 5 instances: 0 judged; not reached 5 \(infrastructure: (model-unreachable|circuit-open) \d(, infrastructure: (model-unreachable|circuit-open) \d)?\); rerun with --retry-errors/,
+      /analysis: 5 instances: resolved 0 of 5 \(0\.0 %\); over the 0 judged: —; not reached 5 \(infrastructure: (model-unreachable|circuit-open) \d(, infrastructure: (model-unreachable|circuit-open) \d)?\); incomplete: 5 instance\(s\) owe work; bring the infrastructure back, then rerun the same command with --retry-errors/,
     );
     const failures = JSON.parse(await readFile(path.join(dir, 'runs', 'all-failed', 'analysis.json'), 'utf8')).summary;
     expect(failures.judged).toBe(0);

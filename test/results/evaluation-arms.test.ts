@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { recordEvaluationRun } from '../../app/engine/evaluation-folder.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { openRunFolder } from '../../results/run-folder.ts';
+import { analyzeRun } from '../../results/run-analysis.ts';
+import { headline } from '../../results/instance-account.ts';
 import type { GradingRules } from '../../validation/grading-rules.ts';
 
 const instance = {
@@ -54,5 +56,26 @@ describe('evaluation folders as arms', () => {
     expect(exact.key).not.toBe(current.key);
     expect(again.key).toBe(current.key);
     expect(current.settings).toMatchObject({ evaluate: { grading: { harness: '5.0.2', unforgeable: true, testMachinery: 'restore' } } });
+  });
+
+  it('an empty prediction is judged an empty patch, never "not reached" for want of stages the folder never had', async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), 'locfix-eval-empty-'));
+    roots.push(root);
+    const ids = ['1', '2', '3', '4', '5'].map((n) => `minibench__clampkit-${n}`);
+    const patch = 'diff --git a/x b/x\n';
+    await recordEvaluationRun(root, {
+      dataset: ids.map((id) => ({ ...instance, instance_id: id })),
+      datasetName: 'rows.jsonl',
+      predictions: ids.map((id, i) => ({ instance_id: id, model_name_or_path: 'm', model_patch: i < 3 ? patch : '' })),
+      outcomes: ids.slice(0, 3).map((id, i) => ({ instanceId: id, completed: true, resolved: i === 0, reused: false, durationMs: 1 })),
+      source: '/somewhere/preds.jsonl',
+      network: 'none',
+      grading: { harness: '5.0.2', unforgeable: true },
+    });
+    const failures = (await analyzeRun(root)).report.failures;
+    // before: the 2 empty predictions were "not reached" (localize-files not run), and the rate 1 of 3 (33.3 %)
+    expect(failures.categories['empty-patch'].count).toBe(2);
+    expect(failures.categories['not-reached'].count).toBe(0);
+    expect(headline(failures)).toBe('resolved 1 of 5 (20.0 %)');
   });
 });

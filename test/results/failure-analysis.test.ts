@@ -130,7 +130,7 @@ describe('gold elements and categories', () => {
     const clean = analyzeInstance({ ...base({ resolved: true }), instanceId: 'o__r-2' });
     const summary = summarizeFailures([flagged, clean]);
     expect(summary.flaggedResolves).toEqual(['o__r-1']);
-    expect(accountLine(summary)).toBe('2 instances: 2 judged; resolved 2 (100.0 %); 1 of the resolved flagged by the runner audit (o__r-1)');
+    expect(accountLine(summary)).toBe('2 instances: resolved 2 of 2 (100.0 %); 1 of the resolved flagged by the runner audit (o__r-1)');
     expect(whyOf(flagged)).toMatch(/resolved \(flagged\): the patch holds lines that talk past the test runner/);
     expect(summarizeFailures([clean])).not.toHaveProperty('flaggedResolves');
   });

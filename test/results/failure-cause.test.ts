@@ -23,7 +23,8 @@ describe('failure causes', () => {
     expect(of(new LlmError('http', 'x', { status: 401 }))).toEqual({ cause: 'model-access', class: 'configuration' });
     expect(of(new LlmError('http', 'context length exceeded', { status: 400 }))).toEqual({ cause: 'bad-request', class: 'method' });
     expect(of(new LlmError('parse', 'unparseable'))).toEqual({ cause: 'unusable-answer', class: 'method' });
-    expect(of(new LlmError('replay-miss', 'not recorded'))).toEqual({ cause: 'replay-miss', class: 'infrastructure' });
+    // a recording's gap is no infrastructure that will be back (issue 52)
+    expect(of(new LlmError('replay-miss', 'not recorded'))).toEqual({ cause: 'recording-gap', class: 'recording' });
     expect(of(Object.assign(new Error('no mirror'), { kind: 'missing-repo' })).class).toBe('configuration');
     expect(of(new Error('a bug of the stage')).class).toBe('method');
     expect(describeCause(causeOf({ kind: 'connection' }))).toBe('infrastructure (model-unreachable: the model server did not answer)');

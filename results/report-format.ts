@@ -1,0 +1,12 @@
+/** How the reports write numbers and text: shares, p-values, metrics, and HTML-escaped strings. */
+
+/** A p-value readable at any size: 4 decimals, or 2 significant digits below 0.0001 (never a bare 0.0000). */
+export const pValue = (p: number) => (Number.isFinite(p) && p > 0 && p < 1e-4 ? p.toExponential(1) : num(p, 4));
+export const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+/** A share, or "—" over nothing: no rate is given over an empty set. */
+export const shareOf = (count: number, over: number) => (over > 0 ? pct(count / over) : '—');
+export const num = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
