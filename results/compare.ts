@@ -5,9 +5,11 @@
  * recorded configuration differs by seed alone are repeats of one arm; any other difference (another
  * localizer, or the same localizer with other options: an ablation) is another arm, named by its localizer
  * when no other arm has that localizer, else by its first run's id, or as the user names it (`--arm`).
- * Instances are aligned on those every run selected; localization metrics over those every run localized,
- * resolution over those every run judged (evaluated), so every comparison is paired and nothing not done
- * counts as a failure.
+ * Instances are aligned on those every run selected, and every statistic is over all of them (issue 52's one
+ * denominator, the headline's): an instance a run did not localize or judge (a server that failed, a recording's
+ * gap) counts as a miss and as unresolved until it is rerun, so a broken run cannot erase instances from the other
+ * runs' comparison nor shrink its own. Work not done is its own outcome per run, and arms that did not finish the
+ * same instances are warned about before any statistic (compare-coverage.ts).
  *
  * Statistics:
  * - resolved counts, union/intersection of resolved sets per localizer and across localizers;
@@ -30,7 +32,7 @@ import {
   type ConfidenceInterval,
   type WilcoxonResult,
 } from './statistics.ts';
-import { settingsChanges } from '../src/util/settings-diff.ts';
+import { costWarnings, coverageWarnings, pooledArmWarnings } from './compare-coverage.ts';
 import { BINARY_METRICS, INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
 
 export interface RunOutcome {
@@ -66,13 +68,15 @@ export interface RunSummary {
   arm: string;
   localizer: string;
   upperBound: boolean;
-  /** aligned instances this run judged (the resolution denominator) */
+  /** the resolution denominator: every aligned instance (0 when some run judged none of them: no statistic) */
   judged: number;
   resolved: number;
-  /** resolved / judged */
+  /** resolved / every aligned instance (not judged counts as unresolved) */
   resolvedRate: number;
+  /** aligned instances this run did not judge (not reached, not evaluated): its own outcome */
+  notJudged: number;
   emptyPatches: number;
-  /** aligned instances every run localized (the localization denominator) */
+  /** the localization denominator: every aligned instance */
   localized: number;
   localization: InstanceMetrics;
 }
@@ -114,10 +118,12 @@ export interface MetricComparison {
 export interface Comparison {
   /** instances every run selected */
   alignedInstances: number;
-  /** of those, the ones every run localized: the localization metrics' n */
+  /** of those, the ones every run localized (the localization statistics are over all aligned instances) */
   localizedInstances: number;
-  /** of those, the ones every run judged: the resolution statistics' n */
+  /** of those, the ones every run judged */
   judgedInstances: number;
+  /** the resolution statistics' n: every aligned instance, or 0 when some run judged none (no statistic over nothing) */
+  resolutionInstances: number;
   runs: RunSummary[];
   arms: ArmSummary[];
   /** resolved in any run of any arm */
@@ -142,6 +148,8 @@ export interface CompareOptions {
   seed?: number;
   /** arms named by the user: name → run ids; the other runs are grouped by their arm keys */
   arms?: Record<string, string[]>;
+  /** how far two runs' shares of work not done may differ before the comparison says so first (default 0.05) */
+  notJudgedGap?: number;
 }
 
 /** The bootstrap settings the caller set (unset ones keep the defaults). */
@@ -203,14 +211,18 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
   const outcomes = input.map((o) => ({ ...o, arm: armOf.get(o.runId)! }));
   // Align on the instances every run selected, in the first run's order.
   const common = outcomes.slice(1).reduce((ids, r) => ids.filter((id) => r.instances.includes(id)), outcomes[0].instances);
-  const localizedIds = intersect(
+  const localizedByAll = intersect(
     common,
     outcomes.map((o) => o.localized),
   );
-  const judgedIds = intersect(
+  const judgedByAll = intersect(
     common,
     outcomes.map((o) => o.judged),
   );
+  // one denominator: every aligned instance, work not done a miss and unresolved; a run that judged nothing (its
+  // evaluation left out) has no resolution to compare, and nothing is tested over nothing
+  const localizedIds = common;
+  const judgedIds = outcomes.every((o) => !o.judged || common.some((id) => o.judged!.includes(id))) ? common : [];
   const repoOf = (id: string) => outcomes.find((o) => o.repoOf[id])?.repoOf[id] ?? 'unknown';
   const goldOf = (id: string) => outcomes.find((o) => o.goldFiles[id]?.length)?.goldFiles[id] ?? [];
 
@@ -220,6 +232,7 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
     perRunMetrics.set(o.runId, rows);
     const judged = new Set(judgedIds);
     const resolved = o.resolved.filter((id) => judged.has(id)).length;
+    const ownJudged = new Set(o.judged ?? common);
     return {
       runId: o.runId,
       arm: o.arm,
@@ -227,7 +240,8 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
       upperBound: Boolean(o.upperBound),
       judged: judgedIds.length,
       resolved,
-      resolvedRate: judgedIds.length ? resolved / judgedIds.length : 0,
+      resolvedRate: judgedIds.length ? resolved / judgedIds.length : Number.NaN,
+      notJudged: common.filter((id) => !ownJudged.has(id)).length,
       emptyPatches: o.emptyPatch.filter((id) => judged.has(id)).length,
       localized: localizedIds.length,
       localization: meanMetrics(rows),
@@ -302,8 +316,9 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
   const operational = compareOperational(reference, alternatives, (name) => runsOf(name)[0], common, bootstrapOf(options));
   return {
     alignedInstances: common.length,
-    localizedInstances: localizedIds.length,
-    judgedInstances: judgedIds.length,
+    localizedInstances: localizedByAll.length,
+    judgedInstances: judgedByAll.length,
+    resolutionInstances: judgedIds.length,
     runs,
     arms,
     resolvedUnion,
@@ -313,41 +328,13 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
     metrics,
     operational,
     resolution,
+    // unequal work not done first: it changes what every statistic below means
     warnings: [
+      ...coverageWarnings(outcomes, common, options.notJudgedGap),
       ...pooledArmWarnings(input, options.arms ?? {}),
-      ...[reference, ...alternatives]
-        .filter((arm) => alternatives.length > 0 && !common.some((id) => hasCost(runsOf(arm)[0].operations?.[id])))
-        .map(
-          (arm) =>
-            `arm ${arm} recorded no agent time or tokens on the instances compared (an imported run has what its source published): its cost is not compared`,
-        ),
+      ...costWarnings(outcomes, common, armNames),
     ],
   };
-}
-
-/** Whether an instance's localization recorded any cost (agent time or tokens). */
-function hasCost(op: { agentSeconds?: number; inputTokens?: number; outputTokens?: number } | undefined): boolean {
-  return op?.agentSeconds !== undefined || op?.inputTokens !== undefined || op?.outputTokens !== undefined;
-}
-
-/**
- * An arm named with --arm is counted as repeats of one method. When its runs are of different configurations (a
- * cascade and a plain retrieval), its rates mix methods: said, naming what differs, never refused (a user may mean it).
- */
-export function pooledArmWarnings(outcomes: readonly RunOutcome[], named: Record<string, string[]>): string[] {
-  const warnings: string[] = [];
-  for (const [name, runIds] of Object.entries(named)) {
-    const runs = runIds.map((id) => outcomes.find((o) => o.runId === id)!);
-    const [first, ...rest] = runs;
-    const other = rest.find((o) => o.armKey === undefined || o.armKey !== first.armKey);
-    if (!other) continue;
-    const changes = first.armSettings && other.armSettings ? settingsChanges(first.armSettings, other.armSettings) : [];
-    const what = changes.length
-      ? changes.slice(0, 3).join('; ') + (changes.length > 3 ? `; and ${changes.length - 3} more` : '')
-      : `localizer ${first.localizer} → ${other.localizer}`;
-    warnings.push(`--arm ${name} pools runs of different configurations (${first.runId} → ${other.runId}: ${what}): its rates mix methods`);
-  }
-  return warnings;
 }
 
 /** Bootstrap CIs of every localization metric, and exact McNemar (Holm-adjusted) on the binary ones. */

@@ -124,7 +124,8 @@ export function formatLocMetricsTable(rows: ReadonlyArray<{ label: string; metri
   const body = rows.map(({ label, metrics: m }) => [
     label,
     String(m.n),
-    ...[m.top1, m.top3, m.top5, m.top10, m.top15, m.mrr, m.acc1, m.acc3, m.acc5, m.acc10].map((x) => x.toFixed(3)),
+    // no rate over nothing: "—" where n is 0
+    ...[m.top1, m.top3, m.top5, m.top10, m.top15, m.mrr, m.acc1, m.acc3, m.acc5, m.acc10].map((x) => (m.n > 0 ? x.toFixed(3) : '—')),
   ]);
   const all = [header, ...body];
   const widths = header.map((_, c) => Math.max(...all.map((r) => r[c].length)));

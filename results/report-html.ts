@@ -256,7 +256,7 @@ function tierSections(runs: Runs): string[] {
 function comparisonSections(c: NonNullable<Report['comparison']>): string[] {
   const sections: string[] = [];
   for (const w of c.warnings ?? []) sections.push(`<section><p class="warning"><strong>Warning:</strong> ${escapeHtml(w)}</p></section>`);
-  if (c.judgedInstances === 0)
+  if (!c.resolutionInstances)
     sections.push(
       `<section><h2>Resolution</h2><p>${escapeHtml(alignmentNote(c))} No instance was judged by every run: no resolution statistics.</p></section>`,
     );
@@ -272,7 +272,7 @@ function comparisonSections(c: NonNullable<Report['comparison']>): string[] {
       { label: 'any arm', value: c.resolvedUnion.length, text: String(c.resolvedUnion.length) },
     ];
     sections.push(
-      `<section><h2>Overlap of resolved sets</h2><p>${escapeHtml(alignmentNote(c))}</p>${simpleBars(overlapRows, `Resolved instances (${c.judgedInstances ?? c.alignedInstances} judged by every run)`, '#2e7d32')}`,
+      `<section><h2>Overlap of resolved sets</h2><p>${escapeHtml(alignmentNote(c))}</p>${simpleBars(overlapRows, `Resolved instances (of ${c.alignedInstances} selected by every run)`, '#2e7d32')}`,
     );
     if (c.uniqueFixes.length)
       sections.push(
@@ -293,7 +293,7 @@ function comparisonSections(c: NonNullable<Report['comparison']>): string[] {
   }
   if (c.resolution?.length) {
     sections.push(
-      `<section><h2>Resolved rate with confidence intervals</h2><p>Alternative − reference over the instances every run judged; paired bootstrap as below; exact McNemar on each arm's first run, Holm across arms.${c.judgedInstances < 30 ? ` Small sample: n = ${c.judgedInstances}.` : ''}</p>${htmlTable(
+      `<section><h2>Resolved rate with confidence intervals</h2><p>Alternative − reference over every instance all runs selected (work not done counts as unresolved); paired bootstrap as below; exact McNemar on each arm's first run, Holm across arms.${c.resolutionInstances < 30 ? ` Small sample: n = ${c.resolutionInstances}.` : ''}</p>${htmlTable(
         RESOLUTION_TABLE_HEADER,
         resolutionTableRows(c),
       )}</section>`,

@@ -167,11 +167,13 @@ export function metricTableRows(c: Comparison): string[][] {
 export const JUDGED_NOTE =
   'The resolved rate is over every selected instance: work not done (not evaluated, not reached) counts as not resolved until it is rerun, so no failing server can shrink the denominator; a run marked incomplete owes that work. The rate of judged instances (evaluated, or stopped for a reason of their own) stands beside it, labelled; the category shares below are over the judged.';
 
-/** What the comparison's statistics are over: aligned, localized and judged instances, each stated. */
+/** What the comparison's statistics are over: every aligned instance, with how many every run localized and judged. */
 export function alignmentNote(c: Comparison): string {
-  const parts = [`${c.alignedInstances} instances selected by every run`];
-  if (c.localizedInstances !== undefined) parts.push(`${c.localizedInstances} localized by every run (localization statistics)`);
-  if (c.judgedInstances !== undefined) parts.push(`${c.judgedInstances} judged by every run (resolution statistics)`);
+  const parts = [
+    `${c.alignedInstances} instances selected by every run; every statistic is over all of them, work not done counting as a miss and as unresolved`,
+  ];
+  if (c.localizedInstances !== undefined) parts.push(`${c.localizedInstances} localized by every run`);
+  if (c.judgedInstances !== undefined) parts.push(`${c.judgedInstances} judged by every run`);
   return `${parts.join('; ')}.`;
 }
 
@@ -282,7 +284,7 @@ export function renderMarkdown(report: Report): string {
   const c = report.comparison;
   if (c) {
     out.push('## Comparison', '', alignmentNote(c), '', ...(c.warnings ?? []).flatMap((w) => [`**Warning:** ${w}`, '']));
-    if (c.judgedInstances === 0)
+    if (!c.resolutionInstances)
       out.push(
         mdTable(
           ['arm', 'localizer', 'runs'],
@@ -318,10 +320,10 @@ export function renderMarkdown(report: Report): string {
         '',
       );
     }
-    if (c.judgedInstances === 0) out.push('No instance was judged (evaluated) by every run: no resolution statistics.', '');
+    if (!c.resolutionInstances) out.push('A run judged none of the instances (its evaluation left out, or nothing shared): no resolution statistics.', '');
     if (c.resolution?.length) {
       out.push('### Resolved rate: alternative − reference (paired bootstrap as below; exact McNemar on first runs, Holm across arms)', '');
-      out.push(mdTable(RESOLUTION_TABLE_HEADER, resolutionTableRows(c)), '', ...smallSampleNote(c.judgedInstances));
+      out.push(mdTable(RESOLUTION_TABLE_HEADER, resolutionTableRows(c)), '', ...smallSampleNote(c.resolutionInstances));
     }
     if (c.wilcoxon.length) {
       out.push('### Solve frequency (Wilcoxon signed-rank, paired by instance)', '');
@@ -331,12 +333,12 @@ export function renderMarkdown(report: Report): string {
           c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), pValue(w.pValue), w.method]),
         ),
         '',
-        ...smallSampleNote(c.judgedInstances),
+        ...smallSampleNote(c.resolutionInstances),
       );
     }
     if (c.metrics.length) {
       out.push('### Localization metrics: alternative − reference (95% percentile bootstrap, 10,000 resamples, seed 1729; * = interval excludes 0)', '');
-      out.push(mdTable(METRIC_TABLE_HEADER, metricTableRows(c)), '', ...smallSampleNote(c.localizedInstances));
+      out.push(mdTable(METRIC_TABLE_HEADER, metricTableRows(c)), '', ...smallSampleNote(c.alignedInstances));
     }
     if (c.operational?.length) {
       out.push('### Localization cost: alternative − reference (first runs, pairwise-complete instances; same bootstrap)', '');

@@ -14,18 +14,26 @@ import { modifiedExistingFiles } from '../src/patch.ts';
 import { extractDefinitions } from '../src/parsing/definitions.ts';
 import { goldElements } from './failure-analysis.ts';
 import { functionOutcome, predictedElementsOf } from './function-metrics.ts';
-import { computeLocMetrics, type LocMetricsDetail } from './loc-metrics.ts';
+import { computeLocMetrics, metricsSummary, type LocMetrics, type LocMetricsDetail } from './loc-metrics.ts';
 import { computeRunnerMetrics, runnerRow, type RunnerMetrics, type RunnerRow } from './runner-metrics.ts';
 
+/**
+ * The metrics are over every selected instance with a gold file (issue 52's one denominator, the resolved rate's):
+ * one never attempted, or stopped by a cause outside the method, has no ranking and is a miss until rerun — so a
+ * server that fails the hard instances cannot raise Top-k. `reached` gives them over the instances that reached the
+ * stage, labelled as such.
+ */
 export interface RunLocEvaluation extends LocMetricsDetail {
   /** the stage scored */
   stage: string;
   missingGold: string[];
-  /** selected instances with no artifact in the stage (never attempted): out of every denominator, counted here */
+  /** selected instances with no artifact in the stage (never attempted): misses in the metrics, listed here */
   notAttempted: string[];
-  /** selected instances the stage failed on for a cause outside the method (failure-cause.ts): out of every
-   * denominator, with that cause ("infrastructure: model-unreachable") */
+  /** selected instances the stage failed on for a cause outside the method (failure-cause.ts): misses in the
+   * metrics, with that cause ("infrastructure: model-unreachable") */
   notReached: Array<{ id: string; cause: string }>;
+  /** the metrics over the instances that reached the stage only (its n says how many) */
+  reached: LocMetrics;
   runner: RunnerMetrics;
 }
 
@@ -82,19 +90,23 @@ export async function evaluateRun(runDir: string, stage?: string): Promise<RunLo
       throw new Error(`${folder.layout.artifactPath(scored, id)}: unreadable artifact (${(err as Error).message})`);
     }
     rows.push(runnerRow(id, goldFiles, artifact));
-    if (artifact === undefined) {
-      notAttempted.push(id);
-      continue;
-    }
-    const cause = notTheMethods(artifact);
-    if (cause) {
-      notReached.push({ id, cause });
-      continue;
-    }
+    const cause = artifact === undefined ? undefined : notTheMethods(artifact);
+    if (artifact === undefined) notAttempted.push(id);
+    else if (cause) notReached.push({ id, cause });
     if (!goldFiles.length) continue; // nothing to score against
-    outcomes.push({ instanceId: id, gold: goldFiles, ranking: rankedPathsOf(artifact) });
+    // not attempted or not reached: no ranking, a miss in the headline, out of `reached`
+    const wasReached = artifact !== undefined && !cause;
+    outcomes.push({ instanceId: id, gold: goldFiles, ranking: wasReached ? rankedPathsOf(artifact) : undefined, wasReached });
   }
-  return { ...computeLocMetrics(outcomes), stage: scored, missingGold, notAttempted, notReached, runner: computeRunnerMetrics(rows, folder.topFiles) };
+  return {
+    ...computeLocMetrics(outcomes),
+    reached: metricsSummary(computeLocMetrics(outcomes.filter((o) => o.wasReached))),
+    stage: scored,
+    missingGold,
+    notAttempted,
+    notReached,
+    runner: computeRunnerMetrics(rows, folder.topFiles),
+  };
 }
 
 /**
@@ -106,7 +118,7 @@ export async function evaluateRunFunctions(
   stage: string,
   instances: readonly SweInstance[],
   snapshotOf: (instance: SweInstance) => Promise<RepoSnapshot>,
-): Promise<LocMetricsDetail & { missingGold: string[]; notAttempted: string[]; notReached: Array<{ id: string; cause: string }> }> {
+): Promise<Omit<RunLocEvaluation, 'stage' | 'runner'>> {
   refuseNonLocalization(stage);
   const layout = new RunLayout(runDir);
   // the run's own selection, as at file level: the dataset is where the gold patches come from, not the population
@@ -125,20 +137,15 @@ export async function evaluateRunFunctions(
     const sources = files.length ? await (await snapshotOf(instance)).readFiles(files) : new Map<string, string>();
     const gold = goldElements(instance.patch, (p) => (sources.has(p) ? extractDefinitions(p, sources.get(p)!) : []));
     const artifact = await readJsonIfExists<{ status?: string; output?: unknown }>(layout.artifactPath(stage, instance.instance_id));
-    // never reached: in no denominator, as at file level
-    if (artifact === undefined) {
-      notAttempted.push(instance.instance_id);
-      continue;
-    }
-    const cause = notTheMethods(artifact);
-    if (cause) {
-      notReached.push({ id: instance.instance_id, cause });
-      continue;
-    }
-    const predicted = artifact?.status === 'ok' ? predictedElementsOf(artifact.output) : undefined;
+    // never attempted, or stopped outside the method: a miss, as at file level
+    const cause = artifact === undefined ? undefined : notTheMethods(artifact);
+    if (artifact === undefined) notAttempted.push(instance.instance_id);
+    else if (cause) notReached.push({ id: instance.instance_id, cause });
+    const wasReached = artifact !== undefined && !cause;
+    const predicted = wasReached && artifact?.status === 'ok' ? predictedElementsOf(artifact.output) : undefined;
     if (predicted !== undefined) withFunctions++;
     const outcome = functionOutcome(instance.instance_id, predicted, gold);
-    if (outcome) outcomes.push(outcome);
+    if (outcome) outcomes.push({ ...outcome, wasReached });
     else missingGold.push(instance.instance_id);
   }
   if (withFunctions === 0) {
@@ -146,5 +153,11 @@ export async function evaluateRunFunctions(
       `${runDir}: stage "${stage}" holds no function-level predictions (no artifact names functions); score localize-functions, or a localizer that names functions (BLAgent's function-level variant, LocAgent)`,
     );
   }
-  return { ...computeLocMetrics(outcomes), missingGold, notAttempted, notReached };
+  return {
+    ...computeLocMetrics(outcomes),
+    reached: metricsSummary(computeLocMetrics(outcomes.filter((o) => o.wasReached))),
+    missingGold,
+    notAttempted,
+    notReached,
+  };
 }

@@ -122,8 +122,9 @@ export class RunReading {
     if (files?.predicted) this.outcome.predicted![id] = files.predicted;
     const operation = localizationCost(a.files);
     if (operation) this.outcome.operations![id] = operation;
-    // localization metrics over the instances that reached file localization (a failed one is a miss)
-    if (a.files) this.metricRows.push(instanceMetrics(ranking, gold, this.topFiles, files?.predicted));
+    // localization metrics over every selected instance with a gold file, as eval-loc's and the resolved rate's:
+    // a failed one, or one never reached, is a miss (issue 52)
+    if (this.folder.fileStage && gold.length) this.metricRows.push(instanceMetrics(ranking, gold, this.topFiles, files?.predicted));
     return ranking;
   }
 
@@ -196,7 +197,8 @@ export class RunReading {
     const { folder, metricRows } = this;
     const failures = summarizeFailures(this.analyses);
     const localization = Object.fromEntries(
-      INSTANCE_METRIC_NAMES.map((m) => [m, metricRows.length ? metricRows.reduce((s, r) => s + r[m], 0) / metricRows.length : 0]),
+      // over nothing a metric is not a number (the report prints "–"), never 0
+      INSTANCE_METRIC_NAMES.map((m) => [m, metricRows.length ? metricRows.reduce((s, r) => s + r[m], 0) / metricRows.length : Number.NaN]),
     ) as unknown as InstanceMetrics;
     this.outcome.upperBound = this.upperBound;
     const order = (stage: string) => PIPELINE_STAGES.indexOf(stage as StageName);

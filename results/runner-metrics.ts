@@ -20,8 +20,9 @@
  * stats), and agent time, the per-attempt wall clock including timeouts. Tokens are averaged only over
  * rows that recorded usage.
  *
- * Selected instances that were never attempted (an unfinished run) are counted in `notAttempted`. They are
- * not scored, as in the study, so a caller should say that the run is incomplete.
+ * Selected instances that were never attempted (an unfinished run, or one a failing server stopped) are counted
+ * in `notAttempted` and scored with zero credit, unlike the study (which scores recorded rows only): one denominator
+ * with the resolved rate and eval-loc's headline (issue 52), so the caller says the run is incomplete.
  */
 import { rankedPathsOf, type AgentRunStats, type FileLocalization } from '../src/artifacts/localization.ts';
 import type { StageArtifact } from '../src/run/stage-runner.ts';
@@ -75,7 +76,9 @@ export function predictedSet(row: Pick<RunnerRow, 'status' | 'ranking' | 'predic
 
 export function computeRunnerMetrics(rows: readonly RunnerRow[], handoffFiles = 3): RunnerMetrics {
   const attempted = rows.filter((r) => r.status !== 'missing');
-  const scored = attempted.filter((r) => r.gold.length > 0);
+  // every selected row with a label is scored, a row never attempted as an empty prediction: the quality metrics
+  // share eval-loc's and the report's denominator, so a localizer that is never run on the hard rows gains nothing
+  const scored = rows.filter((r) => r.gold.length > 0);
   const errors = attempted.filter((r) => r.status === 'error');
   const errorKinds: Record<string, number> = {};
   for (const e of errors) errorKinds[e.errorKind ?? 'error'] = (errorKinds[e.errorKind ?? 'error'] ?? 0) + 1;
@@ -101,7 +104,7 @@ export function computeRunnerMetrics(rows: readonly RunnerRow[], handoffFiles = 
     selected: rows.length,
     attempted: attempted.length,
     notAttempted: rows.length - attempted.length,
-    missingLabel: attempted.length - scored.length,
+    missingLabel: rows.length - scored.length,
     scored: scored.length,
     errors: errors.length,
     errorRate: attempted.length ? errors.length / attempted.length : 0,
@@ -128,14 +131,15 @@ export function computeRunnerMetrics(rows: readonly RunnerRow[], handoffFiles = 
 }
 
 export function formatRunnerMetrics(label: string, m: RunnerMetrics): string {
-  const f = (x: number) => x.toFixed(3);
+  // no rate over nothing: a run with no scored row (or none attempted) shows "—", never 0.000
+  const f = (x: number, over = m.scored) => (over > 0 ? x.toFixed(3) : '—');
   const kinds = Object.entries(m.errorKinds)
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
   return [
     `runner metrics — ${label}`,
-    `  rows: attempted ${m.attempted}, missing-label ${m.missingLabel}, scored ${m.scored}, errors ${m.errors}${kinds ? ` (${kinds})` : ''}${m.notAttempted ? `, NOT attempted ${m.notAttempted} (run incomplete: left out)` : ''}`,
-    `  ErrorRate ${f(m.errorRate)}  NonEmptyRate ${f(m.nonEmptyRate)}`,
+    `  rows: attempted ${m.attempted}, missing-label ${m.missingLabel}, scored ${m.scored}, errors ${m.errors}${kinds ? ` (${kinds})` : ''}${m.notAttempted ? `, NOT attempted ${m.notAttempted} (run incomplete: scored as misses)` : ''}`,
+    `  ErrorRate ${f(m.errorRate, m.attempted)}  NonEmptyRate ${f(m.nonEmptyRate)}`,
     `  Hit@1 ${f(m.hit1)}  Hit@3 ${f(m.hit3)}  Hit@5 ${f(m.hit5)}  MRR ${f(m.mrr)}  R@3 ${f(m.r3)}  F1 ${f(m.f1)}  EM ${f(m.exactMatch)}`,
     `  mean steps ${m.steps.mean.toFixed(1)} (n ${m.steps.n})  reads ${m.reads.mean.toFixed(1)} (n ${m.reads.n})  commands ${m.commands.mean.toFixed(1)} (n ${m.commands.n})  agent time ${m.agentSeconds.mean.toFixed(1)} s`,
     `  tokens per instance (n ${m.tokens.n} with usage): input ${Math.round(m.tokens.input)}  output ${Math.round(m.tokens.output)}  total ${Math.round(m.tokens.total)}`,

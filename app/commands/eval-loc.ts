@@ -2,16 +2,17 @@
  * `locfix eval-loc RUN [--stage retrieve] [--json]`: file-level Top-k (Hit@k), Acc@k (every gold file in the
  * first k) and MRR of a run.
  *
- * The denominator is every instance the run's manifest selected; an instance whose artifact is missing
- * (never finished) or recorded an error counts as a miss.
+ * The denominator is every instance the run selected with a gold file, as for the resolved rate: one whose artifact
+ * is missing (never finished), recorded an error, or was stopped outside the method counts as a miss; the rates over
+ * the instances that reached the stage stand beside, labelled.
  */
 import type { Command } from 'commander';
 import { useFlags } from './flag-table.ts';
 import { defaultCacheDir, loadDataset } from '../../src/dataset/load.ts';
 import { RepoStore } from '../../src/repo/store.ts';
-import { formatLocMetricsTable, metricsSummary, type LocMetricsDetail } from '../../results/loc-metrics.ts';
+import { formatLocMetricsTable, metricsSummary, type LocMetrics } from '../../results/loc-metrics.ts';
 import { formatRunnerMetrics, type RunnerMetrics } from '../../results/runner-metrics.ts';
-import { evaluateRun, evaluateRunFunctions } from '../../results/run-loc-evaluation.ts';
+import { evaluateRun, evaluateRunFunctions, type RunLocEvaluation } from '../../results/run-loc-evaluation.ts';
 
 export function register(program: Command): void {
   const command = program
@@ -29,13 +30,7 @@ export function register(program: Command): void {
     mirrors: { description: 'bare mirrors laid out as owner+name/repo (function level)' },
     cacheDir: { description: 'repository and dataset cache', default: defaultCacheDir() },
   }).action(async (run: string, opts: { stage?: string; json?: boolean; level: string; dataset?: string; mirrors?: string; cacheDir: string }) => {
-    let m: LocMetricsDetail & {
-      missingGold: string[];
-      runner?: RunnerMetrics;
-      notAttempted?: string[];
-      notReached?: Array<{ id: string; cause: string }>;
-      stage?: string;
-    };
+    let m: Omit<RunLocEvaluation, 'stage' | 'runner'> & { runner?: RunnerMetrics; stage?: string };
     if (opts.level === 'function') {
       opts.stage ??= 'localize-functions';
       if (!opts.dataset) throw new Error('--level function needs --dataset (the gold patches) and usually --mirrors');
@@ -49,25 +44,37 @@ export function register(program: Command): void {
     } else if (opts.level === 'file') m = await evaluateRun(run, opts.stage);
     else throw new Error(`--level must be file or function, got "${opts.level}"`);
     if (opts.json) {
+      // no rate over nothing: with n = 0 the rates are null, never 0
+      const rates = (x: LocMetrics) =>
+        x.n > 0 ? metricsSummary(x) : Object.fromEntries(Object.entries(metricsSummary(x)).map(([k, v]) => [k, k === 'n' ? v : null]));
       process.stdout.write(
         JSON.stringify({
-          ...metricsSummary(m),
-          notAttempted: m.notAttempted ?? [],
-          notReached: m.notReached ?? [],
+          ...rates(m),
+          notAttempted: m.notAttempted,
+          notReached: m.notReached,
+          reached: rates(m.reached),
           ...('runner' in m ? { runner: m.runner } : {}),
         }) + '\n',
       );
       return;
     }
     const stage = m.stage ?? opts.stage;
-    process.stdout.write(formatLocMetricsTable([{ label: `${run} (${stage})`, metrics: m }]) + '\n');
-    const notes = [`n = ${m.n} scored; ${m.failed} of them without a ranking (the stage failed) count as misses`];
-    if (m.notAttempted?.length) notes.push(`${m.notAttempted.length} selected instances never reached this stage and are in no denominator`);
-    if (m.notReached?.length) {
+    process.stdout.write(
+      formatLocMetricsTable([
+        { label: `${run} (${stage})`, metrics: m },
+        { label: '  over the instances that reached it', metrics: m.reached },
+      ]) + '\n',
+    );
+    const methodFailed = m.failed - (m.n - m.reached.n);
+    const notes = [
+      `n = ${m.n}: every selected instance with a gold ${opts.level === 'function' ? 'function' : 'file'} (the resolved rate's denominator); ${methodFailed} failed by the method and ${m.n - m.reached.n} not reached count as misses`,
+    ];
+    if (m.notAttempted.length) notes.push(`${m.notAttempted.length} selected instances never reached this stage: misses until the run finishes them`);
+    if (m.notReached.length) {
       const byCause = new Map<string, number>();
       for (const r of m.notReached) byCause.set(r.cause, (byCause.get(r.cause) ?? 0) + 1);
       notes.push(
-        `${m.notReached.length} selected instances were stopped by a failure that is not the method's (${[...byCause].map(([c, n]) => `${c} ${n}`).join('; ')}) and are in no denominator; rerun them with --retry-errors`,
+        `${m.notReached.length} selected instances were stopped by a failure that is not the method's (${[...byCause].map(([c, n]) => `${c} ${n}`).join('; ')}): misses until rerun with --retry-errors`,
       );
     }
     if (m.missingGold.length)

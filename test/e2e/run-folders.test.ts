@@ -67,7 +67,10 @@ describe('run folders of every kind, one reader', () => {
     expect(unnamed.stderr).toMatch(/a report of 2 runs needs --out DIR \(.*ret-a\/report is the first run's own report\)/);
     await locfix(['report', runs('ret-a'), runs('ret-b'), '--out', runs('report-ab')]);
     const md = await readFile(path.join(runs('report-ab'), 'report.md'), 'utf8');
-    expect(md).toMatch(/5 instances selected by every run; 5 localized by every run \(localization statistics\); 0 judged by every run/);
+    expect(md).toMatch(
+      /5 instances selected by every run; every statistic is over all of them, work not done counting as a miss and as unresolved; 5 localized by every run; 0 judged by every run/,
+    );
+    expect(md).toMatch(/A run judged none of the instances .*: no resolution statistics/);
     // the localization table says what its means are over (it had no n column)
     expect(md).toMatch(/\| run \| n \| Hit@1 \|/);
     expect(md).toMatch(/\| ret-a \(retrieval\) \| 5 \| /);

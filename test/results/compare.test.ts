@@ -140,16 +140,71 @@ describe('arms', () => {
     expect(c.arms.map((a) => a.arm)).toEqual(['old-a', 'old-b']);
   });
 
-  it('judges resolution only over instances every run evaluated, and says how many', () => {
+  it('a run that judged none of the instances gives no resolution statistic, and no rate over nothing', () => {
     const evaluated = run('full', 'agentless', ['r1__a-1'], hitAll, [], 'X');
     const stopped = { ...run('no-docker', 'blagent', [], hitAll, [], 'Y'), judged: [] as string[] };
     const c = compareRuns([evaluated, stopped], { resamples: 100 });
     expect(c.judgedInstances).toBe(0);
-    expect(c.runs.map((r) => [r.judged, r.resolved, r.resolvedRate])).toEqual([
+    expect(c.resolutionInstances).toBe(0);
+    expect(c.resolution).toEqual([]);
+    expect(c.wilcoxon).toEqual([]);
+    expect(c.runs.map((r) => [r.judged, r.resolved, r.notJudged])).toEqual([
       [0, 0, 0],
-      [0, 0, 0],
+      [0, 0, 4],
     ]);
+    expect(c.runs.every((r) => Number.isNaN(r.resolvedRate))).toBe(true);
     expect(c.localizedInstances).toBe(4);
+  });
+});
+
+describe('one denominator in compare (issue 52)', () => {
+  const ids = ['r1__a-1', 'r1__a-2', 'r2__b-1', 'r2__b-2', 'r3__c-1'];
+  const outcome = (runId: string, resolved: string[], judged: string[] = ids): RunOutcome => ({
+    runId,
+    localizer: runId,
+    armKey: runId,
+    instances: ids,
+    judged,
+    localized: judged,
+    repoOf: Object.fromEntries(ids.map((id) => [id, id.split('__')[0]!])),
+    goldFiles: Object.fromEntries(ids.map((id) => [id, [`${id}.py`]])),
+    rankings: Object.fromEntries(judged.map((id) => [id, [`${id}.py`]])),
+    resolved,
+    emptyPatch: [],
+  });
+
+  it('work a server did not do counts as unresolved and as a miss, and is said before any statistic', () => {
+    const honest = outcome('honest', ['r1__a-1']);
+    // the same method, its hard instances failed by a 503: before, only the 1 shared judged instance was compared
+    const gamed = outcome('gamed', ['r1__a-1'], ['r1__a-1']);
+    const c = compareRuns([honest, gamed], { resamples: 200 });
+    expect(c.resolutionInstances).toBe(5);
+    expect(c.runs.map((r) => [r.resolved, r.resolvedRate, r.notJudged])).toEqual([
+      [1, 0.2, 0],
+      [1, 0.2, 4],
+    ]);
+    expect(c.resolution[0]).toMatchObject({ n: 5, referenceRate: 0.2, alternativeRate: 0.2 });
+    // not localized is a miss: Hit@1 1.0 against 0.2, not 1.0 against 1.0
+    expect(c.runs.map((r) => r.localization.hit1)).toEqual([1, 0.2]);
+    expect(c.warnings[0]).toMatch(/^before any statistic: honest did not judge 0 of 5 \(0\.0 %\), gamed 4 of 5 \(80\.0 %\)/);
+  });
+
+  it('a run that resolved 1 of 5 keeps its 1 beside a run that judged only its failures; one broken run erases no instance', () => {
+    const good = outcome('good', ['r1__a-1']);
+    const other = outcome('other', []);
+    const broken = outcome('broken', [], ['r2__b-1']);
+    const c = compareRuns([good, other, broken], { resamples: 200 });
+    // before: the shared judged set was r2__b-1 alone, and the good run's mean resolved was 0.0
+    expect(c.arms.map((a) => a.meanResolved)).toEqual([1, 0, 0]);
+    expect(c.resolution.map((r) => r.n)).toEqual([5, 5]);
+  });
+
+  it('runs that share no instance are told so, and no cost is said to be missing', () => {
+    const a = outcome('a', []);
+    const b = { ...outcome('b', []), instances: ['r9__z-1'], judged: ['r9__z-1'] };
+    const c = compareRuns([a, b], { resamples: 100 });
+    expect(c.alignedInstances).toBe(0);
+    expect(c.warnings).toEqual(['the runs share no selected instance: nothing is compared']);
   });
 });
 

@@ -46,14 +46,15 @@ const rows: RunnerRow[] = [
 describe('runner metrics', () => {
   it("follows the study's rows, denominators and set scoring", () => {
     const m = computeRunnerMetrics(rows);
-    expect(m).toMatchObject({ selected: 6, attempted: 5, notAttempted: 1, missingLabel: 1, scored: 4, errors: 1, errorKinds: { 'explorer-timeout': 1 } });
+    // f, never attempted, is scored with zero credit (issue 52: one denominator with eval-loc and the resolved rate)
+    expect(m).toMatchObject({ selected: 6, attempted: 5, notAttempted: 1, missingLabel: 1, scored: 5, errors: 1, errorKinds: { 'explorer-timeout': 1 } });
     expect(m.errorRate).toBeCloseTo(1 / 5, 12);
-    expect(m.nonEmptyRate).toBeCloseTo(2 / 4, 12);
-    expect(m.hit1).toBeCloseTo(2 / 4, 12);
-    expect(m.r3).toBeCloseTo((1 + 1) / 4, 12);
-    // a: P = 2/4, R = 1, F1 = 2/3; b: 1; c, d: 0
-    expect(m.f1).toBeCloseTo((2 / 3 + 1) / 4, 12);
-    expect(m.exactMatch).toBeCloseTo(1 / 4, 12);
+    expect(m.nonEmptyRate).toBeCloseTo(2 / 5, 12);
+    expect(m.hit1).toBeCloseTo(2 / 5, 12);
+    expect(m.r3).toBeCloseTo((1 + 1) / 5, 12);
+    // a: P = 2/4, R = 1, F1 = 2/3; b: 1; c, d, f: 0
+    expect(m.f1).toBeCloseTo((2 / 3 + 1) / 5, 12);
+    expect(m.exactMatch).toBeCloseTo(1 / 5, 12);
     expect(m.steps).toEqual({ mean: (10 + 4 + 30 + 2 + 1) / 5, n: 5 });
     expect(m.agentSeconds.mean).toBeCloseTo((20 + 6 + 600 + 2 + 1) / 5, 12);
     // tokens: only the three rows that recorded usage

@@ -101,7 +101,7 @@ describe.skipIf(!hasBrowser)('locfix view in a real browser', () => {
     expect(await texts(page, 'h2 .muted')).toEqual(expect.arrayContaining(['pipeline run', 'stage run', 'imported run', 'merged run']));
     // the demo ran without Docker: its instances are "not evaluated", kept apart from the judged categories
     expect(await page.$eval('section.run', (s) => (s as HTMLElement).innerText)).toMatch(
-      /not judged \(work that did not happen, in no rate\): not-evaluated \d/,
+      /not judged \(work not done: not resolved in the headline until rerun\): not-evaluated \d/,
     );
     await Promise.all([page.waitForNavigation(), page.click('h2 a')]);
     expect(page.url()).toContain('/instances?run=demo');

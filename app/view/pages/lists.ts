@@ -2,6 +2,7 @@
  * The runs page (each run: its kind, arm, configuration, outcomes by category with "not judged" apart, and
  * cost) and the instance table over all runs (filtered, sorted and paged on the server).
  */
+import { headline } from '../../../results/instance-account.ts';
 import { html } from 'hono/html';
 import { NOT_JUDGED } from '../../../results/failure-analysis.ts';
 import type { Catalogue, InstancePage, InstanceQuery, SortKey } from '../catalogue.ts';
@@ -27,11 +28,11 @@ export function runsPage(catalogue: Catalogue, links: Links): string {
     return html`<section class="run">
 <h2><a href="${links.instances({ run: run.key })}">${run.key}</a> <span class="muted">${run.folder.kind} run</span></h2>
 <p>${run.arm}${report.upperBound ? ' (upper bound: the localizer reads the answer)' : ''} · ${report.instances} instances ·
-${report.failures.judged} judged · ${report.resolved} resolved · model cost ${dollars(cost)}</p>
+${headline(report.failures)}${(report.failures.unfinished ?? []).length ? ' · incomplete' : ''} · model cost ${dollars(cost)}</p>
 <p>${judged.map(([c, n]) => html`<a href="${links.instances({ run: run.key, category: c })}">${category(c)} ${n}</a> `)}</p>
 ${
   notJudged.length
-    ? html`<p>not judged (work that did not happen, in no rate): ${notJudged.map(
+    ? html`<p>not judged (work not done: not resolved in the headline until rerun): ${notJudged.map(
         ([c, n]) => html`<a href="${links.instances({ run: run.key, category: c })}">${category(c)} ${n}</a> `,
       )}</p>`
     : ''
