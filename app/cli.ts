@@ -18,6 +18,7 @@ const COMMANDS: Record<string, CommandModule> = {
   retrieve: () => import('./commands/retrieve.ts'),
   'eval-loc': () => import('./commands/eval-loc.ts'),
   evaluate: () => import('./commands/evaluate.ts'),
+  gate: () => import('./commands/gate.ts'),
   localize: () => import('./commands/localize.ts'),
   'localize-functions': () => import('./commands/localize-hierarchy.ts'),
   'localize-lines': () => import('./commands/localize-hierarchy.ts'),

@@ -38,6 +38,9 @@ export interface FailureSummary {
   /** instances with work owed: not evaluated or not reached for a reason other than the run's plan (a failure of
    * the infrastructure, the configuration or a recording, or a stage not run yet); the run is incomplete */
   unfinished: string[];
+  /** the run's gate (validation/gate.ts), when one was run: its rows in this run that pass, how many of those were
+   * resolved, and why the others do not pass */
+  gate?: { passing: string[]; resolved: number; failing: Record<string, string> };
   /** resolved instances the runner audit flagged (validation/runner-audit.ts); absent when none */
   flaggedResolves?: string[];
 }

@@ -14,12 +14,19 @@ export function percentOf(count: number, over: number): string {
   return over > 0 ? `${((100 * count) / over).toFixed(1)} %` : '—';
 }
 
-/** The headline: resolved over every selected instance, and over the judged ones beside it when they differ. */
+/**
+ * The headline: resolved over every selected instance; beside it, labelled, over the judged ones when they differ and
+ * over the rows that pass the gate when one was run (rows this machine can resolve at all).
+ */
 export function headline(s: FailureSummary): string {
   const resolved = s.categories.resolved.count;
-  const all = `resolved ${resolved} of ${s.total} (${percentOf(resolved, s.total)})`;
-  if (s.judged === s.total) return all;
-  return `${all}; over the ${s.judged} judged: ${s.judged > 0 ? percentOf(resolved, s.judged) : '—'}`;
+  const parts = [`resolved ${resolved} of ${s.total} (${percentOf(resolved, s.total)})`];
+  if (s.judged !== s.total) parts.push(`over the ${s.judged} judged: ${s.judged > 0 ? percentOf(resolved, s.judged) : '—'}`);
+  if (s.gate) {
+    const n = s.gate.passing.length;
+    parts.push(`over the ${n} rows that pass the gate: ${s.gate.resolved} (${percentOf(s.gate.resolved, n)})`);
+  }
+  return parts.join('; ');
 }
 
 /** What finishes the work a run owes, by what stopped it; undefined when it owes none. */

@@ -4,6 +4,7 @@
  * for — per-stage failure bars like the BLAgent paper's Figure 18, the overlap of resolved sets, metric
  * tables with confidence intervals, and cost per stage.
  */
+import { headline } from './instance-account.ts';
 import { num, pct, pValue, shareOf } from './report-format.ts';
 import type { SignalCalibration } from './calibration.ts';
 import { formatCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
@@ -211,6 +212,7 @@ export function renderMarkdown(report: Report): string {
   for (const r of report.runs) {
     const reasons = Object.entries(r.failures.notJudgedReasons ?? {});
     if (reasons.length) out.push(`- ${r.runId}: ${reasons.map(([why, n]) => `${n} ${why}`).join('; ')}`);
+    if (r.failures.gate) out.push(`- ${r.runId}: ${headline(r.failures)} (gate: gold resolves and the empty patch does not, on this machine)`);
   }
   if (report.runs.some((r) => Object.keys(r.failures.notJudgedReasons ?? {}).length)) out.push('');
 

@@ -4,6 +4,7 @@
  * warnings of judgements that had to degrade. One instance is read by `readInstance`; `report` turns the
  * tally into the RunReport.
  */
+import { readGate, type GateResult } from '../validation/gate.ts';
 import { rankedPathsOf } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
@@ -17,7 +18,7 @@ import { calibrateAnswers, type LabelledAnswer } from './calibration.ts';
 import { addToCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import type { RunOutcome } from './compare.ts';
 import { analyzeInstance, goldElements, NOT_JUDGED, type InstanceAnalysis, type InstanceEvidence } from './failure-analysis.ts';
-import { summarizeFailures } from './failure-summary.ts';
+import { type FailureSummary, summarizeFailures } from './failure-summary.ts';
 import {
   budgetExhaustedAt,
   emptyReasonOf,
@@ -196,6 +197,8 @@ export class RunReading {
   async report(): Promise<RunReport> {
     const { folder, metricRows } = this;
     const failures = summarizeFailures(this.analyses);
+    const gate = await readGate(folder.dir);
+    if (gate) failures.gate = gateOfRun(gate, this.analyses);
     const localization = Object.fromEntries(
       // over nothing a metric is not a number (the report prints "–"), never 0
       INSTANCE_METRIC_NAMES.map((m) => [m, metricRows.length ? metricRows.reduce((s, r) => s + r[m], 0) / metricRows.length : Number.NaN]),
@@ -272,5 +275,17 @@ function evidenceOf(folder: RunFolder, a: InstanceArtifacts, facts: InstanceFact
     notReachedCause: hasPatch ? undefined : notReached?.cause,
     ...((hasPatch ? evaluationLeftOut(folder, a) : notReached?.cause === LEFT_OUT) ? { leftOut: true } : {}),
     baseSource: facts.baseSource,
+  };
+}
+
+/** The gate's verdicts on this run's instances: those that pass, how many of them were resolved, why the others fail. */
+function gateOfRun(gate: GateResult, analyses: readonly InstanceAnalysis[]): NonNullable<FailureSummary['gate']> {
+  const inRun = new Map(analyses.map((a) => [a.instanceId, a]));
+  const rows = gate.rows.filter((r) => inRun.has(r.instanceId));
+  const passing = rows.filter((r) => r.passes).map((r) => r.instanceId);
+  return {
+    passing,
+    resolved: passing.filter((id) => inRun.get(id)!.category === 'resolved').length,
+    failing: Object.fromEntries(rows.filter((r) => !r.passes).map((r) => [r.instanceId, r.reasons.join(', ')])),
   };
 }

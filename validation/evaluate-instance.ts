@@ -65,7 +65,7 @@ async function readRunnerReport(sandbox: Sandbox, file: string, keep: string): P
   return parseJunitXml(read.output) ?? 'missing';
 }
 
-export type EvaluateInstanceOptions = Pick<EvaluationOptions, 'runId' | 'runsDir' | 'timeoutMs' | 'network' | 'grading'> & {
+export type EvaluateInstanceOptions = Pick<EvaluationOptions, 'runId' | 'runsDir' | 'timeoutMs' | 'network' | 'grading' | 'runEmptyPatches'> & {
   runtime: SandboxRuntime;
   images: InstanceImages;
 };
@@ -218,8 +218,9 @@ async function runEvalScript(run: InstanceEvaluation, sandbox: Sandbox): Promise
   if (policy === 'refuse' && edits.length) return refusedForMachinery(run, edits);
   if (patch !== original) await writeFileAtomic(path.join(logDir, 'patch.evaluated.diff'), patch);
   await sandbox.copyFiles([{ path: DOCKER_PATCH, content: patch }]);
-  // a patch of nothing but test machinery leaves nothing to apply: the tests run on the base commit
-  const applied = patch.trim() === '' && edits.length ? { applied: true, output: '', command: undefined } : await applyModelPatch(sandbox, log);
+  // a patch of nothing but test machinery, or the gate's empty patch, leaves nothing to apply: the tests run on the base commit
+  const nothingToApply = patch.trim() === '' && (edits.length > 0 || run.options.runEmptyPatches === true);
+  const applied = nothingToApply ? { applied: true, output: '', command: undefined } : await applyModelPatch(sandbox, log);
   if (!applied.applied) throw new EvaluationError(instanceId, `${APPLY_PATCH_FAIL}:\n${applied.output}`, ERROR_KINDS.patchApplyFailed);
 
   const before = await sandbox.exec('git -c core.fileMode=false diff', { workdir: DOCKER_WORKDIR });

@@ -89,6 +89,9 @@ export interface EvaluationOptions {
   network?: NetworkMode;
   /** whose grading rules (default: harness 5.0.2 with locfix's unforgeable rule); recorded in each report.json */
   grading?: GradingRules;
+  /** evaluate empty predictions too, applying nothing: the tests on the base commit (the gate's empty-patch run);
+   * by default an empty prediction is "empty patch" and never run, as in the harness */
+  runEmptyPatches?: boolean;
   /** progress lines */
   onProgress?: (outcome: InstanceOutcome) => void;
   /** containers of an interrupted earlier invocation of this run were removed */

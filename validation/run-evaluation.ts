@@ -52,7 +52,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<{ summa
   const orphans = await backend.sweepOrphans();
   if (orphans) options.onSweepOrphans?.(orphans);
   const byId = new Map(options.predictions.map((p) => [p.instance_id, p]));
-  const toRun = options.dataset.filter((i) => byId.has(i.instance_id) && !isEmptyPatch(byId.get(i.instance_id)));
+  const toRun = options.dataset.filter((i) => byId.has(i.instance_id) && (options.runEmptyPatches || !isEmptyPatch(byId.get(i.instance_id))));
   const outcomes = await Promise.all(
     toRun.map(async (instance) => {
       const outcome = await backend

@@ -3,6 +3,7 @@
  * Resumes by existing report.json files; writes runs/<id>/evaluation/summary.json.
  */
 import type { Command } from 'commander';
+import type { SweInstance } from '../../src/dataset/schema.ts';
 import { recordEvaluationRun } from '../engine/evaluation-folder.ts';
 import path from 'node:path';
 import { defaultCacheDir, loadDataset } from '../../src/dataset/load.ts';
@@ -15,6 +16,7 @@ import { useFlags } from './flag-table.ts';
 import { optionName } from './flag-values.ts';
 import { compareReleases, describeHarnessDiff, HARNESS_DIFF_FILE } from '../../validation/harness-diff.ts';
 import { runEvaluation } from '../../validation/run-evaluation.ts';
+import { gateRows } from '../engine/gate-run.ts';
 import { writeRunMetadata } from '../../validation/run-summary.ts';
 import { gradingRulesOf } from '../../validation/grading-rules.ts';
 import { loadPredictions } from '../../validation/predictions.ts';
@@ -26,6 +28,7 @@ interface EvaluateFlags extends Record<string, unknown> {
   runsDir?: string;
   instances?: string[];
   taskDataset?: string;
+  gate?: boolean;
 }
 
 /**
@@ -38,6 +41,33 @@ export function evaluationConfig(flags: EvaluateFlags): RunConfig {
   return parseRunConfig({ ...overrides, concurrency: { sandboxes: 1, ...overrides.concurrency } });
 }
 
+/** The dataset's rows the flags select (--dataset, --task-dataset, --instances), and how the dataset was named. */
+export async function selectedRows(opts: Pick<EvaluateFlags, 'dataset' | 'taskDataset' | 'instances'>): Promise<{ dataset: SweInstance[]; source: string }> {
+  const source = opts.taskDataset ? `${opts.dataset}#${opts.taskDataset}` : opts.dataset;
+  const loaded = await loadDataset(source);
+  for (const error of loaded.errors) console.error(`dataset: ${error.message}`);
+  let dataset = loaded.instances;
+  if (opts.instances?.length) {
+    const wanted = new Set(opts.instances);
+    const missing = opts.instances.filter((id) => !dataset.some((i) => i.instance_id === id));
+    if (missing.length) throw new Error(`instances not in the dataset: ${missing.join(', ')}`);
+    dataset = dataset.filter((i) => wanted.has(i.instance_id));
+  }
+  return { dataset, source };
+}
+
+/** --instances: ids comma-separated as for every other command (repeatable). */
+export const INSTANCES_FLAG = {
+  description: 'only these instance ids, comma-separated as for every other command (repeatable)',
+  parse: (value: string, previous: unknown) => [
+    ...((previous as string[] | undefined) ?? []),
+    ...value
+      .split(',')
+      .map((id) => id.trim())
+      .filter(Boolean),
+  ],
+};
+
 export function register(program: Command): void {
   const command = program
     .command('evaluate')
@@ -49,17 +79,9 @@ export function register(program: Command): void {
     },
     predictions: { required: true },
     runId: { required: true, description: 'run id: logs go to <runs-dir>/<id>/evaluation/' },
-    instances: {
-      description: 'only these instance ids, comma-separated as for every other command (repeatable)',
-      parse: (value, previous) => [
-        ...((previous as string[] | undefined) ?? []),
-        ...value
-          .split(',')
-          .map((id) => id.trim())
-          .filter(Boolean),
-      ],
-    },
+    instances: INSTANCES_FLAG,
   });
+  useFlags(command, ['gate']);
   // the rest are `locfix run`'s own flags for the same config keys (app/commands/run-flags.ts)
   useFlags(
     command,
@@ -67,16 +89,7 @@ export function register(program: Command): void {
   );
   command.action(async (opts: EvaluateFlags) => {
     const config = evaluationConfig(opts);
-    const source = opts.taskDataset ? `${opts.dataset}#${opts.taskDataset}` : opts.dataset;
-    const loaded = await loadDataset(source);
-    for (const error of loaded.errors) console.error(`dataset: ${error.message}`);
-    let dataset = loaded.instances;
-    if (opts.instances?.length) {
-      const wanted = new Set(opts.instances);
-      const missing = opts.instances.filter((id) => !dataset.some((i) => i.instance_id === id));
-      if (missing.length) throw new Error(`instances not in the dataset: ${missing.join(', ')}`);
-      dataset = dataset.filter((i) => wanted.has(i.instance_id));
-    }
+    const { dataset, source } = await selectedRows(opts);
     let predictions = await loadPredictions(opts.predictions, dataset);
     if (opts.instances?.length) predictions = predictions.filter((p) => dataset.some((i) => i.instance_id === p.instance_id));
     const store = new RepoStore({
@@ -90,6 +103,7 @@ export function register(program: Command): void {
     // one process per run folder: a second evaluation of this run refuses instead of racing the first
     const lock = acquireRunLock(path.join(runsDir, config.runId));
     try {
+      if (opts.gate) await gateRows({ config, dataset, backend, runDir: path.join(runsDir, config.runId) });
       let done = 0;
       const total = predictions.filter((p) => p.model_patch).length;
       const { summary, summaryPath, outcomes } = await runEvaluation({

@@ -41,6 +41,9 @@ const COMMAND_FLAGS = {
   // evaluate
   predictions: { flag: '--predictions <file|gold>', description: 'predictions (JSONL, JSON list or dict), or "gold" for the dataset patches' },
   taskDataset: { flag: '-d, --task-dataset <name>', description: 'with a task repository: only the tasks of this dataset its sweb.yaml publishes' },
+  gate: { flag: '--gate', description: "run the gate first: each row's gold patch and empty patch on this machine (gate.json in the run)" },
+  // gate
+  repeats: { flag: '--repeats <n>', description: 'gold runs per row; 2 or more tell a flaky row (default 1)', parse: (value: string) => Number(value) },
   // calibrate
   escalateTo: { flag: '--escalate-to <run>', description: 'the upper tier: a run of the same instances (e.g. an imported BLAgent run)' },
   signal: { flag: '--signal <name>', description: 'the signal the curve escalates on (default: the one with the highest AUROC)' },
