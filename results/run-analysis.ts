@@ -38,13 +38,13 @@ export interface RunAnalysis {
 export async function analyzeRun(run: string | RunFolder, options: AnalyzeOptions = {}): Promise<RunAnalysis> {
   const folder = typeof run === 'string' ? await openRunFolder(run) : run;
   const manifest = folder.manifest;
-  if (options.snapshot || !manifest?.config) return analyzeWith(folder, options);
+  if (options.snapshot || (!manifest?.config && !options.mirrorsDir)) return analyzeWith(folder, options);
   // `locfix analyze|compare|report` on a finished run: read the base files from the repositories the run
-  // used, so gold functions are judged as they were when the run analysed itself
-  const config = manifest.config as { cacheDir?: string; mirrorsDir?: string; mirrors?: Record<string, string> };
+  // used (or those --mirrors names), so gold functions are judged as they were when the run analysed itself
+  const config = (manifest?.config ?? {}) as { cacheDir?: string; mirrorsDir?: string; mirrors?: Record<string, string> };
   const store = new RepoStore({
     cacheDir: path.resolve(config.cacheDir ?? defaultCacheDir()),
-    mirrorsDir: config.mirrorsDir,
+    mirrorsDir: options.mirrorsDir ?? config.mirrorsDir,
     mirrors: config.mirrors,
     allowClone: false,
   });

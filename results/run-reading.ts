@@ -43,6 +43,8 @@ export interface AnalyzeOptions {
   topFiles?: number;
   /** reads base-commit files for gold function names; without it, gold elements are file-level only */
   snapshot?: (instance: SweInstance) => Promise<RepoSnapshot>;
+  /** where to read repositories when the folder's own record does not say, or says wrong (analyze --mirrors) */
+  mirrorsDir?: string;
 }
 
 type Usage = { promptTokens: number; completionTokens: number; cost: number; calls?: number };

@@ -72,8 +72,11 @@ export function register(program: Command): void {
     .command('analyze')
     .description('per-stage failure analysis of a run (writes runs/<id>/analysis.json)')
     .argument('<run>', 'run directory');
-  useFlags(analyzeCommand, ['json'], { json: { description: 'print the analysis as JSON' } }).action(async (run: string, flags: { json?: boolean }) => {
-    const a = await writeRunAnalysis(run);
+  useFlags(analyzeCommand, ['json', 'mirrors'], {
+    json: { description: 'print the analysis as JSON' },
+    mirrors: { description: "bare mirrors (owner+name/repo) to read base files from, when the run's own record names none or a moved folder" },
+  }).action(async (run: string, flags: { json?: boolean; mirrors?: string }) => {
+    const a = await writeRunAnalysis(run, flags.mirrors ? { mirrorsDir: flags.mirrors } : {});
     if (flags.json) process.stdout.write(JSON.stringify({ summary: a.report.failures, instances: a.instances }, null, 2) + '\n');
     else printAnalysis(a);
   });

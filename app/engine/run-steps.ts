@@ -156,7 +156,8 @@ export async function finishRun(
     await writeRunMetadata(path.dirname(layout.root), layout.id, config.dataset, gradingRulesOf(config.evaluation));
     await writeJsonAtomic(layout.file(`${modelName.replace(/[^\w.-]+/g, '_')}.${layout.id}.json`), summary);
     log(
-      `evaluation: ${summary.resolved_instances} resolved, ${summary.unresolved_instances} unresolved, ${summary.empty_patch_instances} empty, ${summary.error_instances} errors of ${summary.total_instances}`,
+      // every instance is in the line: those with no prediction (not selected yet, stopped) are said too
+      `evaluation: ${summary.resolved_instances} resolved, ${summary.unresolved_instances} unresolved, ${summary.empty_patch_instances} empty, ${summary.error_instances} errors, ${summary.incomplete_ids.length} not evaluated (no patch selected) of ${summary.total_instances}`,
     );
   }
   await writeJsonAtomic(layout.file('usage.json'), services.meter.toJSON());

@@ -11,6 +11,7 @@ import type { SweInstance } from '../../src/dataset/schema.ts';
 import { openRunFolder } from '../../results/run-folder.ts';
 import { analyzeRun } from '../../results/run-analysis.ts';
 import { headline } from '../../results/instance-account.ts';
+import { sharedMiniBenchmark } from '../minibench/shared.ts';
 import type { GradingRules } from '../../validation/grading-rules.ts';
 
 const instance = {
@@ -77,5 +78,26 @@ describe('evaluation folders as arms', () => {
     expect(failures.categories['empty-patch'].count).toBe(2);
     expect(failures.categories['not-reached'].count).toBe(0);
     expect(headline(failures)).toBe('resolved 1 of 5 (20.0 %)');
+  });
+
+  it('analyze reads base files from --mirrors when the folder names none (before: it suggested a flag it did not take)', async () => {
+    const bench = await sharedMiniBenchmark();
+    const row = bench.instances.find((i) => i.patch.includes('def '))!;
+    const root = await mkdtemp(path.join(os.tmpdir(), 'locfix-eval-mirrors-'));
+    roots.push(root);
+    await recordEvaluationRun(root, {
+      dataset: [row],
+      datasetName: 'rows.jsonl',
+      predictions: [{ instance_id: row.instance_id, model_name_or_path: 'm', model_patch: row.patch }],
+      outcomes: [{ instanceId: row.instance_id, completed: true, resolved: true, reused: false, durationMs: 1 }],
+      source: 'preds.jsonl',
+      network: 'none',
+      grading: { harness: '5.0.2', unforgeable: true },
+      // an older evaluate folder: no record of where its repositories were
+    });
+    const blind = await analyzeRun(root);
+    expect(blind.warnings.join('\n')).toMatch(/mirror|clone|repository/i);
+    const seeing = await analyzeRun(root, { mirrorsDir: bench.mirrorsDir });
+    expect(seeing.warnings).toEqual([]);
   });
 });
