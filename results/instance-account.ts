@@ -48,7 +48,7 @@ export function accountLine(s: FailureSummary): string {
   const notEvaluated = c['not-evaluated'].count;
   const parts = [`${s.total} instances: ${headline(s)}`];
   // patches waiting for evaluation could still resolve: the bound they leave open
-  if (notEvaluated > 0) parts.push(`up to ${resolved + notEvaluated} once ${notEvaluated} patch(es) not evaluated are`);
+  if (notEvaluated > 0) parts.push(`up to ${resolved + notEvaluated} if the ${notEvaluated} patch(es) not evaluated resolve`);
   if (s.judged > 0) {
     // resolves whose patch talks past the test runner: counted, and said apart from the clean ones
     if (s.flaggedResolves?.length) parts.push(`${s.flaggedResolves.length} of the resolved flagged by the runner audit (${s.flaggedResolves.join(', ')})`);

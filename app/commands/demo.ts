@@ -102,7 +102,8 @@ export async function demoCommand(flags: DemoFlags): Promise<void> {
     if (same) differ += 1;
     process.stdout.write(`${a.instanceId.padEnd(24)} ${(a.cascadeTier ?? '').padEnd(13)} ${a.category}${same}\n`);
   }
-  process.stdout.write(`\nReport: ${path.join(out, 'report', 'report.html')}\nArtifacts: ${out}/<stage>/<instance>.json\n`);
+  // the run's closing lines named the report already: one path, once
+  process.stdout.write(`\nArtifacts: ${out}/<stage>/<instance>.json\n`);
   if (missing) process.stdout.write(`Validation and evaluation need Docker: ${missing}.\n`);
   else if (differ) {
     process.stdout.write(`${differ} instance(s) ended in another category than in the recorded run\n`);

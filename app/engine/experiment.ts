@@ -22,6 +22,7 @@ import { diskFullMessage, isDiskFull } from '../../src/util/disk-full.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { writeRunInstances } from '../../results/run-analysis.ts';
 import { runOnCluster } from './cluster-run.ts';
+import { checkImagesAtStart } from './image-check.ts';
 import type { ExperimentResult } from '../../src/run/run-result.ts';
 
 /** The run's spend ledger under the configured caps; a dollar cap needs the model's price. */
@@ -116,6 +117,13 @@ async function runWithServices(
       needsModel: modelStages.length ? `${modelStages.join(', ')} (stop earlier with --stop-after localize-files)` : undefined,
     });
     files.assertReady();
+    if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate)) {
+      const unavailable = await checkImagesAtStart(docker, instances);
+      if (unavailable.size)
+        log(
+          `warning: no image can be had here for ${unavailable.size} of ${instances.length} instances; they will not be reached (${[...new Set(unavailable.values())][0]})`,
+        );
+    }
   })();
   await check.catch(async (err) => {
     await services.close();

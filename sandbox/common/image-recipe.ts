@@ -145,6 +145,22 @@ export class InstanceImageRecipe implements InstanceImages {
     this.config = { baseImage: DEFAULT_BASE_IMAGE, useOfficialImages: true, pullOfficialImages: false, buildTimeoutMs: 30 * 60_000, ...config };
   }
 
+  /**
+   * Why no image for `instance` can be had on this engine, without building anything: a configured environment image
+   * that is absent, a spec that needs a network to build, or a missing base image; undefined when one can be had
+   * (an official image present, or layers that can be built here). The run asks this before any instance.
+   */
+  async missingImage(instance: InstanceSpec): Promise<string | undefined> {
+    const official = this.config.arch === 'x86_64' ? instance.officialImage : officialImageName(instance.instanceId, this.config.arch);
+    if (this.config.useOfficialImages && imageReferenceProblem(official) === undefined && (await this.engine.exists(official))) return undefined;
+    const { spec } = instance;
+    const named = this.config.envImages?.[`${spec.repo}@${spec.version}`] ?? this.config.envImages?.[spec.repo];
+    if (named) return (await this.engine.exists(named)) ? undefined : `environment image ${named} does not exist`;
+    if (spec.spec.env_from !== 'base')
+      return `no image for ${spec.repo}@${spec.version}: no official image and no --env-image, and its spec needs a network to build`;
+    return (await this.engine.exists(this.config.baseImage)) ? undefined : `base image ${this.config.baseImage} is missing; ${this.engine.baseImageHint}`;
+  }
+
   /** The image to evaluate an instance in (building the local layers when they are missing). */
   async instanceImage(instance: InstanceSpec, log: ImageLog = () => undefined): Promise<InstanceImage> {
     const { spec } = instance;

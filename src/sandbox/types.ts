@@ -141,6 +141,8 @@ export interface InstanceImage {
 /** Finds or builds the image for an instance's spec. */
 export interface InstanceImages {
   instanceImage(spec: InstanceSpec, log?: (line: string) => void): Promise<InstanceImage>;
+  /** why no image for the instance can be had here, without building one; undefined when one can */
+  missingImage?(spec: InstanceSpec): Promise<string | undefined>;
   /** the caller is done with an instance's image (evaluation finished): the cache policy may remove it */
   release?(image: InstanceImage): Promise<void>;
   /** the run is over: the cache policy may remove the environment images it built */

@@ -52,7 +52,7 @@ describe('one denominator: every selected instance (issue 52)', () => {
   it('patches not evaluated count as not resolved, with the bound they leave open', () => {
     const s = summarizeFailures([...judged, analysis('3', 'file'), analysis('4', 'not-evaluated'), analysis('5', 'not-evaluated')]);
     expect(accountLine(s)).toBe(
-      '5 instances: resolved 2 of 5 (40.0 %); over the 3 judged: 66.7 %; up to 4 once 2 patch(es) not evaluated are; file 1; not evaluated 2; ' +
+      '5 instances: resolved 2 of 5 (40.0 %); over the 3 judged: 66.7 %; up to 4 if the 2 patch(es) not evaluated resolve; file 1; not evaluated 2; ' +
         'incomplete: 2 instance(s) owe work; rerun the same command with --retry-errors to finish',
     );
   });

@@ -1,0 +1,26 @@
+/**
+ * The README's report picture: a report.html photographed in headless Chromium (Debian's, through puppeteer-core),
+ * the whole page at a reader's width.
+ *
+ *   node --import tsx scripts/report-screenshot.ts REPORT.html [--out docs/report-example.png]
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import puppeteer from 'puppeteer-core';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { out: { type: 'string', default: path.join('docs', 'report-example.png') }, chromium: { type: 'string', default: '/usr/bin/chromium' } },
+});
+if (positionals.length !== 1) throw new Error('usage: node --import tsx scripts/report-screenshot.ts REPORT.html [--out FILE]');
+const browser = await puppeteer.launch({ executablePath: values.chromium, headless: true, args: ['--no-sandbox'] });
+try {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1200, height: 900 });
+  await page.goto(pathToFileURL(path.resolve(positionals[0]!)).href, { waitUntil: 'load' });
+  await page.screenshot({ path: values.out!, fullPage: true });
+  console.log(`${values.out}: ${positionals[0]}`);
+} finally {
+  await browser.close();
+}
