@@ -14,6 +14,7 @@ import type { MiniBenchBuild } from '../../src/minibench/build.ts';
 import type { ChromaServer } from '../../src/vectorstore/chroma-server.ts';
 import type { StageArtifact } from '../../src/run/stage-runner.ts';
 import { useScriptedModelServer } from '../support/scenario-helpers.ts';
+import { ScriptedModelServer } from '../support/scripted-model-server.ts';
 import { startPipelineWorld, stopPipelineWorld, worldRunConfig } from './pipeline-world.ts';
 import type { PipelinePolicy } from './pipeline-policy.ts';
 import { MINIBENCH_IDS } from './minibench-scripts.ts';
@@ -140,5 +141,26 @@ describe('how locfix run exits', () => {
     expect(failures.categories['empty-patch'].count).toBe(0);
     expect(failures.categories['not-reached'].count).toBe(5);
     expect(Object.keys(failures.notReachedByCause).every((cause: string) => cause.startsWith('infrastructure: '))).toBe(true);
+  });
+
+  it('a server that answers 503 on one instance: exit 4 (incomplete), every instance in the headline, and what finishes it (issue 52)', {
+    timeout: 300_000,
+  }, async () => {
+    const hard = bench.instances.find((i) => i.instance_id === MINIBENCH_IDS.B)!;
+    const marker = hard.problem_statement.trim().split('\n')[0]!.slice(0, 60);
+    const server = new ScriptedModelServer({ policy: (request) => (JSON.stringify(request).includes(marker) ? { status: 503 } : policy?.respond(request)) });
+    await server.start();
+    try {
+      const config = await configFile('partly-503', `openai:scripted@${server.openaiURL}`);
+      const res = await locfixRun(['--config', config, '--llm-retries', '0']);
+      // before: exit 0, and the rate over the instances the server let through
+      expect(res.code, res.stderr).toBe(4);
+      expect(res.stderr).toMatch(
+        /analysis: 5 instances: resolved 0 of 5 \(0\.0 %\);.*infrastructure: server-error 1.*; incomplete: 1 instance\(s\) owe work; bring the infrastructure back/,
+      );
+      expect(res.stderr).toMatch(/run: incomplete: 1 instance\(s\) owe work;.*: locfix run --config \S+ --llm-retries 0 --retry-errors\n/);
+    } finally {
+      await server.stop();
+    }
   });
 });
