@@ -114,7 +114,9 @@ try {
   const removed = recordingWithGap(path.join(out, 'cache', 'honest'), path.join(out, 'recording-gap-source'));
   console.log(`recording-gap: ${removed} recorded answers about the ${hard.length} hard instances removed from the honest run's recording`);
   results.push(await run('recording-gap', base('recording-gap', `replay:${path.join(out, 'recording-gap-source')}`)));
-  results.push(await run('dead-embedder', { ...base('dead-embedder', `openai:scripted@${honestServer.openaiURL}`), embedder: 'openai:e@http://127.0.0.1:9/v1' }));
+  results.push(
+    await run('dead-embedder', { ...base('dead-embedder', `openai:scripted@${honestServer.openaiURL}`), embedder: 'openai:e@http://127.0.0.1:9/v1' }),
+  );
   const missing = base('missing-images', `openai:scripted@${honestServer.openaiURL}`);
   results.push(await run('missing-images', { ...missing, sandbox: { baseImage: 'locfix/absent:none' } }));
 } finally {

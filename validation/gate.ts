@@ -80,8 +80,8 @@ async function unreportedIds(logDir: string, instance: SweInstance, rules: Gradi
   return [...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS].filter((id) => resolveTestKey(id, reading.statusMap, rules) === undefined);
 }
 
-/** One row's verdict from its gold runs and its empty-patch run. */
-async function gateRow(instance: SweInstance, gold: InstanceOutcome[], empty: InstanceOutcome | undefined, goldLogDir: string, rules: GradingRules) {
+/** One row's verdict from its gold runs and its empty-patch run (exported for its tests). */
+export async function gateRow(instance: SweInstance, gold: InstanceOutcome[], empty: InstanceOutcome | undefined, goldLogDir: string, rules: GradingRules) {
   const id = instance.instance_id;
   const reasons: GateReason[] = [];
   const failed = gold.find((o) => !o.completed);
