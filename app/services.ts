@@ -157,7 +157,7 @@ export class Services {
     try {
       await this.embedder.embedQuery('locfix start check');
     } catch (err) {
-      const message = (err as Error).message.split('\n')[0];
+      const message = (err as Error).message.split('\n')[0]!.replace(/\.+$/, '');
       throw new KindedError(
         ERROR_KINDS.embedderFailed,
         `the embedder ${this.embedder.id} does not answer, and every instance's index needs it: ${message}. Start it, or pass another --embedder (lexical needs no server)`,

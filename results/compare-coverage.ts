@@ -45,7 +45,7 @@ export function coverageWarnings(outcomes: readonly RunOutcome[], common: readon
       const what = `${a.runId} did not judge ${share(na.length, common.length)}, ${b.runId} ${share(nb.length, common.length)}`;
       if (Math.abs(na.length - nb.length) / common.length > gap)
         gaps.push(
-          `before any statistic: ${what} — work not done counts as unresolved and as a miss here, so the difference is partly the infrastructure's; rerun with --retry-errors and compare again`,
+          `before any statistic: ${what} — work not done counts as unresolved and as a miss here, so the difference is partly not the methods' (a server, a recording, the machine); rerun with --retry-errors and compare again`,
         );
       else differs.push(`the runs did not finish the same instances (${what}); work not done counts as unresolved and as a miss`);
     }
