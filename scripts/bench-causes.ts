@@ -27,8 +27,8 @@ import { buildMiniBenchmark } from '../src/minibench/build.ts';
 import { demoRunConfig } from '../src/minibench/demo-run.ts';
 import type { ScriptedReply } from '../test/support/scripted-model-server.ts';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
-import { PipelinePolicy, type PlannedCategory } from '../test/e2e/pipeline-policy.ts';
-import { MINIBENCH_IDS, instanceScripts } from '../test/e2e/minibench-scripts.ts';
+import { PipelinePolicy } from '../test/e2e/pipeline-policy.ts';
+import { DEMO_PLAN, instanceScripts } from '../test/e2e/minibench-scripts.ts';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: path.join('.locfix', 'bench-causes') } } });
 const out = path.resolve(values.out!);
@@ -36,14 +36,7 @@ rmSync(path.join(out, 'runs'), { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const BIN = path.resolve(import.meta.dirname, '..', 'bin', 'locfix.js');
 
-/** The demo's plan (scripts/record-demo.ts): one instance in each category the analysis tells apart. */
-const PLAN: Record<string, PlannedCategory> = {
-  [MINIBENCH_IDS.A]: 'resolved',
-  [MINIBENCH_IDS.B]: 'file',
-  [MINIBENCH_IDS.C]: 'function',
-  [MINIBENCH_IDS.D]: 'patch-generation',
-  [MINIBENCH_IDS.E]: 'resolved',
-};
+const PLAN = DEMO_PLAN;
 const ids = Object.keys(PLAN);
 const bench = await buildMiniBenchmark(path.join(out, 'minibench'));
 const rows = new Map(bench.instances.map((i) => [i.instance_id, i]));

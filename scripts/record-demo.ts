@@ -19,19 +19,12 @@ import { buildMiniBenchmark } from '../src/minibench/build.ts';
 import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../src/minibench/demo-run.ts';
 import { writeJsonAtomic } from '../src/util/fsx.ts';
 import { ScriptedModelServer } from '../test/support/scripted-model-server.ts';
-import { PipelinePolicy, type PlannedCategory } from '../test/e2e/pipeline-policy.ts';
-import { MINIBENCH_IDS, instanceScripts } from '../test/e2e/minibench-scripts.ts';
+import { PipelinePolicy } from '../test/e2e/pipeline-policy.ts';
+import { DEMO_PLAN, instanceScripts } from '../test/e2e/minibench-scripts.ts';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: DEMO_RECORDING_DIR } } });
 
-/** One instance in each category the analysis tells apart. */
-const PLAN: Record<string, PlannedCategory> = {
-  [MINIBENCH_IDS.A]: 'resolved',
-  [MINIBENCH_IDS.B]: 'file',
-  [MINIBENCH_IDS.C]: 'function',
-  [MINIBENCH_IDS.D]: 'patch-generation',
-  [MINIBENCH_IDS.E]: 'resolved',
-};
+const PLAN = DEMO_PLAN;
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-record-demo-'));

@@ -3,7 +3,7 @@
  * each: its gold file and function, a function that is not the fix, and three plausible wrong files.
  */
 import type { MiniBenchBuild } from '../../src/minibench/build.ts';
-import type { InstanceScript } from './pipeline-policy.ts';
+import type { InstanceScript, PlannedCategory } from './pipeline-policy.ts';
 
 const A = 'minibench__qty-7';
 const B = 'minibench__urlkit-14';
@@ -11,6 +11,9 @@ const C = 'minibench__confetti-5';
 const D = 'minibench__qty-12';
 const E = 'minibench__confetti-9';
 export const MINIBENCH_IDS = { A, B, C, D, E } as const;
+
+/** The demo's plan (scripts/record-demo.ts, scripts/bench-causes.ts): one instance in each category the analysis tells apart. */
+export const DEMO_PLAN: Record<string, PlannedCategory> = { [A]: 'resolved', [B]: 'file', [C]: 'function', [D]: 'patch-generation', [E]: 'resolved' };
 
 export const SCRIPT_INFO: Record<string, Omit<InstanceScript, 'instance'>> = {
   [A]: {
