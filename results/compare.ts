@@ -92,6 +92,8 @@ export interface ArmSummary {
   /** resolved in every run */
   resolvedInAllRuns: string[];
   meanEmptyPatches: number;
+  /** mean over its runs of the aligned instances a run did not judge (not reached, not evaluated): its own outcome */
+  meanNotJudged: number;
   localization: InstanceMetrics;
 }
 
@@ -266,6 +268,7 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
       resolvedUnion: sortedIds(judgedIds.filter((id) => sets.some((s) => s.has(id)))),
       resolvedInAllRuns: sortedIds(judgedIds.filter((id) => sets.every((s) => s.has(id)))),
       meanEmptyPatches: meanOf(rs.map((r) => r.emptyPatch.filter((id) => judgedIds.includes(id)).length)),
+      meanNotJudged: meanOf(rs.map((r) => runs.find((x) => x.runId === r.runId)!.notJudged)),
       localization: meanMetrics(armRows(name)),
     };
   });

@@ -297,7 +297,7 @@ export function renderMarkdown(report: Report): string {
     else
       out.push(
         mdTable(
-          ['arm', 'localizer', 'runs', 'mean resolved', 'resolved in any run', 'resolved in every run', 'mean empty patches'],
+          ['arm', 'localizer', 'runs', 'mean resolved', 'resolved in any run', 'resolved in every run', 'mean empty patches', 'mean not judged'],
           c.arms.map((l) => [
             l.arm + (l.upperBound ? ' (upper bound)' : ''),
             l.localizer,
@@ -306,6 +306,7 @@ export function renderMarkdown(report: Report): string {
             String(l.resolvedUnion.length),
             String(l.resolvedInAllRuns.length),
             num(l.meanEmptyPatches, 1),
+            num(l.meanNotJudged ?? 0, 1),
           ]),
         ),
         '',

@@ -196,6 +196,8 @@ describe('one denominator in compare (issue 52)', () => {
     const c = compareRuns([good, other, broken], { resamples: 200 });
     // before: the shared judged set was r2__b-1 alone, and the good run's mean resolved was 0.0
     expect(c.arms.map((a) => a.meanResolved)).toEqual([1, 0, 0]);
+    // work not done, each arm's own outcome
+    expect(c.arms.map((a) => a.meanNotJudged)).toEqual([0, 0, 4]);
     expect(c.resolution.map((r) => r.n)).toEqual([5, 5]);
   });
 
