@@ -62,6 +62,11 @@ describe('locfix demo (bundled recording replayed, no model)', () => {
     // 5 instances make no reliability diagram (before: diagrams of one or two answers per bucket)
     expect(html).toMatch(/too few for reliability diagrams/);
     expect(html).not.toContain('Figure 18');
+    // the outcome chart's caption fits its one line, and a wide table scrolls inside its column (issue 52)
+    expect(html).toContain('class="title">Instances per run by outcome</text>');
+    expect(html).toMatch(/table\{[^}]*overflow-x:auto/);
+    // the run's closing lines name the report; the demo's summary does not print the path a second time
+    expect(text).not.toContain('Report:');
     // a rerun into the same folder under other settings names --fresh (before: only "use a new --run-id")
     const again = demoCommand({
       out: path.join(dir, 'with-docker'),
