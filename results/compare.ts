@@ -22,18 +22,11 @@
  *   binary comparisons.
  */
 import { compareResolution, type ResolutionComparison } from './compare-resolution.ts';
+import { compareMetrics, type MetricComparison } from './compare-metrics.ts';
 import { compareOperational, type OperationalComparison } from './compare-operational.ts';
-import {
-  clusteredBootstrap,
-  holmAdjust,
-  mcnemarExact,
-  pairedBootstrap,
-  wilcoxonSignedRank,
-  type ConfidenceInterval,
-  type WilcoxonResult,
-} from './statistics.ts';
+import { wilcoxonSignedRank, type WilcoxonResult } from './statistics.ts';
 import { costWarnings, coverageWarnings, pooledArmWarnings } from './compare-coverage.ts';
-import { BINARY_METRICS, INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
+import { INSTANCE_METRIC_NAMES, instanceMetrics, type InstanceMetrics } from './instance-metrics.ts';
 
 export interface RunOutcome {
   runId: string;
@@ -106,16 +99,7 @@ export interface UniqueFix {
   otherHadGoldFileInTop3: boolean;
 }
 
-export interface MetricComparison {
-  metric: keyof InstanceMetrics;
-  reference: string;
-  alternative: string;
-  referenceMean: number;
-  alternativeMean: number;
-  bootstrap: ConfidenceInterval;
-  clusteredBootstrap: ConfidenceInterval;
-  mcnemar?: { referenceOnly: number; alternativeOnly: number; pValue: number; holmPValue: number };
-}
+export type { MetricComparison } from './compare-metrics.ts';
 
 export interface Comparison {
   /** instances every run selected */
@@ -202,6 +186,11 @@ export function assignArms(outcomes: readonly RunOutcome[], named: Record<string
   return armOf;
 }
 
+/** The instances every one of `runs` selected, in the first run's order. */
+function selectedByAll(runs: readonly RunOutcome[]): string[] {
+  return runs.slice(1).reduce((ids, r) => ids.filter((id) => r.instances.includes(id)), runs[0]?.instances ?? []);
+}
+
 function intersect(ids: readonly string[], lists: ReadonlyArray<readonly string[] | undefined>): string[] {
   const sets = lists.filter((l): l is readonly string[] => l !== undefined).map((l) => new Set(l));
   return ids.filter((id) => sets.every((set) => set.has(id)));
@@ -211,8 +200,8 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
   if (input.length === 0) throw new Error('compare: no runs given');
   const armOf = assignArms(input, options.arms);
   const outcomes = input.map((o) => ({ ...o, arm: armOf.get(o.runId)! }));
-  // Align on the instances every run selected, in the first run's order.
-  const common = outcomes.slice(1).reduce((ids, r) => ids.filter((id) => r.instances.includes(id)), outcomes[0].instances);
+  // the tables align on the instances every run selected, in the first run's order (the statistics, per pair)
+  const common = selectedByAll(outcomes);
   const localizedByAll = intersect(
     common,
     outcomes.map((o) => o.localized),
@@ -294,28 +283,46 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
     }
   }
 
-  const solveFrequency = (name: string) => judgedIds.map((id) => meanOf(runsOf(name).map((o) => (resolvedSet(o).has(id) ? 1 : 0))));
-  const reference = armNames[0];
+  const solveFrequency = (name: string, ids: readonly string[]) => ids.map((id) => meanOf(runsOf(name).map((o) => (resolvedSet(o).has(id) ? 1 : 0))));
+  const reference = armNames[0]!;
   const alternatives = armNames.slice(1);
-  // no instance judged by every run: there is nothing to test (a p of 1 over nothing would read as "no difference")
-  const wilcoxon = (judgedIds.length ? alternatives : []).map((alt) => {
-    const ref = solveFrequency(reference);
-    const other = solveFrequency(alt);
-    return { reference, alternative: alt, referenceMean: meanOf(ref), alternativeMean: meanOf(other), ...wilcoxonSignedRank(other, ref) };
+  // each pair over the instances its own runs selected: a third run that selected fewer erases nothing here
+  const pairIds = (alt: string) => selectedByAll(outcomes.filter((o) => o.arm === reference || o.arm === alt));
+  // resolution needs every run of the pair to have judged something (a run whose evaluation was left out has none)
+  const pairResolutionIds = (alt: string) => {
+    const ids = pairIds(alt);
+    return outcomes.filter((o) => o.arm === reference || o.arm === alt).every((o) => !o.judged || ids.some((id) => o.judged!.includes(id))) ? ids : [];
+  };
+  // no statistic over nothing (a p of 1 over nothing would read as "no difference")
+  const wilcoxon = alternatives.flatMap((alt) => {
+    const ids = pairResolutionIds(alt);
+    if (ids.length === 0) return [];
+    const [ref, other] = [solveFrequency(reference, ids), solveFrequency(alt, ids)];
+    return [{ reference, alternative: alt, referenceMean: meanOf(ref), alternativeMean: meanOf(other), ...wilcoxonSignedRank(other, ref) }];
   });
 
   const resolution = compareResolution({
     reference,
     alternatives,
+    idsOf: pairResolutionIds,
     solveFrequency,
-    firstRunResolved: (name) => {
-      const first = resolvedSet(runsOf(name)[0]);
-      return judgedIds.map((id) => first.has(id));
+    firstRunResolved: (name, ids) => {
+      const first = resolvedSet(runsOf(name)[0]!);
+      return ids.map((id) => first.has(id));
     },
-    clusters: judgedIds.map(repoOf),
+    repoOf,
     bootstrap: bootstrapOf(options),
   });
-  const metrics = compareMetrics(reference, alternatives, armRows, (name) => perRunMetrics.get(runsOf(name)[0].runId)!, localizedIds.map(repoOf), options);
+  const metricsOf = (o: RunOutcome, id: string) => instanceMetrics(o.rankings[id], goldOf(id), 3, o.predicted?.[id]);
+  const metrics = compareMetrics({
+    reference,
+    alternatives,
+    idsOf: pairIds,
+    armRows: (name, ids) => ids.map((id) => meanMetrics(runsOf(name).map((o) => metricsOf(o, id)))),
+    firstRunRows: (name, ids) => ids.map((id) => metricsOf(runsOf(name)[0]!, id)),
+    repoOf,
+    bootstrap: bootstrapOf(options),
+  });
   const operational = compareOperational(reference, alternatives, (name) => runsOf(name)[0], common, bootstrapOf(options));
   return {
     alignedInstances: common.length,
@@ -338,50 +345,4 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
       ...costWarnings(outcomes, common, armNames),
     ],
   };
-}
-
-/** Bootstrap CIs of every localization metric, and exact McNemar (Holm-adjusted) on the binary ones. */
-function compareMetrics(
-  reference: string,
-  alternatives: readonly string[],
-  armRows: (arm: string) => InstanceMetrics[],
-  firstRunRows: (arm: string) => InstanceMetrics[],
-  clusters: readonly string[],
-  options: CompareOptions,
-): MetricComparison[] {
-  const metrics: MetricComparison[] = [];
-  const binaryIndices: number[] = [];
-  const pValues: number[] = [];
-  const bootstrapOptions = bootstrapOf(options);
-  for (const alt of alternatives) {
-    const refRows = armRows(reference);
-    const altRows = armRows(alt);
-    const refFirst = firstRunRows(reference);
-    const altFirst = firstRunRows(alt);
-    for (const metric of INSTANCE_METRIC_NAMES) {
-      const refValues = refRows.map((r) => r[metric]);
-      const altValues = altRows.map((r) => r[metric]);
-      const comparison: MetricComparison = {
-        metric,
-        reference,
-        alternative: alt,
-        referenceMean: meanOf(refValues),
-        alternativeMean: meanOf(altValues),
-        bootstrap: pairedBootstrap(refValues, altValues, bootstrapOptions),
-        clusteredBootstrap: clusteredBootstrap(refValues, altValues, clusters, bootstrapOptions),
-      };
-      if (BINARY_METRICS.includes(metric)) {
-        const m = mcnemarExact(
-          refFirst.map((r) => r[metric] === 1),
-          altFirst.map((r) => r[metric] === 1),
-        );
-        comparison.mcnemar = { ...m, holmPValue: NaN };
-        binaryIndices.push(metrics.length);
-        pValues.push(m.pValue);
-      }
-      metrics.push(comparison);
-    }
-  }
-  holmAdjust(pValues).forEach((p, i) => (metrics[binaryIndices[i]].mcnemar!.holmPValue = p));
-  return metrics;
 }

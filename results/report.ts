@@ -171,7 +171,7 @@ export const JUDGED_NOTE =
 /** What the comparison's statistics are over: every aligned instance, with how many every run localized and judged. */
 export function alignmentNote(c: Comparison): string {
   const parts = [
-    `${c.alignedInstances} instances selected by every run; every statistic is over all of them, work not done counting as a miss and as unresolved`,
+    `${c.alignedInstances} instances selected by every run (the tables); each pair's statistics are over the instances its runs selected (n in each row), work not done counting as a miss and as unresolved`,
   ];
   if (c.localizedInstances !== undefined) parts.push(`${c.localizedInstances} localized by every run`);
   if (c.judgedInstances !== undefined) parts.push(`${c.judgedInstances} judged by every run`);

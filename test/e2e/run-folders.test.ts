@@ -68,7 +68,7 @@ describe('run folders of every kind, one reader', () => {
     await locfix(['report', runs('ret-a'), runs('ret-b'), '--out', runs('report-ab')]);
     const md = await readFile(path.join(runs('report-ab'), 'report.md'), 'utf8');
     expect(md).toMatch(
-      /5 instances selected by every run; every statistic is over all of them, work not done counting as a miss and as unresolved; 5 localized by every run; 0 judged by every run/,
+      /5 instances selected by every run \(the tables\); each pair's statistics are over the instances its runs selected \(n in each row\), work not done counting as a miss and as unresolved; 5 localized by every run; 0 judged by every run/,
     );
     expect(md).toMatch(/A run judged none of the instances .*: no resolution statistics/);
     // the localization table says what its means are over (it had no n column)

@@ -201,6 +201,21 @@ describe('one denominator in compare (issue 52)', () => {
     expect(c.resolution.map((r) => r.n)).toEqual([5, 5]);
   });
 
+  it('each pair is over the instances its own runs selected: a run that selected fewer shrinks only its own pairs', () => {
+    const a = outcome('a', ['r1__a-1', 'r1__a-2']);
+    const b = outcome('b', ['r1__a-1']);
+    const limited = { ...outcome('limited', ['r1__a-1'], ['r1__a-1', 'r1__a-2']), instances: ['r1__a-1', 'r1__a-2'] };
+    const c = compareRuns([a, b, limited], { resamples: 200 });
+    // before: every statistic over the 2 instances all three selected
+    expect(c.alignedInstances).toBe(2);
+    expect(c.resolution.map((r) => [r.alternative, r.n, r.referenceRate, r.alternativeRate])).toEqual([
+      ['b', 5, 0.4, 0.2],
+      ['limited', 2, 1, 0.5],
+    ]);
+    expect([...new Set(c.metrics.map((m) => `${m.alternative} ${m.n}`))]).toEqual(['b 5', 'limited 2']);
+    expect(c.wilcoxon.map((w) => w.alternative)).toEqual(['b', 'limited']);
+  });
+
   it('runs that share no instance are told so, and no cost is said to be missing', () => {
     const a = outcome('a', []);
     const b = { ...outcome('b', []), instances: ['r9__z-1'], judged: ['r9__z-1'] };
