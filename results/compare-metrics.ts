@@ -6,15 +6,19 @@
 import { BINARY_METRICS, INSTANCE_METRIC_NAMES, type InstanceMetrics } from './instance-metrics.ts';
 import { clusteredBootstrap, holmAdjust, mcnemarExact, pairedBootstrap, type BootstrapOptions, type ConfidenceInterval } from './statistics.ts';
 
-export interface MetricComparison {
-  metric: keyof InstanceMetrics;
+/** A mean of an alternative arm against the reference's, over `n` paired instances, with its bootstrap interval. */
+export interface PairedDifference {
   reference: string;
   alternative: string;
-  /** the instances the pair's runs selected */
   n: number;
   referenceMean: number;
   alternativeMean: number;
   bootstrap: ConfidenceInterval;
+}
+
+/** `n`: the instances the pair's runs selected. */
+export interface MetricComparison extends PairedDifference {
+  metric: keyof InstanceMetrics;
   clusteredBootstrap: ConfidenceInterval;
   mcnemar?: { referenceOnly: number; alternativeOnly: number; pValue: number; holmPValue: number };
 }

@@ -2,22 +2,17 @@
  * What localizing cost, arm against arm: agent time and tokens, alternative minus reference, on the first runs'
  * instances where both recorded the value, with a paired bootstrap interval.
  */
-import { pairedBootstrap, type BootstrapOptions, type ConfidenceInterval } from './statistics.ts';
+import type { PairedDifference } from './compare-metrics.ts';
+import { pairedBootstrap, type BootstrapOptions } from './statistics.ts';
 
 /** What a run recorded of each instance's localization cost (compare.ts' RunCosts has it). */
 interface RunCosts {
   operations?: Record<string, { agentSeconds?: number; inputTokens?: number; outputTokens?: number } | undefined>;
 }
 
-export interface OperationalComparison {
+/** `n`: the instances where both runs recorded the value. */
+export interface OperationalComparison extends PairedDifference {
   metric: 'agentSeconds' | 'inputTokens' | 'outputTokens' | 'totalTokens';
-  reference: string;
-  alternative: string;
-  /** instances where both runs recorded the value */
-  n: number;
-  referenceMean: number;
-  alternativeMean: number;
-  bootstrap: ConfidenceInterval;
 }
 
 function meanOf(values: readonly number[]): number {
