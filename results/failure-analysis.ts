@@ -20,6 +20,7 @@ import { modifiedExistingFiles, parsePatch, type FilePatch, type PatchLine } fro
 import { MODULE_LEVEL, type CodeElement } from '../src/artifacts/localization.ts';
 import type { Definition } from '../src/parsing/types.ts';
 import { sequenceRatio } from './sequence-similarity.ts';
+import { innermostDefinition } from '../localizer/oracle/gold-locations.ts';
 
 export type FailureCategory =
   | 'resolved'
@@ -157,14 +158,7 @@ export function goldElements(patch: string, definitionsOf: (path: string) => rea
 }
 
 function innermostElement(defs: readonly Definition[], line: number, insertion: boolean): string {
-  let best: Definition | undefined;
-  for (const d of defs) {
-    // An insertion point just after a definition's last line still belongs to it (appending to a body).
-    const end = insertion ? d.endLine + 1 : d.endLine;
-    if (line < d.startLine || line > end) continue;
-    if (!best || d.endLine - d.startLine < best.endLine - best.startLine) best = d;
-  }
-  return best ? best.qualifiedName : MODULE_LEVEL;
+  return innermostDefinition(defs, line, insertion)?.qualifiedName ?? MODULE_LEVEL;
 }
 
 function changedLines(file: FilePatch): PatchLine[] {

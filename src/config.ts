@@ -29,6 +29,10 @@ const imageReference = z.string().superRefine((image, ctx) => {
  */
 export const DEFAULT_LOCALIZER = 'retrieval';
 
+/** The levels an oracle can take over, coarsest first: each includes the ones before it. */
+export const ORACLE_LEVELS = ['file', 'function', 'line'] as const;
+export type OracleLevel = (typeof ORACLE_LEVELS)[number];
+
 export const RunConfigSchema = z
   .object({
     /** names runs/<runId>; several runs of one configuration differ only here (and in seed) */
@@ -78,6 +82,12 @@ export const RunConfigSchema = z
      * else the first topFiles) is visible.
      */
     handoff: z.enum(HANDOFFS).default('top'),
+    /**
+     * perfect localization from the gold patch down to this level (localizer/oracle/): `file` replaces the
+     * file localizer, `function` also the function level, `line` also the line level; every later stage stays
+     * real. An upper bound for analysis (`locfix ladder` runs each), never a result. Absent: none.
+     */
+    oracleFrom: z.enum(ORACLE_LEVELS, { message: `must be one of ${ORACLE_LEVELS.join(', ')}` }).optional(),
     functionLevel: z.record(z.string(), z.unknown()).default({}),
     lineLevel: z.record(z.string(), z.unknown()).default({}),
     repair: z
@@ -342,6 +352,7 @@ export function artifactSettings(config: RunConfig): Record<string, unknown> {
     topFiles: config.topFiles,
     // recorded only when not the default, so run folders made before handoffs existed still resume
     ...(config.handoff !== 'top' ? { handoff: config.handoff } : {}),
+    ...(config.oracleFrom ? { oracleFrom: config.oracleFrom } : {}),
     functionLevel: config.functionLevel,
     lineLevel: config.lineLevel,
     repair: config.repair,

@@ -4,7 +4,7 @@
  * does: `true` where flags set it, or the reason it is set in the config file only; the compiler refuses a
  * config key that is missing there, and test/core/run-config.test.ts checks the table against RUN_FLAGS.
  */
-import { DEFAULT_LOCALIZER, type RunConfigInput } from '../../src/config.ts';
+import { DEFAULT_LOCALIZER, ORACLE_LEVELS, type RunConfigInput } from '../../src/config.ts';
 import { IMAGE_ARCHS } from '../../src/harness/instance-spec.ts';
 import { CACHE_LEVELS, NETWORK_MODES } from '../../src/sandbox/types.ts';
 import { TEST_MACHINERY_POLICIES } from '../../src/harness/constants.ts';
@@ -67,6 +67,11 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('handoff', {
     flag: '--handoff <contract>',
     description: 'top (default: the first topFiles) | soft (those, and later stages may look beyond) | hard (only the predicted set)',
+  }),
+  flag('oracleFrom', {
+    flag: '--oracle-from <level>',
+    description: 'an upper bound: localization from the gold patch down to file | function | line; every later stage real',
+    parse: oneOf(ORACLE_LEVELS),
   }),
   flag('embedder', { flag: '--embedder <spec>', description: 'lexical | ollama:nomic-embed-text[@url] | openai:<model>[@url]' }),
   flag('mirrorsDir', { flag: '--mirrors <dir>', description: 'folder with bare mirrors laid out as owner+name/repo' }),
@@ -297,6 +302,7 @@ export const RUN_FLAG_COVERAGE: { readonly [K in keyof Required<RunConfigInput>]
   seed: true,
   topFiles: true,
   handoff: true,
+  oracleFrom: true,
   stopAfter: true,
   llm: {
     model: true,

@@ -144,7 +144,7 @@ async function runWithServices(
   const spend = await openSpendLedger(layout, config, services);
   if (stages.some((s) => s.name === STAGE.validate || s.name === STAGE.evaluate) || files.workspaces) await sweepLeftovers(docker, layout, log);
   log(
-    `run ${config.runId}: ${instances.length} instances, localizer ${config.localizer.name}, model ${modelName}, stages ${stages.map((s) => s.name).join(' → ')}`,
+    `run ${config.runId}: ${instances.length} instances, localizer ${config.oracleFrom ? `oracle down to ${config.oracleFrom} level (an upper bound)` : config.localizer.name}, model ${modelName}, stages ${stages.map((s) => s.name).join(' → ')}`,
   );
   const ran = await runStages({ config, layout, services, instances, stages, spend, retryErrors: options.retryErrors, log });
   // what was spent is recorded however the pipeline ended; a full disk, met by a stage or by this write, stops

@@ -15,12 +15,15 @@ export interface ResolvedRun {
   localizer: ResolvedLocalizer;
   functionLevel: FunctionLevelOptions;
   lineLevel: LineLevelOptions;
+  /** the file oracle, when the run takes localization from the gold patch (`oracleFrom`) */
+  oracle?: ResolvedLocalizer;
 }
 
-export async function resolveRun(config: Pick<RunConfig, 'localizer' | 'functionLevel' | 'lineLevel'>): Promise<ResolvedRun> {
+export async function resolveRun(config: Pick<RunConfig, 'localizer' | 'functionLevel' | 'lineLevel' | 'oracleFrom'>): Promise<ResolvedRun> {
   return {
     localizer: await resolveLocalizer(config.localizer.name, config.localizer.options),
     functionLevel: parseLocalizerOptions('functionLevel', FunctionLevelOptionsSchema, config.functionLevel),
     lineLevel: parseLocalizerOptions('lineLevel', LineLevelOptionsSchema, config.lineLevel),
+    ...(config.oracleFrom ? { oracle: await resolveLocalizer('oracle', {}) } : {}),
   };
 }

@@ -18,6 +18,7 @@ import type { ResolvedRun } from './resolved-run.ts';
 import { assembleFileLocalization, type FileLocalizationAssembly } from './file-localization.ts';
 import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
+import { oracleFunctionStage, oracleLineStage } from '../../localizer/oracle/stages.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
 import { runBackend } from './backends.ts';
 import type { ExecutionBackend } from '../../src/sandbox/types.ts';
@@ -32,15 +33,24 @@ export interface StageAssembly {
   files: FileLocalizationAssembly;
 }
 
-export function assembleStages(config: RunConfig, services: Services, layout: { root: string }, run: ResolvedRun): StageAssembly {
+/** Function and line level: the model's, or from the gold patch down to the run's oracle level. */
+function hierarchyStages(config: RunConfig, services: Services, run: ResolvedRun): PipelineStage[] {
   const { functionLevel, lineLevel } = run;
+  const { topFiles, handoff, oracleFrom } = config;
+  const oracleFunctions = oracleFrom === 'function' || oracleFrom === 'line';
+  return [
+    oracleFunctions ? oracleFunctionStage(services) : functionLocalizationStage(services, { ...functionLevel, topFiles, handoff }),
+    oracleFrom === 'line' ? oracleLineStage(services) : lineLocalizationStage(services, { ...lineLevel, topFiles, handoff }),
+  ];
+}
+
+export function assembleStages(config: RunConfig, services: Services, layout: { root: string }, run: ResolvedRun): StageAssembly {
   const docker = runBackend(config, services.store);
   // Index building is CPU- and memory-heavy: a separate, small limit keeps it from starving the rest.
   const indexQueue = new PQueue({ concurrency: config.concurrency.index });
   const runsDir = path.dirname(layout.root);
   const runId = path.basename(layout.root);
-  const topFiles = config.topFiles;
-  const files = assembleFileLocalization(run.localizer, services, {
+  const files = assembleFileLocalization(run.oracle ?? run.localizer, services, {
     runDir: layout.root,
     seed: config.seed,
     // the run's own backend: the explorer's workspaces are swept with the run's other sandboxes
@@ -50,8 +60,7 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
 
   const stages: PipelineStage[] = [
     fileLocalizationStage(files.localizer, services, files.stageOptions),
-    functionLocalizationStage(services, { ...functionLevel, topFiles, handoff: config.handoff }),
-    lineLocalizationStage(services, { ...lineLevel, topFiles, handoff: config.handoff }),
+    ...hierarchyStages(config, services, run),
     repairStage({ model: () => services.requireLlm('repair'), snapshot: (i) => services.snapshot(i.repo, i.base_commit), config: config.repair }),
   ];
   if (config.validation.regression || config.validation.reproduction) {

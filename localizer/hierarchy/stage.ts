@@ -20,6 +20,8 @@ export interface FunctionStageOutput extends RelatedElementsOutput {
   handoff?: Handoff;
   /** the files the file localizer handed over */
   handed?: string[];
+  /** filled from the gold patch (localizer/oracle/stages.ts): an upper bound, not a result */
+  oracle?: true;
 }
 
 /**
@@ -44,6 +46,8 @@ export interface LineStageOutput extends EditLocationsOutput {
   handoff?: Handoff;
   /** the files the stage was given (top N of the ranking) */
   files: string[];
+  /** filled from the gold patch (localizer/oracle/stages.ts): an upper bound, not a result */
+  oracle?: true;
 }
 
 /** What the hierarchy needs from the run's services (app/services.ts provides it). */
