@@ -26,6 +26,7 @@ const COMMANDS: Record<string, CommandModule> = {
   'agentless-import': () => import('./commands/localize-hierarchy.ts'),
   demo: () => import('./commands/demo.ts'),
   run: () => import('./commands/run.ts'),
+  ladder: () => import('./commands/ladder.ts'),
   analyze: () => import('./commands/report.ts'),
   compare: () => import('./commands/report.ts'),
   report: () => import('./commands/report.ts'),

@@ -52,7 +52,16 @@ export interface RepairDeps {
   /** shared across instances to reuse the parser; created (and disposed) per call when absent */
   analyzer?: PythonAnalyzer;
   checker?: PatchChecker;
+  /**
+   * the run's seed: sampled calls (temperature > 0) carry seed SEED_STRIDE·seed (the model gives sample i
+   * seed + i), so repeats of a run with other seeds draw other samples, and a rerun the same ones; the greedy
+   * call carries none
+   */
+  seed?: number;
 }
+
+/** Seeds of two runs' sampled calls stay apart while a call asks for fewer samples than this. */
+export const SEED_STRIDE = 1000;
 
 const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, cost: 0 };
 
@@ -115,6 +124,7 @@ export async function repairInstance(input: RepairInstanceInput, deps: RepairDep
             n: call.n,
             maxTokens: config.maxTokens,
             purpose: 'repair',
+            ...(deps.seed !== undefined && call.temperature > 0 ? { seed: deps.seed * SEED_STRIDE } : {}),
           });
         } catch (err) {
           return err instanceof Error ? err : new Error(String(err));

@@ -134,6 +134,8 @@ export interface InstanceAnalysis {
   spent?: { cost: number; promptTokens: number; completionTokens: number };
   /** the elements the gold patch edits, as function level was judged against them */
   goldElements?: CodeElement[];
+  /** the counterfactual ladder's cause (results/ladder.ts), when a ladder ran this run as its as-run rung */
+  ladder?: { cause: string; decidedAt?: string; onOneSample?: true; detail?: string };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -10,3 +10,12 @@ export const num = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(di
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
+
+/** Under a table over fewer than 30 instances: a line that says so, so its intervals are read as what they are. */
+export function smallSampleNote(n: number | undefined): string[] {
+  return n !== undefined && n < SMALL_SAMPLE
+    ? [`*Small sample: n = ${n} (< ${SMALL_SAMPLE}). Intervals and p-values over so few instances are wide and unstable; read them as indications.*`, '']
+    : [];
+}
+
+const SMALL_SAMPLE = 30;

@@ -3,6 +3,7 @@
  * Figure 18, resolved-set overlaps, costs), no scripts, no network. The Markdown and the shared labels are
  * in report.ts.
  */
+import { ladderHtml } from './ladder-html.ts';
 import { reliabilityDiagram } from './calibration-chart.ts';
 import { type BarPart, categoryPart, htmlTable, simpleBars, stackedBars } from './html-charts.ts';
 import { type FailureCategory, FAILURE_CATEGORIES } from './failure-analysis.ts';
@@ -34,6 +35,7 @@ export function renderHtml(report: Report): string {
     ...costSections(runs),
     ...fileStageSections(runs),
     ...tierSections(runs),
+    ...runs.filter((r) => r.ladder).map((r) => ladderHtml(runLabel(r), r.ladder!)),
     ...(report.comparison ? comparisonSections(report.comparison) : []),
     ...instanceSections(runs),
   ];

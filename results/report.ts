@@ -5,7 +5,7 @@
  * tables with confidence intervals, and cost per stage.
  */
 import { headline } from './instance-account.ts';
-import { num, pct, pValue, shareOf } from './report-format.ts';
+import { num, pct, pValue, shareOf, smallSampleNote } from './report-format.ts';
 import type { SignalCalibration } from './calibration.ts';
 import { formatCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import type { Comparison, MetricComparison } from './compare.ts';
@@ -25,6 +25,7 @@ export interface StageCost {
 }
 
 import { formatRunnerMetrics, type RunnerMetrics } from './runner-metrics.ts';
+import { ladderSection, type RunLadderSummary } from './ladder-report.ts';
 
 export interface RunReport {
   runId: string;
@@ -48,6 +49,8 @@ export interface RunReport {
   cascade?: CascadeSummary;
   /** Top-1 by confidence bucket and AUROC of each confidence signal of the file localization */
   calibration?: SignalCalibration[];
+  /** the counterfactual ladder's causes, when a ladder ran this run as its as-run rung */
+  ladder?: RunLadderSummary;
   startedAt?: string;
   finishedAt?: string;
 }
@@ -103,7 +106,7 @@ export const CATEGORY_COLOR: Record<FailureCategory, string> = {
   'patch-generation': '#6a1b9a',
 };
 
-export { escapeHtml, num, pct, pValue, shareOf } from './report-format.ts';
+export { escapeHtml, num, pct, pValue, shareOf, smallSampleNote } from './report-format.ts';
 
 export function runLabel(r: Pick<RunReport, 'runId' | 'localizer' | 'upperBound'>): string {
   return `${r.runId} (${r.localizer}${r.upperBound ? ', upper bound' : ''})`;
@@ -216,6 +219,7 @@ export function renderMarkdown(report: Report): string {
   }
   if (report.runs.some((r) => Object.keys(r.failures.notJudgedReasons ?? {}).length)) out.push('');
 
+  for (const r of report.runs) if (r.ladder) out.push(...ladderSection(runLabel(r), r.ladder));
   out.push('## Localization per run', '');
   out.push(
     mdTable(
@@ -388,12 +392,3 @@ export function resolutionTableRows(c: Comparison): string[][] {
     pValue(r.mcnemar.holmPValue),
   ]);
 }
-
-/** Under a table over fewer than 30 instances: a line that says so, so its intervals are read as what they are. */
-export function smallSampleNote(n: number | undefined): string[] {
-  return n !== undefined && n < SMALL_SAMPLE
-    ? [`*Small sample: n = ${n} (< ${SMALL_SAMPLE}). Intervals and p-values over so few instances are wide and unstable; read them as indications.*`, '']
-    : [];
-}
-
-const SMALL_SAMPLE = 30;

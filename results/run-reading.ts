@@ -5,6 +5,7 @@
  * tally into the RunReport.
  */
 import { readGate, type GateResult } from '../validation/gate.ts';
+import { ladderSummary, readLadderCauses, type RunLadderSummary } from './ladder-report.ts';
 import { rankedPathsOf } from '../src/artifacts/localization.ts';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import type { RepoSnapshot } from '../src/repo/types.ts';
@@ -195,12 +196,33 @@ export class RunReading {
     return reached;
   }
 
+  /** The ladder's causes of this run's instances, when a ladder ran it as its as-run rung (results/ladder.ts). */
+  private async readLadder(): Promise<RunLadderSummary | undefined> {
+    const file = await readLadderCauses(this.folder.dir);
+    if (!file) return undefined;
+    for (const a of this.analyses) {
+      const c = file.causes[a.instanceId];
+      if (c)
+        a.ladder = {
+          cause: c.cause,
+          ...(c.decidedAt ? { decidedAt: c.decidedAt } : {}),
+          ...(c.onOneSample ? { onOneSample: true } : {}),
+          ...(c.detail ? { detail: c.detail } : {}),
+        };
+    }
+    return ladderSummary(
+      file,
+      this.analyses.map((a) => a.instanceId),
+    );
+  }
+
   /** The RunReport of what was read. */
   async report(): Promise<RunReport> {
     const { folder, metricRows } = this;
     const failures = summarizeFailures(this.analyses);
     const gate = await readGate(folder.dir);
     if (gate) failures.gate = gateOfRun(gate, this.analyses);
+    const ladder = await this.readLadder();
     const localization = Object.fromEntries(
       // over nothing a metric is not a number (the report prints "–"), never 0
       INSTANCE_METRIC_NAMES.map((m) => [m, metricRows.length ? metricRows.reduce((s, r) => s + r[m], 0) / metricRows.length : Number.NaN]),
@@ -224,6 +246,7 @@ export class RunReading {
       ...(this.cascade.tiers.length ? { cascade: this.cascade } : {}),
       ...(this.labelled.some((l) => l.confidence && Object.keys(l.confidence).length) ? { calibration: calibrateAnswers(this.labelled) } : {}),
       runner: computeRunnerMetrics(this.runnerRows, this.topFiles),
+      ...(ladder ? { ladder } : {}),
       startedAt: folder.manifest?.createdAt,
       finishedAt: folder.manifest?.invocations.at(-1)?.finishedAt,
     };

@@ -18,17 +18,20 @@ import { DEFAULT_BASE_IMAGE } from '../../sandbox/docker/images.ts';
 import { DockerRuntime } from '../../sandbox/docker/sandbox.ts';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
 import { buildMiniBenchmark, DEFAULT_MINIBENCH_DIR } from '../../src/minibench/build.ts';
-import { DEMO_RECORDING_DIR, demoRunConfig, type DemoRecordingFile } from '../../src/minibench/demo-run.ts';
+import { DEMO_RECORDING_DIR, demoRunConfig, LADDER_RECORDING_DIR, type DemoRecordingFile } from '../../src/minibench/demo-run.ts';
+import { demoLadder } from './demo-ladder.ts';
 import { parseRunConfig } from '../../src/config.ts';
 import { runExperiment } from '../engine/experiment.ts';
 
 interface DemoFlags {
-  out: string;
+  out?: string;
   minibench: string;
   cacheDir: string;
-  recording: string;
+  recording?: string;
   docker: boolean;
   fresh?: boolean;
+  /** the counterfactual ladder instead of one run (demo-ladder.ts) */
+  ladder?: boolean;
 }
 
 /** Why Docker cannot run the validation and evaluation stages here; undefined when it can. */
@@ -56,6 +59,15 @@ async function runDemoExperiment(...args: Parameters<typeof runExperiment>): Ret
 }
 
 export async function demoCommand(flags: DemoFlags): Promise<void> {
+  if (flags.ladder) {
+    const missing = flags.docker ? await dockerMissing() : 'Docker stages turned off (--no-docker)';
+    const ladderFlags = { ...flags, out: flags.out ?? path.join('runs', 'demo-ladder'), recording: flags.recording ?? LADDER_RECORDING_DIR };
+    return demoLadder(ladderFlags, missing);
+  }
+  return demoRun({ ...flags, out: flags.out ?? path.join('runs', 'demo'), recording: flags.recording ?? DEMO_RECORDING_DIR });
+}
+
+async function demoRun(flags: DemoFlags & { out: string; recording: string }): Promise<void> {
   const log = (line: string) => process.stderr.write(line + '\n');
   const recordingDir = path.resolve(flags.recording);
   const recording = JSON.parse(await readFile(path.join(recordingDir, 'recording.json'), 'utf8')) as DemoRecordingFile;
@@ -115,11 +127,13 @@ export function register(program: Command): void {
   const command = program
     .command('demo')
     .description('build the bundled mini-benchmark and run the whole pipeline on it, replaying recorded model answers (no model, no network)');
-  useFlags(command, ['out', 'minibench', 'cacheDir', 'recording', 'docker', 'fresh'], {
-    out: { description: 'run directory', default: path.join('runs', 'demo') },
+  useFlags(command, ['out', 'minibench', 'cacheDir', 'recording', 'docker', 'fresh', 'ladder'], {
+    out: { description: 'run directory (default runs/demo; with --ladder, the ladder folder runs/demo-ladder)' },
     minibench: { default: DEFAULT_MINIBENCH_DIR },
     cacheDir: { default: defaultCacheDir() },
-    recording: { default: DEMO_RECORDING_DIR },
+    recording: {
+      description: `the recorded model answers to replay (default ${path.relative(process.cwd(), DEMO_RECORDING_DIR) || DEMO_RECORDING_DIR}; with --ladder, its ladder-recording)`,
+    },
     fresh: { description: 'discard an earlier demo run instead of resuming it' },
   }).action(demoCommand);
 }

@@ -44,6 +44,8 @@ const COMMAND_FLAGS = {
   gate: { flag: '--gate', description: "run the gate first: each row's gold patch and empty patch on this machine (gate.json in the run)" },
   // gate
   repeats: { flag: '--repeats <n>', description: 'gold runs per row; 2 or more tell a flaky row (default 1)', parse: (value: string) => Number(value) },
+  // ladder
+  seeds: { flag: '--seeds <n>', description: 'runs of every rung, seeds --seed … --seed + n − 1 (default 1)', parse: (value: string) => Number(value) },
   // calibrate
   escalateTo: { flag: '--escalate-to <run>', description: 'the upper tier: a run of the same instances (e.g. an imported BLAgent run)' },
   signal: { flag: '--signal <name>', description: 'the signal the curve escalates on (default: the one with the highest AUROC)' },
@@ -54,6 +56,7 @@ const COMMAND_FLAGS = {
   recording: { flag: '--recording <dir>', description: 'the recorded model answers to replay' },
   docker: { flag: '--no-docker', description: 'leave out validation and evaluation even when a sandbox is there' },
   fresh: { flag: '--fresh', description: 'discard an earlier run instead of resuming it' },
+  ladder: { flag: '--ladder', description: 'the counterfactual ladder (locfix ladder) instead of one run' },
   // retrieve
   queries: { flag: '--queries <preset>', description: QUERY_PRESETS.join(' | ') },
   queriesFile: { flag: '--queries-file <file>', description: 'JSON {instance_id: [{label, text}]} of queries written by another stage (e.g. T0/T1)' },

@@ -12,6 +12,7 @@ import { useFlags } from './flag-table.ts';
 import path from 'node:path';
 import { analyzeRun, writeRunAnalysis, type RunAnalysis } from '../../results/run-analysis.ts';
 import { renderMarkdown } from '../../results/report.ts';
+import { ladderSection } from '../../results/ladder-report.ts';
 import { buildReport, writeReports } from '../../results/report-files.ts';
 import { FAILURE_CATEGORIES, NOT_JUDGED } from '../../results/failure-analysis.ts';
 
@@ -63,6 +64,7 @@ function printAnalysis(a: RunAnalysis): void {
       `  ${s.knownGoldFailures.length} unresolved that the dataset's own gold patch does not resolve either (the dataset's, not the method's): ${s.knownGoldFailures.join(', ')}`,
     );
   }
+  if (a.report.ladder) lines.push(...ladderSection(a.runId, a.report.ladder).map((l) => (l ? `  ${l.replace(/^## /, '')}` : l)));
   for (const w of a.warnings) lines.push(`  warning: ${w}`);
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -61,7 +61,12 @@ export function assembleStages(config: RunConfig, services: Services, layout: { 
   const stages: PipelineStage[] = [
     fileLocalizationStage(files.localizer, services, files.stageOptions),
     ...hierarchyStages(config, services, run),
-    repairStage({ model: () => services.requireLlm('repair'), snapshot: (i) => services.snapshot(i.repo, i.base_commit), config: config.repair }),
+    repairStage({
+      model: () => services.requireLlm('repair'),
+      snapshot: (i) => services.snapshot(i.repo, i.base_commit),
+      config: config.repair,
+      seed: config.seed,
+    }),
   ];
   if (config.validation.regression || config.validation.reproduction) {
     stages.push(

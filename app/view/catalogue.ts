@@ -7,6 +7,8 @@
 import { existsSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
 import { FAILURE_CATEGORIES, NOT_JUDGED, type FailureCategory, type InstanceAnalysis } from '../../results/failure-analysis.ts';
+import { CAUSE_LABEL } from '../../results/ladder-report.ts';
+import type { LadderCause } from '../../results/ladder.ts';
 import { openRunFolder, type RunFolder, type RunInstance } from '../../results/run-folder.ts';
 import { analyzeRun, loadInstanceArtifacts, type InstanceArtifacts, type RunAnalysis } from '../../results/run-analysis.ts';
 import { rankedPathsOf } from '../../src/artifacts/localization.ts';
@@ -96,8 +98,20 @@ export function whyOf(a: InstanceAnalysis): string | undefined {
     a.infraFailure ? `evaluation logs show an infrastructure fault (${a.infraFailure.tier}: ${a.infraFailure.reason})` : undefined,
     a.knownGoldFailure ? `the dataset's own gold patch does not resolve it (${a.knownGoldFailure})` : undefined,
     a.flagged ? 'resolved (flagged): the patch holds lines that talk past the test runner (runner_audit in its report.json)' : undefined,
+    ladderNote(a),
   ].filter((note): note is string => note !== undefined);
   return notes.length ? notes.join('; ') : undefined;
+}
+
+/** The counterfactual ladder's cause, when a ladder ran this run as its as-run rung (results/ladder.ts). */
+function ladderNote(a: InstanceAnalysis): string | undefined {
+  const l = a.ladder;
+  if (!l || l.cause === 'resolved') return undefined;
+  const detail = l.detail ? `: ${l.detail}` : '';
+  if (l.cause === 'beyond-localization') return `ladder: perfect localization at every level does not resolve it (beyond localization${detail})`;
+  if (l.cause === 'not-judged') return `ladder: not judged${detail}`;
+  const label = CAUSE_LABEL[l.cause as LadderCause] ?? l.cause;
+  return `ladder: caused by ${label}${l.decidedAt ? ` (first resolved at ${l.decidedAt})` : ''}${l.onOneSample ? ', on one sample' : ''}`;
 }
 
 function categoryReason(a: InstanceAnalysis): string | undefined {

@@ -63,3 +63,28 @@ export function demoRunConfig(o: {
     ...(o.docker ? {} : { stopAfter: 'select' }),
   };
 }
+
+/** The ladder demo's recording (`locfix demo --ladder`): recorded by `scripts/record-demo.ts --ladder`. */
+export const LADDER_RECORDING_DIR = path.join(MINIBENCH_SOURCE_DIR, 'ladder-recording');
+
+export interface LadderRecordingFile extends RecordingFile {
+  instances: string[];
+  /** the one level of localization the scripted model was weak at, per instance */
+  weakness: Record<string, string>;
+  /** the cause the recorded ladder attributed to each instance: what a replay must reproduce */
+  causes: Record<string, string>;
+  recordedAt: string;
+}
+
+/**
+ * The counterfactual ladder's demo (`locfix ladder` on the mini-benchmark): the Agentless localizer, one greedy
+ * repair sample, no validation (a patch is selected as sampled), SWE-bench-style evaluation; every rung of the
+ * ladder runs this configuration with the oracle down to its level.
+ */
+export function ladderDemoConfig(o: Omit<Parameters<typeof demoRunConfig>[0], 'docker'>): RunConfigInput {
+  return {
+    ...demoRunConfig({ ...o, docker: true }),
+    localizer: { name: 'agentless', options: {} },
+    validation: { regression: false, reproduction: false, reproductionSamples: 1, timeoutSeconds: 300 },
+  };
+}

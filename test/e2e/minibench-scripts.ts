@@ -4,6 +4,7 @@
  */
 import type { MiniBenchBuild } from '../../src/minibench/build.ts';
 import type { InstanceScript, PlannedCategory } from './pipeline-policy.ts';
+import type { Weakness } from './ladder-policy.ts';
 
 const A = 'minibench__qty-7';
 const B = 'minibench__urlkit-14';
@@ -14,6 +15,9 @@ export const MINIBENCH_IDS = { A, B, C, D, E } as const;
 
 /** The demo's plan (scripts/record-demo.ts, scripts/bench-causes.ts): one instance in each category the analysis tells apart. */
 export const DEMO_PLAN: Record<string, PlannedCategory> = { [A]: 'resolved', [B]: 'file', [C]: 'function', [D]: 'patch-generation', [E]: 'resolved' };
+
+/** The ladder demo's plan (test/e2e/ladder-policy.ts): one instance per cause the ladder tells apart. */
+export const LADDER_PLAN: Record<string, Weakness> = { [A]: 'none', [B]: 'file', [C]: 'function', [D]: 'repair', [E]: 'line' };
 
 export const SCRIPT_INFO: Record<string, Omit<InstanceScript, 'instance'>> = {
   [A]: {

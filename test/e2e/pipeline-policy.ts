@@ -75,7 +75,7 @@ export function issueKey(instance: SweInstance): string {
 /** a SEARCH/REPLACE edit as the model writes it */
 export type Edit = Pick<GoldEdit, 'path' | 'search' | 'replace'>;
 
-const block = (e: Edit) => ['```python', `### ${e.path}`, '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE', '```'].join('\n');
+export const block = (e: Edit) => ['```python', `### ${e.path}`, '<<<<<<< SEARCH', ...e.search, '=======', ...e.replace, '>>>>>>> REPLACE', '```'].join('\n');
 
 /** A no-op `pass` inserted just before the gold patch's first removed line: the right place, a useless edit. */
 export function noOpAtGoldLine(instance: SweInstance): Edit {
@@ -92,7 +92,7 @@ export function noOpAtGoldLine(instance: SweInstance): Edit {
 }
 
 /** Sections of the repair prompt's <code> block: `### path` followed by the shown lines. */
-function shownFiles(prompt: string): Array<{ path: string; lines: string[] }> {
+export function shownFiles(prompt: string): Array<{ path: string; lines: string[] }> {
   const code = prompt.split('<code>')[1]?.split('</code>')[0] ?? '';
   const out: Array<{ path: string; lines: string[] }> = [];
   for (const line of code.split('\n')) {
@@ -107,7 +107,7 @@ function shownFiles(prompt: string): Array<{ path: string; lines: string[] }> {
  * A no-op `pass` as the first statement of the first one-line `def` shown, else just before the first shown
  * `return`/`pass`/`raise`/import statement (excerpts without a function): an applicable, useless edit.
  */
-function noOpInFirstShownFunction(prompt: string): Edit | undefined {
+export function noOpInFirstShownFunction(prompt: string): Edit | undefined {
   const files = shownFiles(prompt);
   for (const file of files) {
     const def = file.lines.find((l) => /^\s*def \w+\(.*\):\s*$/.test(l));
@@ -133,7 +133,7 @@ function noOpInFirstShownFunction(prompt: string): Edit | undefined {
 }
 
 /** The first file of a related-elements prompt and its first top-level function. */
-function firstShownFunction(prompt: string): { path: string; name: string } | undefined {
+export function firstShownFunction(prompt: string): { path: string; name: string } | undefined {
   const m = /### File: (\S+) ###\n```python\n([\s\S]*?)```/.exec(prompt);
   if (!m) return undefined;
   const fn = /^def (\w+)\(/m.exec(m[2]!) ?? /^class (\w+)/m.exec(m[2]!);
@@ -141,14 +141,14 @@ function firstShownFunction(prompt: string): { path: string; name: string } | un
 }
 
 /** The first file of an edit-locations prompt (`### path` then numbered lines) and its first top-level def. */
-function firstNumberedFunction(prompt: string): { path: string; name: string } | undefined {
+export function firstNumberedFunction(prompt: string): { path: string; name: string } | undefined {
   const m = /^### (\S+\.py)\n([\s\S]*?)(?=^### |$(?![\s\S]))/m.exec(prompt);
   if (!m) return undefined;
   const fn = /^\d+\|def (\w+)\(/m.exec(m[2]!) ?? /^\d+\|class (\w+)/m.exec(m[2]!);
   return fn ? { path: m[1]!, name: fn[1]! } : undefined;
 }
 
-const locations = (path: string, fn: string) => `\`\`\`\n${path}\nfunction: ${fn}\n\`\`\``;
+export const locations = (path: string, fn: string) => `\`\`\`\n${path}\nfunction: ${fn}\n\`\`\``;
 
 /** The gold answer of a localization level: every gold location, or (`functionsOnly`) its functions. */
 function goldAnswer(script: InstanceScript, functionsOnly: boolean): string {
