@@ -3,11 +3,12 @@
  * what the ladder (`locfix ladder`, `locfix run --oracle-from`) hands a run in place of a localizer's answer.
  *
  * The rules, per run of changed lines of an existing file (consecutive added and removed lines), placed where
- * its first removed line is, or for a pure insertion at the old line it is inserted before:
+ * its first removed line is, or for a pure insertion where it goes (`placeRun`: before a `def` or after a body at
+ * the definition's own indentation is the enclosing scope, not that definition):
  *
  *   files      the files the patch modifies, in patch order (new files do not exist at the base: nothing to show)
- *   functions  a line inside a function or method → that function (the innermost one; an insertion right after
- *              a body's last line still belongs to it); a line in a class body outside its methods, or at module
+ *   functions  a run inside a function or method → that function (the innermost one; an insertion right after
+ *              a body's last line, indented as its body, still belongs to it); a line in a class body outside its methods, or at module
  *              level, or in a file no registered language parses → that line itself (`line: N`)
  *   lines      the changed lines themselves: the removed lines (a replacement's added lines take their place), and
  *              for a pure insertion the lines before and after its point, merged into ranges per file
@@ -81,6 +82,31 @@ function changeRuns(file: FilePatch, lineCount: number): Array<{ lines: PatchLin
   });
 }
 
+const indentOf = (text: string) => /^[ \t]*/.exec(text)![0].replace(/\t/g, '    ').length;
+
+/**
+ * The definition a run of changed lines is placed in. A run that removes lines: the innermost definition holding
+ * its first removed line. A pure insertion before old line `at`: a definition it is strictly inside (after the
+ * definition's first line, up to its last), or one whose last line it directly follows when its first added line
+ * is indented deeper than the definition's own first line (appending to a body); an insertion right before a
+ * `def`, or after a body at the definition's own indentation (a new method between two), is in the enclosing scope.
+ */
+function placeRun(lines: readonly PatchLine[], defs: readonly Definition[], baseLines: readonly string[]): Definition | undefined {
+  const removed = lines.find((l) => l.kind === 'remove');
+  if (removed) return innermostDefinition(defs, removed.oldLine, false);
+  const at = lines[0]!.oldLine;
+  const added = lines.find((l) => l.text.trim());
+  const indent = added ? indentOf(added.text) : 0;
+  let best: Definition | undefined;
+  for (const d of defs) {
+    const inside = at > d.startLine && at <= d.endLine;
+    const appended = at === d.endLine + 1 && indent > indentOf(baseLines[d.startLine - 1] ?? '');
+    if (!inside && !appended) continue;
+    if (!best || d.endLine - d.startLine < best.endLine - best.startLine) best = d;
+  }
+  return best;
+}
+
 /** Ranges of consecutive line numbers. */
 export function rangesOf(lines: Iterable<number>): LineRange[] {
   const sorted = [...new Set(lines)].sort((a, b) => a - b);
@@ -100,7 +126,8 @@ export function baseDefinitions(path: string, source: string): Definition[] {
 
 function placeFile(file: FilePatch, source: string, defs: readonly Definition[], elements: Map<string, CodeElement>): GoldFileLocations {
   const path = file.oldPath!;
-  const lineCount = source.split('\n').length - (source.endsWith('\n') ? 1 : 0);
+  const baseLines = source.split('\n');
+  const lineCount = baseLines.length - (source.endsWith('\n') ? 1 : 0);
   const functions: string[] = [];
   const looseLines = new Set<number>();
   const allLines = new Set<number>();
@@ -112,9 +139,7 @@ function placeFile(file: FilePatch, source: string, defs: readonly Definition[],
       const def = innermostDefinition(defs, line.oldLine, line.kind === 'add');
       elements.set(`${path}::${def?.qualifiedName ?? MODULE_LEVEL}`, { path, name: def?.qualifiedName ?? MODULE_LEVEL });
     }
-    // the run is placed where its first changed line is: a replacement's removed line, an insertion's point
-    const first = run.lines.find((l) => l.kind === 'remove') ?? run.lines[0]!;
-    const def = innermostDefinition(defs, first.oldLine, first.kind === 'add');
+    const def = placeRun(run.lines, defs, baseLines);
     const rule: PlacementRule = !grammar ? 'no-grammar' : !def ? 'module' : def.kind === 'class' ? 'class-body' : 'function';
     rules[rule] = (rules[rule] ?? 0) + 1;
     if (rule === 'function') {

@@ -60,6 +60,16 @@ describe('the gold patch as oracle locations', () => {
     expect(inside.lines).toEqual([{ start: 8, end: 9 }]);
   });
 
+  it('a new method inserted between two, or right before a def, is in the class body, not in its neighbour', () => {
+    const between = PY.replace('\n    def grow(self, n):', '\n    def shrink(self):\n        return 0\n\n    def grow(self, n):');
+    const file = derive('m.py', PY, between).files[0]!;
+    expect(file.rules).toEqual({ 'class-body': 1 });
+    expect(file.locations.every((l) => l.startsWith('line: '))).toBe(true);
+    // appended after the last method at the method's own indentation: a new method, not the old one's body
+    const appended = PY.replace('        return self.size\n', '        return self.size\n    def twice(self):\n        return 2\n');
+    expect(derive('m.py', PY, appended).files[0]!.rules).toEqual({ 'class-body': 1 });
+  });
+
   it('Go: a method of a struct', () => {
     const go = ['package s', '', 'type S struct{ n int }', '', 'func (s *S) Add(k int) int {', '\ts.n += k', '\treturn s.n', '}', ''].join('\n');
     const file = derive('s/s.go', go, go.replace('s.n += k', 's.n += 2 * k')).files[0]!;
