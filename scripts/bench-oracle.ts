@@ -57,7 +57,13 @@ async function examine(instance: SweInstance, store: RepoStore): Promise<RowResu
     const gold = goldLocations(instance.patch, (p) => sources.get(p));
     return { instance: instance.instance_id, repo: instance.repo, gold, ms: performance.now() - t0, headerChecks: headerAgreement(instance, gold) };
   } catch (err) {
-    return { instance: instance.instance_id, repo: instance.repo, unreadable: (err as Error).message.split('\n')[0], ms: performance.now() - t0, headerChecks: [0, 0] };
+    return {
+      instance: instance.instance_id,
+      repo: instance.repo,
+      unreadable: (err as Error).message.split('\n')[0],
+      ms: performance.now() - t0,
+      headerChecks: [0, 0],
+    };
   }
 }
 
@@ -72,7 +78,8 @@ function summarize(rows: readonly RowResult[]) {
   const part = read.filter((r) => r.gold!.files.length && r.gold!.unplaced.length);
   const none = read.filter((r) => !r.gold!.files.length);
   const rules: Partial<Record<PlacementRule, number>> = {};
-  for (const r of read) for (const f of r.gold!.files) for (const [k, v] of Object.entries(f.rules) as Array<[PlacementRule, number]>) rules[k] = (rules[k] ?? 0) + v;
+  for (const r of read)
+    for (const f of r.gold!.files) for (const [k, v] of Object.entries(f.rules) as Array<[PlacementRule, number]>) rules[k] = (rules[k] ?? 0) + v;
   const runs = Object.values(rules).reduce((a, b) => a + b, 0);
   const fnCount = (r: RowResult) => r.gold!.files.reduce((a, f) => a + f.locations.filter((l) => l.startsWith('function: ')).length, 0);
   const lineCount = (r: RowResult) => r.gold!.files.reduce((a, f) => a + f.lines.reduce((b, x) => b + x.end - x.start + 1, 0), 0);
@@ -122,9 +129,15 @@ async function main(): Promise<void> {
       console.log(line(path.basename(source), all));
       for (const [repo, s] of Object.entries(byRepo)) console.log(`  ${line(repo, s)}`);
       for (const r of rows.filter((x) => x.unreadable)) console.log(`  unreadable ${r.instance}: ${r.unreadable}`);
-      for (const r of rows.filter((x) => x.gold?.unplaced.length)) console.log(`  unplaced ${r.instance}: ${r.gold!.unplaced.map((u) => `${u.path} (${u.reason})`).join('; ')}`);
-      for (const r of rows.slice(0, Number(values.show))) console.log(`  ${r.instance}: ${JSON.stringify(r.gold?.files.map((f) => [f.path, f.locations, f.lines]))}`);
-      out[source] = { all, byRepo, rows: rows.map((r) => ({ instance: r.instance, unreadable: r.unreadable, files: r.gold?.files, unplaced: r.gold?.unplaced })) };
+      for (const r of rows.filter((x) => x.gold?.unplaced.length))
+        console.log(`  unplaced ${r.instance}: ${r.gold!.unplaced.map((u) => `${u.path} (${u.reason})`).join('; ')}`);
+      for (const r of rows.slice(0, Number(values.show)))
+        console.log(`  ${r.instance}: ${JSON.stringify(r.gold?.files.map((f) => [f.path, f.locations, f.lines]))}`);
+      out[source] = {
+        all,
+        byRepo,
+        rows: rows.map((r) => ({ instance: r.instance, unreadable: r.unreadable, files: r.gold?.files, unplaced: r.gold?.unplaced })),
+      };
     }
   } finally {
     await store.close();

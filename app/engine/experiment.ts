@@ -135,7 +135,8 @@ async function runWithServices(
     config: config as unknown as Record<string, unknown>,
     models: { llm: services.llm?.id, embedder: services.embedder.id },
     seed: config.seed,
-    localizer: config.localizer.name,
+    // an oracle rung is labelled by what it is, whatever localizer the configuration names
+    localizer: config.oracleFrom ? `oracle-${config.oracleFrom}` : config.localizer.name,
     instances: instances.map((i) => i.instance_id),
     settings,
     kind: 'pipeline',

@@ -17,7 +17,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCommand } from '../../app/commands/demo.ts';
 import { runLadder } from '../../app/engine/ladder.ts';
-import { whyOf } from '../../app/view/catalogue.ts';
+import { Catalogue, whyOf } from '../../app/view/catalogue.ts';
+import { exportView, instanceFile } from '../../app/view/export.ts';
 import { analyzeRun } from '../../results/run-analysis.ts';
 import { parseRunConfig } from '../../src/config.ts';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
@@ -77,6 +78,15 @@ describe('locfix demo --ladder (bundled recording replayed, no model)', () => {
     expect(analysis.report.ladder?.causes).toEqual({ resolved: 1, file: 1, function: 1, line: 1, 'beyond-localization': 1 });
     const html = await readFile(path.join(out, 'rungs', 'as-run-s1', 'report', 'report.html'), 'utf8');
     expect(html).toContain('<h2>Counterfactual ladder of');
+
+    // the run browser over the rungs: each oracle rung is its own arm, and the as-run instance page says the cause
+    const rungs = ['as-run-s1', 'oracle-file-s1', 'oracle-function-s1', 'oracle-line-s1'].map((r) => path.join(out, 'rungs', r));
+    const catalogue = await Catalogue.open(rungs);
+    expect(new Set(catalogue.rows.map((r) => r.arm.split(' · ')[0]))).toEqual(new Set(['agentless', 'oracle-file', 'oracle-function', 'oracle-line']));
+    const site = path.join(dir, 'view');
+    await exportView(catalogue, site);
+    const page = await readFile(path.join(site, instanceFile(catalogue.runs[0]!.key, B)), 'utf8');
+    expect(page).toContain('ladder: caused by file localization (first resolved at oracle-file), on one sample');
   });
 });
 
