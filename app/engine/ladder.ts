@@ -108,7 +108,11 @@ export function estimateRest(costs: readonly StageCostRow[], runs: readonly Ladd
       dollars += c.cost;
     }
   }
-  return { tokens, dollars, from: `the first as-run run's per-stage spend, times ${runs.length} runs less the stages their oracle replaces` };
+  return {
+    tokens,
+    dollars,
+    from: `the first as-run run's per-stage usage, times ${runs.length} runs less the stages their oracle replaces; answers the cache already holds cost nothing`,
+  };
 }
 
 async function spentBy(runDir: string): Promise<{ tokens: number; dollars: number }> {
