@@ -31,7 +31,7 @@ import { END_TEST_OUTPUT, START_TEST_OUTPUT } from '../src/harness/constants.ts'
 import { makeInstanceSpec } from '../src/harness/instance-spec.ts';
 import { pythonTestCommand } from '../src/harness/specs.ts';
 import { evalReport, statusMapFromLog, type InstanceReport, type TestsStatus } from '../validation/grading.ts';
-import { type GradingRules, parseHarnessVersion, parseTestExitCode } from '../validation/grading-rules.ts';
+import { type GradingRules, gradingSwitches, parseHarnessVersion, parseTestExitCode } from '../validation/grading-rules.ts';
 import { forgePasses, reshapeAs50 } from './fidelity-rules.ts';
 import { verdictCause } from '../validation/verdict-cause.ts';
 import { logParserFor } from '../validation/log-parsers/index.ts';
@@ -198,7 +198,7 @@ function regradeOne(datasetRow: SweInstance, dir: string): InstanceFidelity | un
   const parser = logParserFor(spec.spec, instance.instance_id);
   const grade = (rules: GradingRules) => evalReport(instance.instance_id, patch, log, instance, parser, rules)[instance.instance_id];
   // a log from before 5.0 cannot be held to 5.0.2's exit-code check: not graded under 5.0.2, with the reason
-  const pre50 = RULES.harness !== '4.1' && preExitCode && !values['compare-rules'];
+  const pre50 = gradingSwitches(RULES).exitCodeCheck && preExitCode && !values['compare-rules'];
   const ours = pre50 ? undefined : grade(RULES);
   // no execution here, so no gold baseline: a stop that names the repository's own code is the patch's (conservative)
   const cannotRun = diagnoseTestRun(log, statusMapFromLog(log, parser, RULES).statusMap, instance, {
@@ -235,10 +235,7 @@ function regradeOne(datasetRow: SweInstance, dir: string): InstanceFidelity | un
     row.verdicts = Object.fromEntries(Object.entries(graded).map(([name, g]) => [name, g.resolved]));
     row.causes = {};
     // each rule set against the one it adds to: 5.0.2 against 4.1, locfix's rule against 5.0.2
-    for (const [name, base] of [
-      ['5.0.2', '4.1'],
-      ['5.0.2+locfix', '5.0.2'],
-    ] as const) {
+    for (const [name, base] of RULE_SET_STEPS) {
       if (graded[name].resolved === graded[base].resolved) continue;
       const tests = { base: graded[base].tests_status, other: graded[name].tests_status };
       row.causes[name] = verdictCause(log, parser, tests, { base: RULE_SETS[base], other: RULE_SETS[name] });
@@ -246,6 +243,12 @@ function regradeOne(datasetRow: SweInstance, dir: string): InstanceFidelity | un
   }
   return row;
 }
+
+/** Each rule set beside the one it adds to: 5.0.2 against 4.1, locfix's rule against 5.0.2. */
+const RULE_SET_STEPS = [
+  ['5.0.2', '4.1'],
+  ['5.0.2+locfix', '5.0.2'],
+] as const;
 
 function countBy(items: readonly string[]): Array<[string, number]> {
   const counts = new Map<string, number>();
@@ -256,9 +259,9 @@ function countBy(items: readonly string[]): Array<[string, number]> {
 /** Resolved counts under each rule set, and the verdicts each set changes, by the rule that changed them. */
 function printRuleComparison(rows: readonly InstanceFidelity[]): void {
   for (const name of Object.keys(RULE_SETS)) console.log(`resolved under ${name.padEnd(13)} ${rows.filter((r) => r.verdicts?.[name]).length}/${rows.length}`);
-  for (const name of ['5.0.2', '5.0.2+locfix']) {
+  for (const [name, base] of RULE_SET_STEPS) {
     const changed = rows.filter((r) => r.causes?.[name]);
-    console.log(`verdicts ${name} changes (against ${name === '5.0.2' ? '4.1' : '5.0.2'}): ${changed.length}`);
+    console.log(`verdicts ${name} changes (against ${base}): ${changed.length}`);
     for (const [cause, n] of countBy(changed.map((r) => `${r.verdicts![name] ? 'now resolved' : 'now unresolved'}: ${r.causes![name]}`)))
       console.log(`  ${n} × ${cause}`);
     for (const r of changed.slice(0, 12)) console.log(`    ${r.id}: ${r.causes![name]}`);

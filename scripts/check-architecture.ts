@@ -12,6 +12,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HARNESS_VERSIONS } from '../src/languages/harness-releases.ts';
 
 /** Layers, top first. A room may import rooms of its own layer (without forming a cycle) or of lower ones. */
 export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> = [
@@ -25,7 +26,7 @@ export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> =
   { name: 'providers', rooms: ['src/embedding', 'src/vectorstore', 'src/llm', 'src/dataset', 'src/run', 'src/artifacts', 'src/sandbox', 'src/harness'] },
   {
     name: 'foundations',
-    rooms: ['src/text', 'src/languages', 'src/harness/constants.ts', 'src/parsing', 'src/repo', 'src/prompts.ts', 'src/util', 'src/patch.ts'],
+    rooms: ['src/text', 'src/languages', 'src/parsing', 'src/repo', 'src/prompts.ts', 'src/util', 'src/patch.ts'],
   },
 ];
 
@@ -54,7 +55,17 @@ export const FORBIDDEN: ReadonlyArray<{ from: string; to: string; why: string }>
 export const MAX_FILE_LINES = 400;
 
 export interface Violation {
-  kind: 'unplaced' | 'upward' | 'seam' | 'room-cycle' | 'file-cycle' | 'size' | 'glued-error' | 'free-error-kind' | 'flag-outside-table';
+  kind:
+    | 'unplaced'
+    | 'upward'
+    | 'seam'
+    | 'room-cycle'
+    | 'file-cycle'
+    | 'size'
+    | 'glued-error'
+    | 'free-error-kind'
+    | 'flag-outside-table'
+    | 'version-outside-table';
   message: string;
 }
 
@@ -155,6 +166,18 @@ export function freeErrorKinds(text: string): number[] {
   return matchLines(text, /new KindedError\(\s*['"`]/g);
 }
 
+/** The one file that declares the SWE-bench harness releases and their grading switches. */
+export const RELEASE_TABLE = 'src/languages/harness-releases.ts';
+
+/**
+ * Line numbers where code compares a value with a harness release's version string (`rules.harness === '4.1'`):
+ * grading and parsing ask the release's switches (RELEASE_TABLE) instead, so adding a release is one record.
+ */
+export function versionsOutsideTable(text: string): number[] {
+  const version = HARNESS_VERSIONS.map((v) => v.replace(/\./g, '\\.')).join('|');
+  return matchLines(text, new RegExp(`[!=]==?\\s*['"\`](?:${version})['"\`]|['"\`](?:${version})['"\`]\\s*[!=]==?`, 'g'));
+}
+
 /** The one file that declares command-line flags (every command takes its flags from its table). */
 export const FLAG_TABLE = 'app/commands/flag-table.ts';
 
@@ -198,6 +221,12 @@ export function checkArchitecture(root: string): Violation[] {
         violations.push({
           kind: 'flag-outside-table',
           message: `${file}:${line} declares a command-line flag of its own: add it to ${FLAG_TABLE} (one spelling per option) and take it with useFlags`,
+        });
+    if (file !== RELEASE_TABLE)
+      for (const line of versionsOutsideTable(text))
+        violations.push({
+          kind: 'version-outside-table',
+          message: `${file}:${line} compares with a harness release's version: ask its switches in ${RELEASE_TABLE} (releaseOf, parsingOf, gradingSwitches)`,
         });
     for (const line of freeErrorKinds(text))
       violations.push({

@@ -4,8 +4,9 @@
  * below is the Agentless 1.5 / BLAgent paper setting unless its comment says otherwise.
  */
 import { IMAGE_ARCHS } from './harness/instance-spec.ts';
-import { HARNESS_VERSIONS, TEST_MACHINERY_POLICIES } from './harness/constants.ts';
-import { CACHE_LEVELS, NETWORK_MODES } from './sandbox/types.ts';
+import { TEST_MACHINERY_POLICIES } from './harness/constants.ts';
+import { DEFAULT_HARNESS, HARNESS_VERSIONS } from './languages/harness-releases.ts';
+import { BACKEND_NAMES, CACHE_LEVELS, NETWORK_MODES } from './sandbox/types.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -116,7 +117,7 @@ export const RunConfigSchema = z
         /** the sandbox network of evaluation: none (offline), or the engine's bridge / host for parity with the harness */
         network: z.enum(NETWORK_MODES, { message: `must be one of ${NETWORK_MODES.join(', ')}` }).default('none'),
         /** whose grading rules: SWE-bench harness 5.0.2 (default) or 4.1 (validation/grading-rules.ts) */
-        harness: z.enum(HARNESS_VERSIONS, { message: `must be one of ${HARNESS_VERSIONS.join(', ')}` }).default('5.0.2'),
+        harness: z.enum(HARNESS_VERSIONS, { message: `must be one of ${HARNESS_VERSIONS.join(', ')}` }).default(DEFAULT_HARNESS),
         /** locfix's rule on top of the harness': no verdict rests on output the evaluated code can write */
         unforgeable: z.boolean().default(true),
         /** the model patch's test files and runner configuration: kept at the base commit (restore), applied, or refused (validation/test-machinery.ts) */
@@ -125,7 +126,15 @@ export const RunConfigSchema = z
         compareHarness: z.array(z.enum(HARNESS_VERSIONS, { message: `must be one of ${HARNESS_VERSIONS.join(', ')}` })).default([]),
       })
       .strict()
-      .default({ enabled: true, timeoutSeconds: 1800, network: 'none', harness: '5.0.2', unforgeable: true, testMachinery: 'restore', compareHarness: [] }),
+      .default({
+        enabled: true,
+        timeoutSeconds: 1800,
+        network: 'none',
+        harness: DEFAULT_HARNESS,
+        unforgeable: true,
+        testMachinery: 'restore',
+        compareHarness: [],
+      }),
     /** the sandboxes of validation and evaluation, of whichever kind (`backend`); `docker` in configs before issue 43 */
     sandbox: z
       .object({
@@ -149,7 +158,7 @@ export const RunConfigSchema = z
          * where validation and evaluation run: one Docker engine (DOCKER_HOST or the local socket), a pool of engines,
          * or bubblewrap sandboxes on this host with no daemon (sandbox/bwrap/)
          */
-        backend: z.enum(['local', 'docker-pool', 'bwrap'], { message: 'must be "local", "docker-pool" or "bwrap"' }).default('local'),
+        backend: z.enum(BACKEND_NAMES, { message: `must be one of ${BACKEND_NAMES.join(', ')}` }).default(BACKEND_NAMES[0]),
         /** the bwrap backend's images: a folder of unpacked root filesystems (default <cacheDir>/sandbox-images) */
         imageStore: z.string().min(1).optional(),
         /** the pool's engines, "URL" or "URL=N" (N sandboxes at once): unix://…, tcp://host:port, ssh://user@host */
@@ -365,7 +374,7 @@ export function artifactSettings(config: RunConfig): Record<string, unknown> {
       enabled: config.evaluation.enabled,
       network: config.evaluation.network,
       // recorded only when not the default, so run folders made before grading rules were chosen still resume
-      ...(config.evaluation.harness !== '5.0.2' ? { harness: config.evaluation.harness } : {}),
+      ...(config.evaluation.harness !== DEFAULT_HARNESS ? { harness: config.evaluation.harness } : {}),
       ...(config.evaluation.unforgeable ? {} : { unforgeable: false }),
       ...(config.evaluation.testMachinery !== 'restore' ? { testMachinery: config.evaluation.testMachinery } : {}),
     },

@@ -4,13 +4,14 @@
  * locfix rule is on by default and reported by its name, so `--harness 5.0.2 --no-unforgeable` stays 5.0.2-exact.
  */
 import {
-  END_TEST_OUTPUT,
-  HARNESS_VERSIONS,
+  DEFAULT_HARNESS,
+  parseHarnessVersion,
+  releaseOf,
+  releaseRuleNames,
+  type GradingSwitches,
   type HarnessVersion,
-  START_TEST_OUTPUT,
-  TEST_EXIT_CODE,
-  type TestMachineryPolicy,
-} from '../src/harness/constants.ts';
+} from '../src/languages/harness-releases.ts';
+import { END_TEST_OUTPUT, START_TEST_OUTPUT, TEST_EXIT_CODE, type TestMachineryPolicy } from '../src/harness/constants.ts';
 
 export interface GradingRules {
   harness: HarnessVersion;
@@ -35,21 +36,11 @@ export function gradingRulesOf(evaluation: { harness: HarnessVersion; unforgeabl
   };
 }
 
-export const DEFAULT_GRADING_RULES: GradingRules = { harness: '5.0.2', unforgeable: true };
+export const DEFAULT_GRADING_RULES: GradingRules = { harness: DEFAULT_HARNESS, unforgeable: true };
 
-/** What each rule set does, as the report lists it. */
+/** What each rule set does, as the report lists it: the release's switches (src/languages/harness-releases.ts), then locfix's rule. */
 export function gradingRuleNames(rules: GradingRules): string[] {
-  const names =
-    rules.harness === '4.1'
-      ? ['harness 4.1: results between the markers, last status wins, exact test ids']
-      : [
-          'harness 5.0.2: exit-code check (#620)',
-          'suite-ran evidence',
-          'skipped FAIL_TO_PASS fails, skipped PASS_TO_PASS is maintained',
-          'truncated parametrized ids (#290)',
-          'whole-log fallback (#402)',
-          'infrastructure labels (#586)',
-        ];
+  const names = releaseRuleNames(rules.harness);
   if (rules.unforgeable) {
     names.push(
       "locfix unforgeable: failure wins per test, failure headers by full id, no result after the runner's closing summary, ambiguous logs not graded, one marker of each kind, the runner's own report required where it writes one",
@@ -58,13 +49,12 @@ export function gradingRuleNames(rules: GradingRules): string[] {
   return names;
 }
 
-/** "5", "5.0", "5.0.2", "4", "4.1", "4.1.0" → a release; anything else is an error naming the known ones. */
-export function parseHarnessVersion(text: string): HarnessVersion {
-  const normal = text.trim().replace(/^v/, '');
-  if (['5', '5.0', '5.0.2'].includes(normal)) return '5.0.2';
-  if (['4', '4.1', '4.1.0'].includes(normal)) return '4.1';
-  throw new Error(`unknown harness version ${JSON.stringify(text)}; known: ${HARNESS_VERSIONS.join(', ')}`);
+/** The grading switches of the rules' release. */
+export function gradingSwitches(rules: GradingRules): GradingSwitches {
+  return releaseOf(rules.harness).grading;
 }
+
+export { parseHarnessVersion };
 
 /**
  * Evidence that a runner executed (grading.py SUITE_RAN): every count non-zero, since karma prints "Executed 0 of

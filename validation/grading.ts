@@ -14,7 +14,7 @@ import {
   TESTS_TIMEOUT,
   TestStatus,
 } from '../src/harness/constants.ts';
-import { DEFAULT_GRADING_RULES, type GradingRules, gradingRuleNames, parseTestExitCode, readMarkers, SUITE_RAN } from './grading-rules.ts';
+import { DEFAULT_GRADING_RULES, gradingSwitches, type GradingRules, gradingRuleNames, parseTestExitCode, readMarkers, SUITE_RAN } from './grading-rules.ts';
 import { classifyInfraFailure, type InfraTier } from './infra-failure.ts';
 import type { BoundLogParser, StatusConflict, StatusMap } from './log-parsers/index.ts';
 import { plainStatusMap } from '../src/languages/log-parser.ts';
@@ -28,7 +28,7 @@ const PASSING = new Set<string>([TestStatus.PASSED, TestStatus.XFAIL]);
  */
 export function resolveTestKey(test: string, map: StatusMap, rules: GradingRules = DEFAULT_GRADING_RULES): string | undefined {
   if (Object.hasOwn(map, test)) return test;
-  if (rules.harness === '4.1') return undefined;
+  if (!gradingSwitches(rules).truncatedIds) return undefined;
   if (test.split('[').length <= test.split(']').length) return undefined;
   const matches = Object.keys(map).filter((key) => key.startsWith(test));
   if (matches.length > 0 && new Set(matches.map((key) => PASSING.has(map[key]))).size === 1) return matches[0];
@@ -42,7 +42,7 @@ export function testPassed(test: string, map: StatusMap, rules: GradingRules = D
 
 /** 5.0.2: a skipped P2P test is maintained (no regression); 4.1 counted it as neither success nor failure. */
 export function testMaintained(test: string, map: StatusMap, rules: GradingRules = DEFAULT_GRADING_RULES): boolean {
-  if (rules.harness === '4.1') return testPassed(test, map, rules);
+  if (!gradingSwitches(rules).skippedTests) return testPassed(test, map, rules);
   const key = resolveTestKey(test, map, rules);
   return testPassed(test, map, rules) || (key !== undefined && map[key] === TestStatus.SKIPPED);
 }
@@ -52,7 +52,7 @@ export function testFailed(test: string, map: StatusMap, rules: GradingRules = D
   const key = resolveTestKey(test, map, rules);
   if (key === undefined) return true;
   const status = map[key];
-  return status === TestStatus.FAILED || status === TestStatus.ERROR || (rules.harness !== '4.1' && status === TestStatus.SKIPPED);
+  return status === TestStatus.FAILED || status === TestStatus.ERROR || (gradingSwitches(rules).skippedTests && status === TestStatus.SKIPPED);
 }
 
 /** The graded tests the log reports PASSED (an XFAIL is a JUnit skip, and is not checked). */
@@ -93,7 +93,8 @@ export function statusMapFromLog(content: string, parser: BoundLogParser, rules:
   // under locfix's rule the region and the exit code come from the script's own whole-line markers, not the first
   // occurrence of their text, which the tested code can print (mid-line, too)
   const markers = rules.unforgeable ? readMarkers(content) : undefined;
-  const exitCode = rules.harness === '4.1' ? undefined : (markers?.exitCode ?? parseTestExitCode(content));
+  const switches = gradingSwitches(rules);
+  const exitCode = switches.exitCodeCheck ? (markers?.exitCode ?? parseTestExitCode(content)) : undefined;
   const marker = [APPLY_PATCH_FAIL, RESET_FAILED, TESTS_ERROR, TESTS_TIMEOUT].find((code) => content.includes(code));
   if (marker) return notGraded(`the log says "${marker}"`, { exitCode });
   if (!(content.includes(START_TEST_OUTPUT) && content.includes(END_TEST_OUTPUT))) return notGraded('the log has no test output markers', { exitCode });
@@ -117,20 +118,19 @@ export function statusMapFromLog(content: string, parser: BoundLogParser, rules:
     );
   const between = markers?.between ?? content.split(START_TEST_OUTPUT)[1].split(END_TEST_OUTPUT)[0];
   let statusMap = parse(between);
-  if (rules.harness !== '4.1') {
-    if (Object.keys(statusMap).length === 0) {
-      conflicts.length = 0;
-      ambiguities.length = 0;
-      ignored.length = 0;
-      // locfix's rule: not the text before the tests ran, where the patched code's install step and the patch
-      // itself (`git diff`) can print result lines
-      statusMap = parse(markers?.fromStart ?? content);
-    }
-    if (Object.keys(statusMap).length === 0 && !SUITE_RAN.test(content)) return notGraded('no test results and no sign the suite ran', { exitCode });
-    const failing = Object.values(statusMap).some((s) => s === TestStatus.FAILED || s === TestStatus.ERROR);
-    if (exitCode !== undefined && exitCode !== 0 && Object.keys(statusMap).length > 0 && !failing) {
-      return notGraded(`the test command exited ${exitCode} but the log reports no failing test`, { exitCode, conflicts });
-    }
+  if (switches.wholeLogFallback && Object.keys(statusMap).length === 0) {
+    conflicts.length = 0;
+    ambiguities.length = 0;
+    ignored.length = 0;
+    // locfix's rule: not the text before the tests ran, where the patched code's install step and the patch
+    // itself (`git diff`) can print result lines
+    statusMap = parse(markers?.fromStart ?? content);
+  }
+  if (switches.suiteRanEvidence && Object.keys(statusMap).length === 0 && !SUITE_RAN.test(content))
+    return notGraded('no test results and no sign the suite ran', { exitCode });
+  const failing = Object.values(statusMap).some((s) => s === TestStatus.FAILED || s === TestStatus.ERROR);
+  if (switches.exitCodeCheck && exitCode !== undefined && exitCode !== 0 && Object.keys(statusMap).length > 0 && !failing) {
+    return notGraded(`the test command exited ${exitCode} but the log reports no failing test`, { exitCode, conflicts });
   }
   if (ambiguities.length > 0) return notGraded(`the log reads two ways: ${ambiguities.join('; ')}`, { exitCode, conflicts });
   return { statusMap, found: true, conflicts, ...(ignored.length ? { ignored } : {}), ...(exitCode === undefined ? {} : { exitCode }) };
@@ -255,7 +255,7 @@ export function evalReport(
   runnerReport?: Map<string, ReportOutcome> | 'missing',
 ): InstanceReport {
   const entry: InstanceReportEntry = { patch_is_None: false, patch_exists: false, patch_successfully_applied: false, resolved: false };
-  if (rules.harness !== '4.1') entry.infra_failure = false;
+  if (gradingSwitches(rules).infrastructureLabels) entry.infra_failure = false;
   entry.grading = { harness: rules.harness, unforgeable: rules.unforgeable, rules: gradingRuleNames(rules) };
   const report: InstanceReport = { [instanceId]: entry };
   if (modelPatch === null || modelPatch === undefined) {
@@ -269,7 +269,7 @@ export function evalReport(
   if (reading.ignored) entry.ignored_output = reading.ignored;
   if (!reading.found) {
     entry.not_graded_reason = reading.notGraded;
-    const infra = rules.harness === '4.1' ? undefined : classifyInfraFailure(testLog);
+    const infra = gradingSwitches(rules).infrastructureLabels ? classifyInfraFailure(testLog) : undefined;
     if (infra) {
       entry.infra_failure = infra.tier === 'environment';
       entry.infra_failure_reason = infra.reason;

@@ -20,22 +20,11 @@ export const TEST_EXIT_CODE_VAR = 'SWEBENCH_TEST_EXIT_CODE';
 export const TEST_MACHINERY_POLICIES = ['restore', 'keep', 'refuse'] as const;
 export type TestMachineryPolicy = (typeof TEST_MACHINERY_POLICIES)[number];
 
-/**
- * The SWE-bench harness releases whose grading locfix reproduces: 4.1 (the per-language specs of commit b8d5332)
- * and 5.0.2 (commit 7a21e05), which added the exit-code check, suite-ran evidence, skipped-test rules, truncated
- * ids, the whole-log fallback and infrastructure labels. The first is the default.
- */
-export const HARNESS_VERSIONS = ['5.0.2', '4.1'] as const;
-export type HarnessVersion = (typeof HARNESS_VERSIONS)[number];
+/** The harness releases and their grading switches: src/languages/harness-releases.ts. */
+export { DEFAULT_HARNESS, HARNESS_VERSIONS, type HarnessVersion } from '../languages/harness-releases.ts';
 
-export const TestStatus = {
-  FAILED: 'FAILED',
-  PASSED: 'PASSED',
-  SKIPPED: 'SKIPPED',
-  ERROR: 'ERROR',
-  XFAIL: 'XFAIL',
-} as const;
-export type TestStatus = (typeof TestStatus)[keyof typeof TestStatus];
+/** A test's status, in the harness' spelling: the log parsers' vocabulary (src/languages/log-parser.ts). */
+export { TestStatus } from '../languages/log-parser.ts';
 
 export const ResolvedStatus = {
   NO: 'RESOLVED_NO',

@@ -37,6 +37,11 @@ export interface SandboxOptions {
   network?: NetworkMode;
 }
 
+/** where validation and evaluation run (app/engine/backends.ts makes each): one Docker engine, a pool of engines, or
+ * bubblewrap sandboxes on this host with no daemon; the first is the default */
+export const BACKEND_NAMES = ['local', 'docker-pool', 'bwrap'] as const;
+export type BackendName = (typeof BACKEND_NAMES)[number];
+
 export const NETWORK_MODES = ['none', 'bridge', 'host'] as const;
 export type NetworkMode = (typeof NETWORK_MODES)[number];
 

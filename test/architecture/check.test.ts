@@ -7,7 +7,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkArchitecture, cyclesOf, flagsOutsideTable, freeErrorKinds, gluedErrors, importsOf, roomOf } from '../../scripts/check-architecture.ts';
+import {
+  checkArchitecture,
+  cyclesOf,
+  flagsOutsideTable,
+  freeErrorKinds,
+  gluedErrors,
+  importsOf,
+  roomOf,
+  versionsOutsideTable,
+} from '../../scripts/check-architecture.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -104,6 +113,15 @@ describe('architecture check', () => {
     ).toEqual([2]);
     const dir = await tree({ 'src/util/x.ts': "export const f = () => { throw new KindedError('free-string', 'no'); };\n" });
     expect(checkArchitecture(dir).map((v) => v.kind)).toEqual(['free-error-kind']);
+  });
+
+  it("refuses a comparison with a harness release's version outside the release table (grading asks switches)", async () => {
+    expect(versionsOutsideTable("if (rules.harness === '4.1') x;\nconst y = '5.0.2' !== z;\n// if (h === '4.1')\nconst label = '4.1';\n")).toEqual([1, 2]);
+    const dir = await tree({
+      'validation/grade.ts': "export const old = (h: string) => h !== '4.1';\n",
+      'src/languages/harness-releases.ts': "export const isDefault = (h: string) => h === '5.0.2';\n",
+    });
+    expect(checkArchitecture(dir).map((v) => v.kind)).toEqual(['version-outside-table']);
   });
 
   it('refuses a command-line flag declared outside the flag table (one vocabulary for every command)', async () => {

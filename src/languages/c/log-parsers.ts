@@ -3,7 +3,7 @@
  * line for line: redis/valkey's `[ok]: name (12 ms)`, jq's `PASS: name`, doctest's XML report, micropython's
  * run-tests (`pass name`), googletest's `[       OK ] Suite.Test (0 ms)`.
  */
-import { TestStatus } from '../../harness/constants.ts';
+import { TestStatus } from '../log-parser.ts';
 import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogRedis(log: string, context: ParseContext = {}): StatusMap {

@@ -4,13 +4,15 @@
  * harness runs each test on its own under `set -x` and reads the `-Dtest=` of the traced command and the
  * `BUILD SUCCESS|FAILURE` after it; Ant's `[junit] [PASS] name`; Gradle with the harness' logging config.
  */
-import { TestStatus } from '../../harness/constants.ts';
+import { TestStatus } from '../log-parser.ts';
+import { parsingOf } from '../harness-releases.ts';
 import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogMaven(log: string, context: ParseContext = {}): StatusMap {
   const map = newStatusMap(context);
   // 5.0's form: traced commands and BUILD lines of concurrent output can interleave, so tests and results pair in
   // order, and results that came before their test pair at the end; 4.1 gave each result to the last command
+  const paired = parsingOf(context.harness).pairedMavenResults;
   const pending: string[] = [];
   const unmatched: string[] = [];
   let lastTest = '---NO TEST NAME FOUND YET---';
@@ -30,11 +32,11 @@ export function parseLogMaven(log: string, context: ParseContext = {}): StatusMa
     const result = /^.*BUILD (SUCCESS|FAILURE)$/.exec(line);
     if (!result) continue;
     results++;
-    if (context.harness === '4.1') record(lastTest, result[1]);
+    if (!paired) record(lastTest, result[1]);
     else if (pending.length) record(pending.shift()!, result[1]);
     else unmatched.push(result[1]);
   }
-  if (context.harness !== '4.1') while (pending.length && unmatched.length) record(pending.shift()!, unmatched.shift()!);
+  if (paired) while (pending.length && unmatched.length) record(pending.shift()!, unmatched.shift()!);
   // Maven prints one BUILD line per run: a surplus was printed by something else (a test can print one before
   // Maven's own), and pairing in order would give a test the wrong result
   if (results > commands) context.onAmbiguity?.(`${results} BUILD results for ${commands} traced Maven commands`);

@@ -5,14 +5,15 @@
  * instances use one Jest form or the other. The harness' parsers for SWE-bench Multimodal's repositories
  * (calypso, Chart.js, marked, p5.js, react-pdf) are not ported.
  */
-import { TestStatus } from '../../harness/constants.ts';
+import { TestStatus } from '../log-parser.ts';
+import { parsingOf } from '../harness-releases.ts';
 import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogJest(log: string, context: ParseContext = {}): StatusMap {
   const map = newStatusMap(context);
   eachMatch(log, /^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$/, ([symbol, rawName]) => {
     // 5.0 strips the name, so that "name  (5 ms)" and "name" are one test
-    const name = context.harness === '4.1' ? rawName : rawName.trim();
+    const name = parsingOf(context.harness).trimmedJestNames ? rawName.trim() : rawName;
     map[name] = symbol === '✓' ? TestStatus.PASSED : symbol === '✕' ? TestStatus.FAILED : TestStatus.SKIPPED;
   });
   return map;

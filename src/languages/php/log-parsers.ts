@@ -2,7 +2,7 @@
  * phpunit `--testdox` logs (swebench/harness/log_parsers/php.py at SWE-bench b8d5332): a suite line `Name (Class)`
  * and its tests `✔ does x`; the test's name is `Suite > test`. Lines are not stripped here, as in the harness.
  */
-import { TestStatus } from '../../harness/constants.ts';
+import { TestStatus } from '../log-parser.ts';
 import { type StatusMap, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogPhpunit(log: string, context: ParseContext = {}): StatusMap {

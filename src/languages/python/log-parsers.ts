@@ -5,7 +5,8 @@
  * turns " - " into a space and takes the second word, which also cuts a parametrized id that contains
  * " - " or a space at that point.
  */
-import { TestStatus } from '../../harness/constants.ts';
+import { TestStatus } from '../log-parser.ts';
+import { parsingOf, type ParsingSwitches } from '../harness-releases.ts';
 import { checkPassCount, type StatusMap, newStatusMap, type ParseContext, runnerOwnOutput } from '../log-parser.ts';
 
 const STATUSES = Object.values(TestStatus);
@@ -51,14 +52,14 @@ function words(text: string): string[] {
   return text.split(/\s+/).filter((w) => w.length > 0);
 }
 
-function parsePytestResultLine(line: string, harness: ParseContext['harness']): [string, TestStatus] | undefined {
+function parsePytestResultLine(line: string, parsing: ParsingSwitches): [string, TestStatus] | undefined {
   const statusFirst = STATUS_FIRST.exec(line);
   if (statusFirst) {
     const status = statusFirst[1] as TestStatus;
     let name = statusFirst[2];
     if (status === TestStatus.FAILED) name = words(line.replaceAll(' - ', ' '))[1];
     // "SKIPPED [3] tests/x.py:12: reason" is a summary of skips, not a test
-    if (harness !== '4.1' && status === TestStatus.SKIPPED && SKIP_COUNT.test(name)) return undefined;
+    if (parsing.skipSummaryLines && status === TestStatus.SKIPPED && SKIP_COUNT.test(name)) return undefined;
     return [name, status];
   }
   const testFirst = TEST_FIRST.exec(line);
@@ -70,7 +71,7 @@ export function parseLogPytest(fullLog: string, context: ParseContext = {}): Sta
   const log = pytestOwnOutput(fullLog, context);
   const map = newStatusMap(context);
   for (const line of log.split('\n')) {
-    const parsed = parsePytestResultLine(line, context.harness);
+    const parsed = parsePytestResultLine(line, parsingOf(context.harness));
     if (parsed) map[parsed[0]] = parsed[1];
   }
   return checkedAgainstPytest(map, log, context);
@@ -92,7 +93,7 @@ export function parseLogPytestOptions(fullLog: string, context: ParseContext = {
   const log = pytestOwnOutput(fullLog, context);
   const map = newStatusMap(context);
   for (const line of log.split('\n')) {
-    const parsed = parsePytestResultLine(line, context.harness);
+    const parsed = parsePytestResultLine(line, parsingOf(context.harness));
     if (parsed) map[normalizeOptionTestName(parsed[0])] = parsed[1];
   }
   return checkedAgainstPytest(map, log, context);
@@ -105,7 +106,8 @@ export function parseLogPytestV2(fullLog: string, context: ParseContext = {}): S
   for (const raw of log.split('\n')) {
     // eslint-disable-next-line no-control-regex
     const line = raw.replace(/\[(\d+)m/g, '').replace(/[\x01-\x1f]/g, '');
-    const parsed = context.harness === '4.1' ? parsePytestResultLine(line, '4.1') : pytestV2ResultLine(line);
+    const parsing = parsingOf(context.harness);
+    const parsed = parsing.pytestV2Lines ? pytestV2ResultLine(line) : parsePytestResultLine(line, parsing);
     if (parsed) map[parsed[0]] = parsed[1];
   }
   return checkedAgainstPytest(map, log, context);
@@ -241,7 +243,7 @@ export function parseLogMatplotlib(fullLog: string, context: ParseContext = {}):
     if (line.startsWith(TestStatus.FAILED)) line = line.replaceAll(' - ', ' ');
     const parts = words(line);
     if (parts.length <= 1) continue;
-    if (context.harness !== '4.1' && parts[0] === TestStatus.SKIPPED && SKIP_COUNT.test(parts[1])) continue;
+    if (parsingOf(context.harness).skipSummaryLines && parts[0] === TestStatus.SKIPPED && SKIP_COUNT.test(parts[1])) continue;
     map[parts[1]] = parts[0] as TestStatus;
   }
   return checkedAgainstPytest(map, log, context);

@@ -3,7 +3,7 @@
  * format, test-unit's verbose lines (`test_x(Suite): .`), rspec results turned into `name - passed`, and
  * jekyll, whose instances use one or the other by pull request.
  */
-import { TestStatus } from '../../harness/constants.ts';
+import { TestStatus } from '../log-parser.ts';
 import { type StatusMap, eachMatch, newStatusMap, type ParseContext } from '../log-parser.ts';
 
 export function parseLogMinitest(log: string, context: ParseContext = {}): StatusMap {

@@ -1,5 +1,5 @@
 /** `cargo test` logs (swebench/harness/log_parsers/rust.py at SWE-bench b8d5332): `test path::name ... ok`. */
-import { TestStatus } from '../../harness/constants.ts';
+import { TestStatus } from '../log-parser.ts';
 import { type StatusMap, eachMatch, newStatusMap, type ParseContext, runnerOwnOutput } from '../log-parser.ts';
 
 export function parseLogCargo(fullLog: string, context: ParseContext = {}): StatusMap {
