@@ -52,13 +52,13 @@ const withRunSeed = <O extends { seed?: number }>(options: O, run: { seed?: numb
 
 export const LOCALIZERS: Record<string, LocalizerEntry> = {
   retrieval: defineLocalizer({
-    options: async () => (await import('./retrieval-localizer.ts')).RetrievalOptionsSchema,
+    options: async () => (await import('./retrieval/localizer.ts')).RetrievalOptionsSchema,
     resolved: async (options) => ({
       queries: options.queries ?? (await import('./retrieval/query.ts')).DEFAULT_QUERY_PRESET,
       environmentReports: options.environmentReports ?? 'drop',
       retrieval: (await import('./retrieval/options.ts')).resolveRetrievalOptions(options.retrieval),
     }),
-    create: async (options) => new (await import('./retrieval-localizer.ts')).RetrievalLocalizer(options),
+    create: async (options) => new (await import('./retrieval/localizer.ts')).RetrievalLocalizer(options),
   }),
   oracle: defineLocalizer({
     options: async () => (await import('./oracle/index.ts')).OracleOptionsSchema,

@@ -16,8 +16,8 @@ import { writeFileAtomic } from '../../src/util/fsx.ts';
 interface CalibrateFlags {
   escalateTo?: string;
   signal?: string;
-  merge: string;
-  steps: string;
+  merge: 'replace' | 'fuse';
+  steps: number;
   json?: boolean;
   html?: string;
 }
@@ -29,13 +29,11 @@ export function register(program: Command): void {
     .argument('<run>', 'the lower (cheap) tier: a run folder with localize-files or retrieve artifacts');
   useFlags(command, ['escalateTo', 'signal', 'merge', 'steps', 'json', 'html'], {
     merge: { default: 'replace' },
-    steps: { default: '20' },
+    steps: { default: 20 },
     json: { description: 'print one JSON object' },
     html: { description: 'also write the reliability diagrams and the curve as a self-contained HTML page' },
   }).action(async (run: string, flags: CalibrateFlags) => {
-    if (flags.merge !== 'replace' && flags.merge !== 'fuse') throw new Error(`--merge must be replace or fuse, got "${flags.merge}"`);
-    const steps = Number(flags.steps);
-    if (!Number.isInteger(steps) || steps < 1) throw new Error(`--steps expects a positive integer, got "${flags.steps}"`);
+    const steps = flags.steps;
     const lower = await loadTierRun(path.resolve(run));
     const signals = calibrateRun(lower);
     let curve: { signal: string; points: CurvePoint[] } | undefined;

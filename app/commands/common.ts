@@ -6,7 +6,6 @@ import type { LlmConfigInput } from '../../src/llm/config.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
-import { positiveInt } from '../engine/selection.ts';
 import { parseMirrorSpecs } from '../../src/repo/mirrors.ts';
 import { Services } from '../services.ts';
 import { useFlags } from './flag-table.ts';
@@ -18,8 +17,9 @@ export interface ServiceFlags {
   embedder: string;
   chromaUrl?: string;
   llm?: string;
-  llmTimeout?: string;
-  llmRetries?: string;
+  /** ms (the flag's parser turns --llm-timeout's seconds into the config's milliseconds) */
+  llmTimeout?: number;
+  llmRetries?: number;
 }
 
 export function addSelectionOptions(command: Command): Command {
@@ -55,9 +55,9 @@ export function servicesFrom(flags: ServiceFlags): Services {
 export function llmFrom(flags: Pick<ServiceFlags, 'llm' | 'llmTimeout' | 'llmRetries'>): string | LlmConfigInput | undefined {
   if (!flags.llm) return undefined;
   if (flags.llmTimeout === undefined && flags.llmRetries === undefined) return flags.llm;
-  const retries = flags.llmRetries === undefined ? undefined : Number(flags.llmRetries);
-  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0))
-    throw new Error(`--llm-retries expects a non-negative integer, got "${flags.llmRetries}"`);
-  const timeout = positiveInt('--llm-timeout', flags.llmTimeout);
-  return { model: flags.llm, ...(timeout ? { timeoutMs: timeout * 1000 } : {}), ...(retries !== undefined ? { maxRetries: retries } : {}) };
+  return {
+    model: flags.llm,
+    ...(flags.llmTimeout !== undefined ? { timeoutMs: flags.llmTimeout } : {}),
+    ...(flags.llmRetries !== undefined ? { maxRetries: flags.llmRetries } : {}),
+  };
 }

@@ -6,7 +6,7 @@
  * here, where a reader sees whether the same option already has a name.
  */
 import type { Command } from 'commander';
-import { optionName, RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import { nonNegativeNumber, oneOf, optionName, portNumber, positiveInt, RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
 import { RUN_FLAGS } from './run-flags.ts';
 import { QUERY_PRESETS } from '../../localizer/retrieval/query.ts';
 
@@ -17,8 +17,19 @@ export interface FlagSpec {
   default?: unknown;
   /** repeatable: each use is collected into a list */
   repeat?: boolean;
-  /** commander's own parser, applied as the flag is read */
+  /** the value's parser (flag-values.ts): text and the flag's spelling → value; a repeatable flag collects the values */
+  value?: (text: string, name: string) => unknown;
+  /** commander's own parser, for a flag whose uses fold together otherwise (--retry-errors, evaluate's --instances) */
   parse?: (value: string, previous: unknown) => unknown;
+}
+
+/** commander's parser of a flag whose values `value` parses: one value, or (repeatable) the list of them. */
+function commanderParser(spec: FlagSpec): FlagSpec['parse'] {
+  const name = spec.flag.split(/[ ,]/).find((w) => w.startsWith('--'))!;
+  const value = spec.value;
+  if (!value) return spec.repeat ? collect : undefined;
+  if (spec.repeat) return (text, previous) => [...((previous as unknown[] | undefined) ?? []), value(text, name)];
+  return (text) => value(text, name);
 }
 
 const collect = (value: string, previous: unknown) => [...((previous as string[] | undefined) ?? []), value];
@@ -43,14 +54,14 @@ const COMMAND_FLAGS = {
   taskDataset: { flag: '-d, --task-dataset <name>', description: 'with a task repository: only the tasks of this dataset its sweb.yaml publishes' },
   gate: { flag: '--gate', description: "run the gate first: each row's gold patch and empty patch on this machine (gate.json in the run)" },
   // gate
-  repeats: { flag: '--repeats <n>', description: 'gold runs per row; 2 or more tell a flaky row (default 1)', parse: (value: string) => Number(value) },
+  repeats: { flag: '--repeats <n>', description: 'gold runs per row; 2 or more tell a flaky row (default 1)', value: positiveInt },
   // ladder
-  seeds: { flag: '--seeds <n>', description: 'runs of every rung, seeds --seed … --seed + n − 1 (default 1)', parse: (value: string) => Number(value) },
+  seeds: { flag: '--seeds <n>', description: 'runs of every rung, seeds --seed … --seed + n − 1 (default 1)', value: positiveInt },
   // calibrate
   escalateTo: { flag: '--escalate-to <run>', description: 'the upper tier: a run of the same instances (e.g. an imported BLAgent run)' },
   signal: { flag: '--signal <name>', description: 'the signal the curve escalates on (default: the one with the highest AUROC)' },
-  merge: { flag: '--merge <how>', description: 'replace | fuse: how the upper answer merges with the lower' },
-  steps: { flag: '--steps <n>', description: 'points of the curve beyond 0 %' },
+  merge: { flag: '--merge <how>', description: 'replace | fuse: how the upper answer merges with the lower', value: oneOf(['replace', 'fuse']) },
+  steps: { flag: '--steps <n>', description: 'points of the curve beyond 0 %', value: positiveInt },
   // demo
   minibench: { flag: '--minibench <dir>', description: 'where to build the mini-benchmark' },
   recording: { flag: '--recording <dir>', description: 'the recorded model answers to replay' },
@@ -66,14 +77,14 @@ const COMMAND_FLAGS = {
   },
   fusion: { flag: '--fusion <method>', description: 'weighted | rrf | learned (the shipped ranker model reorders the weighted fusion)' },
   rankerModel: { flag: '--ranker-model <file>', description: 'with --fusion learned: a model file from npm run ranker:train (default: the shipped one)' },
-  poolCap: { flag: '--pool-cap <n>', description: 'candidate pool size (default 15)' },
+  poolCap: { flag: '--pool-cap <n>', description: 'candidate pool size (default 15)', value: positiveInt },
   // repair and select
-  samplesPerSet: { flag: '--samples-per-set <n>', description: 'samples per location set, the greedy one included' },
-  temperature: { flag: '--temperature <t>', description: 'temperature of the non-greedy samples' },
-  maxTokens: { flag: '--max-tokens <n>', description: 'completion tokens per sample' },
+  samplesPerSet: { flag: '--samples-per-set <n>', description: 'samples per location set, the greedy one included', value: positiveInt },
+  temperature: { flag: '--temperature <t>', description: 'temperature of the non-greedy samples', value: nonNegativeNumber },
+  maxTokens: { flag: '--max-tokens <n>', description: 'completion tokens per sample', value: positiveInt },
   modelName: { flag: '--model-name <name>', description: 'model_name_or_path in the predictions (default: the repair model)' },
   // view
-  port: { flag: '--port <n>', description: 'port to listen on (0: any free port)' },
+  port: { flag: '--port <n>', description: 'port to listen on (0: any free port)', value: portNumber },
   host: { flag: '--host <address>', description: 'address to listen on; the default serves this machine only' },
   allowHost: {
     flag: '--allow-host <name>',
@@ -91,12 +102,12 @@ const COMMAND_FLAGS = {
   dryRun: { flag: '--dry-run', description: 'list what would be removed, remove nothing' },
 } satisfies Record<string, FlagSpec>;
 
-/** The flags of RUN_FLAGS, by option name: their spelling and help; each command parses their values itself. */
+/** The flags of RUN_FLAGS, by option name: their spelling, help and value parser, for every command that takes them. */
 function runFlagSpecs(): Record<string, FlagSpec> {
   const specs: Record<string, FlagSpec> = {};
   for (const f of RUN_FLAGS) {
     const name = optionName(f.flag);
-    specs[name] = { flag: f.flag, description: f.description, ...(f.repeat ? { repeat: true } : {}) };
+    specs[name] = { flag: f.flag, description: f.description, ...(f.repeat ? { repeat: true } : {}), ...(f.parse ? { value: f.parse } : {}) };
   }
   return specs;
 }
@@ -125,7 +136,7 @@ export function useFlags(command: Command, names: readonly FlagName[], uses: Par
     if (!spec) throw new Error(`flag-table: no flag named ${name}`);
     const use = uses[name] ?? {};
     const description = use.description ?? spec.description;
-    const parse = use.parse ?? spec.parse ?? (spec.repeat ? collect : undefined);
+    const parse = use.parse ?? spec.parse ?? commanderParser(spec);
     const fallback = use.default ?? spec.default ?? (spec.repeat ? [] : undefined);
     const declare = use.required ? command.requiredOption.bind(command) : command.option.bind(command);
     if (parse) declare(spec.flag, description, parse as (value: string, previous: unknown) => unknown, fallback);

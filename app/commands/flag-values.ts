@@ -1,6 +1,7 @@
 /**
- * The value parsers of `locfix run`'s flag table (run-flags.ts): each takes the flag's text and the flag's name,
- * and throws an error that names the flag and what it expects.
+ * The value parsers of the flag tables (run-flags.ts, flag-table.ts): each takes the flag's text and the flag's name,
+ * and throws an error that names the flag and what it expects. A flag's parser travels with its spelling: every
+ * command that takes the flag gets its value parsed (`useFlags`), none parses it again.
  */
 
 export const list = (text: string): string[] =>
@@ -8,6 +9,11 @@ export const list = (text: string): string[] =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+export const positiveInt = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} expects a positive integer, got "${text}"`);
+  return n;
+};
 export const nonNegativeInt = (text: string, name: string): number => {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} expects a non-negative integer, got "${text}"`);
@@ -16,6 +22,16 @@ export const nonNegativeInt = (text: string, name: string): number => {
 export const positiveNumber = (text: string, name: string): number => {
   const n = Number(text);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} expects a positive number, got "${text}"`);
+  return n;
+};
+export const nonNegativeNumber = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} expects a non-negative number, got "${text}"`);
+  return n;
+};
+export const portNumber = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`${name} expects a port number (0-65535), got "${text}"`);
   return n;
 };
 export const integer = (text: string, name: string): number => {

@@ -100,6 +100,7 @@ async function list(opts: StoreFlags = {}): Promise<void> {
 
 export function register(program: Command): void {
   const sweep = program.command('sweep').description('remove the sandboxes locfix left behind (all of them, or those of one run)');
+  // `--backend` is the run's flag, parsed by its table: a word that names no backend is refused, not swept as Docker
   useFlags(sweep, ['runId', 'backend', 'imageStore', 'cacheDir'], {
     runId: { description: 'only the sandboxes of this run' },
     backend: { description: 'local (default; Docker) | bwrap: whose sandboxes' },

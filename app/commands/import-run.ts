@@ -10,7 +10,7 @@ import path from 'node:path';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
 import { parsePublishedRun, PUBLISHED_FORMATS, writeImportedRun, type PublishedFormat } from '../../localizer/interchange/published-runs.ts';
 import { addSelectionOptions } from './common.ts';
-import { loadSelectionWithDataset, type SelectionFlags } from '../engine/selection.ts';
+import { loadSelectionWithDataset, selectionOfFlags, type SelectionFlags } from '../engine/selection.ts';
 
 interface ImportFlags extends SelectionFlags {
   format: string;
@@ -36,7 +36,7 @@ export function register(program: Command): void {
     const format = flags.format as PublishedFormat;
     const text = await readFile(path.resolve(file), 'utf8');
     // BLAgent rows point into the whole dataset's order, whatever the selection
-    const { dataset: whole, selection } = await loadSelectionWithDataset(flags, 'import-run');
+    const { dataset: whole, selection } = await loadSelectionWithDataset(selectionOfFlags(flags), 'import-run');
     const parsed = parsePublishedRun(format, text, whole);
     const wanted = new Set(selection.map((i) => i.instance_id));
     const inWhole = new Set(whole.map((i) => i.instance_id));

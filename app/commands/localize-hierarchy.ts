@@ -19,24 +19,24 @@ import { HANDOFFS, type Handoff } from '../../src/artifacts/localization.ts';
 import { recordStageRun } from '../../src/run/manifest.ts';
 import { STAGE, runStageOver } from '../../src/run/stage.ts';
 import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
-import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
+import { loadSelection, selectionOfFlags, type SelectionFlags } from '../engine/selection.ts';
 
 interface HierarchyFlags extends SelectionFlags, ServiceFlags {
   out: string;
   fileStage: string;
-  topFiles?: string;
+  topFiles?: number;
   handoff?: string;
   stageOptions?: string;
-  concurrency?: string;
+  concurrency: number;
   retryErrors?: RetryErrors;
 }
 
 async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags): Promise<{ ok: number; total: number }> {
   const options = flags.stageOptions ? jsonObject(flags.stageOptions, '--stage-options') : {};
-  const topFiles = positiveInt('--top-files', flags.topFiles);
-  const instances = await loadSelection(flags, `localize-${level}`);
+  const topFiles = flags.topFiles;
+  const instances = await loadSelection(selectionOfFlags(flags), `localize-${level}`);
   const services = servicesFrom(flags);
-  const concurrency = positiveInt('--concurrency', flags.concurrency) ?? 1;
+  const concurrency = flags.concurrency;
   if (flags.handoff !== undefined && !(HANDOFFS as readonly string[]).includes(flags.handoff))
     throw new Error(`--handoff must be top, soft or hard, got "${flags.handoff}"`);
   const merged = { ...options, ...(topFiles ? { topFiles } : {}), ...(flags.handoff ? { handoff: flags.handoff as Handoff } : {}) };
@@ -81,7 +81,7 @@ function hierarchyCommand(program: Command, level: 'functions' | 'lines', descri
     stageOptions: {
       description: `the stage's options as JSON, e.g. ${level === 'functions' ? '{"maxAttempts":5,"temperature":0}' : '{"samples":4,"temperature":0.8,"contextWindow":10}'}`,
     },
-    concurrency: { description: 'instances at once', default: '1' },
+    concurrency: { description: 'instances at once', default: 1 },
   }).action(async (flags: HierarchyFlags) => {
     const { ok, total } = await runHierarchy(level, flags);
     process.stderr.write(
@@ -119,7 +119,7 @@ export function register(program: Command): void {
   useFlags(importCommand, ['out', 'label'], { out: { required: true, description: 'run directory' }, label: { default: 'agentless-import' } }).action(
     async (file: string, flags: SelectionFlags & ServiceFlags & { out: string; label: string }) => {
       const records = await readLocOutputs(path.resolve(file));
-      const instances = new Map((await loadSelection(flags, 'agentless-import')).map((i) => [i.instance_id, i]));
+      const instances = new Map((await loadSelection(selectionOfFlags(flags), 'agentless-import')).map((i) => [i.instance_id, i]));
       const services = servicesFrom(flags);
       let imported = 0;
       try {

@@ -15,13 +15,13 @@ import { DEFAULT_LOCALIZER, defaultSandboxSettings } from '../../src/config.ts';
 import { runBackend } from '../engine/backends.ts';
 import { STAGE } from '../../src/run/stage.ts';
 import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
-import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
+import { loadSelection, selectionOfFlags, type SelectionFlags } from '../engine/selection.ts';
 
 interface LocalizeFlags extends SelectionFlags, ServiceFlags {
   localizer: string;
   localizerOptions?: string;
   out: string;
-  concurrency?: string;
+  concurrency: number;
   retryErrors?: RetryErrors;
 }
 
@@ -29,7 +29,7 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
   const given = flags.localizerOptions ? jsonObject(flags.localizerOptions, '--localizer-options') : {};
   // looked up and parsed once; the parsed options are what the manifest records: two option sets are two arms
   const resolved = await resolveLocalizer(flags.localizer, given, '--localizer');
-  const instances = await loadSelection(flags, 'localize');
+  const instances = await loadSelection(selectionOfFlags(flags), 'localize');
   const services = servicesFrom(flags);
   // a localizer that reads through a sandbox (the explorer) gets one on the local Docker engine
   const files = assembleFileLocalization(resolved, services, {
@@ -46,13 +46,13 @@ export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: numbe
     await services.close();
     throw err;
   });
-  const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 1 });
+  const progress = createProgress({ concurrency: flags.concurrency });
   progress.begin(STAGE.files, instances.length);
   try {
     const artifacts = await runFileLocalization(instances, await files.localizer, services, {
       ...files.runSettings,
       dataset: flags.dataset,
-      concurrency: positiveInt('--concurrency', flags.concurrency),
+      concurrency: flags.concurrency,
       retryErrors: flags.retryErrors,
       onEvent: (e) => progress.event(e),
     });
@@ -69,7 +69,7 @@ export function register(program: Command): void {
   addServiceOptions(command);
   useFlags(command, ['localizer', 'localizerOptions', 'concurrency', 'retryErrors', 'out'], {
     localizer: { default: DEFAULT_LOCALIZER, description: `file localizer: ${localizerNames().join(' | ')}` },
-    concurrency: { description: 'instances localized at once', default: '1' },
+    concurrency: { description: 'instances localized at once', default: 1 },
     out: { required: true },
   }).action(async (flags: LocalizeFlags) => {
     const { ok, total } = await localizeCommand(flags);

@@ -18,14 +18,14 @@ import { PythonAnalyzer } from '../../repair/analyzer.ts';
 import { repairStage, runSelectStage } from '../../repair/stage.ts';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
 import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
-import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
+import { loadSelection, selectionOfFlags, type SelectionFlags } from '../engine/selection.ts';
 
 interface RepairFlags extends SelectionFlags, ServiceFlags {
   out: string;
-  samplesPerSet?: string;
-  temperature?: string;
-  maxTokens?: string;
-  concurrency?: string;
+  samplesPerSet: number;
+  temperature: number;
+  maxTokens: number;
+  concurrency: number;
   retryErrors?: RetryErrors;
 }
 
@@ -35,19 +35,19 @@ export function register(program: Command): void {
   addServiceOptions(repair);
   useFlags(repair, ['out', 'samplesPerSet', 'temperature', 'maxTokens', 'concurrency', 'retryErrors'], {
     out: { required: true, description: 'run directory holding localize-lines/ artifacts' },
-    samplesPerSet: { default: '10' },
-    temperature: { default: '0.8' },
-    maxTokens: { default: '1024' },
-    concurrency: { description: 'instances repaired at once', default: '4' },
+    samplesPerSet: { default: 10 },
+    temperature: { default: 0.8 },
+    maxTokens: { default: 1024 },
+    concurrency: { description: 'instances repaired at once', default: 4 },
   }).action(async (flags: RepairFlags) => {
-    const instances = await loadSelection(flags, 'repair');
+    const instances = await loadSelection(selectionOfFlags(flags), 'repair');
     const services = servicesFrom(flags);
     const model = services.requireLlm('repair');
     const layout = new RunLayout(path.resolve(flags.out));
     const repairConfig = {
-      samplesPerSet: positiveInt('--samples-per-set', flags.samplesPerSet),
-      temperature: flags.temperature === undefined ? undefined : Number(flags.temperature),
-      maxTokens: positiveInt('--max-tokens', flags.maxTokens),
+      samplesPerSet: flags.samplesPerSet,
+      temperature: flags.temperature,
+      maxTokens: flags.maxTokens,
     };
     await recordStageRun(layout, {
       kind: 'stage',
@@ -58,7 +58,7 @@ export function register(program: Command): void {
       settings: { ...repairConfig, llm: model.id },
     });
     const analyzer = await PythonAnalyzer.create();
-    const progress = createProgress({ concurrency: positiveInt('--concurrency', flags.concurrency) ?? 4 });
+    const progress = createProgress({ concurrency: flags.concurrency });
     progress.begin(STAGE.repair, instances.length);
     try {
       const stage = repairStage({
@@ -69,7 +69,7 @@ export function register(program: Command): void {
       });
       const artifacts = await runStageOver(stage, groupByRepo(instances), {
         layout,
-        concurrency: positiveInt('--concurrency', flags.concurrency) ?? 4,
+        concurrency: flags.concurrency,
         retryErrors: flags.retryErrors,
         onEvent: (e) => progress.event(e),
       });
@@ -93,7 +93,7 @@ export function register(program: Command): void {
     cacheDir: { description: 'dataset cache', default: defaultCacheDir() },
     out: { required: true, description: 'run directory holding repair/ artifacts' },
   }).action(async (flags: SelectionFlags & { cacheDir: string; out: string; modelName?: string }) => {
-    const instances = await loadSelection(flags, 'select');
+    const instances = await loadSelection(selectionOfFlags(flags), 'select');
     const layout = new RunLayout(path.resolve(flags.out));
     await recordStageRun(layout, {
       kind: 'stage',

@@ -18,14 +18,14 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
-import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
+import { RetrievalLocalizer } from '../../localizer/retrieval/localizer.ts';
 import { resolveLocalizer, type ResolvedLocalizer } from '../../localizer/registry.ts';
 import { assembleFileLocalization } from '../engine/file-localization.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
 import { assertQueries, DEFAULT_QUERY_PRESET, externalQuery, issueQueryText, type QueryPreset, type RetrievalQuery } from '../../localizer/retrieval/query.ts';
 import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../../localizer/retrieval/options.ts';
 import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
-import { loadSelection, positiveInt, type SelectionFlags } from '../engine/selection.ts';
+import { loadSelection, selectionOfFlags, type SelectionFlags } from '../engine/selection.ts';
 
 export interface RetrieveCommandOptions extends SelectionFlags, Omit<ServiceFlags, 'llm'> {
   queries: string;
@@ -34,7 +34,7 @@ export interface RetrieveCommandOptions extends SelectionFlags, Omit<ServiceFlag
   retryErrors?: RetryErrors;
   fusion?: string;
   rankerModel?: string;
-  poolCap?: string;
+  poolCap?: number;
   out: string;
 }
 
@@ -64,8 +64,7 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
     if (opts.fusion !== 'learned') throw new Error('--ranker-model needs --fusion learned');
     retrievalOptions.rankerModel = path.resolve(opts.rankerModel);
   }
-  const poolCap = positiveInt('--pool-cap', opts.poolCap);
-  if (poolCap) retrievalOptions.poolCap = poolCap;
+  if (opts.poolCap) retrievalOptions.poolCap = opts.poolCap;
   const environmentReports = opts.keepEnvironmentReports ? 'keep' : 'drop';
   // the retrieval localizer's registry entry parses the flags' options, as `run` and `localize` parse theirs: a
   // wrong --queries or --fusion stops here; a model file that is missing or does not fit, when the localizer is made
@@ -74,7 +73,7 @@ export async function retrieveCommand(opts: RetrieveCommandOptions): Promise<{ o
   // resolved after every flag is in, so the recorded settings hold the pool cap the run used
   const resolved = resolveRetrievalOptions(retrievalOptions);
 
-  const instances = await loadSelection(opts, 'retrieve');
+  const instances = await loadSelection(selectionOfFlags(opts), 'retrieve');
   const external = opts.queriesFile ? await loadQueriesFile(opts.queriesFile) : undefined;
   // queries another stage wrote are given in code, not as an option: the entry's parsed options, plus them
   const withExternalQueries: ResolvedLocalizer = {

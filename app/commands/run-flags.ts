@@ -6,12 +6,11 @@
  */
 import { DEFAULT_LOCALIZER, ORACLE_LEVELS, type RunConfigInput } from '../../src/config.ts';
 import { IMAGE_ARCHS } from '../../src/harness/instance-spec.ts';
-import { CACHE_LEVELS, NETWORK_MODES } from '../../src/sandbox/types.ts';
+import { BACKEND_NAMES, CACHE_LEVELS, NETWORK_MODES } from '../../src/sandbox/types.ts';
 import { TEST_MACHINERY_POLICIES } from '../../src/harness/constants.ts';
 import { localizerNames } from '../../localizer/registry.ts';
-import { positiveInt } from '../engine/selection.ts';
 import { parseHarnessVersion } from '../../validation/grading-rules.ts';
-import { integer, jsonObject, keyed, list, mirrorSpec, nonNegativeInt, oneOf, optionName, positiveNumber } from './flag-values.ts';
+import { integer, jsonObject, keyed, list, mirrorSpec, nonNegativeInt, oneOf, optionName, positiveInt, positiveNumber } from './flag-values.ts';
 
 /** A `locfix run` flag and the config key it sets: flags and config are declared in this one table. */
 interface RunFlag {
@@ -43,14 +42,14 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('instances', { flag: '--instances <ids>', description: 'comma-separated instance ids', parse: list }),
   flag('pattern', { flag: '--pattern <pattern>', description: 'instance ids matching this glob or /regex/' }),
   flag('repos', { flag: '--repo <owner/name>', description: 'instances of this repository (repeatable)', repeat: true }),
-  flag('limit', { flag: '--limit <n>', description: 'at most this many instances', parse: (t, f) => positiveInt(f, t) }),
+  flag('limit', { flag: '--limit <n>', description: 'at most this many instances', parse: positiveInt }),
   flag('shard', { flag: '--shard <i/n>', description: 'only part i of n of the selection; `locfix merge` joins the parts' }),
   flag('llm', { flag: '--llm <spec>', description: 'chat model, e.g. ollama:gpt-oss:120b or openai:gpt-4o@http://localhost:8000/v1' }),
   flag('llm', {
     field: 'timeoutMs',
     flag: '--llm-timeout <seconds>',
     description: 'per model request (default 300)',
-    parse: (t, f) => positiveInt(f, t)! * 1000,
+    parse: (t, f) => positiveInt(t, f) * 1000,
   }),
   flag('llm', { field: 'maxRetries', flag: '--llm-retries <n>', description: 'retries of a failed model request (default 4)', parse: nonNegativeInt }),
   flag('localizer', {
@@ -85,7 +84,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('topFiles', {
     flag: '--top-files <n>',
     description: 'files handed to function-level localization and repair (default 3)',
-    parse: (t, f) => positiveInt(f, t),
+    parse: positiveInt,
   }),
   flag('cacheDir', { flag: '--cache-dir <dir>', description: 'mirrors, embeddings, LLM responses, local Chroma' }),
   flag('chromaUrl', { flag: '--chroma-url <url>', description: 'a running Chroma server' }),
@@ -96,7 +95,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     description: 'local (default) | docker-pool | bwrap (no daemon): where validation and evaluation run',
     parse: (t, f) => {
       if (t === 'slurm') throw new Error('--backend slurm is now --scheduler slurm: the scheduler runs whole instances, --backend says where each sandboxes');
-      return oneOf(['local', 'docker-pool', 'bwrap'])(t, f);
+      return oneOf(BACKEND_NAMES)(t, f);
     },
   }),
   flag('cluster', {
@@ -122,16 +121,16 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     description: 'an engine that does not answer a request within this long is not answering (default 60)',
     parse: positiveNumber,
   }),
-  flag('cluster', { field: 'shards', flag: '--shards <n>', description: 'slurm: parts the run is split into (default 4)', parse: (t, f) => positiveInt(f, t) }),
+  flag('cluster', { field: 'shards', flag: '--shards <n>', description: 'slurm: parts the run is split into (default 4)', parse: positiveInt }),
   flag('cluster', { field: 'partition', flag: '--partition <name>', description: 'slurm: partition of the tasks' }),
   flag('cluster', { field: 'timeLimit', flag: '--time-limit <time>', description: 'slurm: wall-clock limit per task, e.g. 02:00:00' }),
-  flag('cluster', { field: 'cpusPerTask', flag: '--cpus-per-task <n>', description: 'slurm: CPUs per task (default 2)', parse: (t, f) => positiveInt(f, t) }),
+  flag('cluster', { field: 'cpusPerTask', flag: '--cpus-per-task <n>', description: 'slurm: CPUs per task (default 2)', parse: positiveInt }),
   flag('cluster', { field: 'memory', flag: '--mem <size>', description: 'slurm: memory per task, e.g. 8G (default)' }),
   flag('cluster', {
     field: 'maxAttempts',
     flag: '--max-attempts <n>',
     description: 'slurm: submissions of a failing shard before it is given up (default 3)',
-    parse: (t, f) => positiveInt(f, t),
+    parse: positiveInt,
   }),
   flag('stopAfter', { flag: '--stop-after <stage>', description: 'stop after this stage, e.g. localize-files' }),
   flag('seed', { flag: '--seed <n>', description: 'seed recorded in the manifest and used for sampling', parse: integer }),
@@ -139,19 +138,19 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     field: 'instanceTokens',
     flag: '--max-instance-tokens <n>',
     description: 'spend cap per instance: tokens',
-    parse: (t, f) => positiveInt(f, t),
+    parse: positiveInt,
   }),
   flag('budget', { field: 'instanceDollars', flag: '--max-instance-dollars <usd>', description: 'spend cap per instance: dollars', parse: positiveNumber }),
-  flag('budget', { field: 'runTokens', flag: '--max-run-tokens <n>', description: 'spend cap of the run: tokens', parse: (t, f) => positiveInt(f, t) }),
+  flag('budget', { field: 'runTokens', flag: '--max-run-tokens <n>', description: 'spend cap of the run: tokens', parse: positiveInt }),
   flag('budget', { field: 'runDollars', flag: '--max-run-dollars <usd>', description: 'spend cap of the run: dollars', parse: positiveNumber }),
   flag('concurrency', {
     field: 'instances',
     flag: '--concurrency <n>',
     description: 'instances in flight through the pipeline',
-    parse: (t, f) => positiveInt(f, t),
+    parse: positiveInt,
   }),
   // the sandboxes of validation and evaluation; `locfix evaluate` takes the same flags (EVALUATE_FLAGS)
-  flag('concurrency', { field: 'sandboxes', flag: '--max-workers <n>', description: 'sandboxes at once (2; evaluate: 1)', parse: (t, f) => positiveInt(f, t) }),
+  flag('concurrency', { field: 'sandboxes', flag: '--max-workers <n>', description: 'sandboxes at once (2; evaluate: 1)', parse: positiveInt }),
   flag('sandbox', { field: 'memoryGiB', flag: '--memory <GiB>', description: 'memory limit per container (default 4)', parse: positiveNumber }),
   flag('sandbox', { field: 'cpus', flag: '--cpus <n>', description: 'CPU limit per container (default 1)', parse: positiveNumber }),
   flag('sandbox', { field: 'baseImage', flag: '--base-image <image>', description: 'base image for spec-built environments (default locfix/base:bookworm)' }),
@@ -198,7 +197,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
     field: 'timeoutSeconds',
     flag: '--timeout <seconds>',
     description: 'timeout of one evaluation script (default 1800)',
-    parse: (t, f) => positiveInt(f, t),
+    parse: positiveInt,
   }),
   flag('evaluation', {
     field: 'network',
@@ -261,12 +260,10 @@ export function overridesFrom(flags: Record<string, unknown>, table: readonly Ru
     if (spec.negate && raw !== false) continue; // commander's default for a `--no-…` flag
     const name = spec.flag.split(' ')[0];
     const parse = spec.parse;
-    const value =
-      parse && typeof raw === 'string'
-        ? parse(raw, name)
-        : Array.isArray(raw)
-          ? (spec.collect ?? ((v) => v))(parse ? raw.map((r: string) => parse(r, name)) : raw)
-          : raw;
+    // commander parsed the values already (flag-table.ts gives every command the flag's parser); a caller passing
+    // the flags' text (a test, a script) gets them parsed here
+    const parseText = (r: unknown) => (parse && typeof r === 'string' ? parse(r, name) : r);
+    const value = Array.isArray(raw) && spec.repeat ? (spec.collect ?? ((v) => v))(raw.map(parseText)) : parseText(raw);
     // a field of a key that also takes a plain string (`llm`: a model spec) keeps that string as the model
     const before = overrides[spec.key];
     if (spec.field) overrides[spec.key] = { ...(typeof before === 'string' ? { model: before } : (before as object | undefined)), [spec.field]: value };

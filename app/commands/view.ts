@@ -11,7 +11,7 @@ import { serveView } from '../view/server.ts';
 import { claimSignal } from '../../src/util/termination.ts';
 
 interface ViewFlags {
-  port: string;
+  port: number;
   host: string;
   allowHost: string[];
   export?: string;
@@ -19,8 +19,7 @@ interface ViewFlags {
 
 /** Serves until Ctrl-C or SIGTERM, then closes the server (the action stays pending until then). */
 async function serveUntilStopped(catalogue: Catalogue, flags: ViewFlags): Promise<void> {
-  const port = Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port expects a port number (0-65535), got "${flags.port}"`);
+  const port = flags.port;
   const server = await serveView(catalogue, { host: flags.host, port, allowHosts: flags.allowHost });
   const instances = catalogue.rows.length;
   console.log(
@@ -43,7 +42,7 @@ export function register(program: Command): void {
     .command('view')
     .description('browse runs in the web browser: runs and arms, every instance, one instance stage by stage (any kind of run folder)')
     .argument('<runs...>', 'run folders (locfix run, stage commands, import-run, merge)');
-  useFlags(command, ['port', 'host', 'allowHost', 'export'], { port: { default: '8765' }, host: { default: '127.0.0.1' } }).action(
+  useFlags(command, ['port', 'host', 'allowHost', 'export'], { port: { default: 8765 }, host: { default: '127.0.0.1' } }).action(
     async (runs: string[], flags: ViewFlags) => {
       const catalogue = await Catalogue.open(runs);
       if (flags.export) {

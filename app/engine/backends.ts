@@ -6,13 +6,13 @@
 import path from 'node:path';
 import type { RunConfig } from '../../src/config.ts';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
-import type { ExecutionBackend } from '../../src/sandbox/types.ts';
+import type { BackendName, ExecutionBackend } from '../../src/sandbox/types.ts';
 import { LocalDockerBackend } from '../../sandbox/docker/local-backend.ts';
 import type { ImageConfig, MirrorLocator } from '../../sandbox/docker/images.ts';
 import { DockerPoolBackend, parseEngineSpec } from '../../sandbox/docker/pool-backend.ts';
 import { BwrapBackend } from '../../sandbox/bwrap/backend.ts';
 
-export type BackendName = RunConfig['sandbox']['backend'];
+export type { BackendName };
 
 export interface BackendSettings {
   images: ImageConfig;

@@ -12,7 +12,7 @@ import { SlurmScheduler } from '../cluster/slurm.ts';
 import type { ShardScheduler } from '../cluster/types.ts';
 import { pathExists, readJsonIfExists } from '../../src/util/fsx.ts';
 import { claimSignal } from '../../src/util/termination.ts';
-import { loadSelection, runSelectionFlags } from './selection.ts';
+import { loadSelection, selectionOfConfig } from './selection.ts';
 import { mergeAndReport } from './merge.ts';
 
 const LOCFIX_BIN = path.resolve(import.meta.dirname, '../../bin/locfix.js');
@@ -55,7 +55,7 @@ export async function runOnCluster(
   const cluster = config.cluster;
   // the selection is loaded here once, so an empty one fails before anything is submitted, and no shard is
   // empty (a task with no instance would fail as "no instance matches" on every attempt)
-  const selected = await loadSelection(runSelectionFlags(config, cacheDir), 'run');
+  const selected = await loadSelection(selectionOfConfig(config, cacheDir), 'run');
   const shards = Math.min(cluster.shards, selected.length);
   if (shards < cluster.shards) log(`${selected.length} instances: ${shards} shards instead of ${cluster.shards}, so that none is empty`);
   let onSigint: (() => void) | undefined;

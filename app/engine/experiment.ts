@@ -7,7 +7,7 @@
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import path from 'node:path';
 import { artifactSettings, type RunConfig } from '../../src/config.ts';
-import { loadSelection, runSelectionFlags } from './selection.ts';
+import { loadSelection, selectionOfConfig } from './selection.ts';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
 import { Services } from '../services.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
@@ -75,7 +75,7 @@ async function runExperimentLocked(
   options: ExperimentOptions,
   log: (line: string) => void,
 ): Promise<ExperimentResult> {
-  const instances = await loadSelection(runSelectionFlags(config, cacheDir), 'run');
+  const instances = await loadSelection(selectionOfConfig(config, cacheDir), 'run');
   const services = new Services({
     cacheDir,
     mirrors: config.mirrors,

@@ -1,69 +1,77 @@
 /**
- * The dataset selection a command or a run works on: load the dataset, pick instances by id, pattern, repository,
- * limit and shard, and say on stderr what did not match (bad rows and unknown ids are reported, not fatal).
+ * The dataset selection a command or a run works on, typed once where the flags or the config are read
+ * (`DatasetSelection`): load the dataset, pick instances by id, pattern, repository, limit and shard, and say on
+ * stderr what did not match (bad rows and unknown ids are reported, not fatal).
  */
 import path from 'node:path';
 import type { RunConfig } from '../../src/config.ts';
 import { loadDataset } from '../../src/dataset/load.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
-import { parseShard, selectInstances } from '../../src/dataset/select.ts';
+import { type InstanceSelection, parseShard, selectInstances } from '../../src/dataset/select.ts';
 
+/** The selection flags as every command takes them from the flag table, values parsed (flag-values.ts). */
 export interface SelectionFlags {
   dataset: string;
-  instances?: string;
+  instances?: string[];
   pattern?: string;
   repo?: string[];
-  limit?: string;
+  limit?: number;
   /** "i/n": this process's part of the selection (src/dataset/select.ts shardOf) */
   shard?: string;
 }
 
-export function positiveInt(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} expects a positive integer, got "${value}"`);
-  return n;
+/** What a command or a run selects, typed once at the edge: the dataset, where its download is cached, and which rows. */
+export interface DatasetSelection {
+  dataset: string;
+  cacheDir: string;
+  rows: InstanceSelection;
 }
 
-/** The selection a run config names, as loadSelection's flags. */
-export function runSelectionFlags(config: RunConfig, cacheDir: string): SelectionFlags & { cacheDir: string } {
+/** The selection a command's flags name. */
+export function selectionOfFlags(flags: SelectionFlags & { cacheDir: string }): DatasetSelection {
+  return selectionOf({ ...flags, ids: flags.instances, repos: flags.repo }, flags.cacheDir);
+}
+
+/** The selection a run config names. */
+export function selectionOfConfig(
+  config: Pick<RunConfig, 'dataset' | 'instances' | 'pattern' | 'repos' | 'limit' | 'shard'>,
+  cacheDir: string,
+): DatasetSelection {
+  return selectionOf({ ...config, ids: config.instances }, cacheDir);
+}
+
+function selectionOf(
+  o: { dataset: string; ids?: readonly string[]; pattern?: string; repos?: readonly string[]; limit?: number; shard?: string },
+  cacheDir: string,
+): DatasetSelection {
   return {
-    dataset: config.dataset,
-    instances: config.instances?.join(','),
-    pattern: config.pattern,
-    repo: config.repos,
-    limit: config.limit?.toString(),
-    shard: config.shard,
+    dataset: o.dataset,
     cacheDir,
+    rows: {
+      ...(o.ids?.length ? { ids: o.ids } : {}),
+      ...(o.pattern ? { pattern: o.pattern } : {}),
+      ...(o.repos?.length ? { repos: o.repos } : {}),
+      ...(o.limit !== undefined ? { limit: o.limit } : {}),
+      ...(o.shard ? { shard: parseShard(o.shard) } : {}),
+    },
   };
 }
 
 /** Loads and selects instances; bad rows and unknown ids are reported on stderr, not fatal. */
-export async function loadSelection(flags: SelectionFlags & { cacheDir: string }, commandName: string): Promise<SweInstance[]> {
-  return (await loadSelectionWithDataset(flags, commandName)).selection;
+export async function loadSelection(selection: DatasetSelection, commandName: string): Promise<SweInstance[]> {
+  return (await loadSelectionWithDataset(selection, commandName)).selection;
 }
 
 /** The same, also returning the whole dataset (for formats that point into its order). */
 export async function loadSelectionWithDataset(
-  flags: SelectionFlags & { cacheDir: string },
+  selection: DatasetSelection,
   commandName: string,
 ): Promise<{ dataset: SweInstance[]; selection: SweInstance[] }> {
-  const dataset = await loadDataset(flags.dataset, { cacheDir: path.resolve(flags.cacheDir) });
+  const dataset = await loadDataset(selection.dataset, { cacheDir: path.resolve(selection.cacheDir) });
   for (const e of dataset.errors) process.stderr.write(`${commandName}: skipping ${e.message}\n`);
-  const { instances, unknownIds, unknownRepos } = selectInstances(dataset.instances, {
-    ids: flags.instances
-      ? flags.instances
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : undefined,
-    pattern: flags.pattern,
-    repos: flags.repo?.length ? flags.repo : undefined,
-    limit: positiveInt('--limit', flags.limit),
-    ...(flags.shard ? { shard: parseShard(flags.shard) } : {}),
-  });
-  if (unknownIds.length) process.stderr.write(`${commandName}: not in ${flags.dataset}: ${unknownIds.join(', ')}\n`);
-  if (unknownRepos.length) process.stderr.write(`${commandName}: no instance of ${unknownRepos.join(', ')} in ${flags.dataset}\n`);
-  if (instances.length === 0) throw new Error(`no instance of ${flags.dataset} matches the selection`);
+  const { instances, unknownIds, unknownRepos } = selectInstances(dataset.instances, selection.rows);
+  if (unknownIds.length) process.stderr.write(`${commandName}: not in ${selection.dataset}: ${unknownIds.join(', ')}\n`);
+  if (unknownRepos.length) process.stderr.write(`${commandName}: no instance of ${unknownRepos.join(', ')} in ${selection.dataset}\n`);
+  if (instances.length === 0) throw new Error(`no instance of ${selection.dataset} matches the selection`);
   return { dataset: dataset.instances, selection: instances };
 }

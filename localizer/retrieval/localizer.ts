@@ -6,14 +6,14 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import type { FileLocalization } from '../src/artifacts/localization.ts';
-import type { SweInstance } from '../src/dataset/schema.ts';
-import { defaultQueries, QUERY_PRESETS, type QueryPreset, type RetrievalQuery } from './retrieval/query.ts';
-import { type RetrievalResult, retrieveFiles } from './retrieval/retriever.ts';
-import { RetrievalTuningSchema, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './retrieval/options.ts';
-import type { FileLocalizer, LocalizerContext } from './types.ts';
-import { loadRankerModel } from './retrieval/learned/model.ts';
-import { agreementWith, scoreSignals, signals, type ConfidenceSignals } from '../src/artifacts/confidence.ts';
+import type { FileLocalization } from '../../src/artifacts/localization.ts';
+import type { SweInstance } from '../../src/dataset/schema.ts';
+import { defaultQueries, QUERY_PRESETS, type QueryPreset, type RetrievalQuery } from './query.ts';
+import { type RetrievalResult, retrieveFiles } from './retriever.ts';
+import { RetrievalTuningSchema, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './options.ts';
+import type { FileLocalizer, LocalizerContext } from '../types.ts';
+import { loadRankerModel } from './learned/model.ts';
+import { agreementWith, scoreSignals, signals, type ConfidenceSignals } from '../../src/artifacts/confidence.ts';
 
 /** What a config file or `--options` may set (the queries of other stages are given in code, `queriesFor`). */
 export const RetrievalOptionsSchema = z

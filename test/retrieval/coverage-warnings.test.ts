@@ -1,6 +1,6 @@
 /** A retrieval that could not see the repository says so (Issue 16, item 3): never a silent "ok". */
 import { describe, expect, it } from 'vitest';
-import { coverageWarnings } from '../../localizer/retrieval-localizer.ts';
+import { coverageWarnings } from '../../localizer/retrieval/localizer.ts';
 
 describe('coverage warnings of the retrieval localizer', () => {
   it('warns when nothing was indexed, naming the languages it found', () => {

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
+import { RetrievalLocalizer } from '../../localizer/retrieval/localizer.ts';
 import { LexicalEmbedder } from '../../src/embedding/lexical.ts';
 import { buildRepoIndex } from '../../src/index/repo-index.ts';
 import { MemoryVectorStore } from '../../src/vectorstore/memory.ts';

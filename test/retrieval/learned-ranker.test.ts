@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
+import { RetrievalLocalizer } from '../../localizer/retrieval/localizer.ts';
 import { candidateFeatures, FEATURE_NAMES, FEATURE_SET_VERSION } from '../../localizer/retrieval/learned/features.ts';
 import { trainLambdaMart, type RankingGroup } from '../../scripts/ranker/lambdamart.ts';
 import {

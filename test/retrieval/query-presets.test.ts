@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultQueries, proseQuery, QUERY_PRESETS, titleQuery } from '../../localizer/retrieval/query.ts';
-import { RetrievalOptionsSchema } from '../../localizer/retrieval-localizer.ts';
+import { RetrievalOptionsSchema } from '../../localizer/retrieval/localizer.ts';
 
 const issue = [
   'QuerySet.bulk_create ignores batch_size on SQLite',

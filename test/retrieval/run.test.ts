@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RetrievalLocalizer } from '../../localizer/retrieval-localizer.ts';
+import { RetrievalLocalizer } from '../../localizer/retrieval/localizer.ts';
 import { runFileLocalization } from '../../localizer/stage.ts';
 import { rankedPathsOf } from '../../src/artifacts/localization.ts';
 import type { RepoIndex } from '../../src/index/types.ts';
