@@ -6,14 +6,14 @@ import type { LlmConfigInput } from '../../src/llm/config.ts';
 import type { Command } from 'commander';
 import path from 'node:path';
 import { defaultCacheDir } from '../../src/dataset/load.ts';
-import { parseMirrorSpecs } from '../../src/repo/mirrors.ts';
 import { Services } from '../services.ts';
 import { useFlags } from './flag-table.ts';
 
 export interface ServiceFlags {
   cacheDir: string;
   mirrors?: string;
-  mirror?: string[];
+  /** owner/name → path, each parsed by the flag's table */
+  mirror?: Array<[string, string]>;
   embedder: string;
   chromaUrl?: string;
   llm?: string;
@@ -43,7 +43,7 @@ export function addServiceOptions(command: Command, options: { llm?: boolean } =
 export function servicesFrom(flags: ServiceFlags): Services {
   return new Services({
     cacheDir: path.resolve(flags.cacheDir),
-    mirrors: parseMirrorSpecs(flags.mirror ?? []),
+    mirrors: Object.fromEntries(flags.mirror ?? []),
     mirrorsDir: flags.mirrors,
     embedder: flags.embedder,
     chromaUrl: flags.chromaUrl,

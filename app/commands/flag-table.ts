@@ -6,7 +6,17 @@
  * here, where a reader sees whether the same option already has a name.
  */
 import type { Command } from 'commander';
-import { nonNegativeNumber, oneOf, optionName, portNumber, positiveInt, RETRY_ERRORS_FLAG, RETRY_ERRORS_HELP, retryErrorsValue } from './flag-values.ts';
+import {
+  jsonObject,
+  nonNegativeNumber,
+  oneOf,
+  optionName,
+  portNumber,
+  positiveInt,
+  RETRY_ERRORS_FLAG,
+  RETRY_ERRORS_HELP,
+  retryErrorsValue,
+} from './flag-values.ts';
 import { RUN_FLAGS } from './run-flags.ts';
 import { QUERY_PRESETS } from '../../localizer/retrieval/query.ts';
 
@@ -47,7 +57,7 @@ const COMMAND_FLAGS = {
   arm: { flag: '--arm <name=runs>', description: 'group runs into a named arm, e.g. --arm full=run-1,run-2 (repeatable)', repeat: true },
   stage: { flag: '--stage <name>', description: 'the stage whose artifacts are read' },
   fileStage: { flag: '--file-stage <name>', description: 'the stage whose file ranking is read' },
-  stageOptions: { flag: '--stage-options <json>', description: "the stage's options as JSON" },
+  stageOptions: { flag: '--stage-options <json>', description: "the stage's options as JSON", value: jsonObject },
   level: { flag: '--level <level>', description: 'file | function' },
   // evaluate
   predictions: { flag: '--predictions <file|gold>', description: 'predictions (JSONL, JSON list or dict), or "gold" for the dataset patches' },

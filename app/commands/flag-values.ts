@@ -3,6 +3,7 @@
  * and throws an error that names the flag and what it expects. A flag's parser travels with its spelling: every
  * command that takes the flag gets its value parsed (`useFlags`), none parses it again.
  */
+import { parseMirrorSpecs } from '../../src/repo/mirrors.ts';
 
 export const list = (text: string): string[] =>
   text
@@ -40,11 +41,13 @@ export const integer = (text: string, name: string): number => {
   return n;
 };
 
-/** `owner/name=path` of --mirror. */
+/** `owner/name=path` of --mirror, checked as the repository store checks a mirror's name (src/repo/mirrors.ts). */
 export function mirrorSpec(text: string, name: string): [string, string] {
-  const at = text.indexOf('=');
-  if (at <= 0 || !text.slice(0, at).includes('/')) throw new Error(`${name} expects owner/name=PATH, got "${text}"`);
-  return [text.slice(0, at), text.slice(at + 1)];
+  try {
+    return Object.entries(parseMirrorSpecs([text]))[0]!;
+  } catch {
+    throw new Error(`${name} expects owner/name=PATH, got "${text}"`);
+  }
 }
 
 /** One of a list of values. */

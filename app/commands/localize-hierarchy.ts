@@ -7,7 +7,6 @@
  */
 import type { Command } from 'commander';
 import { useFlags } from './flag-table.ts';
-import { jsonObject } from './flag-values.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
@@ -26,13 +25,14 @@ interface HierarchyFlags extends SelectionFlags, ServiceFlags {
   fileStage: string;
   topFiles?: number;
   handoff?: string;
-  stageOptions?: string;
+  /** parsed by the flag's table (a JSON object) */
+  stageOptions?: Record<string, unknown>;
   concurrency: number;
   retryErrors?: RetryErrors;
 }
 
 async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags): Promise<{ ok: number; total: number }> {
-  const options = flags.stageOptions ? jsonObject(flags.stageOptions, '--stage-options') : {};
+  const options = flags.stageOptions ?? {};
   const topFiles = flags.topFiles;
   const instances = await loadSelection(selectionOfFlags(flags), `localize-${level}`);
   const services = servicesFrom(flags);

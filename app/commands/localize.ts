@@ -2,7 +2,6 @@
  * `locfix localize --localizer NAME`: file-level localization with any registered localizer, one artifact
  * per instance under runs/ID/localize-files/ (resumable), scored by `locfix eval-loc RUN --stage localize-files`.
  */
-import { jsonObject } from './flag-values.ts';
 import { useFlags } from './flag-table.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import type { Command } from 'commander';
@@ -19,14 +18,15 @@ import { loadSelection, selectionOfFlags, type SelectionFlags } from '../engine/
 
 interface LocalizeFlags extends SelectionFlags, ServiceFlags {
   localizer: string;
-  localizerOptions?: string;
+  /** parsed by the flag's table (a JSON object) */
+  localizerOptions?: Record<string, unknown>;
   out: string;
   concurrency: number;
   retryErrors?: RetryErrors;
 }
 
 export async function localizeCommand(flags: LocalizeFlags): Promise<{ ok: number; total: number }> {
-  const given = flags.localizerOptions ? jsonObject(flags.localizerOptions, '--localizer-options') : {};
+  const given = flags.localizerOptions ?? {};
   // looked up and parsed once; the parsed options are what the manifest records: two option sets are two arms
   const resolved = await resolveLocalizer(flags.localizer, given, '--localizer');
   const instances = await loadSelection(selectionOfFlags(flags), 'localize');

@@ -55,6 +55,22 @@ describe('flag values parsed by their table, for every command', () => {
     expect(await flagsOf(['sweep', '--backend', 'bwrap'])).toMatchObject({ backend: 'bwrap' });
   });
 
+  it('--mirror and --localizer-options reach the stage commands parsed, once', async () => {
+    const flags = await flagsOf([
+      'localize',
+      '--dataset',
+      'd.jsonl',
+      '--out',
+      'o',
+      '--mirror',
+      'psf/requests=/m/r.git',
+      '--localizer-options',
+      '{"queries":"raw"}',
+    ]);
+    expect(flags).toMatchObject({ mirror: [['psf/requests', '/m/r.git']], localizerOptions: { queries: 'raw' } });
+    await expect(flagsOf(['localize', '--dataset', 'd.jsonl', '--out', 'o', '--mirror', 'requests=/m'])).rejects.toThrow('--mirror expects owner/name=PATH');
+  });
+
   it('the view port and calibrate steps come typed', async () => {
     expect(await flagsOf(['view', 'runs/x', '--port', '0'])).toMatchObject({ port: 0 });
     await expect(flagsOf(['view', 'runs/x', '--port', '70000'])).rejects.toThrow('--port expects a port number (0-65535), got "70000"');
