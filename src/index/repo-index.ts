@@ -16,7 +16,7 @@ import { graphChannel } from './channels/graph.ts';
 import { historyChannel } from './channels/history.ts';
 import { keysChannel } from './channels/keys.ts';
 import { literalsChannel } from './channels/literals.ts';
-import type { ChannelBuild, ChannelContext } from './channels/types.ts';
+import type { ChannelBuild, ChannelContext, IndexChannel } from './channels/types.ts';
 import { createFileVerdict, resolveFileFilter, summarizeFileSelection } from './file-filter.ts';
 import type { FileParser, ParsedFile } from './file-parser.ts';
 import { buildFileRecord, recordStoreFor } from './file-records.ts';
@@ -61,6 +61,16 @@ function emptyTimings(): IndexTimings {
   };
 }
 
+/**
+ * The channels, in the order they open and finish: the dense one last, so the vector store's last batches overlap
+ * the others' builds. A new channel is one entry here, and its part in RepoIndex (src/index/types.ts).
+ */
+const CHANNELS = [definitionsChannel, literalsChannel, keysChannel, bm25Channel, historyChannel, graphChannel, denseChannel] as const;
+type PartOf<C> = C extends IndexChannel<infer P> ? P : never;
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/** what the channels together answer of the index */
+type ChannelParts = Intersection<PartOf<(typeof CHANNELS)[number]>>;
+
 export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoIndexDeps): Promise<RepoIndex> {
   const tStart = now();
   const memo = deps.memo ?? defaultIndexMemo();
@@ -79,17 +89,9 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   const entries = listed.filter((e) => verdict(e.path) === 'indexed').sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   timings.listMs = now() - t;
 
-  // 2. the channels; the dense one finishes last, so the vector store's last batches overlap the others' builds
-  const [definitions, literals, keys, bm25, history, graph, dense] = [
-    await definitionsChannel.open(ctx),
-    await literalsChannel.open(ctx),
-    await keysChannel.open(ctx),
-    await bm25Channel.open(ctx),
-    await historyChannel.open(ctx),
-    await graphChannel.open(ctx),
-    await denseChannel.open(ctx),
-  ] as const;
-  const builds: ChannelBuild<unknown>[] = [definitions, literals, keys, bm25, history, graph, dense];
+  // 2. the channels, opened in CHANNELS' order
+  const builds: ChannelBuild<object>[] = [];
+  for (const channel of CHANNELS) builds.push(await (channel as IndexChannel<object>).open(ctx));
   const add = (record: FileRecord): void => {
     for (const b of builds) b.add?.(record);
   };
@@ -162,14 +164,10 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   timings.filesIndexed = entries.length;
   for (const b of builds) b.flush?.();
 
-  // 4. the channels' parts of the index
-  const definitionsPart = await definitions.finish(records);
-  const literalsPart = await literals.finish(records);
-  const keysPart = await keys.finish(records);
-  const bm25Part = await bm25.finish(records);
-  const historyPart = await history.finish(records);
-  const graphPart = await graph.finish(records);
-  const densePart = await dense.finish(records);
+  // 4. the channels' parts of the index, each the part of RepoIndex its channel answers
+  const parts: object[] = [];
+  for (const b of builds) parts.push(await b.finish(records));
+  const channelParts = Object.assign({}, ...parts) as ChannelParts;
   const files = records.map((r) => r.file);
   const chunks = records.flatMap((r) => r.chunks);
   const chunksByFile = new Map(records.map((r) => [r.file.path, r.chunks]));
@@ -188,15 +186,7 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     chunks,
     timings,
     fileSelection,
-    searchDense: densePart.searchDense,
-    ...bm25Part,
-    searchHistory: historyPart.searchHistory,
-    searchCoChange: historyPart.searchCoChange,
-    fileFacts: async () => ({ size: Object.fromEntries(files.map((f) => [f.path, f.size])), ...(await historyPart.fileChanges()) }),
-    ...graphPart,
-    ...definitionsPart,
-    ...literalsPart,
-    ...keysPart,
+    ...channelParts,
     chunksOfFile: (p) => chunksByFile.get(p) ?? none,
     hasFile: (p) => fileSet.has(p),
   };

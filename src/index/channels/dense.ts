@@ -17,8 +17,6 @@ import { VectorSync } from '../vector-sync.ts';
 import type { IndexChannel } from './types.ts';
 
 export interface DensePart {
-  /** the vector collection's name (for error messages and benchmarks) */
-  collectionName: string;
   searchDense(queryText: string, k: number): Promise<ChunkHit[]>;
 }
 
@@ -124,7 +122,6 @@ export const denseChannel: IndexChannel<DensePart> = {
           return v;
         };
         return {
-          collectionName,
           async searchDense(queryText, k) {
             if (k <= 0 || total === 0) return [];
             const vector = await queryVector(queryText);

@@ -14,8 +14,8 @@ import type { IndexChannel } from './types.ts';
 export interface HistoryPart {
   /** empty when the snapshot has no history or history is off */
   searchHistory(query: string, k: number): Promise<FileHit[]>;
-  /** how often and how recently the recent commits changed each indexed file */
-  fileChanges(): Promise<Pick<FileFacts, 'changes' | 'commitsRead'>>;
+  /** each indexed file's size, and how often and how recently the recent commits changed it */
+  fileFacts(): Promise<FileFacts>;
   /** files the recent commits changed together with the seed files (src/index/co-change.ts) */
   searchCoChange(seeds: readonly string[], k: number): Promise<FileHit[]>;
 }
@@ -91,7 +91,10 @@ export const historyChannel: IndexChannel<HistoryPart> = {
         return {
           searchHistory: async (query, k) => (await historyIndex())?.search(query, k) ?? [],
           searchCoChange: async (seeds, k) => (seeds.length ? (await coChangeTable()).search(seeds, k) : []),
-          fileChanges: async () => changesOf((await recentCommits()) ?? [], (p) => fileSet.has(p)),
+          fileFacts: async () => ({
+            size: Object.fromEntries(records.map((r) => [r.file.path, r.file.size])),
+            ...changesOf((await recentCommits()) ?? [], (p) => fileSet.has(p)),
+          }),
         };
       },
     };
