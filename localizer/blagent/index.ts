@@ -12,7 +12,7 @@ import type { Parser } from 'web-tree-sitter';
 import { blagentSkeleton } from '../../src/parsing/blagent-skeleton.ts';
 import { parserForPath } from '../../src/parsing/parsers.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../../src/llm/tokens.ts';
-import { retrieveFiles, type RankedFileWithEvidence } from '../retrieval/retriever.ts';
+import { retrieveResolved, type RankedFileWithEvidence } from '../retrieval/retriever.ts';
 import { agreementWith, scoreSignals, signals } from '../../src/artifacts/confidence.ts';
 import type { FileLocalizer, LocalizerContext } from '../types.ts';
 import { usageOfTrace, type FileLocalization, type LocalizedFile, type TraceEvent } from '../../src/artifacts/localization.ts';
@@ -55,7 +55,7 @@ export class BlagentLocalizer implements FileLocalizer {
       : undefined;
     const transformed = call ? await transformQueries(call, issue) : modelFreeQueries(issue, trace);
     lap('queries');
-    const retrieval = await retrieveFiles(index, transformed.queries, o.retrieval);
+    const retrieval = await retrieveResolved(index, transformed.queries, o.retrieval);
     const pool = retrieval.pool;
     const byPath = new Map(retrieval.ranking.map((f, i) => [f.path, { file: f, rank: i + 1 }]));
     trace.push({

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { FileLocalization } from '../../src/artifacts/localization.ts';
 import type { SweInstance } from '../../src/dataset/schema.ts';
 import { defaultQueries, QUERY_PRESETS, type QueryPreset, type RetrievalQuery } from './query.ts';
-import { type RetrievalResult, retrieveFiles } from './retriever.ts';
+import { type RetrievalResult, retrieveResolved } from './retriever.ts';
 import { RetrievalTuningSchema, resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from './options.ts';
 import type { FileLocalizer, LocalizerContext } from '../types.ts';
 import { loadRankerModel } from './learned/model.ts';
@@ -68,7 +68,7 @@ export class RetrievalLocalizer implements FileLocalizer {
     // the graph channel needs the commit's code graph; an index without one leaves it off, and the answer says so
     const graphWarnings =
       this.options.weights.graph > 0 && !index.graphNeighbors ? ['weights.graph is set but this index has no code graph: the graph channel was off'] : [];
-    const result = await retrieveFiles(index, queries, this.options);
+    const result = await retrieveResolved(index, queries, this.options);
     const listing = await ctx.snapshot.listFiles().then(
       (entries) => entries.map((e) => e.path),
       () => undefined, // the index was built from this listing; a second read failing leaves only the check out

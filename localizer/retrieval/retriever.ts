@@ -245,13 +245,18 @@ export async function collectChannels(index: RetrievalIndex, queries: readonly R
   return out;
 }
 
+/** Retrieval with options given in part (tests, scripts): resolved here, then `retrieveResolved`. */
 export async function retrieveFiles(
   index: RetrievalIndex,
   queries: readonly RetrievalQuery[],
-  partialOptions: DeepPartial<RetrievalOptions> | RetrievalOptions = {},
+  partialOptions: DeepPartial<RetrievalOptions> = {},
 ): Promise<RetrievalResult> {
+  return retrieveResolved(index, queries, resolveRetrievalOptions(partialOptions));
+}
+
+/** Retrieval with whole options, resolved once per run by the caller (the retrieval localizer). */
+export async function retrieveResolved(index: RetrievalIndex, queries: readonly RetrievalQuery[], options: RetrievalOptions): Promise<RetrievalResult> {
   assertQueries(queries);
-  const options = resolveRetrievalOptions(partialOptions as DeepPartial<RetrievalOptions>);
   // a model that cannot be read fails before any search is run
   const ranker = options.fusion === 'learned' ? loadRankerModel(options.rankerModel) : undefined;
   const started = performance.now();
