@@ -1,3 +1,5 @@
+import type { ConfidenceInterval } from './statistics.ts';
+
 /** How the reports write numbers and text: shares, p-values, metrics, and HTML-escaped strings. */
 
 /** A p-value readable at any size: 4 decimals, or 2 significant digits below 0.0001 (never a bare 0.0000). */
@@ -19,3 +21,14 @@ export function smallSampleNote(n: number | undefined): string[] {
 }
 
 const SMALL_SAMPLE = 30;
+
+/** A Markdown table. */
+export function mdTable(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+/** A confidence interval as the reports write it. */
+export function ci(m: ConfidenceInterval): string {
+  if (m.noInterval) return `${num(m.estimate)} (no interval: ${m.noInterval})`;
+  return `${num(m.estimate)} [${num(m.low)}, ${num(m.high)}]${m.excludesZero ? ' *' : ''}${m.caveat ? ` (${m.caveat})` : ''}`;
+}

@@ -5,7 +5,8 @@
  * tables with confidence intervals, and cost per stage.
  */
 import { headline } from './instance-account.ts';
-import { num, pct, pValue, shareOf, smallSampleNote } from './report-format.ts';
+import { mdTable, num, pct, shareOf } from './report-format.ts';
+import { comparisonMarkdown } from './report-comparison.ts';
 import type { SignalCalibration } from './calibration.ts';
 import { formatCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
 import type { Comparison, MetricComparison } from './compare.ts';
@@ -106,7 +107,8 @@ export const CATEGORY_COLOR: Record<FailureCategory, string> = {
   'patch-generation': '#6a1b9a',
 };
 
-export { escapeHtml, num, pct, pValue, shareOf, smallSampleNote } from './report-format.ts';
+export { ci, escapeHtml, num, pct, pValue, shareOf, smallSampleNote } from './report-format.ts';
+export { alignmentNote, METRIC_TABLE_HEADER, metricTableRows, RESOLUTION_TABLE_HEADER, resolutionTableRows } from './report-comparison.ts';
 
 export function runLabel(r: Pick<RunReport, 'runId' | 'localizer' | 'upperBound'>): string {
   return `${r.runId} (${r.localizer}${r.upperBound ? ', upper bound' : ''})`;
@@ -114,15 +116,6 @@ export function runLabel(r: Pick<RunReport, 'runId' | 'localizer' | 'upperBound'
 
 // ---------------------------------------------------------------------------------------------------------
 // Markdown
-
-function mdTable(header: string[], rows: string[][]): string {
-  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
-}
-
-export function ci(m: MetricComparison['bootstrap']): string {
-  if (m.noInterval) return `${num(m.estimate)} (no interval: ${m.noInterval})`;
-  return `${num(m.estimate)} [${num(m.low)}, ${num(m.high)}]${m.excludesZero ? ' *' : ''}${m.caveat ? ` (${m.caveat})` : ''}`;
-}
 
 /** The per-run localization columns of both reports (label, metric). */
 export const LOCALIZATION_COLUMNS: ReadonlyArray<readonly [string, keyof InstanceMetrics]> = [
@@ -141,51 +134,26 @@ export const LOCALIZATION_COLUMNS: ReadonlyArray<readonly [string, keyof Instanc
   ['NDCG@10', 'ndcg10'],
 ];
 
-/** The localization-metric comparison table, shared by the Markdown and the HTML report. */
-export const METRIC_TABLE_HEADER = [
-  'metric',
-  'reference',
-  'alternative',
-  'ref',
-  'alt',
-  'Δ instance bootstrap',
-  'Δ repository-clustered',
-  'McNemar p',
-  'Holm p',
-];
-
-export function metricTableRows(c: Comparison): string[][] {
-  return c.metrics.map((m) => [
-    m.metric,
-    m.reference,
-    m.alternative,
-    num(m.referenceMean),
-    num(m.alternativeMean),
-    ci(m.bootstrap),
-    ci(m.clusteredBootstrap),
-    m.mcnemar ? pValue(m.mcnemar.pValue) : '',
-    m.mcnemar ? pValue(m.mcnemar.holmPValue) : '',
-  ]);
-}
-
 export const JUDGED_NOTE =
   'The resolved rate is over every selected instance: work not done (not evaluated, not reached) counts as not resolved until it is rerun, so no failing server can shrink the denominator; a run marked incomplete owes that work. The rate of judged instances (evaluated, or stopped for a reason of their own) stands beside it, labelled; the category shares below are over the judged.';
-
-/** What the comparison's statistics are over: every aligned instance, with how many every run localized and judged. */
-export function alignmentNote(c: Comparison): string {
-  const parts = [
-    `${c.alignedInstances} instances selected by every run (the tables); each pair's statistics are over the instances its runs selected (n in each row), work not done counting as a miss and as unresolved`,
-  ];
-  if (c.localizedInstances !== undefined) parts.push(`${c.localizedInstances} localized by every run`);
-  if (c.judgedInstances !== undefined) parts.push(`${c.judgedInstances} judged by every run`);
-  return `${parts.join('; ')}.`;
-}
 
 export function renderMarkdown(report: Report): string {
   const out: string[] = [`# locfix report`, '', `Generated ${report.generatedAt}.`, ''];
   if (report.runs.some((r) => r.upperBound))
     out.push('Runs marked *upper bound* use a localizer that reads the gold patch (oracle); they are not results.', '');
 
+  const runs = report.runs;
+  out.push(...outcomesMarkdown(runs));
+  for (const r of runs) if (r.ladder) out.push(...ladderSection(runLabel(r), r.ladder));
+  out.push(...localizationMarkdown(runs), ...costMarkdown(runs));
+  for (const r of runs) out.push(...failuresMarkdown(r));
+  if (report.comparison) out.push(...comparisonMarkdown(report.comparison));
+  return out.join('\n');
+}
+
+/** The outcomes table of every run, with the reasons work was not judged. */
+function outcomesMarkdown(runs: Report['runs']): string[] {
+  const out: string[] = [];
   out.push('## Outcomes per run', '');
   out.push(
     mdTable(
@@ -197,7 +165,7 @@ export function renderMarkdown(report: Report): string {
         'resolved (of judged)',
         ...FAILURE_CATEGORIES.filter((c) => c !== 'resolved').map((c) => CATEGORY_LABEL[c]),
       ],
-      report.runs.map((r) => [
+      runs.map((r) => [
         runLabel(r),
         String(r.instances),
         `${r.resolved} (${shareOf(r.resolved, r.failures.total)})${(r.failures.unfinished ?? []).length ? ', incomplete' : ''}`,
@@ -212,32 +180,39 @@ export function renderMarkdown(report: Report): string {
     JUDGED_NOTE,
     '',
   );
-  for (const r of report.runs) {
+  for (const r of runs) {
     const reasons = Object.entries(r.failures.notJudgedReasons ?? {});
     if (reasons.length) out.push(`- ${r.runId}: ${reasons.map(([why, n]) => `${n} ${why}`).join('; ')}`);
     if (r.failures.gate) out.push(`- ${r.runId}: ${headline(r.failures)} (gate: gold resolves and the empty patch does not, on this machine)`);
   }
-  if (report.runs.some((r) => Object.keys(r.failures.notJudgedReasons ?? {}).length)) out.push('');
+  if (runs.some((r) => Object.keys(r.failures.notJudgedReasons ?? {}).length)) out.push('');
 
-  for (const r of report.runs) if (r.ladder) out.push(...ladderSection(runLabel(r), r.ladder));
+  return out;
+}
+
+/** The localization metrics of every run. */
+function localizationMarkdown(runs: Report['runs']): string[] {
+  const out: string[] = [];
   out.push('## Localization per run', '');
   out.push(
     mdTable(
       ['run', 'n', ...LOCALIZATION_COLUMNS.map(([label]) => label)],
-      report.runs.map((r) => [
-        runLabel(r),
-        r.localized === undefined ? '–' : String(r.localized),
-        ...LOCALIZATION_COLUMNS.map(([, key]) => num(r.localization[key])),
-      ]),
+      runs.map((r) => [runLabel(r), r.localized === undefined ? '–' : String(r.localized), ...LOCALIZATION_COLUMNS.map(([, key]) => num(r.localization[key]))]),
     ),
     '',
   );
 
+  return out;
+}
+
+/** What each stage of each run cost. */
+function costMarkdown(runs: Report['runs']): string[] {
+  const out: string[] = [];
   out.push('## Cost and time per stage', '');
   out.push(
     mdTable(
       ['run', 'stage', 'calls', 'prompt tokens', 'completion tokens', 'cost (USD)', 'wall time (s)'],
-      report.runs.flatMap((r) =>
+      runs.flatMap((r) =>
         r.costs.map((c) => [
           r.runId,
           c.stage,
@@ -252,143 +227,43 @@ export function renderMarkdown(report: Report): string {
     '',
   );
 
-  for (const r of report.runs) {
-    out.push(`## Failures of ${runLabel(r)}`, '');
-    for (const c of FAILURE_CATEGORIES) {
-      const entry = r.failures.categories[c];
-      if (!entry.count) continue;
-      if (NOT_JUDGED.has(c)) {
-        out.push(`- **${CATEGORY_LABEL[c]}**: ${entry.count} (not judged; the instances are in the run's analysis.json)`);
-        continue;
-      }
-      out.push(
-        `- **${CATEGORY_LABEL[c]}**: ${entry.count} (${pct(entry.share)}${entry.shareOfUnresolved !== undefined ? `, ${pct(entry.shareOfUnresolved)} of unresolved` : ''}) — ${entry.instances.join(', ')}`,
-      );
-    }
-    const reasons = Object.entries(r.failures.emptyReasons);
-    if (reasons.length) out.push(`- empty-patch reasons: ${reasons.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    const infra = Object.entries(r.failures.infraFailures ?? {});
-    if (infra.length) {
-      out.push(`- evaluation logs showing an infrastructure fault (harness 5.0's tiers, advisory): ${infra.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    }
-    if (r.failures.knownGoldFailures?.length) {
-      out.push(
-        `- unresolved that the dataset's own gold patch does not resolve either (the dataset's, not the method's): ${r.failures.knownGoldFailures.join(', ')}`,
-      );
-    }
-    if (r.runner) out.push(`- ${formatRunnerMetrics('file localization', r.runner).replace(/\n\s*/g, ' · ')}`);
-    if (r.handoff) {
-      const h = r.handoff;
-      out.push(
-        `- handoff **${h.contract}**: ${h.beyond} instances looked beyond the handed files; a gold file reached only beyond them: ${h.goldReachedBeyond.length}${h.goldReachedBeyond.length ? ` (${h.goldReachedBeyond.join(', ')})` : ''}; a ranked gold file not handed on: ${h.goldRankedButNotHanded.length}${h.goldRankedButNotHanded.length ? ` (${h.goldRankedButNotHanded.join(', ')})` : ''}`,
-      );
-    }
-    if (r.cascade) out.push('', '**Cascade tiers**', '', ...formatCascadeSummary(r.cascade));
-    out.push('');
-  }
-
-  const c = report.comparison;
-  if (c) {
-    out.push('## Comparison', '', alignmentNote(c), '', ...(c.warnings ?? []).flatMap((w) => [`**Warning:** ${w}`, '']));
-    if (!c.resolutionInstances)
-      out.push(
-        mdTable(
-          ['arm', 'localizer', 'runs'],
-          c.arms.map((l) => [l.arm + (l.upperBound ? ' (upper bound)' : ''), l.localizer, l.runs.join(', ')]),
-        ),
-        '',
-      );
-    else
-      out.push(
-        mdTable(
-          ['arm', 'localizer', 'runs', 'mean resolved', 'resolved in any run', 'resolved in every run', 'mean empty patches', 'mean not judged'],
-          c.arms.map((l) => [
-            l.arm + (l.upperBound ? ' (upper bound)' : ''),
-            l.localizer,
-            String(l.runs.length),
-            num(l.meanResolved, 1),
-            String(l.resolvedUnion.length),
-            String(l.resolvedInAllRuns.length),
-            num(l.meanEmptyPatches, 1),
-            num(l.meanNotJudged ?? 0, 1),
-          ]),
-        ),
-        '',
-        `Resolved by any arm: ${c.resolvedUnion.length}; by every arm: ${c.resolvedByAll.length}.`,
-        '',
-      );
-    if (c.uniqueFixes.length) {
-      out.push('### Fixed by only one arm', '');
-      out.push(
-        mdTable(
-          ['instance', 'fixed by', 'other', 'other had a gold file in top 3'],
-          c.uniqueFixes.map((u) => [u.instanceId, u.fixedBy, u.other, u.otherHadGoldFileInTop3 ? 'yes' : 'no']),
-        ),
-        '',
-      );
-    }
-    if (!c.resolutionInstances) out.push('A run judged none of the instances (its evaluation left out, or nothing shared): no resolution statistics.', '');
-    if (c.resolution?.length) {
-      out.push('### Resolved rate: alternative − reference (paired bootstrap as below; exact McNemar on first runs, Holm across arms)', '');
-      out.push(mdTable(RESOLUTION_TABLE_HEADER, resolutionTableRows(c)), '', ...smallSampleNote(c.resolutionInstances));
-    }
-    if (c.wilcoxon.length) {
-      out.push('### Solve frequency (Wilcoxon signed-rank, paired by instance)', '');
-      out.push(
-        mdTable(
-          ['reference', 'alternative', 'mean (ref)', 'mean (alt)', 'W', 'p', 'method'],
-          c.wilcoxon.map((w) => [w.reference, w.alternative, num(w.referenceMean), num(w.alternativeMean), String(w.statistic), pValue(w.pValue), w.method]),
-        ),
-        '',
-        ...smallSampleNote(c.resolutionInstances),
-      );
-    }
-    if (c.metrics.length) {
-      out.push('### Localization metrics: alternative − reference (95% percentile bootstrap, 10,000 resamples, seed 1729; * = interval excludes 0)', '');
-      out.push(mdTable(METRIC_TABLE_HEADER, metricTableRows(c)), '', ...smallSampleNote(c.alignedInstances));
-    }
-    if (c.operational?.length) {
-      out.push('### Localization cost: alternative − reference (first runs, pairwise-complete instances; same bootstrap)', '');
-      out.push(
-        mdTable(
-          ['metric', 'reference', 'alternative', 'n', 'ref', 'alt', 'Δ instance bootstrap'],
-          c.operational.map((o) => [o.metric, o.reference, o.alternative, String(o.n), num(o.referenceMean, 1), num(o.alternativeMean, 1), ci(o.bootstrap)]),
-        ),
-        '',
-        ...smallSampleNote(Math.min(...c.operational.map((o) => o.n))),
-      );
-    }
-  }
-  return out.join('\n');
+  return out;
 }
 
-export const RESOLUTION_TABLE_HEADER = [
-  'reference',
-  'alternative',
-  'n',
-  'ref',
-  'alt',
-  'Δ instance bootstrap',
-  'Δ repository-clustered',
-  'ref only',
-  'alt only',
-  'McNemar p',
-  'Holm p',
-];
-
-/** The rows of the resolved-rate table of both reports. */
-export function resolutionTableRows(c: Comparison): string[][] {
-  return (c.resolution ?? []).map((r) => [
-    r.reference,
-    r.alternative,
-    String(r.n),
-    pct(r.referenceRate),
-    pct(r.alternativeRate),
-    ci(r.bootstrap),
-    ci(r.clusteredBootstrap),
-    String(r.mcnemar.referenceOnly),
-    String(r.mcnemar.alternativeOnly),
-    pValue(r.mcnemar.pValue),
-    pValue(r.mcnemar.holmPValue),
-  ]);
+/** One run's failures by category, with what explains them. */
+function failuresMarkdown(r: RunReport): string[] {
+  const out: string[] = [];
+  out.push(`## Failures of ${runLabel(r)}`, '');
+  for (const c of FAILURE_CATEGORIES) {
+    const entry = r.failures.categories[c];
+    if (!entry.count) continue;
+    if (NOT_JUDGED.has(c)) {
+      out.push(`- **${CATEGORY_LABEL[c]}**: ${entry.count} (not judged; the instances are in the run's analysis.json)`);
+      continue;
+    }
+    out.push(
+      `- **${CATEGORY_LABEL[c]}**: ${entry.count} (${pct(entry.share)}${entry.shareOfUnresolved !== undefined ? `, ${pct(entry.shareOfUnresolved)} of unresolved` : ''}) — ${entry.instances.join(', ')}`,
+    );
+  }
+  const reasons = Object.entries(r.failures.emptyReasons);
+  if (reasons.length) out.push(`- empty-patch reasons: ${reasons.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  const infra = Object.entries(r.failures.infraFailures ?? {});
+  if (infra.length) {
+    out.push(`- evaluation logs showing an infrastructure fault (harness 5.0's tiers, advisory): ${infra.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  }
+  if (r.failures.knownGoldFailures?.length) {
+    out.push(
+      `- unresolved that the dataset's own gold patch does not resolve either (the dataset's, not the method's): ${r.failures.knownGoldFailures.join(', ')}`,
+    );
+  }
+  if (r.runner) out.push(`- ${formatRunnerMetrics('file localization', r.runner).replace(/\n\s*/g, ' · ')}`);
+  if (r.handoff) {
+    const h = r.handoff;
+    out.push(
+      `- handoff **${h.contract}**: ${h.beyond} instances looked beyond the handed files; a gold file reached only beyond them: ${h.goldReachedBeyond.length}${h.goldReachedBeyond.length ? ` (${h.goldReachedBeyond.join(', ')})` : ''}; a ranked gold file not handed on: ${h.goldRankedButNotHanded.length}${h.goldRankedButNotHanded.length ? ` (${h.goldRankedButNotHanded.join(', ')})` : ''}`,
+    );
+  }
+  if (r.cascade) out.push('', '**Cascade tiers**', '', ...formatCascadeSummary(r.cascade));
+  out.push('');
+  return out;
 }
