@@ -7,6 +7,21 @@ import { KindedError } from '../src/run/kinded-error.ts';
 import { STAGE_ERROR_KIND } from '../src/run/stage-runner.ts';
 import { z } from 'zod';
 
+/**
+ * The schema of what a user writes for an option block whose schema carries its defaults: the same fields with the
+ * defaults taken off, every one optional (objects within it too), unknown keys refused. A run records what the user
+ * wrote (so a resume compares like with like) and resolves it once with the full schema.
+ */
+export function userInputSchema(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional)
+    return userInputSchema(schema.unwrap() as z.ZodType);
+  if (schema instanceof z.ZodObject) {
+    const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [k, userInputSchema(v).optional()]));
+    return z.object(shape).strict();
+  }
+  return schema;
+}
+
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
   for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;

@@ -108,9 +108,9 @@ export const LOCALIZERS: Record<string, LocalizerEntry> = {
       new (await import('./cascade/index.ts')).CascadeLocalizer(options, (name, tierOptions) => entryOf(name, 'cascade tier').create(tierOptions, run)),
   }),
   agentless: defineLocalizer({
-    options: async () => (await import('./agentless/options.ts')).AgentlessOptionsSchema,
+    options: async () => (await import('./agentless/options.ts')).AgentlessInputSchema,
     needs: () => ['model'],
-    resolved: async (options) => ({ ...(await import('./agentless/options.ts')).AGENTLESS_DEFAULTS, ...options }),
+    resolved: async (options) => (await import('./agentless/options.ts')).AgentlessOptionsSchema.parse(options),
     create: async (options) => new (await import('./agentless/index.ts')).AgentlessLocalizer(options),
   }),
 };

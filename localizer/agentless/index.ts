@@ -23,7 +23,8 @@ import { usageOfTrace, type FileLocalization, type TraceEvent } from '../../src/
 import { AGENTLESS_SYSTEM_MESSAGE } from '../hierarchy/related-elements.ts';
 import { parseFileList, parseIrrelevantFolders, splitByIrrelevant } from './answers.ts';
 import { combineFileLists } from './combine.ts';
-import { AGENTLESS_DEFAULTS } from './options.ts';
+import type { z } from 'zod';
+import { AgentlessOptionsSchema, type AgentlessOptions } from './options.ts';
 import { createAgentlessFileParser, retrieveAgentlessFiles } from './retrieval.ts';
 import { agentlessTree } from './tree.ts';
 
@@ -33,27 +34,12 @@ export interface AgentlessRetrievalDeps {
   cacheDir: string;
 }
 
-export interface AgentlessLocalizerOptions {
-  /** files of each list that enter the combination (combine.py --top_n, default 3) */
-  combineTopN?: number;
-  /** chunks retrieved (default 100) */
-  retrievalTopChunks?: number;
-  /** false: skip the irrelevant-folder pass and retrieval (model list only) */
-  retrieval?: boolean;
-  /** Agentless asks with max_tokens 300 (files) / 2048 (folders); default: the server's limit, which
-   * reasoning models need (their reasoning counts against max_tokens) */
-  maxTokens?: number;
-  irrelevantMaxTokens?: number;
-  chunkTokens?: number;
+/** The localizer's options as the registry or a caller gives them (what a user writes), and the retrieval index
+ * a caller may build it with (not serializable, so not an option a config can hold). */
+export type AgentlessLocalizerOptions = z.input<typeof AgentlessOptionsSchema> & {
   /** builds the Agentless-chunk index; without it the context's shared index is used */
   retrievalIndex?: AgentlessRetrievalDeps;
-  /**
-   * the same from the command line (`locfix localize --localizer agentless --options '{"agentlessIndex":
-   * {"chromaUrl":"http://127.0.0.1:8000","embedder":"lexical","cacheDir":"~/.cache/locfix"}}'`): a running
-   * Chroma server is required (the localizer never starts one it could not stop)
-   */
-  agentlessIndex?: { chromaUrl: string; embedder?: string; cacheDir: string };
-}
+};
 
 export interface AgentlessFileEvidence {
   count: number;
@@ -90,7 +76,13 @@ async function chat(llm: ChatModel, trace: TraceEvent[], step: string, prompt: s
 export class AgentlessLocalizer implements FileLocalizer<'model'> {
   readonly name = 'agentless';
 
-  constructor(private readonly options: AgentlessLocalizerOptions = {}) {}
+  /** resolved once: every option its schema gives a default has it */
+  private readonly options: AgentlessOptions & { retrievalIndex?: AgentlessRetrievalDeps };
+
+  constructor(options: AgentlessLocalizerOptions = {}) {
+    const { retrievalIndex, ...given } = options;
+    this.options = { ...AgentlessOptionsSchema.parse(given), ...(retrievalIndex ? { retrievalIndex } : {}) };
+  }
 
   private fromSpec?: AgentlessRetrievalDeps;
 
@@ -136,7 +128,7 @@ export class AgentlessLocalizer implements FileLocalizer<'model'> {
     timings.llmFiles = performance.now() - t;
 
     let retrieved: string[] = [];
-    if (this.options.retrieval !== false) {
+    if (this.options.retrieval) {
       t = performance.now();
       const folderAnswer = await chat(ctx.llm, trace, 'irrelevant', irrelevantPrompt(problem, tree.text), this.options.irrelevantMaxTokens, ctx.signal);
       const folders = parseIrrelevantFolders(folderAnswer, tree.extensions);
@@ -153,7 +145,7 @@ export class AgentlessLocalizer implements FileLocalizer<'model'> {
       const index = await this.retrievalIndex(ctx);
       timings.index = performance.now() - t;
       t = performance.now();
-      const hits = await retrieveAgentlessFiles(index, problem, new Set(kept), this.options.retrievalTopChunks ?? AGENTLESS_DEFAULTS.retrievalTopChunks);
+      const hits = await retrieveAgentlessFiles(index, problem, new Set(kept), this.options.retrievalTopChunks);
       retrieved = hits.files;
       trace.push({
         type: 'note',
@@ -164,7 +156,7 @@ export class AgentlessLocalizer implements FileLocalizer<'model'> {
       timings.retrieve = performance.now() - t;
     }
 
-    const combined = combineFileLists(llmList.files, retrieved, this.options.combineTopN ?? AGENTLESS_DEFAULTS.combineTopN);
+    const combined = combineFileLists(llmList.files, retrieved, this.options.combineTopN);
     return {
       localizer: this.name,
       files: combined.map((c) => ({

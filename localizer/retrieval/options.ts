@@ -6,6 +6,7 @@
  * (issue 2). BENCHMARKS.md has both.
  */
 import { z } from 'zod';
+import { userInputSchema } from '../options.ts';
 import type { Normalization } from './fusion.ts';
 import type { MentionSource } from './structural-query.ts';
 
@@ -126,19 +127,8 @@ export type RetrievalOptions = z.output<typeof RetrievalOptionsSchema> & {
 };
 export type ChannelWeights = RetrievalOptions['weights'];
 
-/** A schema with its defaults taken off, every field optional, objects within it too (what a user may write). */
-function withoutDefaults(schema: z.ZodType): z.ZodType {
-  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional)
-    return withoutDefaults(schema.unwrap() as z.ZodType);
-  if (schema instanceof z.ZodObject) {
-    const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [k, withoutDefaults(v).optional()]));
-    return z.object(shape).strict();
-  }
-  return schema;
-}
-
 /** The retriever's options as a config file or `--localizer-options` gives them: every key optional, none filled in. */
-export const RetrievalTuningSchema = withoutDefaults(RetrievalOptionsSchema) as z.ZodType<DeepPartial<RetrievalOptions>>;
+export const RetrievalTuningSchema = userInputSchema(RetrievalOptionsSchema) as z.ZodType<DeepPartial<RetrievalOptions>>;
 
 export const DEFAULT_RETRIEVAL_OPTIONS: RetrievalOptions = RetrievalOptionsSchema.parse({}) as RetrievalOptions;
 
