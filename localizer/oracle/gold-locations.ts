@@ -32,6 +32,8 @@ export interface GoldFileLocations {
   locations: string[];
   /** the changed lines, merged (1-based, inclusive, base-file numbering) */
   lines: LineRange[];
+  /** each named function's whole range at the base commit */
+  functionRanges: Record<string, LineRange>;
   /** runs of changed lines (consecutive added/removed lines) counted by the rule that placed them */
   rules: Partial<Record<PlacementRule, number>>;
 }
@@ -129,6 +131,7 @@ function placeFile(file: FilePatch, source: string, defs: readonly Definition[],
   const baseLines = source.split('\n');
   const lineCount = baseLines.length - (source.endsWith('\n') ? 1 : 0);
   const functions: string[] = [];
+  const functionRanges: Record<string, LineRange> = {};
   const looseLines = new Set<number>();
   const allLines = new Set<number>();
   const rules: GoldFileLocations['rules'] = {};
@@ -144,10 +147,11 @@ function placeFile(file: FilePatch, source: string, defs: readonly Definition[],
     rules[rule] = (rules[rule] ?? 0) + 1;
     if (rule === 'function') {
       if (!functions.includes(def!.qualifiedName)) functions.push(def!.qualifiedName);
+      functionRanges[def!.qualifiedName] = { start: def!.startLine, end: def!.endLine };
     } else for (const n of run.marked) looseLines.add(n);
   }
   const lineEntries = [...looseLines].sort((a, b) => a - b).map((n) => `line: ${n}`);
-  return { path, locations: [...functions.map((f) => `function: ${f}`), ...lineEntries], lines: rangesOf(allLines), rules };
+  return { path, locations: [...functions.map((f) => `function: ${f}`), ...lineEntries], lines: rangesOf(allLines), functionRanges, rules };
 }
 
 /**
@@ -184,7 +188,7 @@ function mergeFile(a: GoldFileLocations, b: GoldFileLocations): GoldFileLocation
   const rules = { ...a.rules };
   for (const [k, v] of Object.entries(b.rules) as Array<[PlacementRule, number]>) rules[k] = (rules[k] ?? 0) + v;
   const lines = rangesOf([...a.lines, ...b.lines].flatMap((r) => Array.from({ length: r.end - r.start + 1 }, (_, i) => r.start + i)));
-  return { path: a.path, locations: [...new Set([...a.locations, ...b.locations])], lines, rules };
+  return { path: a.path, locations: [...new Set([...a.locations, ...b.locations])], lines, functionRanges: { ...a.functionRanges, ...b.functionRanges }, rules };
 }
 
 /** The line oracle as repair takes it: one location set with every gold file's changed lines. */

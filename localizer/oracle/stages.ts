@@ -39,7 +39,7 @@ function elementsOf(gold: GoldLocations): ResolvedElement[] {
   return gold.files.flatMap((f) =>
     f.locations.map((raw) => {
       const [kind, value] = raw.split(': ') as ['function' | 'line', string];
-      const range = kind === 'line' ? { start: Number(value), end: Number(value) } : (f.lines[0] ?? { start: 1, end: 1 });
+      const range = kind === 'line' ? { start: Number(value), end: Number(value) } : f.functionRanges[value]!;
       return { path: f.path, kind, raw, name: kind === 'line' ? `<line ${value}>` : value, range };
     }),
   );

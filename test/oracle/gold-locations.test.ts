@@ -46,6 +46,8 @@ describe('the gold patch as oracle locations', () => {
       { start: 8, end: 8 },
     ]);
     expect(file.rules).toEqual({ function: 1, 'class-body': 1, module: 1 });
+    // what the function level shows of a named function is the whole function
+    expect(file.functionRanges).toEqual({ 'Box.grow': { start: 7, end: 9 } });
     expect(gold.elements.map((e) => e.name).sort()).toEqual(['<module>', 'Box', 'Box.grow']);
   });
 
