@@ -11,6 +11,7 @@ import { loadRunConfig } from '../../src/config.ts';
 import type { RetryErrors } from '../../src/run/stage-runner.ts';
 import { renderLadder } from '../../results/ladder-report.ts';
 import { runLadder } from '../engine/ladder.ts';
+import { INCOMPLETE_EXIT } from './run.ts';
 import { useFlags } from './flag-table.ts';
 import { optionName } from './flag-values.ts';
 import { overridesFrom, RUN_FLAGS } from './run-flags.ts';
@@ -27,6 +28,9 @@ export function register(program: Command): void {
       if (outcome.result) {
         process.stdout.write(renderLadder(outcome.result));
         process.stderr.write(`ladder: ${outcome.dir}/ladder.md, ladder.json\n`);
+        // a rung that owes work leaves its instances not judged there: the ladder is not final, as a run is not
+        for (const u of outcome.unfinished) process.stderr.write(`ladder: ${u.run} is incomplete: ${u.finish}; rerun the ladder to finish it\n`);
+        if (outcome.unfinished.length) process.exitCode = INCOMPLETE_EXIT;
         return;
       }
       const stop = outcome.stoppedAt!;

@@ -50,6 +50,9 @@ export interface LadderOutcome {
   /** the rung run that stopped the ladder, and how */
   stoppedAt?: { rung: Rung; seed: number; how: string; experiment: ExperimentResult };
   estimate?: SpendEstimate;
+  /** rung runs that finished owing work (not reached or not evaluated by a failure): their instances are not judged
+   * there, and the ladder's numbers are not final until each is finished (`finish`) */
+  unfinished: Array<{ run: string; finish: string }>;
 }
 
 export interface SpendEstimate {
@@ -166,12 +169,14 @@ export async function runLadder(config: RunConfig, options: LadderOptions): Prom
   const lock = acquireRunLock(dir);
   try {
     let estimate: SpendEstimate | undefined;
+    const unfinished: LadderOutcome['unfinished'] = [];
     for (const [index, run] of runs.entries()) {
       const caps = await capsFor(run, runs, config.budget);
       if (caps === 'spent') {
         log(`ladder: the ladder's spend cap is used up before ${run.config.runId}; rerun with a higher cap to go on`);
         return {
           dir,
+          unfinished,
           stoppedAt: {
             rung: run.rung,
             seed: run.seed,
@@ -187,10 +192,11 @@ export async function runLadder(config: RunConfig, options: LadderOptions): Prom
       log(`ladder: ${run.config.runId} (${index + 1} of ${runs.length})`);
       const experiment = await runExperiment({ ...run.config, budget: caps }, { retryErrors: options.retryErrors, log });
       const how = stopped(experiment);
-      if (how) return { dir, stoppedAt: { rung: run.rung, seed: run.seed, how, experiment }, ...(estimate ? { estimate } : {}) };
+      if (how) return { dir, unfinished, stoppedAt: { rung: run.rung, seed: run.seed, how, experiment }, ...(estimate ? { estimate } : {}) };
+      if (experiment.unfinished) unfinished.push({ run: run.config.runId, finish: experiment.unfinished.finish });
     }
     const result = await finishLadder(dir, runs);
-    return { dir, result, ...(estimate ? { estimate } : {}) };
+    return { dir, result, unfinished, ...(estimate ? { estimate } : {}) };
   } finally {
     lock.release();
   }

@@ -24,8 +24,9 @@ import { parseRunConfig } from '../../src/config.ts';
 import { buildMiniBenchmark, type MiniBenchBuild } from '../../src/minibench/build.ts';
 import { LADDER_RECORDING_DIR, ladderDemoConfig, type LadderRecordingFile } from '../../src/minibench/demo-run.ts';
 import { ensureDocker } from '../support/docker.ts';
-import { ScriptedModelServer } from '../support/scripted-model-server.ts';
+import { ScriptedModelServer, type ScriptedChatRequest } from '../support/scripted-model-server.ts';
 import { LadderPolicy } from './ladder-policy.ts';
+import { issueKey, stageOfRequest } from './pipeline-policy.ts';
 import { instanceScripts, LADDER_PLAN, MINIBENCH_IDS } from './minibench-scripts.ts';
 
 const hasDocker = await ensureDocker('the ladder demo');
@@ -159,6 +160,24 @@ describe('the ladder against a live model, stopped before evaluation', () => {
         .map((r) => (r.body as { seed?: number; temperature?: number }).seed);
       // greedy calls carry no seed; the sampled ones seed 1000·s, one per seed
       expect(new Set(repairSeeds)).toEqual(new Set([undefined, 1000, 2000]));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a rung that owes work (its model server failing an instance) leaves the ladder incomplete, and says how to finish', { timeout: 300_000 }, async () => {
+    const { A, B } = MINIBENCH_IDS;
+    const policy = new LadderPolicy(instanceScripts(bench, [A, B]), { [A]: 'none', [B]: 'file' });
+    // the server fails B's repair requests, whatever the rung: B is never repaired, for a reason outside the method
+    const bKey = issueKey(instanceScripts(bench, [B])[0]!.instance);
+    const failing = (request: ScriptedChatRequest) => stageOfRequest(request) === 'repair' && request.text.includes(bKey);
+    const server = new ScriptedModelServer({ policy: (request) => (failing(request) ? { status: 503 } : policy.respond(request)) });
+    await server.start();
+    try {
+      const outcome = await ladderWith(server, 'owing', { instances: [A, B], llm: { model: `openai:scripted@${server.openaiURL}`, maxRetries: 0 } }, 1, []);
+      expect(outcome.unfinished.map((u) => u.run)).toEqual(['as-run-s1', 'oracle-file-s1', 'oracle-function-s1', 'oracle-line-s1']);
+      expect(outcome.unfinished[0]!.finish).toMatch(/--retry-errors/);
+      expect(outcome.result?.instances.find((i) => i.instanceId === B)).toMatchObject({ cause: 'not-judged', decidedAt: 'as-run' });
     } finally {
       await server.stop();
     }
