@@ -9,7 +9,7 @@ import { mdTable, num, pct, shareOf } from './report-format.ts';
 import { comparisonMarkdown } from './report-comparison.ts';
 import type { SignalCalibration } from './calibration.ts';
 import { formatCascadeSummary, type CascadeSummary } from './cascade-summary.ts';
-import type { Comparison, MetricComparison } from './compare.ts';
+import type { Comparison } from './compare.ts';
 import { FAILURE_CATEGORIES, NOT_JUDGED, type FailureCategory } from './failure-analysis.ts';
 import type { FailureSummary } from './failure-summary.ts';
 import type { Handoff } from '../src/artifacts/localization.ts';

@@ -188,7 +188,13 @@ function mergeFile(a: GoldFileLocations, b: GoldFileLocations): GoldFileLocation
   const rules = { ...a.rules };
   for (const [k, v] of Object.entries(b.rules) as Array<[PlacementRule, number]>) rules[k] = (rules[k] ?? 0) + v;
   const lines = rangesOf([...a.lines, ...b.lines].flatMap((r) => Array.from({ length: r.end - r.start + 1 }, (_, i) => r.start + i)));
-  return { path: a.path, locations: [...new Set([...a.locations, ...b.locations])], lines, functionRanges: { ...a.functionRanges, ...b.functionRanges }, rules };
+  return {
+    path: a.path,
+    locations: [...new Set([...a.locations, ...b.locations])],
+    lines,
+    functionRanges: { ...a.functionRanges, ...b.functionRanges },
+    rules,
+  };
 }
 
 /** The line oracle as repair takes it: one location set with every gold file's changed lines. */
