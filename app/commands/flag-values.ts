@@ -10,36 +10,20 @@ export const list = (text: string): string[] =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-export const positiveInt = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} expects a positive integer, got "${text}"`);
-  return n;
-};
-export const nonNegativeInt = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} expects a non-negative integer, got "${text}"`);
-  return n;
-};
-export const positiveNumber = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} expects a positive number, got "${text}"`);
-  return n;
-};
-export const nonNegativeNumber = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} expects a non-negative number, got "${text}"`);
-  return n;
-};
-export const portNumber = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`${name} expects a port number (0-65535), got "${text}"`);
-  return n;
-};
-export const integer = (text: string, name: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n)) throw new Error(`${name} expects an integer, got "${text}"`);
-  return n;
-};
+/** A parser of a flag whose value is a number: `ok` says which numbers it takes, `what` names them in the error. */
+const numberFlag =
+  (ok: (n: number) => boolean, what: string) =>
+  (text: string, name: string): number => {
+    const n = Number(text);
+    if (!ok(n)) throw new Error(`${name} expects ${what}, got "${text}"`);
+    return n;
+  };
+export const positiveInt = numberFlag((n) => Number.isInteger(n) && n >= 1, 'a positive integer');
+export const nonNegativeInt = numberFlag((n) => Number.isInteger(n) && n >= 0, 'a non-negative integer');
+export const positiveNumber = numberFlag((n) => Number.isFinite(n) && n > 0, 'a positive number');
+export const nonNegativeNumber = numberFlag((n) => Number.isFinite(n) && n >= 0, 'a non-negative number');
+export const portNumber = numberFlag((n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'a port number (0-65535)');
+export const integer = numberFlag(Number.isInteger, 'an integer');
 
 /** `owner/name=path` of --mirror, checked as the repository store checks a mirror's name (src/repo/mirrors.ts). */
 export function mirrorSpec(text: string, name: string): [string, string] {
