@@ -21,7 +21,7 @@ import { instanceIdProblem, SweInstanceSchema, type SweInstance } from '../src/d
 import { assertConfined } from '../src/run/confinement.ts';
 import { goldPaths } from '../src/dataset/gold.ts';
 import { DEFAULT_TOP_FILES } from '../src/artifacts/localization.ts';
-import { INSTANCES_FILE, type RunManifest } from '../src/run/manifest.ts';
+import { INSTANCES_FILE, readManifest, type RunManifest } from '../src/run/manifest.ts';
 export { INSTANCES_FILE };
 import { RunLayout, type StageSelection } from '../src/run/run-layout.ts';
 import { CONFIGURATION_KINDS, type StageArtifact } from '../src/run/stage-runner.ts';
@@ -152,7 +152,7 @@ export async function openRunFolder(dir: string): Promise<RunFolder> {
   // a folder someone hands you is data: no link in it may lead a reader outside (src/run/confinement.ts)
   await assertConfined(root);
   const layout = new RunLayout(root);
-  const manifest = await readJsonIfExists<RunManifest>(layout.manifestPath);
+  const manifest = await readManifest(layout);
   const selections = await readSelections(layout);
   const hasRows = existsSync(layout.file(INSTANCES_FILE));
   const firstSettings = [...selections.values()][0]?.settings as { imported?: unknown } | undefined;

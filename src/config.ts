@@ -17,6 +17,7 @@ import { STAGE } from './run/stage.ts';
 import { KindedError } from './run/kinded-error.ts';
 import { ERROR_KINDS } from './util/error-kinds.ts';
 import { imageReferenceProblem } from './util/image-reference.ts';
+import { withCurrentKeys } from './util/legacy.ts';
 
 /** An image name that reaches an engine's API: refused at the configuration, never sent (src/util/image-reference.ts). */
 const imageReference = z.string().superRefine((image, ctx) => {
@@ -260,28 +261,6 @@ export type RunConfigInput = z.input<typeof RunConfigSchema>;
 /** zod issues as one line per field: "repair.temperature: Too big: expected number to be <=2". */
 export function formatConfigIssues(error: z.ZodError, source: string): string {
   return error.issues.map((i) => `${source}: ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('\n');
-}
-
-/**
- * A config written before issue 43 names the sandbox section `docker` and its count `concurrency.docker`; both
- * read as today's `sandbox` and `concurrency.sandboxes`, so old config files and the configs old run manifests
- * recorded still parse. Both spellings at once is an error, not a silent choice.
- */
-export function withCurrentKeys(input: unknown, source = 'config'): unknown {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  const out: Record<string, unknown> = { ...(input as Record<string, unknown>) };
-  if ('docker' in out) {
-    if ('sandbox' in out) throw new Error(`${source}: both "docker" (its name before) and "sandbox" are given; keep "sandbox"`);
-    out.sandbox = out.docker;
-    delete out.docker;
-  }
-  const concurrency = out.concurrency;
-  if (typeof concurrency === 'object' && concurrency !== null && 'docker' in concurrency) {
-    const { docker, ...rest } = concurrency as Record<string, unknown>;
-    if ('sandboxes' in rest) throw new Error(`${source}: both "concurrency.docker" (its name before) and "concurrency.sandboxes" are given; keep "sandboxes"`);
-    out.concurrency = { ...rest, sandboxes: docker };
-  }
-  return out;
 }
 
 export function parseRunConfig(input: unknown, source = 'config'): RunConfig {

@@ -7,8 +7,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { mergeRunFolders } from '../../src/run/merge-runs.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
+import { readManifest } from '../../src/run/manifest.ts';
 import { STAGE } from '../../src/run/stage.ts';
-import { readJsonIfExists, writeJsonAtomic } from '../../src/util/fsx.ts';
+import { writeJsonAtomic } from '../../src/util/fsx.ts';
 import { settingsChanges } from '../../src/util/settings-diff.ts';
 import { writeRunAnalysis } from '../../results/run-analysis.ts';
 import { openRunFolder, type RunFolder } from '../../results/run-folder.ts';
@@ -29,14 +30,15 @@ export async function mergeAndReport(out: string, inputs: readonly string[], log
   const layout = new RunLayout(out);
   const folder = await openRunFolder(out);
   const instances = folder.instances.flatMap((i) => (i.row ? [i.row] : []));
-  const manifest = await readJsonIfExists<{ models?: { llm?: string }; config?: { topFiles?: number } }>(layout.file('manifest.json'));
+  const manifest = await readManifest(layout);
   const modelName = manifest?.models?.llm ?? 'locfix';
   const predictions = existsSync(path.join(out, STAGE.select)) ? await writePredictions(layout, instances, modelName) : [];
   if (existsSync(path.join(out, STAGE.evaluate))) {
     const summary = await makeRunSummary(path.dirname(out), layout.id, instances, predictions);
     await writeJsonAtomic(layout.file(`${modelName.replace(/[^\w.-]+/g, '_')}.${layout.id}.json`), summary);
   }
-  const analysis = await writeRunAnalysis(out, manifest?.config?.topFiles ? { topFiles: manifest.config.topFiles } : {});
+  const topFiles = manifest?.config.topFiles;
+  const analysis = await writeRunAnalysis(out, typeof topFiles === 'number' ? { topFiles } : {});
   await writeReports([analysis], layout.file('report'));
   log(
     `merge: ${merged.inputs.length} runs, ${merged.instances} instances, ${merged.artifacts} artifacts, ${merged.conflicts.length} conflicts -> ${out} (report: ${layout.file('report', 'report.html')})`,

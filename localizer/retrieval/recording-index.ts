@@ -6,6 +6,7 @@
  * retrieval is exactly the live one as long as it asks no deeper than was recorded.
  */
 import type { FileFacts } from '../../src/index/types.ts';
+import { olderRecordingError } from '../../src/util/legacy.ts';
 import type { Definition } from '../../src/parsing/types.ts';
 import type { GraphLookup, GraphNeighbor } from './graph-expansion.ts';
 import type { ChunkHit, FileHit, RetrievalIndex } from './retriever.ts';
@@ -236,23 +237,16 @@ export class ReplayIndex implements RetrievalIndex {
     return this.hits(this.rec.history ?? {}, 'history', text, k, this.rec.depth.file);
   }
   async searchLiterals(text: string, k: number): Promise<FileHit[]> {
-    if (!this.rec.literals)
-      throw new Error(
-        'replay index: this recording has no literal searches (made before the literals channel): record it again, or replay with weights.literals 0',
-      );
+    if (!this.rec.literals) throw olderRecordingError('literal', 'literals', 'literals');
     return this.hits(this.rec.literals, 'literals', text, k, this.rec.depth.file);
   }
   async searchKeys(text: string, k: number): Promise<FileHit[]> {
-    if (!this.rec.keys)
-      throw new Error('replay index: this recording has no key searches (made before the keys channel): record it again, or replay with weights.keys 0');
+    if (!this.rec.keys) throw olderRecordingError('key', 'keys', 'keys');
     return this.hits(this.rec.keys, 'keys', text, k, this.rec.depth.file);
   }
   async searchCoChange(seeds: readonly string[], k: number): Promise<FileHit[]> {
     if (this.coChange && recordedOf(this.rec.coChange ?? {}, keyOfSeeds(seeds)) === undefined) return this.coChange(seeds, k);
-    if (!this.rec.coChange)
-      throw new Error(
-        'replay index: this recording has no co-change searches (made before the co-change channel): record it again, or replay with weights.coChange 0',
-      );
+    if (!this.rec.coChange) throw olderRecordingError('co-change', 'co-change', 'coChange');
     return this.hits(this.rec.coChange, 'coChange', keyOfSeeds(seeds), k, this.rec.depth.file);
   }
   async graphNeighbors(): Promise<GraphLookup> {

@@ -5,6 +5,7 @@
  * without importing each other.
  */
 import type { ChatTrace, Usage } from '../llm/types.ts';
+import { rankedFilesOfOutput } from '../util/legacy.ts';
 import type { ConfidenceSignals } from './confidence.ts';
 
 /** Files handed from file localization to the function level when the run says nothing (Agentless: 3). */
@@ -69,14 +70,13 @@ export interface AgentRunStats {
 
 /**
  * Ranked paths of a file-localization StageArtifact with status "ok", undefined for errors and unreadable
- * shapes. Reads the one shape written today (`output.files`) and the one `locfix retrieve` wrote before
- * retrieval and the other localizers shared it (`output.ranking`), so older run folders still score.
+ * shapes. Older run folders' shape is read too (util/legacy.ts), so they still score.
  */
 export function rankedPathsOf(artifact: unknown): string[] | undefined {
   if (!artifact || typeof artifact !== 'object') return undefined;
   const a = artifact as { status?: unknown; output?: { files?: unknown; ranking?: unknown } };
   if (a.status !== 'ok') return undefined;
-  const ranking = a.output?.files ?? a.output?.ranking;
+  const ranking = rankedFilesOfOutput(a.output);
   if (!Array.isArray(ranking)) return undefined;
   return ranking.map((r: unknown) => (typeof r === 'string' ? r : String((r as { path?: unknown }).path)));
 }

@@ -12,6 +12,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LlmError } from './errors.ts';
 import type { ChatTransport, RawCompletion, TransportCall } from './transport.ts';
+import { currentManifest } from '../util/legacy.ts';
 
 export const REPLAY_PREFIX = 'replay:';
 
@@ -90,7 +91,7 @@ export function openRecording(
   if (!existsSync(dir)) throw new Error(`replay: ${dir} does not exist`);
   const manifestFile = path.join(dir, 'manifest.json');
   if (existsSync(manifestFile)) {
-    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { config?: { llm?: unknown; cacheDir?: unknown } };
+    const manifest = currentManifest(JSON.parse(readFileSync(manifestFile, 'utf8')), manifestFile) as { config?: { llm?: unknown; cacheDir?: unknown } };
     const llm = manifest.config?.llm;
     if (llm === undefined || llm === null) throw new Error(`replay: the run ${dir} used no model, so it has no answers to replay`);
     const cacheDir = typeof manifest.config?.cacheDir === 'string' ? manifest.config.cacheDir : undefined;

@@ -8,7 +8,8 @@
  * in `details`; `causeOf` reads a cause from them and nothing else, so a cause never rests on message wording.
  */
 
-import { currentKind, ERROR_KINDS as K } from '../util/error-kinds.ts';
+import { ERROR_KINDS as K } from '../util/error-kinds.ts';
+import { currentKind } from '../util/legacy.ts';
 
 /** The evaluation stage's name (src/run/stage.ts STAGE.evaluate), by value: its kinds mean other things. */
 const EVALUATE_STAGE = 'evaluate';

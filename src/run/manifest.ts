@@ -8,6 +8,7 @@ import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import type { SweInstance } from '../dataset/schema.ts';
 import { readJsonIfExists, writeJsonAtomic, writeJsonlAtomic } from '../util/fsx.ts';
+import { currentManifest, MANIFEST_FORMAT } from '../util/legacy.ts';
 import type { RunLayout } from './run-layout.ts';
 
 export interface Invocation {
@@ -19,6 +20,8 @@ export interface Invocation {
 }
 
 export interface RunManifest {
+  /** the manifest's format (util/legacy.ts MANIFEST_FORMAT); older formats are read as today's on reading */
+  format: number;
   runId: string;
   locfixVersion: string;
   gitRevision?: string;
@@ -82,13 +85,14 @@ export async function addRunInstances(layout: RunLayout, rows: readonly SweInsta
 /** Creates the manifest on the first invocation, appends an invocation on resumes; returns it. */
 export async function openManifest(
   layout: RunLayout,
-  init: Omit<RunManifest, 'locfixVersion' | 'gitRevision' | 'node' | 'host' | 'createdAt' | 'invocations'>,
+  init: Omit<RunManifest, 'format' | 'locfixVersion' | 'gitRevision' | 'node' | 'host' | 'createdAt' | 'invocations'>,
 ): Promise<RunManifest> {
-  const existing = await readJsonIfExists<RunManifest>(layout.manifestPath);
+  const existing = await readManifest(layout);
   const invocation: Invocation = { startedAt: new Date().toISOString(), argv: process.argv.slice(2) };
   const manifest: RunManifest = existing
     ? { ...existing, ...(init.plan ? { plan: init.plan } : {}), invocations: [...existing.invocations, invocation] }
     : {
+        format: MANIFEST_FORMAT,
         ...init,
         locfixVersion: locfixVersion(),
         gitRevision: gitRevision(),
@@ -102,7 +106,7 @@ export async function openManifest(
 }
 
 export async function closeInvocation(layout: RunLayout, stages: Invocation['stages']): Promise<void> {
-  const manifest = await readJsonIfExists<RunManifest>(layout.manifestPath);
+  const manifest = await readManifest(layout);
   if (!manifest) return;
   const last = manifest.invocations.at(-1);
   if (last) {
@@ -112,9 +116,10 @@ export async function closeInvocation(layout: RunLayout, stages: Invocation['sta
   await writeJsonAtomic(layout.manifestPath, manifest);
 }
 
-/** The manifest of a run folder, or undefined when the run is new. */
+/** The manifest of a run folder in today's format (an older one read as today's), or undefined when the run is new. */
 export async function readManifest(layout: RunLayout): Promise<RunManifest | undefined> {
-  return readJsonIfExists<RunManifest>(layout.manifestPath);
+  const stored = await readJsonIfExists<unknown>(layout.manifestPath);
+  return stored === undefined ? undefined : (currentManifest(stored, layout.manifestPath) as unknown as RunManifest);
 }
 
 /**
@@ -138,13 +143,14 @@ export async function recordStageRun(
     config?: Record<string, unknown>;
   },
 ): Promise<void> {
-  const existing = await readJsonIfExists<RunManifest>(layout.manifestPath);
+  const existing = await readManifest(layout);
   if (existing && existing.kind !== 'stage' && existing.kind !== 'imported') return;
   await addRunInstances(layout, record.instances);
   const invocation: Invocation = { startedAt: new Date().toISOString(), argv: process.argv.slice(2) };
   const settings = { ...(existing?.settings ?? {}), [record.stage]: record.settings };
   const stages = [...new Set([...(existing?.plan?.stages ?? []), record.stage])];
   const manifest: RunManifest = {
+    format: MANIFEST_FORMAT,
     runId: layout.id,
     locfixVersion: existing?.locfixVersion ?? locfixVersion(),
     ...(existing?.gitRevision || !existing ? { gitRevision: existing?.gitRevision ?? gitRevision() } : {}),

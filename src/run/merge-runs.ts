@@ -15,6 +15,7 @@ import type { StageSelection } from './run-layout.ts';
 import type { SpendLedgerFile } from './spend-ledger.ts';
 import { acquireRunLock, RUN_LOCK_FILE, RUN_LOCK_HOLDER_FILE } from './run-lock.ts';
 import { assertConfined } from './confinement.ts';
+import { currentManifest } from '../util/legacy.ts';
 
 export interface MergeReport {
   inputs: string[];
@@ -116,7 +117,7 @@ async function mergeInto(out: string, inputs: readonly string[]): Promise<MergeR
           Object.assign(have.gold, s.gold);
         }
       } else if (name === 'manifest.json') {
-        const m = (await readJsonIfExists<Record<string, unknown>>(src))!;
+        const m = currentManifest(await readJsonIfExists<unknown>(src), src);
         if (!manifest) manifest = { ...m, invocations: [...((m.invocations as unknown[]) ?? [])] };
         else (manifest.invocations as unknown[]).push(...((m.invocations as unknown[]) ?? []));
       } else if (name === 'usage.json') {

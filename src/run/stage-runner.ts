@@ -5,14 +5,15 @@
  * `kill -9` loses only in-flight work. A failing instance records its error and the others go on: users
  * running 300 instances want the 299 results, plus a clear record of the one that broke.
  */
-import { ERROR_KINDS, currentKind, isDeclaredKind } from '../util/error-kinds.ts';
+import { ERROR_KINDS, isDeclaredKind } from '../util/error-kinds.ts';
+import { currentKind, recordedAsDiskFull } from '../util/legacy.ts';
 import { retriedByDefault } from './failure-cause.ts';
 import { promises as fs } from 'node:fs';
 import PQueue from 'p-queue';
 import type { SweInstance } from '../dataset/schema.ts';
 import { readJsonIfExists, writeJsonAtomic } from '../util/fsx.ts';
 import type { RunLayout } from './run-layout.ts';
-import { diskFullMessage, isDiskFull, recordedAsDiskFull } from '../util/disk-full.ts';
+import { diskFullMessage, isDiskFull } from '../util/disk-full.ts';
 import { assertRunLockHeld, RunLockLostError } from './run-lock.ts';
 
 export interface StageError {
@@ -163,7 +164,7 @@ export async function readArtifact<T>(
   }
   if (reason === undefined) {
     const artifact = value as StageArtifact<T>;
-    // an older artifact's kind in today's spelling (error-kinds.ts)
+    // an older artifact's kind in today's spelling (util/legacy.ts)
     if (artifact.error?.kind !== undefined) artifact.error.kind = currentKind(artifact.error.kind);
     return artifact;
   }

@@ -7,8 +7,6 @@
 
 /** How a full disk shows on this host: the errno of a system call (Node's SystemError carries `syscall` and `errno`). */
 const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
-/** The words older versions recorded in an artifact's error (SQLite's, Chroma's, the system's). */
-const DISK_FULL_TEXT = /no space left on device|database or disk is full|disk quota exceeded|\bENOSPC\b/i;
 
 /**
  * True when `err`, or an error it was caused by, is this host's own full disk: a failed system call's errno.
@@ -21,11 +19,6 @@ export function isDiskFull(err: unknown): boolean {
     if (typeof code === 'string' && DISK_FULL_CODES.has(code) && typeof syscall === 'string' && typeof errno === 'number') return true;
   }
   return false;
-}
-
-/** An artifact's recorded error that an older version booked for a full disk: run again, never kept as a failure. */
-export function recordedAsDiskFull(message: string | undefined): boolean {
-  return message !== undefined && DISK_FULL_TEXT.test(message);
 }
 
 /** What the user is told: what could not be written, and that nothing done is lost. */

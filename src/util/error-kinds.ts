@@ -4,7 +4,8 @@
  * `EvaluationError`, `LlmError`), so the compiler refuses a kind nobody declared and `check-architecture`
  * refuses one written as a bare string; failure-cause.ts reads causes from the same names.
  *
- * Artifacts written before the kinds had one style hold older spellings; `currentKind` reads them as today's.
+ * Artifacts written before the kinds had one style hold older spellings; `currentKind` (util/legacy.ts) reads them
+ * as today's.
  */
 export const ERROR_KINDS = {
   // the stage runner and the run's configuration
@@ -63,9 +64,6 @@ export function cannotRunKind(reason: CannotRunReason): ErrorKind {
   return `cannot-run:${reason}`;
 }
 
-/** Spellings older artifacts hold, and what they are called now. */
-const LEGACY_KINDS: Readonly<Record<string, ErrorKind>> = { budget_exhausted: ERROR_KINDS.budgetExhausted };
-
 const DECLARED_KINDS: ReadonlySet<string> = new Set(Object.values(ERROR_KINDS));
 
 /**
@@ -74,11 +72,6 @@ const DECLARED_KINDS: ReadonlySet<string> = new Set(Object.values(ERROR_KINDS));
  */
 export function isDeclaredKind(kind: unknown): kind is ErrorKind {
   if (typeof kind !== 'string') return false;
-  if (DECLARED_KINDS.has(kind) || Object.hasOwn(LEGACY_KINDS, kind)) return true;
+  if (DECLARED_KINDS.has(kind)) return true;
   return kind.startsWith('cannot-run:') && (CANNOT_RUN_REASONS as readonly string[]).includes(kind.slice('cannot-run:'.length));
-}
-
-/** A recorded kind in today's spelling (an older artifact's `budget_exhausted` is `budget-exhausted`). */
-export function currentKind<K extends string | undefined>(kind: K): K | ErrorKind {
-  return kind !== undefined && Object.hasOwn(LEGACY_KINDS, kind) ? LEGACY_KINDS[kind]! : kind;
 }

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRunConfig, withCurrentKeys } from '../../src/config.ts';
+import { parseRunConfig } from '../../src/config.ts';
+import { withCurrentKeys } from '../../src/util/legacy.ts';
 
 const README = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
 
