@@ -196,58 +196,72 @@ function intersect(ids: readonly string[], lists: ReadonlyArray<readonly string[
   return ids.filter((id) => sets.every((set) => set.has(id)));
 }
 
-export function compareRuns(input: readonly RunOutcome[], options: CompareOptions = {}): Comparison {
-  if (input.length === 0) throw new Error('compare: no runs given');
+/** The runs with their arms, aligned on the instances every run selected; what the comparison's parts share. */
+interface Aligned {
+  outcomes: ReadonlyArray<RunOutcome & { arm: string }>;
+  /** the instances every run selected, in the first run's order */
+  common: string[];
+  /** the instances whose resolution is compared (common, or none when a run judged nothing) */
+  judgedIds: string[];
+  armNames: string[];
+  runsOf: (arm: string) => Array<RunOutcome & { arm: string }>;
+  goldOf: (id: string) => string[];
+  repoOf: (id: string) => string;
+}
+
+function align(input: readonly RunOutcome[], options: CompareOptions): Aligned {
   const armOf = assignArms(input, options.arms);
   const outcomes = input.map((o) => ({ ...o, arm: armOf.get(o.runId)! }));
   // the tables align on the instances every run selected, in the first run's order (the statistics, per pair)
   const common = selectedByAll(outcomes);
-  const localizedByAll = intersect(
-    common,
-    outcomes.map((o) => o.localized),
-  );
-  const judgedByAll = intersect(
-    common,
-    outcomes.map((o) => o.judged),
-  );
   // one denominator: every aligned instance, work not done a miss and unresolved; a run that judged nothing (its
   // evaluation left out) has no resolution to compare, and nothing is tested over nothing
-  const localizedIds = common;
   const judgedIds = outcomes.every((o) => !o.judged || common.some((id) => o.judged!.includes(id))) ? common : [];
-  const repoOf = (id: string) => outcomes.find((o) => o.repoOf[id])?.repoOf[id] ?? 'unknown';
-  const goldOf = (id: string) => outcomes.find((o) => o.goldFiles[id]?.length)?.goldFiles[id] ?? [];
+  return {
+    outcomes,
+    common,
+    judgedIds,
+    armNames: [...new Set(outcomes.map((o) => o.arm))],
+    runsOf: (name) => outcomes.filter((o) => o.arm === name),
+    goldOf: (id) => outcomes.find((o) => o.goldFiles[id]?.length)?.goldFiles[id] ?? [],
+    repoOf: (id) => outcomes.find((o) => o.repoOf[id])?.repoOf[id] ?? 'unknown',
+  };
+}
 
+/** Each run's counts and mean localization over the aligned instances, and its per-instance metrics. */
+function runSummaries(a: Aligned): { runs: RunSummary[]; perRunMetrics: Map<string, InstanceMetrics[]> } {
   const perRunMetrics = new Map<string, InstanceMetrics[]>();
-  const runs: RunSummary[] = outcomes.map((o) => {
-    const rows = localizedIds.map((id) => instanceMetrics(o.rankings[id], goldOf(id), 3, o.predicted?.[id]));
+  const judged = new Set(a.judgedIds);
+  const runs = a.outcomes.map((o): RunSummary => {
+    const rows = a.common.map((id) => instanceMetrics(o.rankings[id], a.goldOf(id), 3, o.predicted?.[id]));
     perRunMetrics.set(o.runId, rows);
-    const judged = new Set(judgedIds);
     const resolved = o.resolved.filter((id) => judged.has(id)).length;
-    const ownJudged = new Set(o.judged ?? common);
+    const ownJudged = new Set(o.judged ?? a.common);
     return {
       runId: o.runId,
       arm: o.arm,
       localizer: o.localizer,
       upperBound: Boolean(o.upperBound),
-      judged: judgedIds.length,
+      judged: a.judgedIds.length,
       resolved,
-      resolvedRate: judgedIds.length ? resolved / judgedIds.length : Number.NaN,
-      notJudged: common.filter((id) => !ownJudged.has(id)).length,
+      resolvedRate: a.judgedIds.length ? resolved / a.judgedIds.length : Number.NaN,
+      notJudged: a.common.filter((id) => !ownJudged.has(id)).length,
       emptyPatches: o.emptyPatch.filter((id) => judged.has(id)).length,
-      localized: localizedIds.length,
+      localized: a.common.length,
       localization: meanMetrics(rows),
     };
   });
+  return { runs, perRunMetrics };
+}
 
-  const armNames = [...new Set(outcomes.map((o) => o.arm))];
-  const runsOf = (name: string) => outcomes.filter((o) => o.arm === name);
-  const resolvedSet = (o: RunOutcome) => new Set(o.resolved);
-  /** per localized instance, the arm's metric averaged over its runs */
-  const armRows = (name: string) => localizedIds.map((_, i) => meanMetrics(runsOf(name).map((o) => perRunMetrics.get(o.runId)![i])));
-
-  const arms: ArmSummary[] = armNames.map((name) => {
-    const rs = runsOf(name);
-    const sets = rs.map(resolvedSet);
+/** Each arm over its runs: mean counts, the instances any or every run resolved, per-instance means of the metrics. */
+function armSummaries(a: Aligned, runs: readonly RunSummary[], perRunMetrics: ReadonlyMap<string, InstanceMetrics[]>): ArmSummary[] {
+  const { judgedIds } = a;
+  return a.armNames.map((name) => {
+    const rs = a.runsOf(name);
+    const sets = rs.map((o) => new Set(o.resolved));
+    // per localized instance, the arm's metric averaged over its runs
+    const rows = a.common.map((_, i) => meanMetrics(rs.map((o) => perRunMetrics.get(o.runId)![i])));
     return {
       arm: name,
       localizer: [...new Set(rs.map((r) => r.localizer))].join(', '),
@@ -258,34 +272,37 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
       resolvedInAllRuns: sortedIds(judgedIds.filter((id) => sets.every((s) => s.has(id)))),
       meanEmptyPatches: meanOf(rs.map((r) => r.emptyPatch.filter((id) => judgedIds.includes(id)).length)),
       meanNotJudged: meanOf(rs.map((r) => runs.find((x) => x.runId === r.runId)!.notJudged)),
-      localization: meanMetrics(armRows(name)),
+      localization: meanMetrics(rows),
     };
   });
+}
 
-  const unionOf = new Map(arms.map((l) => [l.arm, new Set(l.resolvedUnion)]));
-  const resolvedUnion = sortedIds(new Set(arms.flatMap((l) => l.resolvedUnion)));
-  const resolvedByAll = resolvedUnion.filter((id) => arms.every((l) => unionOf.get(l.arm)!.has(id)));
-
-  const uniqueFixes: UniqueFix[] = [];
-  const pairs: Array<[string, string]> = [];
-  for (let i = 0; i < armNames.length; i++) for (let j = i + 1; j < armNames.length; j++) pairs.push([armNames[i], armNames[j]]);
-  for (const [a, b] of pairs) {
-    for (const [fixedBy, other] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      for (const id of unionOf.get(fixedBy)!) {
-        if (unionOf.get(other)!.has(id)) continue;
-        const gold = new Set(goldOf(id));
-        const otherHadGoldFileInTop3 = runsOf(other).some((o) => (o.rankings[id] ?? []).slice(0, 3).some((p) => gold.has(p)));
-        uniqueFixes.push({ instanceId: id, fixedBy, other, otherHadGoldFileInTop3 });
+/** Instances one arm resolved in some run and another in none, with whether the other had a gold file in its top 3. */
+function uniqueFixesOf(a: Aligned, unionOf: ReadonlyMap<string, Set<string>>): UniqueFix[] {
+  const fixes: UniqueFix[] = [];
+  const names = a.armNames;
+  for (let i = 0; i < names.length; i++)
+    for (let j = i + 1; j < names.length; j++)
+      for (const [fixedBy, other] of [
+        [names[i]!, names[j]!],
+        [names[j]!, names[i]!],
+      ] as const) {
+        for (const id of unionOf.get(fixedBy)!) {
+          if (unionOf.get(other)!.has(id)) continue;
+          const gold = new Set(a.goldOf(id));
+          const otherHadGoldFileInTop3 = a.runsOf(other).some((o) => (o.rankings[id] ?? []).slice(0, 3).some((p) => gold.has(p)));
+          fixes.push({ instanceId: id, fixedBy, other, otherHadGoldFileInTop3 });
+        }
       }
-    }
-  }
+  return fixes;
+}
 
-  const solveFrequency = (name: string, ids: readonly string[]) => ids.map((id) => meanOf(runsOf(name).map((o) => (resolvedSet(o).has(id) ? 1 : 0))));
-  const reference = armNames[0]!;
-  const alternatives = armNames.slice(1);
+/** The first arm against each other one: the signed-rank test, resolution, localization metrics and operations. */
+function pairStatistics(a: Aligned, options: CompareOptions): Pick<Comparison, 'wilcoxon' | 'resolution' | 'metrics' | 'operational'> {
+  const { outcomes, runsOf, goldOf, repoOf } = a;
+  const solveFrequency = (name: string, ids: readonly string[]) => ids.map((id) => meanOf(runsOf(name).map((o) => (o.resolved.includes(id) ? 1 : 0))));
+  const reference = a.armNames[0]!;
+  const alternatives = a.armNames.slice(1);
   // each pair over the instances its own runs selected: a third run that selected fewer erases nothing here
   const pairIds = (alt: string) => selectedByAll(outcomes.filter((o) => o.arm === reference || o.arm === alt));
   // resolution needs every run of the pair to have judged something (a run whose evaluation was left out has none)
@@ -300,14 +317,13 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
     const [ref, other] = [solveFrequency(reference, ids), solveFrequency(alt, ids)];
     return [{ reference, alternative: alt, referenceMean: meanOf(ref), alternativeMean: meanOf(other), ...wilcoxonSignedRank(other, ref) }];
   });
-
   const resolution = compareResolution({
     reference,
     alternatives,
     idsOf: pairResolutionIds,
     solveFrequency,
     firstRunResolved: (name, ids) => {
-      const first = resolvedSet(runsOf(name)[0]!);
+      const first = new Set(runsOf(name)[0]!.resolved);
       return ids.map((id) => first.has(id));
     },
     repoOf,
@@ -323,21 +339,40 @@ export function compareRuns(input: readonly RunOutcome[], options: CompareOption
     repoOf,
     bootstrap: bootstrapOf(options),
   });
-  const operational = compareOperational(reference, alternatives, (name) => runsOf(name)[0], common, bootstrapOf(options));
+  const operational = compareOperational(reference, alternatives, (name) => runsOf(name)[0], a.common, bootstrapOf(options));
+  return { wilcoxon, resolution, metrics, operational };
+}
+
+export function compareRuns(input: readonly RunOutcome[], options: CompareOptions = {}): Comparison {
+  if (input.length === 0) throw new Error('compare: no runs given');
+  const aligned = align(input, options);
+  const { outcomes, common, judgedIds, armNames } = aligned;
+  const { runs, perRunMetrics } = runSummaries(aligned);
+  const arms = armSummaries(aligned, runs, perRunMetrics);
+  const unionOf = new Map(arms.map((l) => [l.arm, new Set(l.resolvedUnion)]));
+  const resolvedUnion = sortedIds(new Set(arms.flatMap((l) => l.resolvedUnion)));
+  const pairs = pairStatistics(aligned, options);
   return {
     alignedInstances: common.length,
-    localizedInstances: localizedByAll.length,
-    judgedInstances: judgedByAll.length,
+    localizedInstances: intersect(
+      common,
+      outcomes.map((o) => o.localized),
+    ).length,
+    judgedInstances: intersect(
+      common,
+      outcomes.map((o) => o.judged),
+    ).length,
     resolutionInstances: judgedIds.length,
     runs,
     arms,
     resolvedUnion,
-    resolvedByAll,
-    uniqueFixes,
-    wilcoxon,
-    metrics,
-    operational,
-    resolution,
+    resolvedByAll: resolvedUnion.filter((id) => arms.every((l) => unionOf.get(l.arm)!.has(id))),
+    uniqueFixes: uniqueFixesOf(aligned, unionOf),
+    // in this order: the JSON report keeps its field order
+    wilcoxon: pairs.wilcoxon,
+    metrics: pairs.metrics,
+    operational: pairs.operational,
+    resolution: pairs.resolution,
     // unequal work not done first: it changes what every statistic below means
     warnings: [
       ...coverageWarnings(outcomes, common, options.notJudgedGap),

@@ -13,6 +13,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HARNESS_VERSIONS } from '../src/languages/harness-releases.ts';
+import { restatedNames } from './declared-names.ts';
+import { functionLengthProblems, longFunctions, type LongFunction } from './function-length.ts';
 
 /** Layers, top first. A room may import rooms of its own layer (without forming a cycle) or of lower ones. */
 export const LAYERS: ReadonlyArray<{ name: string; rooms: readonly string[] }> = [
@@ -65,7 +67,9 @@ export interface Violation {
     | 'glued-error'
     | 'free-error-kind'
     | 'flag-outside-table'
-    | 'version-outside-table';
+    | 'version-outside-table'
+    | 'long-function'
+    | 'restated-names';
   message: string;
 }
 
@@ -203,6 +207,7 @@ export function checkArchitecture(root: string): Violation[] {
   const violations: Violation[] = [];
   const fileGraph = new Map<string, Set<string>>();
   const roomGraph = new Map<string, Set<string>>();
+  const long: LongFunction[] = [];
   for (const file of files.sort()) {
     const room = roomOf(file);
     const text = readFileSync(path.join(root, file), 'utf8');
@@ -228,12 +233,15 @@ export function checkArchitecture(root: string): Violation[] {
           kind: 'version-outside-table',
           message: `${file}:${line} compares with a harness release's version: ask its switches in ${RELEASE_TABLE} (releaseOf, parsingOf, gradingSwitches)`,
         });
+    for (const r of restatedNames(file, text))
+      violations.push({ kind: 'restated-names', message: `${file}:${r.line} lists ${r.what} again: take them from ${r.file}` });
     for (const line of freeErrorKinds(text))
       violations.push({
         kind: 'free-error-kind',
         message: `${file}:${line} names an error kind by a bare string: use its name in ERROR_KINDS (src/util/error-kinds.ts), adding it there if it is new`,
       });
     if (lines > MAX_FILE_LINES) violations.push({ kind: 'size', message: `${file} has ${lines} lines (limit ${MAX_FILE_LINES}): split it along a seam` });
+    if (/\.ts$/.test(file)) long.push(...longFunctions(file, text));
     const edges = new Set<string>();
     fileGraph.set(file, edges);
     for (const { specifier, line } of importsOf(text)) {
@@ -262,6 +270,7 @@ export function checkArchitecture(root: string): Violation[] {
       roomGraph.get(room)!.add(targetRoom);
     }
   }
+  for (const message of functionLengthProblems(long, known)) violations.push({ kind: 'long-function', message });
   for (const cycle of cyclesOf(roomGraph)) violations.push({ kind: 'room-cycle', message: `rooms import each other in a circle: ${cycle.join(' ↔ ')}` });
   for (const cycle of cyclesOf(fileGraph)) violations.push({ kind: 'file-cycle', message: `files import each other in a circle: ${cycle.join(' ↔ ')}` });
   return violations;

@@ -155,150 +155,209 @@ interface Active {
   state: 'pending' | 'running';
 }
 
-async function drive(
-  options: ShardDriverOptions,
-  where: { log: (line: string) => void; runDir: string; stateDir: string; shardsDir: string; script: string },
-): Promise<ShardDriverResult> {
-  const { scheduler, shards: n } = options;
-  const { log, runDir, stateDir, shardsDir, script } = where;
-  const shardDir = (shard: number) => path.join(shardsDir, shardRunId(options.runId, shard, n));
-  const logFile = (shard: number, job: string) => path.join(stateDir, 'logs', `shard-${shard}.job-${job}.log`);
-  const outcome = new Map<number, ShardDriverResult['shards'][number]>();
-  const attempts = new Map<number, number>();
-  const jobsFile = path.join(stateDir, 'jobs.json');
-  const jobs = (await readJsonIfExists<Array<{ jobId: string; shards: number[]; of?: number; submittedAt: string }>>(jobsFile).catch(() => undefined)) ?? [];
-  const jobsThisTime: string[] = [];
-
-  for (let shard = 1; shard <= n; shard++) {
-    const result = await readResult(shardDir(shard));
-    if (!options.retryErrors && result && !result.interrupted) outcome.set(shard, { shard, status: 'done', attempts: 0, detail: 'finished earlier' });
-  }
-  const already = outcome.size;
-  if (already === n) log(`[${scheduler.name}] all ${n} shards finished earlier; merging them again`);
-  else if (already) log(`[${scheduler.name}] ${already} of ${n} shards finished earlier; submitting the others`);
-
+async function drive(options: ShardDriverOptions, where: DriveWhere): Promise<ShardDriverResult> {
+  const run = new ShardRun(options, where);
+  await run.loadJobs();
+  await run.takeFinished();
   let stopped = false;
   void options.stopSignal?.then(() => {
     stopped = true;
   });
-  let active: Active[] = [];
-  const submit = async (shards: number[]) => {
+  const followed = await run.followEarlierJobs();
+  await run.submit(run.shardNumbers().filter((s) => !run.outcome.has(s) && !followed.has(s)));
+  while (run.active.length > 0 && !stopped) {
+    await Promise.race([new Promise((r) => setTimeout(r, options.pollMs)), options.stopSignal].filter(Boolean));
+    if (stopped) break;
+    const again = await run.pollRound();
+    if (!stopped) await run.submit(again);
+  }
+  if (stopped) await run.cancelActive();
+  return run.finish(stopped);
+}
+
+type DriveWhere = { log: (line: string) => void; runDir: string; stateDir: string; shardsDir: string; script: string };
+type ShardOutcome = ShardDriverResult['shards'][number];
+type JobRecord = { jobId: string; shards: number[]; of?: number; submittedAt: string };
+
+/** One invocation's hold on a sharded run: which shards are done, which tasks it follows, what it submitted. */
+class ShardRun {
+  readonly outcome = new Map<number, ShardOutcome>();
+  active: Active[] = [];
+  private readonly attempts = new Map<number, number>();
+  private jobs: JobRecord[] = [];
+  private readonly jobsThisTime: string[] = [];
+  private readonly jobsFile: string;
+  private readonly n: number;
+  private readonly tag: string;
+
+  constructor(
+    private readonly options: ShardDriverOptions,
+    private readonly where: DriveWhere,
+  ) {
+    this.jobsFile = path.join(where.stateDir, 'jobs.json');
+    this.n = options.shards;
+    this.tag = `[${options.scheduler.name}]`;
+  }
+
+  shardNumbers(): number[] {
+    return Array.from({ length: this.n }, (_, i) => i + 1);
+  }
+
+  private shardDir(shard: number): string {
+    return path.join(this.where.shardsDir, shardRunId(this.options.runId, shard, this.n));
+  }
+
+  private log(line: string): void {
+    this.where.log(`${this.tag} ${line}`);
+  }
+
+  async loadJobs(): Promise<void> {
+    this.jobs = (await readJsonIfExists<JobRecord[]>(this.jobsFile).catch(() => undefined)) ?? [];
+  }
+
+  /** Shards an earlier invocation finished (all of them again under --retry-errors). */
+  async takeFinished(): Promise<void> {
+    for (const shard of this.shardNumbers()) {
+      const result = await readResult(this.shardDir(shard));
+      if (!this.options.retryErrors && result && !result.interrupted)
+        this.outcome.set(shard, { shard, status: 'done', attempts: 0, detail: 'finished earlier' });
+    }
+    const already = this.outcome.size;
+    if (already === this.n) this.log(`all ${this.n} shards finished earlier; merging them again`);
+    else if (already) this.log(`${already} of ${this.n} shards finished earlier; submitting the others`);
+  }
+
+  /**
+   * Tasks an earlier driver of this run submitted may still be queued or running (the driver's terminal closed,
+   * the login node rebooted): follow them instead of submitting their shards a second time.
+   */
+  async followEarlierJobs(): Promise<Set<number>> {
+    const followed = new Set<number>();
+    for (const job of this.jobs) {
+      if (job.of !== this.n) continue; // submitted when the run was split another way: its shard numbers mean other parts
+      const open = job.shards.filter((s) => !this.outcome.has(s) && !followed.has(s));
+      if (!open.length) continue;
+      const states = await this.options.scheduler.poll(job.jobId, open).catch(() => []);
+      for (const s of states) {
+        if (s.state === 'gone') continue;
+        followed.add(s.shard);
+        this.attempts.set(s.shard, 1);
+        this.active.push({ jobId: job.jobId, shard: s.shard, state: s.state });
+        this.log(`job ${job.jobId}: shard ${s.shard} is still ${s.state} from an earlier invocation; following it`);
+      }
+    }
+    return followed;
+  }
+
+  async submit(shards: number[]): Promise<void> {
     if (!shards.length) return;
-    const jobId = await scheduler.submit({
-      name: `locfix-${options.runId}`,
+    const { stateDir, script } = this.where;
+    const jobId = await this.options.scheduler.submit({
+      name: `locfix-${this.options.runId}`,
       script,
       shards,
       logPattern: path.join(stateDir, 'logs', 'shard-{shard}.job-{job}.log'),
-      resources: options.resources,
+      resources: this.options.resources,
     });
-    for (const shard of shards) attempts.set(shard, (attempts.get(shard) ?? 0) + 1);
-    jobs.push({ jobId, shards, of: n, submittedAt: new Date().toISOString() });
-    jobsThisTime.push(jobId);
-    await writeJsonAtomic(jobsFile, jobs);
-    active.push(...shards.map((shard) => ({ jobId, shard, state: 'pending' as const })));
-    log(`[${scheduler.name}] job ${jobId}: shard(s) ${shards.join(', ')} of ${n} submitted`);
-  };
-
-  // Tasks an earlier driver of this run submitted may still be queued or running (the driver's terminal closed,
-  // the login node rebooted): follow them instead of submitting their shards a second time.
-  const followed = new Set<number>();
-  for (const job of jobs) {
-    if (job.of !== n) continue; // submitted when the run was split another way: its shard numbers mean other parts
-    const open = job.shards.filter((s) => !outcome.has(s) && !followed.has(s));
-    if (!open.length) continue;
-    const states = await scheduler.poll(job.jobId, open).catch(() => []);
-    for (const s of states) {
-      if (s.state === 'gone') continue;
-      followed.add(s.shard);
-      attempts.set(s.shard, 1);
-      active.push({ jobId: job.jobId, shard: s.shard, state: s.state });
-      log(`[${scheduler.name}] job ${job.jobId}: shard ${s.shard} is still ${s.state} from an earlier invocation; following it`);
-    }
+    for (const shard of shards) this.attempts.set(shard, (this.attempts.get(shard) ?? 0) + 1);
+    this.jobs.push({ jobId, shards, of: this.n, submittedAt: new Date().toISOString() });
+    this.jobsThisTime.push(jobId);
+    await writeJsonAtomic(this.jobsFile, this.jobs);
+    this.active.push(...shards.map((shard) => ({ jobId, shard, state: 'pending' as const })));
+    this.log(`job ${jobId}: shard(s) ${shards.join(', ')} of ${this.n} submitted`);
   }
-  await submit(Array.from({ length: n }, (_, i) => i + 1).filter((s) => !outcome.has(s) && !followed.has(s)));
-  while (active.length > 0 && !stopped) {
-    await Promise.race([new Promise((r) => setTimeout(r, options.pollMs)), options.stopSignal].filter(Boolean));
-    if (stopped) break;
+
+  /** One poll of every followed task; returns the shards to submit again. */
+  async pollRound(): Promise<number[]> {
     const again: number[] = [];
     const still: Active[] = [];
-    for (const jobId of new Set(active.map((a) => a.jobId))) {
-      const mine = active.filter((a) => a.jobId === jobId);
+    for (const jobId of new Set(this.active.map((a) => a.jobId))) {
+      const mine = this.active.filter((a) => a.jobId === jobId);
       let states: Awaited<ReturnType<ShardScheduler['poll']>>;
       try {
-        states = await scheduler.poll(
+        states = await this.options.scheduler.poll(
           jobId,
           mine.map((a) => a.shard),
         );
       } catch (err) {
         // a controller that is restarting or busy: keep the tasks as they were and ask again next round
-        log(`[${scheduler.name}] job ${jobId}: ${(err as Error).message}; asking again in ${Math.round(options.pollMs / 1000)} s`);
+        this.log(`job ${jobId}: ${(err as Error).message}; asking again in ${Math.round(this.options.pollMs / 1000)} s`);
         still.push(...mine);
         continue;
       }
       for (const s of states) {
         const entry = mine.find((a) => a.shard === s.shard)!;
         if (s.state !== 'gone') {
-          if (s.state !== entry.state) log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} ${s.state}${s.detail ? ` (${s.detail})` : ''}`);
+          if (s.state !== entry.state) this.log(`job ${jobId}: shard ${s.shard} ${s.state}${s.detail ? ` (${s.detail})` : ''}`);
           still.push({ ...entry, state: s.state });
-          continue;
-        }
-        const result = await readResult(shardDir(s.shard));
-        const tries = attempts.get(s.shard) ?? 1;
-        if (result && result.task === `${jobId}_${s.shard}` && !result.interrupted) {
-          outcome.set(s.shard, {
-            shard: s.shard,
-            status: 'done',
-            attempts: tries,
-            detail: `${result.total - result.failed} of ${result.total} instances without errors`,
-          });
-          log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} done: ${result.total} instances, ${result.failed} with errors`);
-          continue;
-        }
-        if (result && result.task === `${jobId}_${s.shard}` && result.budgetExhausted) {
-          outcome.set(s.shard, { shard: s.shard, status: 'budget', attempts: tries, detail: 'its share of the run spend cap is used up' });
-          log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} stopped at its share of the run spend cap`);
-          continue;
-        }
-        const why = [(await scheduler.describeEnded(jobId, s.shard)) ?? 'ended without a result', await logTail(logFile(s.shard, jobId), 3)]
-          .filter(Boolean)
-          .join('; ');
-        if (tries < options.maxAttempts) {
-          log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} failed (${why}); submitting it again (attempt ${tries + 1} of ${options.maxAttempts})`);
-          again.push(s.shard);
-        } else {
-          outcome.set(s.shard, { shard: s.shard, status: 'given-up', attempts: tries, detail: why });
-          log(`[${scheduler.name}] job ${jobId}: shard ${s.shard} failed ${tries} time(s) (${why}); given up`);
-        }
+        } else if (await this.settleEnded(jobId, s.shard)) again.push(s.shard);
       }
     }
-    active = still;
-    if (!stopped) await submit(again);
+    this.active = still;
+    return again;
   }
 
-  if (stopped) {
-    for (const jobId of new Set(active.map((a) => a.jobId))) {
+  /** A task that left the queue: done, stopped at its spend cap, or failed; true when it is to be submitted again. */
+  private async settleEnded(jobId: string, shard: number): Promise<boolean> {
+    const result = await readResult(this.shardDir(shard));
+    const tries = this.attempts.get(shard) ?? 1;
+    const mine = result?.task === `${jobId}_${shard}`;
+    if (result && mine && !result.interrupted) {
+      this.outcome.set(shard, {
+        shard,
+        status: 'done',
+        attempts: tries,
+        detail: `${result.total - result.failed} of ${result.total} instances without errors`,
+      });
+      this.log(`job ${jobId}: shard ${shard} done: ${result.total} instances, ${result.failed} with errors`);
+      return false;
+    }
+    if (result && mine && result.budgetExhausted) {
+      this.outcome.set(shard, { shard, status: 'budget', attempts: tries, detail: 'its share of the run spend cap is used up' });
+      this.log(`job ${jobId}: shard ${shard} stopped at its share of the run spend cap`);
+      return false;
+    }
+    const logFile = path.join(this.where.stateDir, 'logs', `shard-${shard}.job-${jobId}.log`);
+    const why = [(await this.options.scheduler.describeEnded(jobId, shard)) ?? 'ended without a result', await logTail(logFile, 3)].filter(Boolean).join('; ');
+    if (tries < this.options.maxAttempts) {
+      this.log(`job ${jobId}: shard ${shard} failed (${why}); submitting it again (attempt ${tries + 1} of ${this.options.maxAttempts})`);
+      return true;
+    }
+    this.outcome.set(shard, { shard, status: 'given-up', attempts: tries, detail: why });
+    this.log(`job ${jobId}: shard ${shard} failed ${tries} time(s) (${why}); given up`);
+    return false;
+  }
+
+  async cancelActive(): Promise<void> {
+    for (const jobId of new Set(this.active.map((a) => a.jobId))) {
       try {
-        await scheduler.cancel(jobId);
-        log(`[${scheduler.name}] cancelled job ${jobId}`);
+        await this.options.scheduler.cancel(jobId);
+        this.log(`cancelled job ${jobId}`);
       } catch (err) {
-        log(`[${scheduler.name}] could not cancel job ${jobId}: ${(err as Error).message}`);
+        this.log(`could not cancel job ${jobId}: ${(err as Error).message}`);
       }
     }
-    for (const a of active) outcome.set(a.shard, { shard: a.shard, status: 'cancelled', attempts: attempts.get(a.shard) ?? 0 });
+    for (const a of this.active) this.outcome.set(a.shard, { shard: a.shard, status: 'cancelled', attempts: this.attempts.get(a.shard) ?? 0 });
   }
-  const shards = Array.from({ length: n }, (_, i) => outcome.get(i + 1) ?? { shard: i + 1, status: 'cancelled' as const, attempts: attempts.get(i + 1) ?? 0 });
-  const result: ShardDriverResult = { runDir, stateDir, shards, jobs: jobsThisTime, merged: false, interrupted: stopped };
-  if (shards.every((s) => s.status === 'done')) {
+
+  /** The result, merging the shards into the run folder when every one is done. */
+  async finish(stopped: boolean): Promise<ShardDriverResult> {
+    const { runDir, stateDir } = this.where;
+    const { scheduler } = this.options;
+    const shards = this.shardNumbers().map((i) => this.outcome.get(i) ?? { shard: i, status: 'cancelled' as const, attempts: this.attempts.get(i) ?? 0 });
+    const result: ShardDriverResult = { runDir, stateDir, shards, jobs: this.jobsThisTime, merged: false, interrupted: stopped };
+    if (!shards.every((s) => s.status === 'done')) return result;
     await mkdir(runDir, { recursive: true });
     await clearMerged(runDir);
     // the marker first: a merge that fails half-way leaves a folder the next invocation may clear again
-    await writeJsonAtomic(path.join(runDir, MARKER), { scheduler: scheduler.name, shards: n, stateDir, jobs });
-    await options.merge(
+    const marker = { scheduler: scheduler.name, shards: this.n, stateDir, jobs: this.jobs };
+    await writeJsonAtomic(path.join(runDir, MARKER), marker);
+    await this.options.merge(
       runDir,
-      shards.map((s) => shardDir(s.shard)),
+      shards.map((s) => this.shardDir(s.shard)),
     );
-    await writeJsonAtomic(path.join(runDir, MARKER), { scheduler: scheduler.name, shards: n, stateDir, jobs, mergedAt: new Date().toISOString() });
+    await writeJsonAtomic(path.join(runDir, MARKER), { ...marker, mergedAt: new Date().toISOString() });
     result.merged = true;
+    return result;
   }
-  return result;
 }

@@ -75,92 +75,16 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
   const tStart = now();
   const memo = deps.memo ?? defaultIndexMemo();
   const parser = deps.parser ?? (await defaultFileParser());
-  const recordPrefix = `${snapshot.repo}\0${parser.id}\0`;
-  const progress = deps.onProgress ?? (() => {});
   const timings = emptyTimings();
-  const ctx: ChannelContext = { snapshot, deps, memo, parserId: parser.id, timings, progress };
+  const ctx: ChannelContext = { snapshot, deps, memo, parserId: parser.id, timings, progress: deps.onProgress ?? (() => {}) };
 
   // 1. files of this commit
-  let t = now();
-  const listed = await snapshot.listFiles();
-  const listedPaths = listed.map((e) => e.path);
-  const verdict = createFileVerdict(resolveFileFilter(deps.fileFilter ?? {}, listedPaths));
-  const fileSelection = summarizeFileSelection(listedPaths, verdict);
-  const entries = listed.filter((e) => verdict(e.path) === 'indexed').sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  timings.listMs = now() - t;
-
+  const { entries, fileSelection } = await indexedFiles(snapshot, deps, timings);
   // 2. the channels, opened in CHANNELS' order
   const builds: ChannelBuild<object>[] = [];
   for (const channel of CHANNELS) builds.push(await (channel as IndexChannel<object>).open(ctx));
-  const add = (record: FileRecord): void => {
-    for (const b of builds) b.add?.(record);
-  };
-
   // 3. per-file records: reuse by (blob, path), build the rest
-  const records: FileRecord[] = new Array(entries.length);
-  const todo: number[] = [];
-  entries.forEach((e, i) => {
-    const r = memo.records.get(recordPrefix + e.blob + '\0' + e.path);
-    if (r) {
-      records[i] = r;
-      add(r);
-    } else {
-      todo.push(i);
-    }
-  });
-  timings.filesReused = entries.length - todo.length;
-  timings.cold = timings.filesReused === 0 && entries.length > 0;
-  if (todo.length > 0) {
-    t = now();
-    const contents = await Promise.all(todo.map(async (i) => (await snapshot.readBlob(entries[i].blob)).toString('utf8')));
-    timings.readMs = now() - t;
-    const knownChunkTerms = memo.chunkTermsOf(snapshot.repo);
-    const onDisk = deps.persistParsedFiles === false ? undefined : await recordStoreFor(memo, deps.cacheDir, snapshot.repo, parser.id);
-    let lastYield = now();
-    for (let j = 0; j < todo.length; j++) {
-      const entry = entries[todo[j]];
-      const content = contents[j];
-      const tp = now();
-      let parsed: ParsedFile | Error;
-      const restored = onDisk?.restore(entry.blob, entry.path, content);
-      if (restored) {
-        parsed = restored.parseError ? new Error(restored.parseError) : restored;
-        timings.filesRestored++;
-      } else {
-        try {
-          parsed = await parser.parse(entry.path, content);
-        } catch (err) {
-          parsed = err instanceof Error ? err : new Error(String(err));
-        }
-        timings.filesParsed++;
-      }
-      timings.parseMs += now() - tp;
-      const record = buildFileRecord(entry, content, parsed, memo.terms, knownChunkTerms, timings);
-      if (!restored) {
-        onDisk?.add(entry.blob, entry.path, content, {
-          chunks: record.chunks,
-          definitions: record.definitions,
-          ...(record.file.parseError ? { parseError: record.file.parseError } : {}),
-        });
-      }
-      memo.records.set(recordPrefix + entry.blob + '\0' + entry.path, record);
-      records[todo[j]] = record;
-      add(record);
-      // parsing is synchronous: let the channels' requests progress now and then, and wait for any that fell behind
-      const waits = builds.map((b) => b.throttle?.()).filter((w): w is Promise<void> => w !== undefined);
-      if (waits.length > 0) {
-        const tw = now();
-        await Promise.all(waits);
-        lastYield = now();
-        timings.vectorBackpressureMs += lastYield - tw;
-      } else if (now() - lastYield > 50) {
-        await new Promise((r) => setImmediate(r));
-        lastYield = now();
-      }
-      if ((j + 1) % 500 === 0) progress(`${snapshot.repo}: parsed ${j + 1}/${todo.length} files`);
-    }
-    await onDisk?.flush();
-  }
+  const records = await fileRecords(entries, ctx, parser, builds);
   timings.filesIndexed = entries.length;
   for (const b of builds) b.flush?.();
 
@@ -190,4 +114,107 @@ export async function buildRepoIndex(snapshot: RepoSnapshot, deps: BuildRepoInde
     chunksOfFile: (p) => chunksByFile.get(p) ?? none,
     hasFile: (p) => fileSet.has(p),
   };
+}
+
+type FileEntry = Awaited<ReturnType<RepoSnapshot['listFiles']>>[number];
+
+/** The commit's files the filter indexes, in path order, and the account of what it left out. */
+async function indexedFiles(snapshot: RepoSnapshot, deps: BuildRepoIndexDeps, timings: IndexTimings) {
+  const t = now();
+  const listed = await snapshot.listFiles();
+  const listedPaths = listed.map((e) => e.path);
+  const verdict = createFileVerdict(resolveFileFilter(deps.fileFilter ?? {}, listedPaths));
+  const fileSelection = summarizeFileSelection(listedPaths, verdict);
+  const entries = listed.filter((e) => verdict(e.path) === 'indexed').sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  timings.listMs = now() - t;
+  return { entries, fileSelection };
+}
+
+/** Every file's record, handed to each channel as it comes: reused by (blob, path) where one was built, else built. */
+async function fileRecords(
+  entries: readonly FileEntry[],
+  ctx: ChannelContext,
+  parser: FileParser,
+  builds: readonly ChannelBuild<object>[],
+): Promise<FileRecord[]> {
+  const { snapshot, deps, memo, timings } = ctx;
+  const keyOf = (e: FileEntry) => `${snapshot.repo}\0${parser.id}\0${e.blob}\0${e.path}`;
+  const add = (record: FileRecord): void => {
+    for (const b of builds) b.add?.(record);
+  };
+  const records: FileRecord[] = new Array(entries.length);
+  const todo: number[] = [];
+  entries.forEach((e, i) => {
+    const r = memo.records.get(keyOf(e));
+    if (r) {
+      records[i] = r;
+      add(r);
+    } else {
+      todo.push(i);
+    }
+  });
+  timings.filesReused = entries.length - todo.length;
+  timings.cold = timings.filesReused === 0 && entries.length > 0;
+  if (todo.length === 0) return records;
+  const t = now();
+  const contents = await Promise.all(todo.map(async (i) => (await snapshot.readBlob(entries[i].blob)).toString('utf8')));
+  timings.readMs = now() - t;
+  const knownChunkTerms = memo.chunkTermsOf(snapshot.repo);
+  const onDisk = deps.persistParsedFiles === false ? undefined : await recordStoreFor(memo, deps.cacheDir, snapshot.repo, parser.id);
+  const pace = { lastYield: now() };
+  for (let j = 0; j < todo.length; j++) {
+    const entry = entries[todo[j]];
+    const { parsed, restored } = await parseOrRestore(entry, contents[j], parser, onDisk, timings);
+    const record = buildFileRecord(entry, contents[j], parsed, memo.terms, knownChunkTerms, timings);
+    if (!restored) {
+      onDisk?.add(entry.blob, entry.path, contents[j], {
+        chunks: record.chunks,
+        definitions: record.definitions,
+        ...(record.file.parseError ? { parseError: record.file.parseError } : {}),
+      });
+    }
+    memo.records.set(keyOf(entry), record);
+    records[todo[j]] = record;
+    add(record);
+    await keepChannelsMoving(builds, pace, timings);
+    if ((j + 1) % 500 === 0) ctx.progress(`${snapshot.repo}: parsed ${j + 1}/${todo.length} files`);
+  }
+  await onDisk?.flush();
+  return records;
+}
+
+type RecordStore = Awaited<ReturnType<typeof recordStoreFor>>;
+
+/** A file parsed, or restored from the on-disk record store; a parser's failure is the file's parse error. */
+async function parseOrRestore(entry: FileEntry, content: string, parser: FileParser, onDisk: RecordStore | undefined, timings: IndexTimings) {
+  const tp = now();
+  let parsed: ParsedFile | Error;
+  const restored = onDisk?.restore(entry.blob, entry.path, content);
+  if (restored) {
+    parsed = restored.parseError ? new Error(restored.parseError) : restored;
+    timings.filesRestored++;
+  } else {
+    try {
+      parsed = await parser.parse(entry.path, content);
+    } catch (err) {
+      parsed = err instanceof Error ? err : new Error(String(err));
+    }
+    timings.filesParsed++;
+  }
+  timings.parseMs += now() - tp;
+  return { parsed, restored: restored !== undefined };
+}
+
+/** Parsing is synchronous: let the channels' requests progress now and then, and wait for any that fell behind. */
+async function keepChannelsMoving(builds: readonly ChannelBuild<object>[], pace: { lastYield: number }, timings: IndexTimings): Promise<void> {
+  const waits = builds.map((b) => b.throttle?.()).filter((w): w is Promise<void> => w !== undefined);
+  if (waits.length > 0) {
+    const tw = now();
+    await Promise.all(waits);
+    pace.lastYield = now();
+    timings.vectorBackpressureMs += pace.lastYield - tw;
+  } else if (now() - pace.lastYield > 50) {
+    await new Promise((r) => setImmediate(r));
+    pace.lastYield = now();
+  }
 }

@@ -45,180 +45,68 @@ export interface CompressedSkeletonOptions {
  */
 export function compressedSkeleton(fileContent: string, parser?: Parser, options: CompressedSkeletonOptions = {}): string {
   const source = agentlessFileText(fileContent);
-  const keepConstant = options.keepConstant ?? true;
-  const compressAssign = options.compressAssign ?? true;
-  const totalLines = options.totalLines ?? 30;
-  const prefixLines = options.prefixLines ?? 10;
-  const suffixLines = options.suffixLines ?? 10;
   const chosen = parserOrDefault(parser);
   const spec = languageOfParser(chosen);
   // Agentless compresses Python only; other languages keep their text with function bodies elided
   if (spec.tags) return withParsed(chosen, source, (tree) => taggedCompressed(tree, spec, source));
   return withParsed(chosen, source, (tree) => {
     if (!tree || tree.rootNode.hasError || hasPython2Statements(tree.rootNode)) return source;
-    const lines = new SourceLines(source);
-    const out: string[] = [];
-    /** [first, last] output indices of each assignment statement */
-    const assignments: Array<[number, number]> = [];
-    /** the last line has no line break: the next one continues it (libcst one-line class bodies) */
-    let glue = false;
-    let oneLineClassBody = false;
-    /** text of the last token of the latest one-line class body */
-    let lastBodyToken = '';
-    const push = (line: string): void => {
-      if (glue) out[out.length - 1] += line;
-      else out.push(line);
-      glue = false;
-    };
+    const writer = new SkeletonWriter(source, options.keepConstant ?? true);
+    writer.renderModule(tree.rootNode);
+    return writer.finish({
+      compressAssign: options.compressAssign ?? true,
+      totalLines: options.totalLines ?? 30,
+      prefixLines: options.prefixLines ?? 10,
+      suffixLines: options.suffixLines ?? 10,
+    });
+  });
+}
 
-    const verbatim = (from: number, to: number): void => {
-      for (let r = from; r <= to; r++) push(lines.lineText(r));
-    };
-    /** header rows of a definition, the last one cut after its colon */
-    const headerRows = (statement: Node, definition: Node): void => {
-      const colon = headerColon(definition);
-      const colonRow = colon ? startRow(colon) : endRow(definition);
-      verbatim(startRow(statement), colonRow - 1);
-      const cut = colon ? colon.endIndex : definition.endIndex;
-      push(source.slice(lines.offsetOf(colonRow), cut));
-    };
-    /** assignment statements among `nodes` (simple statements) copied verbatim from row `firstRow` */
-    const recordAssignments = (nodes: Node[], firstRow: number, outStart: number): void => {
-      for (const node of nodes) {
-        if (node.type !== 'expression_statement') continue;
-        for (const child of childrenOf(node)) {
-          if (child.type === 'assignment' && !child.childForFieldName('type')) {
-            assignments.push([outStart + startRow(child) - firstRow, outStart + endRow(child) - firstRow]);
-          }
-        }
-      }
-    };
-    /** rows after `row` owned by the block ending there: comments indented deeper than `indent` */
-    const ownedEnd = (node: Node): number => {
-      let end = effectiveEndRow(node);
-      const indent = lines.indentOf(startRow(node));
-      for (let r = end + 1; r < lines.count; r++) {
-        const text = lines.lineText(r).trim();
-        if (text === '') continue;
-        if (!text.startsWith('#')) break;
-        if (lines.indentOf(r) > indent) end = r;
-        else break;
-      }
-      return end;
-    };
+/** The compressed text of one parsed Python module, written line by line (compressedSkeleton's rules). */
+class SkeletonWriter {
+  private readonly lines: SourceLines;
+  private readonly out: string[] = [];
+  /** [first, last] output indices of each assignment statement */
+  private readonly assignments: Array<[number, number]> = [];
+  /** the last line has no line break: the next one continues it (libcst one-line class bodies) */
+  private glue = false;
+  private oneLineClassBody = false;
+  /** text of the last token of the latest one-line class body */
+  private lastBodyToken = '';
 
-    const renderDefinition = (statement: Node, definition: Node): void => {
-      headerRows(statement, definition);
-      if (definition.type === 'function_definition') {
-        push('...');
-        return;
-      }
-      const body = definition.childForFieldName('body');
-      const colon = headerColon(definition);
-      const classIndent = lines.lineText(startRow(definition)).match(/^[ \t]*/)?.[0] ?? '';
-      const before = out.length;
-      let bodyIndent = '    ';
-      if (body && colon) {
-        const statements = childrenOf(body).filter((c) => c.type !== 'comment' && c.startIndex !== c.endIndex);
-        const first = statements[0];
-        if (first && startRow(first) > startRow(colon)) {
-          bodyIndent = (lines.lineText(startRow(first)).match(/^[ \t]*/)?.[0] ?? '').slice(classIndent.length) || '    ';
-          renderBlock(groupByLine(statements), startRow(colon) + 1, 'class');
-        } else if (first) {
-          // One-line body `class A: x = 1`: libcst moves its small statements, docstrings included, into
-          // an indented block and prints them unindented with no line break after them.
-          const last = statements[statements.length - 1];
-          push(source.slice(first.startIndex, last.endIndex));
-          glue = true;
-          oneLineClassBody = true;
-          lastBodyToken = source.slice(lastToken(last).startIndex, last.endIndex);
-        }
-      }
-      if (out.length === before) push(`${classIndent}${bodyIndent}pass`);
-    };
+  constructor(
+    private readonly source: string,
+    private readonly keepConstant: boolean,
+  ) {
+    this.lines = new SourceLines(source);
+  }
 
-    /** Statements of the module (`module`) or of a class body (`class`), with their leading lines. */
-    const renderBlock = (groups: Node[][], firstLeadingRow: number, level: 'module' | 'class'): void => {
-      let leadingFrom = firstLeadingRow;
-      for (const group of groups) {
-        const first = group[0];
-        const last = group[group.length - 1];
-        const start = startRow(first);
-        const definition = definitionOf(first);
-        const keep = level === 'module' ? definition !== null || (keepConstant && isPlainAssignment(first)) : !isBareSimpleString(first);
-        if (keep) {
-          verbatim(leadingFrom, start - 1);
-          if (definition && group.length === 1) renderDefinition(first, definition);
-          else if (COMPOUND_STATEMENTS.has(first.type) && group.length === 1) renderCompound(first);
-          else {
-            const outStart = out.length;
-            verbatim(start, endRow(last));
-            recordAssignments(group, start, outStart);
-          }
-        }
-        leadingFrom = ownedEnd(last) + 1;
-      }
-      if (level === 'module') verbatim(leadingFrom, lines.count - 1);
-    };
-
-    /** A compound statement kept in a class body: verbatim except for the definitions inside it. */
-    const renderCompound = (node: Node): void => {
-      let from = startRow(node);
-      const visit = (statements: Node[]): void => {
-        for (const statement of statements) {
-          const definition = definitionOf(statement);
-          if (definition) {
-            const outStart = out.length;
-            verbatim(from, startRow(statement) - 1);
-            recordSimpleAssignments(node, from, startRow(statement) - 1, outStart);
-            renderDefinition(statement, definition);
-            from = effectiveEndRow(statement) + 1;
-          } else if (COMPOUND_STATEMENTS.has(statement.type)) {
-            visit(compoundBodyStatements(statement));
-          }
-        }
-      };
-      visit(compoundBodyStatements(node));
-      const outStart = out.length;
-      const to = effectiveEndRow(node);
-      verbatim(from, to);
-      recordSimpleAssignments(node, from, to, outStart);
-    };
-    /** assignments inside a compound statement lying wholly in rows [from, to], copied from `from` */
-    const recordSimpleAssignments = (node: Node, from: number, to: number, outStart: number): void => {
-      const visit = (n: Node): void => {
-        if (n.type === 'assignment' && !n.childForFieldName('type')) {
-          if (startRow(n) >= from && endRow(n) <= to) assignments.push([outStart + startRow(n) - from, outStart + endRow(n) - from]);
-          return;
-        }
-        if (definitionOf(n) || endRow(n) < from || startRow(n) > to) return;
-        for (const child of childrenOf(n)) visit(child);
-      };
-      visit(node);
-    };
-
-    const groups = groupByLine(childrenOf(tree.rootNode).filter((c) => c.type !== 'comment' && c.startIndex !== c.endIndex));
+  renderModule(root: Node): void {
+    const groups = groupByLine(childrenOf(root).filter((c) => c.type !== 'comment' && c.startIndex !== c.endIndex));
     if (groups.length === 0) {
-      verbatim(0, lines.count - 1); // comments only: all of it is the module header
+      this.verbatim(0, this.lines.count - 1); // comments only: all of it is the module header
     } else {
-      verbatim(0, startRow(groups[0][0]) - 1);
-      renderBlock(groups, startRow(groups[0][0]), 'module');
+      this.verbatim(0, startRow(groups[0][0]) - 1);
+      this.renderBlock(groups, startRow(groups[0][0]), 'module');
     }
+  }
 
+  /** The text as libcst prints it, then Agentless' shortening of long assignments. */
+  finish(options: { compressAssign: boolean; totalLines: number; prefixLines: number; suffixLines: number }): string {
     // libcst prints every line with its break, then drops the last one if the file had none
-    let code = out.length > 0 ? out.join('\n') + (glue ? '' : '\n') : '';
-    if (source.endsWith('\n')) code ||= '\n';
+    let code = this.out.length > 0 ? this.out.join('\n') + (this.glue ? '' : '\n') : '';
+    if (this.source.endsWith('\n')) code ||= '\n';
     else if (code.endsWith('\n')) code = code.slice(0, -1);
     // libcst drops the last token blindly, which is not a line break after a one-line class body
-    else if (glue && code.endsWith(lastBodyToken)) code = code.slice(0, code.length - lastBodyToken.length);
+    else if (this.glue && code.endsWith(this.lastBodyToken)) code = code.slice(0, code.length - this.lastBodyToken.length);
     // Agentless re-parses the result to shorten assignments; unindented one-line class bodies make that
     // parse fail, and then it keeps the text as it is.
-    if (!compressAssign || oneLineClassBody) return code;
+    if (!options.compressAssign || this.oneLineClassBody) return code;
     const codeLines = code.split('\n');
     if (code === '' || code.endsWith('\n')) codeLines.pop();
     const removed: Array<[number, number]> = [];
-    for (const [first, last] of assignments) {
-      if (last - first > totalLines) removed.push([first + prefixLines, last - suffixLines]);
+    for (const [first, last] of this.assignments) {
+      if (last - first > options.totalLines) removed.push([first + options.prefixLines, last - options.suffixLines]);
     }
     const result: string[] = [];
     codeLines.forEach((line, i) => {
@@ -226,7 +114,143 @@ export function compressedSkeleton(fileContent: string, parser?: Parser, options
       if (removed.some(([s]) => s === i)) result.push('...');
     });
     return result.map((line) => `${line}\n`).join('');
-  });
+  }
+
+  private push(line: string): void {
+    if (this.glue) this.out[this.out.length - 1] += line;
+    else this.out.push(line);
+    this.glue = false;
+  }
+
+  private verbatim(from: number, to: number): void {
+    for (let r = from; r <= to; r++) this.push(this.lines.lineText(r));
+  }
+
+  /** header rows of a definition, the last one cut after its colon */
+  private headerRows(statement: Node, definition: Node): void {
+    const colon = headerColon(definition);
+    const colonRow = colon ? startRow(colon) : endRow(definition);
+    this.verbatim(startRow(statement), colonRow - 1);
+    const cut = colon ? colon.endIndex : definition.endIndex;
+    this.push(this.source.slice(this.lines.offsetOf(colonRow), cut));
+  }
+
+  /** assignment statements among `nodes` (simple statements) copied verbatim from row `firstRow` */
+  private recordAssignments(nodes: Node[], firstRow: number, outStart: number): void {
+    for (const node of nodes) {
+      if (node.type !== 'expression_statement') continue;
+      for (const child of childrenOf(node)) {
+        if (child.type === 'assignment' && !child.childForFieldName('type')) {
+          this.assignments.push([outStart + startRow(child) - firstRow, outStart + endRow(child) - firstRow]);
+        }
+      }
+    }
+  }
+
+  /** the last row owned by the block of `node`: with the comments after it indented deeper than it */
+  private ownedEnd(node: Node): number {
+    let end = effectiveEndRow(node);
+    const indent = this.lines.indentOf(startRow(node));
+    for (let r = end + 1; r < this.lines.count; r++) {
+      const text = this.lines.lineText(r).trim();
+      if (text === '') continue;
+      if (!text.startsWith('#')) break;
+      if (this.lines.indentOf(r) > indent) end = r;
+      else break;
+    }
+    return end;
+  }
+
+  private renderDefinition(statement: Node, definition: Node): void {
+    this.headerRows(statement, definition);
+    if (definition.type === 'function_definition') {
+      this.push('...');
+      return;
+    }
+    const body = definition.childForFieldName('body');
+    const colon = headerColon(definition);
+    const classIndent = this.lines.lineText(startRow(definition)).match(/^[ \t]*/)?.[0] ?? '';
+    const before = this.out.length;
+    let bodyIndent = '    ';
+    if (body && colon) {
+      const statements = childrenOf(body).filter((c) => c.type !== 'comment' && c.startIndex !== c.endIndex);
+      const first = statements[0];
+      if (first && startRow(first) > startRow(colon)) {
+        bodyIndent = (this.lines.lineText(startRow(first)).match(/^[ \t]*/)?.[0] ?? '').slice(classIndent.length) || '    ';
+        this.renderBlock(groupByLine(statements), startRow(colon) + 1, 'class');
+      } else if (first) {
+        // One-line body `class A: x = 1`: libcst moves its small statements, docstrings included, into
+        // an indented block and prints them unindented with no line break after them.
+        const last = statements[statements.length - 1];
+        this.push(this.source.slice(first.startIndex, last.endIndex));
+        this.glue = true;
+        this.oneLineClassBody = true;
+        this.lastBodyToken = this.source.slice(lastToken(last).startIndex, last.endIndex);
+      }
+    }
+    if (this.out.length === before) this.push(`${classIndent}${bodyIndent}pass`);
+  }
+
+  /** Statements of the module (`module`) or of a class body (`class`), with their leading lines. */
+  private renderBlock(groups: Node[][], firstLeadingRow: number, level: 'module' | 'class'): void {
+    let leadingFrom = firstLeadingRow;
+    for (const group of groups) {
+      const first = group[0];
+      const last = group[group.length - 1];
+      const start = startRow(first);
+      const definition = definitionOf(first);
+      const keep = level === 'module' ? definition !== null || (this.keepConstant && isPlainAssignment(first)) : !isBareSimpleString(first);
+      if (keep) {
+        this.verbatim(leadingFrom, start - 1);
+        if (definition && group.length === 1) this.renderDefinition(first, definition);
+        else if (COMPOUND_STATEMENTS.has(first.type) && group.length === 1) this.renderCompound(first);
+        else {
+          const outStart = this.out.length;
+          this.verbatim(start, endRow(last));
+          this.recordAssignments(group, start, outStart);
+        }
+      }
+      leadingFrom = this.ownedEnd(last) + 1;
+    }
+    if (level === 'module') this.verbatim(leadingFrom, this.lines.count - 1);
+  }
+
+  /** A compound statement kept in a class body: verbatim except for the definitions inside it. */
+  private renderCompound(node: Node): void {
+    let from = startRow(node);
+    const visit = (statements: Node[]): void => {
+      for (const statement of statements) {
+        const definition = definitionOf(statement);
+        if (definition) {
+          const outStart = this.out.length;
+          this.verbatim(from, startRow(statement) - 1);
+          this.recordSimpleAssignments(node, from, startRow(statement) - 1, outStart);
+          this.renderDefinition(statement, definition);
+          from = effectiveEndRow(statement) + 1;
+        } else if (COMPOUND_STATEMENTS.has(statement.type)) {
+          visit(compoundBodyStatements(statement));
+        }
+      }
+    };
+    visit(compoundBodyStatements(node));
+    const outStart = this.out.length;
+    const to = effectiveEndRow(node);
+    this.verbatim(from, to);
+    this.recordSimpleAssignments(node, from, to, outStart);
+  }
+
+  /** assignments inside a compound statement lying wholly in rows [from, to], copied from `from` */
+  private recordSimpleAssignments(node: Node, from: number, to: number, outStart: number): void {
+    const visit = (n: Node): void => {
+      if (n.type === 'assignment' && !n.childForFieldName('type')) {
+        if (startRow(n) >= from && endRow(n) <= to) this.assignments.push([outStart + startRow(n) - from, outStart + endRow(n) - from]);
+        return;
+      }
+      if (definitionOf(n) || endRow(n) < from || startRow(n) > to) return;
+      for (const child of childrenOf(n)) visit(child);
+    };
+    visit(node);
+  }
 }
 
 /**

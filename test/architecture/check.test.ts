@@ -17,6 +17,9 @@ import {
   roomOf,
   versionsOutsideTable,
 } from '../../scripts/check-architecture.ts';
+import { existsSync } from 'node:fs';
+import { restatedNames } from '../../scripts/declared-names.ts';
+import { FUNCTION_DEBTS, functionLengthProblems, longFunctions, MAX_FUNCTION_LINES } from '../../scripts/function-length.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -32,6 +35,60 @@ async function tree(files: Record<string, string>): Promise<string> {
 describe('locfix itself', () => {
   it('has no upward import, no crossed seam, no import cycle and no file over the size limit', () => {
     expect(checkArchitecture(ROOT).map((v) => `${v.kind}: ${v.message}`)).toEqual([]);
+  });
+
+  it('lists only long functions of files that exist (a debt of a deleted file leaves the list too)', () => {
+    for (const key of Object.keys(FUNCTION_DEBTS)) expect(existsSync(path.join(ROOT, key.slice(0, key.lastIndexOf(':'))))).toBe(true);
+  });
+});
+
+describe('names declared once', () => {
+  it('refuses a list or union of backend or localizer names written out again, not a list of another vocabulary', async () => {
+    const text = [
+      "const kinds = ['local', 'bwrap'] as const;",
+      "type B = 'docker-pool' | 'local';",
+      "const one = ['local'];",
+      "const tools = ['blagent', 'locagent', 'agentless', 'predictions'];",
+      "const three = ['retrieval', 'blagent', 'cascade'];",
+      "// ['local', 'bwrap'] in a comment",
+    ].join('\n');
+    expect(restatedNames('app/x.ts', text).map((r) => r.line)).toEqual([1, 2, 5]);
+    expect(restatedNames('src/sandbox/types.ts', text).map((r) => r.line)).toEqual([5]);
+    const dir = await tree({ 'app/commands/sweep.ts': "export const BACKENDS = ['local', 'docker-pool', 'bwrap'];\n" });
+    expect(checkArchitecture(dir).map((v) => v.kind)).toEqual(['restated-names']);
+  });
+});
+
+describe('function length', () => {
+  const body = (n: number) => Array.from({ length: n }, (_, i) => `  const v${i} = ${i};`).join('\n');
+  const fn = (name: string, n: number) => `export function ${name}() {\n${body(n - 2)}\n}\n`;
+
+  it('counts a function from its first to its last line, and names an anonymous one by what holds it', () => {
+    const text = `${fn('short', MAX_FUNCTION_LINES)}${fn('long', MAX_FUNCTION_LINES + 1)}export const arrow = () => {\n${body(90)}\n};\nfunction outer() {\n  cmd.action(async () => {\n${body(85)}\n  });\n}\n`;
+    expect(longFunctions('src/x.ts', text).map((f) => [f.key, f.lines])).toEqual([
+      ['src/x.ts:long', MAX_FUNCTION_LINES + 1],
+      ['src/x.ts:arrow', 92],
+      ['src/x.ts:outer', 89],
+    ]);
+  });
+
+  it("refuses a new long function and a grown debt, asks to remove a paid one, and spares benchmarks' main", () => {
+    const found = [
+      { key: 'src/a.ts:fresh', line: 1, lines: 90 },
+      { key: 'src/b.ts:old', line: 5, lines: 120 },
+      { key: 'scripts/bench-x.ts:main', line: 1, lines: 300 },
+    ];
+    const debts = { 'src/b.ts:old': 100, 'src/c.ts:paid': 90, 'src/gone.ts:f': 95 };
+    const problems = functionLengthProblems(found, new Set(['src/a.ts', 'src/b.ts', 'src/c.ts', 'scripts/bench-x.ts']), debts);
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toMatch(/^src\/a\.ts:1 fresh has 90 lines/);
+    expect(problems[1]).toMatch(/^src\/b\.ts:5 old grew to 120 lines \(it was 100/);
+    expect(problems[2]).toMatch(/^src\/c\.ts:paid is no longer over/);
+  });
+
+  it('is part of the architecture check', async () => {
+    const dir = await tree({ 'src/util/long.ts': fn('long', 95) });
+    expect(checkArchitecture(dir).map((v) => v.kind)).toEqual(['long-function']);
   });
 });
 
