@@ -54,6 +54,9 @@ import {
 import { formatSpeed, fusionTimes, speedSummary, type FusionTimes } from './bench-retrieval-speed.ts';
 import { formatMissTable, missTable } from './retrieval-miss-categories.ts';
 
+/** files of the default's ranking written per instance (`rankings`), more than the function level reads */
+const RANKING_KEPT = 20;
+
 const DEPTH = { chunk: DEFAULT_RETRIEVAL_OPTIONS.chunkDepth, file: DEFAULT_RETRIEVAL_OPTIONS.fileDepth };
 
 interface InstanceRun {
@@ -385,6 +388,8 @@ async function main(): Promise<void> {
         Object.fromEntries(runs.map((r) => [r.id, r.rankings[c.label] ? r.rankings[c.label]!.findIndex((p) => r.gold.includes(p)) + 1 || null : null])),
       ]),
     ),
+    // the default's first files per instance: the input of the function level's benchmark (bench-functions.ts)
+    rankings: Object.fromEntries(runs.map((r) => [r.id, r.rankings[DEFAULT_LABEL]?.slice(0, RANKING_KEPT) ?? null])),
   });
 }
 

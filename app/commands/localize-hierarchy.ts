@@ -12,6 +12,8 @@ import path from 'node:path';
 import { createProgress } from '../../src/run/progress.ts';
 import { exportRun, importRecord, readLocOutputs, writeLocOutputs } from '../../localizer/interchange/loc-outputs.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
+import { isModelFunctionLevel, parseFunctionLevel } from '../../localizer/hierarchy/options.ts';
+import { functionRankingStage } from '../../localizer/function-ranking/stage.ts';
 import { groupByRepo } from '../../src/run/repo-release.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
 import { HANDOFFS, type Handoff } from '../../src/artifacts/localization.ts';
@@ -31,6 +33,21 @@ interface HierarchyFlags extends SelectionFlags, ServiceFlags {
   retryErrors?: RetryErrors;
 }
 
+/** The stage of a level: the function level's options name the model's or the model-free one (`"localizer": "retrieval"`). */
+function hierarchyStage(
+  level: 'functions' | 'lines',
+  services: ReturnType<typeof servicesFrom>,
+  merged: Record<string, unknown> & { topFiles?: number; handoff?: Handoff },
+) {
+  if (level === 'lines') return { stage: lineLocalizationStage(services, merged), usesModel: true };
+  const { topFiles, handoff, ...stageOptions } = merged;
+  const parsed = parseFunctionLevel(stageOptions);
+  const where = { ...(topFiles ? { topFiles } : {}), ...(handoff ? { handoff } : {}) };
+  return isModelFunctionLevel(parsed)
+    ? { stage: functionLocalizationStage(services, { ...parsed, ...where }), usesModel: true }
+    : { stage: functionRankingStage(services, { ...parsed, ...where }), usesModel: false };
+}
+
 async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags): Promise<{ ok: number; total: number }> {
   const options = flags.stageOptions ?? {};
   const topFiles = flags.topFiles;
@@ -40,9 +57,9 @@ async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags)
   if (flags.handoff !== undefined && !(HANDOFFS as readonly string[]).includes(flags.handoff))
     throw new Error(`--handoff must be top, soft or hard, got "${flags.handoff}"`);
   const merged = { ...options, ...(topFiles ? { topFiles } : {}), ...(flags.handoff ? { handoff: flags.handoff as Handoff } : {}) };
-  const stage = level === 'functions' ? functionLocalizationStage(services, merged) : lineLocalizationStage(services, merged);
+  const { stage, usesModel } = hierarchyStage(level, services, merged);
   // every instance would fail alike without a model: say so once instead of recording it per instance
-  services.requireLlm(`localize-${level}`);
+  if (usesModel) services.requireLlm(`localize-${level}`);
   const layout = new RunLayout(path.resolve(flags.out));
   await recordStageRun(layout, {
     kind: 'stage',
@@ -79,7 +96,7 @@ function hierarchyCommand(program: Command, level: 'functions' | 'lines', descri
     topFiles: { description: 'files taken from the ranking (default 3)' },
     handoff: { default: 'top', description: 'top: the first --top-files; soft: those, and places in other files are followed; hard: only the predicted set' },
     stageOptions: {
-      description: `the stage's options as JSON, e.g. ${level === 'functions' ? '{"maxAttempts":5,"temperature":0}' : '{"samples":4,"temperature":0.8,"contextWindow":10}'}`,
+      description: `the stage's options as JSON, e.g. ${level === 'functions' ? '{"maxAttempts":5,"temperature":0}, or {"localizer":"retrieval"} for the model-free ranking' : '{"samples":4,"temperature":0.8,"contextWindow":10}'}`,
     },
     concurrency: { description: 'instances at once', default: 1 },
   }).action(async (flags: HierarchyFlags) => {

@@ -110,7 +110,9 @@ async function runWithServices(
   await refuseChangedSettings(layout, config.runId, settings);
   const { stages, docker, files } = assembleStages(config, services, layout, run);
   // what would fail every instance alike stops the run here, before anything is recorded
-  const modelStages = stages.filter((s) => s.name === STAGE.functions || s.name === STAGE.lines || s.name === STAGE.repair).map((s) => s.name);
+  const modelStages = stages
+    .filter((s) => s.usesModel !== false && (s.name === STAGE.functions || s.name === STAGE.lines || s.name === STAGE.repair))
+    .map((s) => s.name);
   const check = (async () => {
     await services.checkConfiguration({
       repos: instances.map((i) => i.repo),

@@ -6,7 +6,7 @@
  * place they are parsed. A misspelled key anywhere in them fails here, before a run folder, a dataset or a
  * service is touched.
  */
-import { FunctionLevelOptionsSchema, type FunctionLevelOptions, LineLevelOptionsSchema, type LineLevelOptions } from '../../localizer/hierarchy/options.ts';
+import { type FunctionLevelOptions, LineLevelOptionsSchema, type LineLevelOptions, parseFunctionLevel } from '../../localizer/hierarchy/options.ts';
 import { parseLocalizerOptions } from '../../localizer/options.ts';
 import { resolveLocalizer, type ResolvedLocalizer } from '../../localizer/registry.ts';
 import type { RunConfig } from '../../src/config.ts';
@@ -22,7 +22,7 @@ export interface ResolvedRun {
 export async function resolveRun(config: Pick<RunConfig, 'localizer' | 'functionLevel' | 'lineLevel' | 'oracleFrom'>): Promise<ResolvedRun> {
   return {
     localizer: await resolveLocalizer(config.localizer.name, config.localizer.options),
-    functionLevel: parseLocalizerOptions('functionLevel', FunctionLevelOptionsSchema, config.functionLevel),
+    functionLevel: parseFunctionLevel(config.functionLevel ?? {}),
     lineLevel: parseLocalizerOptions('lineLevel', LineLevelOptionsSchema, config.lineLevel),
     ...(config.oracleFrom ? { oracle: await resolveLocalizer('oracle', {}) } : {}),
   };

@@ -19,6 +19,8 @@ import { assembleFileLocalization, type FileLocalizationAssembly } from './file-
 import { fileLocalizationStage } from '../../localizer/stage.ts';
 import { functionLocalizationStage, lineLocalizationStage } from '../../localizer/hierarchy/stage.ts';
 import { oracleFunctionStage, oracleLineStage } from '../../localizer/oracle/stages.ts';
+import { functionRankingStage } from '../../localizer/function-ranking/stage.ts';
+import { isModelFunctionLevel } from '../../localizer/hierarchy/options.ts';
 import { repairStage, selectStage } from '../../repair/stage.ts';
 import { runBackend } from './backends.ts';
 import type { ExecutionBackend } from '../../src/sandbox/types.ts';
@@ -38,10 +40,12 @@ function hierarchyStages(config: RunConfig, services: Services, run: ResolvedRun
   const { functionLevel, lineLevel } = run;
   const { topFiles, handoff, oracleFrom } = config;
   const oracleFunctions = oracleFrom === 'function' || oracleFrom === 'line';
-  return [
-    oracleFunctions ? oracleFunctionStage(services) : functionLocalizationStage(services, { ...functionLevel, topFiles, handoff }),
-    oracleFrom === 'line' ? oracleLineStage(services) : lineLocalizationStage(services, { ...lineLevel, topFiles, handoff }),
-  ];
+  const functions = oracleFunctions
+    ? oracleFunctionStage(services)
+    : isModelFunctionLevel(functionLevel)
+      ? functionLocalizationStage(services, { ...functionLevel, topFiles, handoff })
+      : functionRankingStage(services, { ...functionLevel, topFiles, handoff });
+  return [functions, oracleFrom === 'line' ? oracleLineStage(services) : lineLocalizationStage(services, { ...lineLevel, topFiles, handoff })];
 }
 
 export function assembleStages(config: RunConfig, services: Services, layout: { root: string }, run: ResolvedRun): StageAssembly {

@@ -7,11 +7,17 @@ import { z } from 'zod';
 import { positiveInt } from '../../src/util/schema-types.ts';
 import type { EditLocationsOptions } from './edit-locations.ts';
 import type { RelatedElementsOptions } from './related-elements.ts';
+import { FunctionRankingOptionsSchema, type FunctionRankingOptions } from '../function-ranking/options.ts';
+import { parseLocalizerOptions } from '../options.ts';
+import { KindedError } from '../../src/run/kinded-error.ts';
+import { ERROR_KINDS } from '../../src/util/error-kinds.ts';
 
 const temperature = () => z.number({ message: 'must be a number >= 0' }).nonnegative({ message: 'must be a number >= 0' });
 
-export const FunctionLevelOptionsSchema = z
+/** The model's function level (Agentless' related elements), `localizer` "model" or left out. */
+export const ModelFunctionLevelSchema = z
   .object({
+    localizer: z.literal('model').optional(),
     /** attempts in all, the first at `temperature` (Agentless' MAX_RETRIES: 5) */
     maxAttempts: positiveInt(),
     temperature: temperature(),
@@ -26,7 +32,7 @@ export const FunctionLevelOptionsSchema = z
       .strict(),
   })
   .partial()
-  .strict() satisfies z.ZodType<Omit<RelatedElementsOptions, 'topFiles' | 'handoff'>>;
+  .strict() satisfies z.ZodType<Omit<RelatedElementsOptions, 'topFiles' | 'handoff'> & { localizer?: 'model' }>;
 
 export const LineLevelOptionsSchema = z
   .object({
@@ -46,5 +52,24 @@ export const LineLevelOptionsSchema = z
   .partial()
   .strict() satisfies z.ZodType<Omit<EditLocationsOptions, 'topFiles'>>;
 
-export type FunctionLevelOptions = z.infer<typeof FunctionLevelOptionsSchema>;
+export type ModelFunctionLevelOptions = z.infer<typeof ModelFunctionLevelSchema>;
+/** The function level: the model's (the default) or, with `"localizer": "retrieval"`, the model-free ranking. */
+export type FunctionLevelOptions = ModelFunctionLevelOptions | FunctionRankingOptions;
+
+/** The config's `functionLevel` parsed by the schema of the function level it names, each with its own keys. */
+export function parseFunctionLevel(input: unknown): FunctionLevelOptions {
+  const named = typeof input === 'object' && input !== null ? (input as { localizer?: unknown }).localizer : undefined;
+  if (named === 'retrieval') return parseLocalizerOptions('functionLevel', FunctionRankingOptionsSchema, input);
+  if (named !== undefined && named !== 'model')
+    throw new KindedError(
+      ERROR_KINDS.badOptions,
+      `functionLevel option localizer must be "model" (Agentless' related elements, the default) or "retrieval" (no model), got ${JSON.stringify(named)}`,
+    );
+  return parseLocalizerOptions('functionLevel', ModelFunctionLevelSchema, input);
+}
+
+/** Whether the function level calls a model (the model-free ranking does not). */
+export function isModelFunctionLevel(options: FunctionLevelOptions): options is ModelFunctionLevelOptions {
+  return options.localizer !== 'retrieval';
+}
 export type LineLevelOptions = z.infer<typeof LineLevelOptionsSchema>;

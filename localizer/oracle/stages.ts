@@ -49,6 +49,7 @@ function elementsOf(gold: GoldLocations): ResolvedElement[] {
 export function oracleFunctionStage(services: OracleServices): PipelineStage<FunctionStageOutput> {
   return {
     name: STAGE.functions,
+    usesModel: false,
     run: async (input) => {
       const t0 = performance.now();
       const gold = await oracleLocations(services, input.instance);
@@ -79,6 +80,7 @@ export function oracleFunctionStage(services: OracleServices): PipelineStage<Fun
 export function oracleLineStage(services: OracleServices): PipelineStage<LineStageOutput> {
   return {
     name: STAGE.lines,
+    usesModel: false,
     run: async (input) => {
       const t0 = performance.now();
       const gold = await oracleLocations(services, input.instance);

@@ -53,6 +53,8 @@ export interface PipelineStage<T = unknown> {
    * and each instance's artifact is still written by `run`.
    */
   prepare?(instances: readonly SweInstance[], hooks: StagePrepareHooks): Promise<void>;
+  /** false for a stage of a model's level that calls none (an oracle, the model-free function level) */
+  readonly usesModel?: false;
 }
 
 function inputError(message: string, kind: typeof STAGE_ERROR_KIND.missingInput | typeof STAGE_ERROR_KIND.inputFailed): Error {

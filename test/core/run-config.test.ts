@@ -13,6 +13,7 @@ import { createLocalizer, localizerNames, validateLocalizer } from '../../locali
 import { assembleStages } from '../../app/engine/stages.ts';
 import { resolveRun } from '../../app/engine/resolved-run.ts';
 import { runExperiment } from '../../app/engine/experiment.ts';
+import { isModelFunctionLevel } from '../../localizer/hierarchy/options.ts';
 
 async function configFile(content: unknown): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'locfix-config-'));
@@ -183,7 +184,7 @@ describe('localizer names and options', () => {
     await expect(resolve({ functionLevel: { maxAttemps: 2 } })).rejects.toThrow(/functionLevel: unknown option\(s\) maxAttemps; known: .*maxAttempts/);
     await expect(resolve({ lineLevel: { samples: 0 } })).rejects.toThrow(/lineLevel option samples must be a positive integer, got 0/);
     const run = await resolve({ functionLevel: { maxAttempts: 2 }, lineLevel: { samples: 2 } });
-    expect([run.functionLevel.maxAttempts, run.lineLevel.samples, run.localizer.name]).toEqual([2, 2, 'retrieval']);
+    expect([isModelFunctionLevel(run.functionLevel) && run.functionLevel.maxAttempts, run.lineLevel.samples, run.localizer.name]).toEqual([2, 2, 'retrieval']);
     const assembled = assembleStages(parseRunConfig({ runId: 'typed', dataset: 'x.jsonl' }), { store: {} } as never, { root: '/tmp/locfix-typed' }, run);
     expect(assembled.stages.map((s) => s.name)).toContain('localize-lines');
   });

@@ -1,0 +1,186 @@
+/**
+ * Function-level localization without a model: the functions, methods and classes of the files a file localizer
+ * ranked first, scored by evidence the issue carries and fused by fixed weights (chosen on development sets,
+ * BENCHMARKS.md "Function level without a model"). The channels, each in [0, 1] per instance:
+ *
+ *   lexical  BM25 of the issue over each element's own text, with its path and qualified name in front (the
+ *            context a chunk of it would carry), normalised by the instance's best score
+ *   title    the same for the issue's title alone (its one-line summary; retrieval/query.ts titleQuery)
+ *   structural  the same for the names, paths and frames the issue carries (structuralQueryText)
+ *   names    the issue names the element: `Class.method` (1), or its own name, weighed by where it was seen
+ *            (traceback frame, backticks, code, prose) and divided among the candidates that share the name
+ *   frames   a traceback frame in the element's file falls inside it, or names it; innermost frames weigh most
+ *   owner    a method whose class the issue names (half of what naming the method itself gives)
+ *   calls    one hop of the call graph from an element the issue names or a frame runs through
+ *   size     the element's length, log-scaled (sizeScore)
+ *   callable 1 for a function or method, 0 for a class: a class is the answer only when its constructor or its
+ *            own body is edited, and its text (docstring, attributes) matches an issue's words more than its
+ *            share of fixes
+ *   file     the element's file's place in the file ranking: 1 / rank
+ *
+ * Ties keep file rank, then source order, so the same input always gives the same ranking.
+ */
+import { Bm25Index, queryTermsOf, TermDictionary, termVectorOf } from '../../src/index/bm25.ts';
+import { titleQuery } from '../retrieval/query.ts';
+import { extractStructuralSignals, structuralQueryText, type MentionSource, type StructuralSignals } from '../retrieval/structural-query.ts';
+import type { RankedElementCandidate } from './elements.ts';
+
+export const ELEMENT_CHANNELS = ['lexical', 'title', 'structural', 'names', 'frames', 'owner', 'calls', 'size', 'callable', 'file'] as const;
+export type ElementChannel = (typeof ELEMENT_CHANNELS)[number];
+export type ElementWeights = Record<ElementChannel, number>;
+
+export interface CandidateFile {
+  path: string;
+  /** 0 for the file ranked first */
+  rank: number;
+  elements: readonly RankedElementCandidate[];
+}
+
+export interface RankedElement extends RankedElementCandidate {
+  score: number;
+  channels: Record<ElementChannel, number>;
+  fileRank: number;
+}
+
+const SOURCE_WEIGHT: Record<MentionSource, number> = { frame: 1, backtick: 0.8, code: 0.6, prose: 0.4 };
+
+function lastPart(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
+
+/** The path of a traceback frame and a repository path name one file (a frame often carries a site-packages prefix). */
+function samePath(framePath: string, repoPath: string): boolean {
+  return framePath === repoPath || framePath.endsWith(`/${repoPath}`) || repoPath.endsWith(`/${framePath}`);
+}
+
+/** BM25 of each query over the elements' texts (path and qualified name in front), each normalised by its best. */
+function lexicalScores(queries: ReadonlyArray<string | undefined>, elements: readonly RankedElementCandidate[]): number[][] {
+  const dict = new TermDictionary();
+  const docs = elements.map((e) => termVectorOf(`${e.path}\n${e.name.replace(/\./g, ' ')}\n${e.text}`, dict));
+  const index = new Bm25Index(docs);
+  return queries.map((query) => {
+    const scores = new Array<number>(elements.length).fill(0);
+    if (!query) return scores;
+    const hits = index.search(queryTermsOf(query, dict, 'raw'), elements.length);
+    const best = hits[0]?.score ?? 0;
+    if (best > 0) for (const h of hits) scores[h.doc] = h.score / best;
+    return scores;
+  });
+}
+
+const CALL = /([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
+
+/**
+ * One hop of the call graph among the candidates, by name: an element the issue names (or a frame runs through)
+ * passes its evidence to the elements it calls and those that call it, at half strength. A reporter names the
+ * API they called; the fault is often one call below it.
+ */
+function callScores(elements: readonly RankedElementCandidate[], evidence: readonly number[]): number[] {
+  const byName = new Map<string, number[]>();
+  elements.forEach((e, i) => byName.set(lastPart(e.name), [...(byName.get(lastPart(e.name)) ?? []), i]));
+  const out = new Array<number>(elements.length).fill(0);
+  elements.forEach((e, i) => {
+    if (evidence[i]! <= 0) return;
+    for (const m of e.text.matchAll(CALL)) {
+      for (const j of byName.get(m[1]!) ?? []) {
+        if (j === i) continue;
+        out[j] = Math.max(out[j]!, evidence[i]! / 2);
+        out[i] = Math.max(out[i]!, evidence[j]! / 2);
+      }
+    }
+  });
+  return out;
+}
+
+function mentionOf(signals: StructuralSignals): { named: Map<string, number>; qualified: Set<string> } {
+  const named = new Map<string, number>();
+  for (const n of signals.names) named.set(n.name, Math.max(named.get(n.name) ?? 0, SOURCE_WEIGHT[n.source]));
+  for (const f of signals.frames) if (f.func) named.set(f.func, 1);
+  return { named, qualified: new Set(signals.qualifiedNames) };
+}
+
+function namesScore(e: RankedElementCandidate, mention: ReturnType<typeof mentionOf>, sharing: ReadonlyMap<string, number>): number {
+  if (mention.qualified.has(e.name) || [...mention.qualified].some((q) => q.endsWith(`.${e.name}`))) return 1;
+  const own = lastPart(e.name);
+  const seen = mention.named.get(own) ?? 0;
+  return seen / Math.max(1, sharing.get(own) ?? 1);
+}
+
+function framesScore(e: RankedElementCandidate, signals: StructuralSignals): number {
+  let best = 0;
+  signals.frames.forEach((f, i) => {
+    if (!samePath(f.path, e.path)) return;
+    const inside = f.line >= e.startLine && f.line <= e.endLine;
+    // a class's range holds its methods: a frame there is the class's only when it runs its constructor or body
+    const hit = e.kind === 'class' ? inside && (f.func === '__init__' || f.func === lastPart(e.name)) : inside || f.func === lastPart(e.name);
+    if (hit) best = Math.max(best, 1 / (i + 1));
+  });
+  return best;
+}
+
+function ownerScore(e: RankedElementCandidate, mention: ReturnType<typeof mentionOf>): number {
+  if (e.kind !== 'function' || !e.name.includes('.')) return 0;
+  const owner = lastPart(e.name.slice(0, e.name.lastIndexOf('.')));
+  return (mention.named.get(owner) ?? 0) * 0.5;
+}
+
+/**
+ * How long the element is against the longest candidate, on a log scale: size is the steadiest single predictor of
+ * where defects are (defect-prediction studies since Akiyama 1971 and Menzies et al. 2007), and a fix is more
+ * likely in a function of 80 lines than in a two-line accessor.
+ */
+function sizeScore(e: RankedElementCandidate, longest: number): number {
+  return longest > 1 ? Math.log(e.endLine - e.startLine + 1) / Math.log(longest) : 0;
+}
+
+/** Every element of `files` with its channels for `issue` (in file-rank and source order, not yet scored). */
+export function elementChannels(issue: string, files: readonly CandidateFile[]): RankedElement[] {
+  const elements = files.flatMap((f) => f.elements.map((e) => ({ e, fileRank: f.rank })));
+  if (elements.length === 0) return [];
+  const signals = extractStructuralSignals(issue);
+  const mention = mentionOf(signals);
+  const sharing = new Map<string, number>();
+  for (const { e } of elements) sharing.set(lastPart(e.name), (sharing.get(lastPart(e.name)) ?? 0) + 1);
+  const plain = elements.map((x) => x.e);
+  const [lexical, title, structural] = lexicalScores([issue, titleQuery(issue)?.text, structuralQueryText(signals) || undefined], plain);
+  const names = plain.map((e) => namesScore(e, mention, sharing));
+  const frames = plain.map((e) => framesScore(e, signals));
+  const longest = Math.max(...plain.map((e) => e.endLine - e.startLine + 1));
+  const calls = callScores(
+    plain,
+    plain.map((_, i) => Math.max(names[i]!, frames[i]!)),
+  );
+  return elements.map(({ e, fileRank }, i) => ({
+    ...e,
+    score: 0,
+    fileRank,
+    channels: {
+      lexical: lexical![i]!,
+      title: title![i]!,
+      structural: structural![i]!,
+      names: names[i]!,
+      frames: frames[i]!,
+      owner: ownerScore(e, mention),
+      calls: calls[i]!,
+      size: sizeScore(e, longest),
+      callable: e.kind === 'function' ? 1 : 0,
+      file: 1 / (fileRank + 1),
+    },
+  }));
+}
+
+/** The elements scored by `weights`, best first; ties keep file rank, then the order given. */
+export function orderByWeights<E extends Pick<RankedElement, 'channels' | 'fileRank'>>(
+  elements: readonly E[],
+  weights: ElementWeights,
+): Array<E & { score: number }> {
+  return elements
+    .map((e, order) => ({ e: { ...e, score: ELEMENT_CHANNELS.reduce((s, c) => s + weights[c] * e.channels[c], 0) }, order }))
+    .sort((a, b) => b.e.score - a.e.score || a.e.fileRank - b.e.fileRank || a.order - b.order)
+    .map((x) => x.e);
+}
+
+/** The elements of `files` ranked for `issue`, best first. */
+export function rankElements(issue: string, files: readonly CandidateFile[], weights: ElementWeights): RankedElement[] {
+  return orderByWeights(elementChannels(issue, files), weights);
+}

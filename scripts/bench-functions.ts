@@ -1,0 +1,235 @@
+/**
+ * Function-level localization without a model (localizer/function-ranking/), measured as LocAgent's and
+ * SweRank's tables measure it: Acc@5, Acc@10 (every gold function in the top k) and MRR, gold = the functions,
+ * methods and classes the gold patch edits (`path:Class.method`, a constructor counted as its class).
+ *
+ *   npm run bench:functions -- --dataset FILE --files RETRIEVAL.json [--mirrors DIR] [--subset EXCLUDED.json]
+ *                              [--top-files N] [--weights JSON] [--features OUT.json] [--out FILE]
+ *   npm run bench:functions -- --tune F1.json,F2.json [--top-files N]
+ *
+ * `--files` is a `npm run bench:retrieval -- --out` result: its file rankings (the default configuration's
+ * first 20 files) are the function level's input, as the pipeline hands the file level's ranking on. The first mode
+ * computes every candidate's channels once (`--features` keeps them) and reports the weights given (the shipped
+ * default without `--weights`), each channel left out, and each alone. `--tune` searches the weights over the
+ * features of development sets and prints the best by mean Acc@5 + Acc@10 + MRR, per set and pooled, and each set
+ * scored with weights chosen on the others (out of fold); it never
+ * reads evaluation data unless given it, and the weights it prints are chosen on what it was given.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadDataset } from '../src/dataset/load.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import { modifiedExistingFiles } from '../src/patch.ts';
+import { RepoStore } from '../src/repo/store.ts';
+import { groupByRepo } from '../src/run/repo-release.ts';
+import { goldLocations } from '../localizer/oracle/gold-locations.ts';
+import { candidateFiles } from '../localizer/function-ranking/candidates.ts';
+import { elementKey, goldElementKeys } from '../localizer/function-ranking/elements.ts';
+import { elementMetrics, type ElementMetrics } from '../localizer/function-ranking/metrics.ts';
+import { DEFAULT_ELEMENT_WEIGHTS, DEFAULT_FUNCTION_TOP_FILES } from '../localizer/function-ranking/options.ts';
+import { ELEMENT_CHANNELS, elementChannels, orderByWeights, type ElementChannel, type ElementWeights } from '../localizer/function-ranking/rank.ts';
+import { benchInput } from './bench-inputs.ts';
+
+/** One instance's gold and every candidate's channels: what any weighting needs, computed once. */
+export interface InstanceFeatures {
+  id: string;
+  repo: string;
+  gold: string[];
+  goldFiles: string[];
+  /** undefined when the instance could not be read (its error is kept) */
+  candidates?: Array<{ key: string; fileRank: number; channels: Record<ElementChannel, number> }>;
+  error?: string;
+  ms?: number;
+}
+
+interface FeatureFile {
+  dataset: string;
+  topFiles: number;
+  instances: InstanceFeatures[];
+}
+
+async function featuresOf(store: RepoStore, inst: SweInstance, ranking: readonly string[] | undefined, topFiles: number): Promise<InstanceFeatures> {
+  const t0 = performance.now();
+  const snapshot = await store.snapshot(inst.repo, inst.base_commit);
+  const goldPaths = modifiedExistingFiles(inst.patch);
+  const goldSources = goldPaths.length ? await snapshot.readFiles(goldPaths) : new Map<string, string>();
+  const gold = goldLocations(inst.patch, (p) => goldSources.get(p));
+  const base = { id: inst.instance_id, repo: inst.repo, gold: goldElementKeys(gold.elements), goldFiles: gold.files.map((f) => f.path) };
+  if (!ranking) return { ...base, error: 'no file ranking' };
+  const { files } = await candidateFiles(snapshot, ranking, topFiles);
+  const candidates = elementChannels(inst.problem_statement, files).map((e) => ({
+    key: elementKey(e.path, e.name),
+    fileRank: e.fileRank,
+    channels: e.channels,
+  }));
+  return { ...base, candidates, ms: performance.now() - t0 };
+}
+
+/** The metrics of one weighting over features, the candidates cut to the first `topFiles` files. */
+export function scoreFeatures(instances: readonly InstanceFeatures[], weights: ElementWeights, topFiles: number): ElementMetrics {
+  return elementMetrics(
+    instances.map((i) => ({
+      instanceId: i.id,
+      gold: i.gold,
+      ranking: i.candidates
+        ? orderByWeights(
+            i.candidates.filter((c) => c.fileRank < topFiles),
+            weights,
+          ).map((c) => c.key)
+        : undefined,
+    })),
+  );
+}
+
+function fmt(m: ElementMetrics): string {
+  return `${m.acc[1]!.toFixed(3)} / ${m.acc[5]!.toFixed(3)} / ${m.acc[10]!.toFixed(3)}, MRR ${m.mrr.toFixed(3)} (n=${m.instances})`;
+}
+
+function objective(m: ElementMetrics): number {
+  return m.acc[5]! + m.acc[10]! + m.mrr;
+}
+
+function report(instances: readonly InstanceFeatures[], weights: ElementWeights, topFiles: number): Record<string, ElementMetrics> {
+  const rows: Record<string, ElementMetrics> = { given: scoreFeatures(instances, weights, topFiles) };
+  for (const c of ELEMENT_CHANNELS) rows[`without ${c}`] = scoreFeatures(instances, { ...weights, [c]: 0 }, topFiles);
+  for (const c of ELEMENT_CHANNELS)
+    rows[`${c} alone`] = scoreFeatures(instances, { ...Object.fromEntries(ELEMENT_CHANNELS.map((x) => [x, 0])), [c]: 1 } as ElementWeights, topFiles);
+  for (const n of [1, 3, 5, 10].filter((n) => n !== topFiles)) rows[`top ${n} files`] = scoreFeatures(instances, weights, n);
+  return rows;
+}
+
+/** The pooled objective of one weighting: the mean over the sets of Acc@5 + Acc@10 + MRR. */
+function pooledScore(
+  sets: Record<string, InstanceFeatures[]>,
+  weights: ElementWeights,
+  topFiles: number,
+): { pooled: number; per: Record<string, ElementMetrics> } {
+  const per = Object.fromEntries(Object.entries(sets).map(([name, inst]) => [name, scoreFeatures(inst, weights, topFiles)]));
+  return { pooled: Object.values(per).reduce((s, m) => s + objective(m), 0) / Object.keys(per).length, per };
+}
+
+const STEPS = [0, 0.25, 0.5, 1, 2, 4];
+
+/** A small deterministic generator (mulberry32), so restarts are the same on every run. */
+function generator(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Coordinate ascent over the weights (lexical held at 1: only ratios matter): from the shipped default and from
+ * seeded random starts, two passes of trying each channel at each step and keeping the best; the best of all.
+ */
+export function chooseWeights(sets: Record<string, InstanceFeatures[]>, topFiles: number, restarts = 6): { weights: ElementWeights; pooled: number } {
+  const random = generator(54);
+  const starts: ElementWeights[] = [{ ...DEFAULT_ELEMENT_WEIGHTS, lexical: 1 }];
+  for (let r = 0; r < restarts; r++)
+    starts.push(Object.fromEntries(ELEMENT_CHANNELS.map((c) => [c, c === 'lexical' ? 1 : STEPS[Math.floor(random() * STEPS.length)]!])) as ElementWeights);
+  let overall = { weights: starts[0]!, pooled: Number.NEGATIVE_INFINITY };
+  for (const start of starts) {
+    let weights = start;
+    let best = pooledScore(sets, weights, topFiles).pooled;
+    for (let pass = 0; pass < 2; pass++)
+      for (const channel of ELEMENT_CHANNELS.filter((c) => c !== 'lexical'))
+        for (const value of STEPS) {
+          const tried = { ...weights, [channel]: value };
+          const score = pooledScore(sets, tried, topFiles).pooled;
+          if (score > best + 1e-9) [weights, best] = [tried, score];
+        }
+    if (best > overall.pooled) overall = { weights, pooled: best };
+  }
+  return overall;
+}
+
+/** The weights chosen on every set, and each set scored with weights chosen on the others (out of fold). */
+function tune(sets: Record<string, InstanceFeatures[]>, topFilesList: readonly number[]): void {
+  for (const topFiles of topFilesList) {
+    const chosen = chooseWeights(sets, topFiles);
+    console.log(`${chosen.pooled.toFixed(4)}  top ${topFiles} files  ${JSON.stringify(chosen.weights)}`);
+    for (const [name, m] of Object.entries(pooledScore(sets, chosen.weights, topFiles).per))
+      console.log(`    in sample   ${name.padEnd(14)} Acc@1/5/10 ${fmt(m)}`);
+    if (Object.keys(sets).length < 2) continue;
+    for (const held of Object.keys(sets)) {
+      const others = Object.fromEntries(Object.entries(sets).filter(([name]) => name !== held));
+      const w = chooseWeights(others, topFiles).weights;
+      console.log(`    out of fold ${held.padEnd(14)} Acc@1/5/10 ${fmt(scoreFeatures(sets[held]!, w, topFiles))}  ${JSON.stringify(w)}`);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      dataset: { type: 'string' },
+      files: { type: 'string' },
+      mirrors: { type: 'string' },
+      'top-files': { type: 'string' },
+      weights: { type: 'string' },
+      features: { type: 'string' },
+      tune: { type: 'string' },
+      subset: { type: 'string' },
+      out: { type: 'string' },
+    },
+  });
+  const topFiles = values['top-files'] ? Number(values['top-files']) : DEFAULT_FUNCTION_TOP_FILES;
+  if (values.tune) {
+    const sets = Object.fromEntries(
+      values.tune.split(',').map((f) => [path.basename(f, '.json'), (JSON.parse(readFileSync(f, 'utf8')) as FeatureFile).instances]),
+    );
+    tune(sets, values['top-files'] ? [topFiles] : [3, 5, 10]);
+    return;
+  }
+  const weights: ElementWeights = values.weights ? { ...DEFAULT_ELEMENT_WEIGHTS, ...JSON.parse(values.weights) } : DEFAULT_ELEMENT_WEIGHTS;
+  const datasetFile = benchInput(values, 'dataset');
+  const dataset = await loadDataset(datasetFile);
+  if (!values.files) throw new Error('--files: a `npm run bench:retrieval -- --out` result whose rankings to take');
+  const retrieval = JSON.parse(readFileSync(values.files, 'utf8')) as { rankings?: Record<string, string[] | null> };
+  if (!retrieval.rankings) throw new Error(`${values.files}: no \`rankings\` (made by an older bench:retrieval): run it again`);
+  const rankingOf = new Map(Object.entries(retrieval.rankings).map(([id, r]) => [id, r ?? undefined]));
+  // Lite-274: Lite without the ids LocAgent's evaluation filters (scripts/data/locagent-excluded-ids.json)
+  const excluded = new Set<string>(values.subset ? (JSON.parse(readFileSync(values.subset, 'utf8')) as { ids: string[] }).ids : []);
+  const rows = dataset.instances.filter((i) => rankingOf.has(i.instance_id) && !excluded.has(i.instance_id));
+  const store = new RepoStore({
+    cacheDir: mkdtempSync(path.join(os.tmpdir(), 'locfix-bench-functions-')),
+    mirrorsDir: benchInput(values, 'mirrors'),
+    allowClone: false,
+  });
+  const instances: InstanceFeatures[] = [];
+  // the channels are computed over 10 files, the most any row below cuts to
+  const featureDepth = Math.max(10, topFiles);
+  for (const inst of groupByRepo(rows)) {
+    try {
+      instances.push(await featuresOf(store, inst, rankingOf.get(inst.instance_id), featureDepth));
+    } catch (err) {
+      instances.push({ id: inst.instance_id, repo: inst.repo, gold: [], goldFiles: [], error: (err as Error).message.split('\n')[0] });
+    }
+  }
+  await store.close();
+  if (values.features) writeFileSync(values.features, JSON.stringify({ dataset: datasetFile, topFiles: featureDepth, instances } satisfies FeatureFile));
+  const failed = instances.filter((i) => i.error);
+  const noGold = instances.filter((i) => !i.error && i.gold.length === 0).length;
+  console.log(
+    `${rows.length} rows, ${failed.length} failed${failed.length ? ` (${failed[0]!.error})` : ''}, ${noGold} with no function-level gold (module-level edits only: not counted)`,
+  );
+  const rowsOut = report(instances, weights, topFiles);
+  console.log(`weights ${JSON.stringify(weights)}, top ${topFiles} files; Acc@1 / Acc@5 / Acc@10, MRR:`);
+  for (const [name, m] of Object.entries(rowsOut)) console.log(`  ${name.padEnd(18)} ${fmt(m)}`);
+  const perRepo = new Map<string, InstanceFeatures[]>();
+  for (const i of instances) perRepo.set(i.repo, [...(perRepo.get(i.repo) ?? []), i]);
+  console.log('per repository (given weights):');
+  for (const [repo, list] of [...perRepo].sort()) console.log(`  ${repo.padEnd(32)} ${fmt(scoreFeatures(list, weights, topFiles))}`);
+  const ms = instances.flatMap((i) => (i.ms !== undefined ? [i.ms] : [])).sort((a, b) => a - b);
+  console.log(`per instance (read, parse ${featureDepth} files, channels): median ${ms[Math.floor(ms.length / 2)]?.toFixed(0)} ms`);
+  if (values.out) writeFileSync(values.out, JSON.stringify({ weights, topFiles, rows: rowsOut }, null, 2));
+}
+
+await main();

@@ -1,0 +1,190 @@
+/**
+ * The model-free function level (localizer/function-ranking/): elements named as the papers' `edit_functions`,
+ * LocAgent's Acc@k, the channels, and the stage writing the artifact the model's function level writes.
+ */
+import { describe, expect, it } from 'vitest';
+import { candidateFiles } from '../../localizer/function-ranking/candidates.ts';
+import { elementName, fileElements, goldElementKeys } from '../../localizer/function-ranking/elements.ts';
+import { accAt, elementMetrics, reciprocalRank } from '../../localizer/function-ranking/metrics.ts';
+import { DEFAULT_ELEMENT_WEIGHTS, FunctionRankingOptionsSchema } from '../../localizer/function-ranking/options.ts';
+import { ELEMENT_CHANNELS, elementChannels, orderByWeights, rankElements, type ElementWeights } from '../../localizer/function-ranking/rank.ts';
+import { functionRankingStage } from '../../localizer/function-ranking/stage.ts';
+import { parseFunctionLevel } from '../../localizer/hierarchy/options.ts';
+import { extractDefinitions } from '../../src/parsing/definitions.ts';
+import type { RepoSnapshot } from '../../src/repo/types.ts';
+import { stubRow } from '../support/rows.ts';
+
+const SESSIONS = [
+  'import os', //  1
+  '', //  2
+  'class Session:', //  3
+  '    """A session keeps cookies and hooks."""', //  4
+  '    retries = 3', //  5
+  '', //  6
+  '    def __init__(self):', //  7
+  '        self.hooks = {}', //  8
+  '', //  9
+  '    def register_hook(self, event, hook):', // 10
+  '        self.hooks.setdefault(event, []).append(hook)', // 11
+  '        return merge_hooks(self.hooks)', // 12
+  '', // 13
+  '    def close(self):', // 14
+  '        pass', // 15
+  '', // 16
+  'def merge_hooks(hooks):', // 17
+  '    merged = {}', // 18
+  '    for event, funcs in hooks.items():', // 19
+  '        merged[event] = list(funcs)', // 20
+  '    return merged', // 21
+  '',
+].join('\n');
+
+const ADAPTERS = ['def send(request):', '    return request', '', 'def close():', '    pass', ''].join('\n');
+
+function elementsOf(path: string, source: string) {
+  return fileElements(path, source, extractDefinitions(path, source));
+}
+
+/** A snapshot over a few files, enough for candidateFiles and the stage. */
+function snapshotOf(files: Record<string, string>): RepoSnapshot {
+  return {
+    listFiles: async () => Object.keys(files).map((path) => ({ path, blob: path, mode: '100644' })),
+    readFiles: async (paths: readonly string[]) => new Map(paths.filter((p) => p in files).map((p) => [p, files[p]!])),
+  } as unknown as RepoSnapshot;
+}
+
+describe('elements', () => {
+  it('are functions, methods and classes; a constructor is its class, whose own lines keep __init__ but not other methods', () => {
+    const elements = elementsOf('req/sessions.py', SESSIONS);
+    expect(elements.map((e) => `${e.kind} ${e.name}`)).toEqual([
+      'class Session',
+      'function Session.register_hook',
+      'function Session.close',
+      'function merge_hooks',
+    ]);
+    const cls = elements[0]!;
+    expect(cls.text).toContain('self.hooks = {}');
+    expect(cls.text).toContain('retries = 3');
+    expect(cls.text).not.toContain('setdefault');
+    expect(elementName('Session.__init__')).toBe('Session');
+  });
+
+  it('the gold of a patch: module-level edits drop out, a constructor is its class, each once', () => {
+    const gold = goldElementKeys([
+      { path: 'a.py', name: '<module>' },
+      { path: 'a.py', name: 'Session.__init__' },
+      { path: 'a.py', name: 'Session' },
+      { path: 'a.py', name: 'Session.close' },
+    ]);
+    expect(gold).toEqual(['a.py:Session', 'a.py:Session.close']);
+  });
+});
+
+describe("LocAgent's metrics", () => {
+  it('Acc@k needs every gold element in the top k, or k of them when there are more; MRR is the first hit', () => {
+    expect(accAt(['a', 'b'], ['a', 'x', 'b'], 2)).toBe(false);
+    expect(accAt(['a', 'b'], ['a', 'x', 'b'], 3)).toBe(true);
+    // seven gold elements: Acc@5 asks for five of them in the first five
+    const seven = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    expect(accAt(seven, ['a', 'b', 'c', 'd', 'e'], 5)).toBe(true);
+    expect(accAt(seven, ['a', 'b', 'c', 'd', 'x'], 5)).toBe(false);
+    expect(reciprocalRank(['b'], ['a', 'b'])).toBe(0.5);
+    expect(reciprocalRank(['b'], undefined)).toBe(0);
+  });
+
+  it('an instance without gold elements is not counted; a failed one counts as a miss', () => {
+    const m = elementMetrics([
+      { instanceId: '1', gold: ['a'], ranking: ['a'] },
+      { instanceId: '2', gold: ['b'], ranking: undefined },
+      { instanceId: '3', gold: [], ranking: ['c'] },
+    ]);
+    expect(m.instances).toBe(2);
+    expect(m.acc[1]).toBe(0.5);
+    expect(m.mrr).toBe(0.5);
+  });
+});
+
+describe('the channels', () => {
+  const files = [
+    { path: 'req/sessions.py', rank: 0, elements: elementsOf('req/sessions.py', SESSIONS) },
+    { path: 'req/adapters.py', rank: 1, elements: elementsOf('req/adapters.py', ADAPTERS) },
+  ];
+  const only = (channel: (typeof ELEMENT_CHANNELS)[number]): ElementWeights =>
+    Object.fromEntries(ELEMENT_CHANNELS.map((c) => [c, c === channel ? 1 : 0])) as ElementWeights;
+
+  it('a qualified name in the issue is the strongest mention; a bare name is shared among the candidates that have it', () => {
+    const channels = elementChannels('Calling `Session.register_hook` twice drops hooks; also close() leaks', files);
+    const of = (name: string) => channels.find((e) => e.name === name)!.channels;
+    expect(of('Session.register_hook').names).toBe(1);
+    // close is defined twice among the candidates: its mention is split between them
+    expect(of('Session.close').names).toBeCloseTo(of('close').names);
+    expect(of('Session.close').names).toBeLessThan(0.5);
+    // the method of a named class
+    expect(of('Session.close').owner).toBeGreaterThan(0);
+    expect(of('merge_hooks').owner).toBe(0);
+  });
+
+  it('a traceback frame inside an element, innermost first; the call graph passes evidence one hop', () => {
+    const issue = [
+      'Hooks are lost',
+      'Traceback (most recent call last):',
+      '  File "/site-packages/req/sessions.py", line 12, in register_hook',
+      '  File "/site-packages/req/sessions.py", line 20, in merge_hooks',
+      'KeyError: x',
+    ].join('\n');
+    const ranked = rankElements(issue, files, only('frames'));
+    expect(ranked.slice(0, 2).map((e) => e.name)).toEqual(['merge_hooks', 'Session.register_hook']);
+    const calls = elementChannels('the hooks of Session.register_hook are wrong', files);
+    expect(calls.find((e) => e.name === 'merge_hooks')!.channels.calls).toBe(0.5);
+    expect(calls.find((e) => e.name === 'send')!.channels.calls).toBe(0);
+  });
+
+  it('the lexical channel ranks by the issue’s words; ties keep file rank, then source order', () => {
+    const ranked = rankElements('merged funcs per event are a list', files, only('lexical'));
+    expect(ranked[0]!.name).toBe('merge_hooks');
+    const flat = orderByWeights(elementChannels('nothing matches zzz', files), only('lexical'));
+    expect(flat.map((e) => e.name)).toEqual(['Session', 'Session.register_hook', 'Session.close', 'merge_hooks', 'send', 'close']);
+  });
+});
+
+describe('the function level without a model', () => {
+  it('is chosen by "localizer": "retrieval", with its own keys; the model’s keys stay the model’s', () => {
+    expect(parseFunctionLevel({ localizer: 'retrieval' })).toMatchObject({ localizer: 'retrieval', files: 10, elements: 5, weights: DEFAULT_ELEMENT_WEIGHTS });
+    expect(() => parseFunctionLevel({ localizer: 'retrieval', maxAttempts: 2 })).toThrow(/unknown option\(s\) maxAttempts/);
+    expect(() => parseFunctionLevel({ localizer: 'bm25' })).toThrow(/must be "model" .* or "retrieval"/);
+    expect(parseFunctionLevel({ maxAttempts: 2 })).toEqual({ maxAttempts: 2 });
+    expect(FunctionRankingOptionsSchema.parse({ localizer: 'retrieval', weights: { names: 3 } }).weights).toEqual({ ...DEFAULT_ELEMENT_WEIGHTS, names: 3 });
+  });
+
+  it('writes the artifact of the function level: the first elements as location lines, the ranking kept, no model', async () => {
+    const snapshot = snapshotOf({ 'req/sessions.py': SESSIONS, 'req/adapters.py': ADAPTERS });
+    const stage = functionRankingStage({ snapshot: async () => snapshot }, {
+      ...parseFunctionLevel({ localizer: 'retrieval', elements: 2 }),
+      localizer: 'retrieval',
+    } as never);
+    expect(stage.usesModel).toBe(false);
+    const fileLocalization = { localizer: 'retrieval', files: [{ path: 'req/sessions.py' }, { path: 'gone.py' }, { path: 'req/adapters.py' }] };
+    const out = await stage.run({
+      instance: { ...stubRow('o__r-1'), problem_statement: 'Session.register_hook loses hooks\nthe merge of hooks per event is wrong' },
+      output: async () => fileLocalization,
+    } as never);
+    expect(out.locations).toEqual({ 'req/sessions.py': ['function: Session.register_hook', 'function: merge_hooks'] });
+    expect(out.elements.map((e) => [e.name, e.range])).toEqual([
+      ['Session.register_hook', { start: 10, end: 12 }],
+      ['merge_hooks', { start: 17, end: 21 }],
+    ]);
+    expect(out.missingFiles).toEqual(['gone.py']);
+    expect(out.ranking).toHaveLength(6);
+    expect(out.usage.calls).toBe(0);
+  });
+
+  it('candidates come from the first files of the ranking that exist; a file no language parses has no elements', async () => {
+    const snapshot = snapshotOf({ 'a.py': ADAPTERS, 'notes.txt': 'def not_code():\n', 'b.py': SESSIONS });
+    const c = await candidateFiles(snapshot, ['a.py', 'missing.py', 'notes.txt', 'b.py'], 3);
+    expect(c.files.map((f) => [f.path, f.rank, f.elements.length])).toEqual([
+      ['a.py', 0, 2],
+      ['notes.txt', 1, 0],
+    ]);
+    expect(c.missing).toEqual(['missing.py']);
+  });
+});
