@@ -4,7 +4,7 @@
  * methods and classes the gold patch edits (`path:Class.method`, a constructor counted as its class).
  *
  *   npm run bench:functions -- --dataset FILE --files RETRIEVAL.json [--mirrors DIR] [--subset EXCLUDED.json]
- *                              [--top-files N] [--weights JSON] [--features OUT.json] [--out FILE]
+ *                              [--top-files N] [--weights JSON] [--history COMMITS] [--features OUT.json] [--out FILE]
  *   npm run bench:functions -- --tune F1.json,F2.json [--top-files N]
  *
  * `--files` is a `npm run bench:retrieval -- --out` result: its file rankings (the default configuration's
@@ -27,6 +27,7 @@ import { RepoStore } from '../src/repo/store.ts';
 import { groupByRepo } from '../src/run/repo-release.ts';
 import { goldLocations } from '../localizer/oracle/gold-locations.ts';
 import { candidateFiles } from '../localizer/function-ranking/candidates.ts';
+import { expansionQuery, learnAssociations } from '../src/index/word-associations.ts';
 import { elementKey, goldElementKeys } from '../localizer/function-ranking/elements.ts';
 import { elementMetrics, type ElementMetrics } from '../localizer/function-ranking/metrics.ts';
 import { DEFAULT_ELEMENT_WEIGHTS, DEFAULT_FUNCTION_TOP_FILES } from '../localizer/function-ranking/options.ts';
@@ -43,6 +44,10 @@ export interface InstanceFeatures {
   candidates?: Array<{ key: string; fileRank: number; channels: Record<ElementChannel, number> }>;
   error?: string;
   ms?: number;
+  /** of `ms`, learning the history's word associations (0: off) */
+  historyMs?: number;
+  /** the identifiers the history associates with the issue's words (`--history`) */
+  expansion?: string;
 }
 
 interface FeatureFile {
@@ -51,7 +56,21 @@ interface FeatureFile {
   instances: InstanceFeatures[];
 }
 
-async function featuresOf(store: RepoStore, inst: SweInstance, ranking: readonly string[] | undefined, topFiles: number): Promise<InstanceFeatures> {
+/** The history-meaning expansion of an instance's issue, learned from the commits before its base (none: off). */
+async function expansionOf(snapshot: Awaited<ReturnType<RepoStore['snapshot']>>, issue: string, commits: number): Promise<{ text?: string; ms: number }> {
+  if (!(commits > 0)) return { ms: 0 };
+  const t0 = performance.now();
+  const associations = learnAssociations(await snapshot.recentChanges(commits));
+  return { text: expansionQuery(associations, issue), ms: performance.now() - t0 };
+}
+
+async function featuresOf(
+  store: RepoStore,
+  inst: SweInstance,
+  ranking: readonly string[] | undefined,
+  topFiles: number,
+  historyCommits: number,
+): Promise<InstanceFeatures> {
   const t0 = performance.now();
   const snapshot = await store.snapshot(inst.repo, inst.base_commit);
   const goldPaths = modifiedExistingFiles(inst.patch);
@@ -60,12 +79,13 @@ async function featuresOf(store: RepoStore, inst: SweInstance, ranking: readonly
   const base = { id: inst.instance_id, repo: inst.repo, gold: goldElementKeys(gold.elements), goldFiles: gold.files.map((f) => f.path) };
   if (!ranking) return { ...base, error: 'no file ranking' };
   const { files } = await candidateFiles(snapshot, ranking, topFiles);
-  const candidates = elementChannels(inst.problem_statement, files).map((e) => ({
+  const expansion = await expansionOf(snapshot, inst.problem_statement, historyCommits);
+  const candidates = elementChannels(inst.problem_statement, files, expansion.text).map((e) => ({
     key: elementKey(e.path, e.name),
     fileRank: e.fileRank,
     channels: e.channels,
   }));
-  return { ...base, candidates, ms: performance.now() - t0 };
+  return { ...base, candidates, ms: performance.now() - t0, historyMs: expansion.ms, ...(expansion.text !== undefined ? { expansion: expansion.text } : {}) };
 }
 
 /** The metrics of one weighting over features, the candidates cut to the first `topFiles` files. */
@@ -178,6 +198,8 @@ async function main(): Promise<void> {
       tune: { type: 'string' },
       subset: { type: 'string' },
       out: { type: 'string' },
+      // commits before the base commit to learn word associations from (0: the meaning channel off)
+      history: { type: 'string', default: '0' },
     },
   });
   const topFiles = values['top-files'] ? Number(values['top-files']) : DEFAULT_FUNCTION_TOP_FILES;
@@ -208,7 +230,7 @@ async function main(): Promise<void> {
   const featureDepth = Math.max(10, topFiles);
   for (const inst of groupByRepo(rows)) {
     try {
-      instances.push(await featuresOf(store, inst, rankingOf.get(inst.instance_id), featureDepth));
+      instances.push(await featuresOf(store, inst, rankingOf.get(inst.instance_id), featureDepth, Number(values.history)));
     } catch (err) {
       instances.push({ id: inst.instance_id, repo: inst.repo, gold: [], goldFiles: [], error: (err as Error).message.split('\n')[0] });
     }
@@ -228,7 +250,10 @@ async function main(): Promise<void> {
   console.log('per repository (given weights):');
   for (const [repo, list] of [...perRepo].sort()) console.log(`  ${repo.padEnd(32)} ${fmt(scoreFeatures(list, weights, topFiles))}`);
   const ms = instances.flatMap((i) => (i.ms !== undefined ? [i.ms] : [])).sort((a, b) => a - b);
-  console.log(`per instance (read, parse ${featureDepth} files, channels): median ${ms[Math.floor(ms.length / 2)]?.toFixed(0)} ms`);
+  const historyMs = instances.flatMap((i) => (i.historyMs !== undefined ? [i.historyMs] : [])).sort((a, b) => a - b);
+  console.log(
+    `per instance (read, parse ${featureDepth} files, channels): median ${ms[Math.floor(ms.length / 2)]?.toFixed(0)} ms, of which history ${historyMs[Math.floor(historyMs.length / 2)]?.toFixed(0)} ms`,
+  );
   if (values.out) writeFileSync(values.out, JSON.stringify({ weights, topFiles, rows: rowsOut }, null, 2));
 }
 

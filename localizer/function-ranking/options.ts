@@ -18,10 +18,13 @@ export const DEFAULT_ELEMENT_WEIGHTS: ElementWeights = {
   calls: 0.5,
   size: 0.5,
   callable: 0.25,
+  meaning: 0,
   file: 0.5,
 };
 /** files of the file ranking whose elements are ranked (no prompt to fill: more than a model is shown) */
 export const DEFAULT_FUNCTION_TOP_FILES = 10;
+/** commits the history-meaning channel reads: off unless the development sets choose it (BENCHMARKS.md) */
+export const DEFAULT_HISTORY_COMMITS = 0;
 /** elements handed to the line level: as many as Acc@5 counts */
 export const DEFAULT_HANDED_ELEMENTS = 5;
 
@@ -32,6 +35,11 @@ export const FunctionRankingOptionsSchema = z
     localizer: z.literal('retrieval'),
     /** files of the file ranking whose elements are ranked (a hard handoff: the predicted set instead) */
     files: positiveInt().default(DEFAULT_FUNCTION_TOP_FILES),
+    /**
+     * commits before the base commit the history-meaning channel learns word ↔ identifier associations from
+     * (src/index/word-associations.ts); 0 leaves the channel out (its weight is then moot)
+     */
+    historyCommits: z.number().int().nonnegative().default(DEFAULT_HISTORY_COMMITS),
     /** elements handed to the line level, best first */
     elements: positiveInt().default(DEFAULT_HANDED_ELEMENTS),
     /** each channel's weight (localizer/function-ranking/rank.ts); a channel left out keeps its default */

@@ -16,6 +16,8 @@
  *   callable 1 for a function or method, 0 for a class: a class is the answer only when its constructor or its
  *            own body is edited, and its text (docstring, attributes) matches an issue's words more than its
  *            share of fixes
+ *   meaning  the same BM25 for the identifiers the repository's history associates with the issue's words
+ *            (src/index/word-associations.ts: commit messages against the lines their commits changed)
  *   file     the element's file's place in the file ranking: 1 / rank
  *
  * Ties keep file rank, then source order, so the same input always gives the same ranking.
@@ -25,7 +27,7 @@ import { titleQuery } from '../retrieval/query.ts';
 import { extractStructuralSignals, structuralQueryText, type MentionSource, type StructuralSignals } from '../retrieval/structural-query.ts';
 import type { RankedElementCandidate } from './elements.ts';
 
-export const ELEMENT_CHANNELS = ['lexical', 'title', 'structural', 'names', 'frames', 'owner', 'calls', 'size', 'callable', 'file'] as const;
+export const ELEMENT_CHANNELS = ['lexical', 'title', 'structural', 'names', 'frames', 'owner', 'calls', 'size', 'callable', 'meaning', 'file'] as const;
 export type ElementChannel = (typeof ELEMENT_CHANNELS)[number];
 export type ElementWeights = Record<ElementChannel, number>;
 
@@ -134,7 +136,7 @@ function sizeScore(e: RankedElementCandidate, longest: number): number {
 }
 
 /** Every element of `files` with its channels for `issue` (in file-rank and source order, not yet scored). */
-export function elementChannels(issue: string, files: readonly CandidateFile[]): RankedElement[] {
+export function elementChannels(issue: string, files: readonly CandidateFile[], expansion?: string): RankedElement[] {
   const elements = files.flatMap((f) => f.elements.map((e) => ({ e, fileRank: f.rank })));
   if (elements.length === 0) return [];
   const signals = extractStructuralSignals(issue);
@@ -142,7 +144,10 @@ export function elementChannels(issue: string, files: readonly CandidateFile[]):
   const sharing = new Map<string, number>();
   for (const { e } of elements) sharing.set(lastPart(e.name), (sharing.get(lastPart(e.name)) ?? 0) + 1);
   const plain = elements.map((x) => x.e);
-  const [lexical, title, structural] = lexicalScores([issue, titleQuery(issue)?.text, structuralQueryText(signals) || undefined], plain);
+  const [lexical, title, structural, meaning] = lexicalScores(
+    [issue, titleQuery(issue)?.text, structuralQueryText(signals) || undefined, expansion || undefined],
+    plain,
+  );
   const names = plain.map((e) => namesScore(e, mention, sharing));
   const frames = plain.map((e) => framesScore(e, signals));
   const longest = Math.max(...plain.map((e) => e.endLine - e.startLine + 1));
@@ -164,6 +169,7 @@ export function elementChannels(issue: string, files: readonly CandidateFile[]):
       calls: calls[i]!,
       size: sizeScore(e, longest),
       callable: e.kind === 'function' ? 1 : 0,
+      meaning: meaning![i]!,
       file: 1 / (fileRank + 1),
     },
   }));
@@ -175,12 +181,12 @@ export function orderByWeights<E extends Pick<RankedElement, 'channels' | 'fileR
   weights: ElementWeights,
 ): Array<E & { score: number }> {
   return elements
-    .map((e, order) => ({ e: { ...e, score: ELEMENT_CHANNELS.reduce((s, c) => s + weights[c] * e.channels[c], 0) }, order }))
+    .map((e, order) => ({ e: { ...e, score: ELEMENT_CHANNELS.reduce((s, c) => s + weights[c] * (e.channels[c] ?? 0), 0) }, order }))
     .sort((a, b) => b.e.score - a.e.score || a.e.fileRank - b.e.fileRank || a.order - b.order)
     .map((x) => x.e);
 }
 
 /** The elements of `files` ranked for `issue`, best first. */
-export function rankElements(issue: string, files: readonly CandidateFile[], weights: ElementWeights): RankedElement[] {
-  return orderByWeights(elementChannels(issue, files), weights);
+export function rankElements(issue: string, files: readonly CandidateFile[], weights: ElementWeights, expansion?: string): RankedElement[] {
+  return orderByWeights(elementChannels(issue, files, expansion), weights);
 }

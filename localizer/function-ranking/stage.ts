@@ -7,6 +7,8 @@
  */
 import { DEFAULT_TOP_FILES, type FileLocalization, type Handoff } from '../../src/artifacts/localization.ts';
 import { STAGE, type PipelineStage } from '../../src/run/stage.ts';
+import type { RepoSnapshot } from '../../src/repo/types.ts';
+import { expansionQuery, learnAssociations } from '../../src/index/word-associations.ts';
 import type { HierarchyServices } from '../hierarchy/stage.ts';
 import { handedFiles, type FunctionStageOutput } from '../hierarchy/stage.ts';
 import { candidateFiles } from './candidates.ts';
@@ -24,6 +26,12 @@ export interface FunctionRankingOutput extends FunctionStageOutput {
 }
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 };
+
+/** The identifiers the repository's history associates with the issue's words (none when the channel is off). */
+async function historyExpansion(snapshot: RepoSnapshot, issue: string, commits: number): Promise<string | undefined> {
+  if (!(commits > 0) || !snapshot.recentChanges) return undefined;
+  return expansionQuery(learnAssociations(await snapshot.recentChanges(commits)), issue);
+}
 
 function locationLine(e: RankedElement): string {
   return `${e.kind === 'class' ? 'class' : 'function'}: ${e.name}`;
@@ -46,7 +54,8 @@ export function functionRankingStage(
       const handed = handedFiles(files, handoff, topFiles);
       const rankedFiles = handoff === 'hard' ? handed : files.files.slice(0, options.files).map((f) => f.path);
       const candidates = await candidateFiles(snapshot, rankedFiles, rankedFiles.length);
-      const ranked = rankElements(input.instance.problem_statement, candidates.files, options.weights);
+      const expansion = await historyExpansion(snapshot, input.instance.problem_statement, options.historyCommits);
+      const ranked = rankElements(input.instance.problem_statement, candidates.files, options.weights, expansion);
       const head = ranked.slice(0, options.elements);
       const locations: Record<string, string[]> = {};
       for (const e of head) (locations[e.path] ??= []).push(locationLine(e));

@@ -3,6 +3,7 @@
  * (no checkout). Trees come from the store's per-commit cache; reads are tracked so closing the store waits
  * for them.
  */
+import { recentChanges, type CommitChange } from './change-history.ts';
 import { RepoError } from './errors.ts';
 import type { CommitHistoryReader, CommitRecord } from './history.ts';
 import { describeGitFailure, type FileTree, type Mirror } from './mirrors.ts';
@@ -52,6 +53,17 @@ export class GitRepoSnapshot implements RepoSnapshot {
     return this.store.track(
       this.store.history.recentCommits(this.mirror.gitDir, this.commit, limit).catch((err: unknown) => {
         throw new RepoError('git-failed', this.repo, `${this.repo}@${this.commit}: reading the commit history failed: ${describeGitFailure(err)}`, {
+          commit: this.commit,
+          cause: err,
+        });
+      }),
+    );
+  }
+
+  recentChanges(limit: number): Promise<CommitChange[]> {
+    return this.store.track(
+      recentChanges(this.mirror.gitDir, this.commit, limit).catch((err: unknown) => {
+        throw new RepoError('git-failed', this.repo, `${this.repo}@${this.commit}: reading the changes of its history failed: ${describeGitFailure(err)}`, {
           commit: this.commit,
           cause: err,
         });

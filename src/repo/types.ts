@@ -1,3 +1,4 @@
+import type { CommitChange } from './change-history.ts';
 import type { CommitRecord } from './history.ts';
 
 /** A read-only view of one repository at one commit, read straight from a bare mirror (no checkout). */
@@ -22,4 +23,6 @@ export interface RepoSnapshot {
   readBlob(blob: string): Promise<Buffer>;
   /** the `limit` most recent single-parent commits up to this one, newest first (absent: no history here) */
   recentCommits?(limit: number): Promise<CommitRecord[]>;
+  /** the `limit` most recent non-merge commits up to this one with their messages and changed source lines */
+  recentChanges?(limit: number): Promise<CommitChange[]>;
 }

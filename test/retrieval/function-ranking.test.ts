@@ -178,6 +178,27 @@ describe('the function level without a model', () => {
     expect(out.usage.calls).toBe(0);
   });
 
+  it('with historyCommits, ranks by what the history’s commits associate with the issue’s words', async () => {
+    const files = {
+      'app/dates.py': 'def localize(value):\n    return make_aware(value)\n\ndef render(value):\n    return str(value)\n',
+    };
+    const history = [
+      ...Array.from({ length: 3 }, (_, i) => ({ message: `Fix timezone bug ${i}`, changed: `x = make_aware(y)\nz${i} = 1` })),
+      ...Array.from({ length: 3 }, (_, i) => ({ message: `Tidy the docs ${i}`, changed: `other_name = ${i}` })),
+    ];
+    const snapshot = { ...snapshotOf(files), recentChanges: async () => history } as RepoSnapshot;
+    const weights = { ...Object.fromEntries(ELEMENT_CHANNELS.map((c) => [c, 0])), meaning: 1 } as ElementWeights;
+    const options = { ...parseFunctionLevel({ localizer: 'retrieval', historyCommits: 50, weights }) } as never;
+    const out = await functionRankingStage({ snapshot: async () => snapshot }, options).run({
+      instance: { ...stubRow('o__r-2'), problem_statement: 'The timezone is wrong after saving' },
+      output: async () => ({ localizer: 'retrieval', files: [{ path: 'app/dates.py' }] }),
+    } as never);
+    expect(out.ranking.map((r) => [r.key, r.channels.meaning])).toEqual([
+      ['app/dates.py:localize', 1],
+      ['app/dates.py:render', 0],
+    ]);
+  });
+
   it('candidates come from the first files of the ranking that exist; a file no language parses has no elements', async () => {
     const snapshot = snapshotOf({ 'a.py': ADAPTERS, 'notes.txt': 'def not_code():\n', 'b.py': SESSIONS });
     const c = await candidateFiles(snapshot, ['a.py', 'missing.py', 'notes.txt', 'b.py'], 3);

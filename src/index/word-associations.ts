@@ -1,0 +1,89 @@
+/**
+ * Meaning learned from a repository's own history, with no pre-trained weights: which words of commit messages go
+ * with which identifiers of the lines those commits changed. An issue that says "timezone" where the code says
+ * `tzinfo` or `make_aware` is matched through the commits that used both (the vocabulary gap of bug localization:
+ * Zhou et al. 2012; Ye et al. 2014 learn the same bridge from API documentation).
+ *
+ * Association is pointwise mutual information over commits: how much more often a word and an identifier occur in
+ * one commit (message, changed lines) than if they were independent. Pairs seen in fewer than MIN_PAIR commits are
+ * noise and dropped; an identifier that is also the word itself adds nothing the lexical channel lacks.
+ */
+import type { CommitChange } from '../repo/change-history.ts';
+import { forEachCodeToken, STOPWORDS } from '../text/code-tokens.ts';
+
+export const MIN_PAIR = 2;
+/** identifiers kept per commit: a big change's long tail of names says little of its message */
+const MAX_IDENTIFIERS = 150;
+
+export interface WordAssociations {
+  /** commits learned from */
+  commits: number;
+  /** word → identifier → PMI (positive only) */
+  pmi: Map<string, Map<string, number>>;
+}
+
+function words(text: string): Set<string> {
+  const out = new Set<string>();
+  forEachCodeToken(text, (token, kind) => {
+    if ((kind === 'identifier' || kind === 'part') && token.length >= 3 && !STOPWORDS.has(token) && !/^\d/.test(token)) out.add(token);
+  });
+  return out;
+}
+
+function identifiers(code: string): Set<string> {
+  const out = new Set<string>();
+  forEachCodeToken(code, (token, kind) => {
+    if (kind === 'identifier' && token.length >= 3 && !STOPWORDS.has(token) && out.size < MAX_IDENTIFIERS) out.add(token);
+  });
+  return out;
+}
+
+function bump<K>(map: Map<K, number>, key: K): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+export function learnAssociations(changes: readonly CommitChange[]): WordAssociations {
+  const wordCount = new Map<string, number>();
+  const idCount = new Map<string, number>();
+  const pairCount = new Map<string, Map<string, number>>();
+  let n = 0;
+  for (const change of changes) {
+    const ids = identifiers(change.changed);
+    if (ids.size === 0) continue;
+    n++;
+    const ws = words(change.message);
+    for (const w of ws) bump(wordCount, w);
+    for (const t of ids) bump(idCount, t);
+    for (const w of ws) {
+      let row = pairCount.get(w);
+      if (!row) pairCount.set(w, (row = new Map()));
+      for (const t of ids) if (t !== w) bump(row, t);
+    }
+  }
+  const pmi = new Map<string, Map<string, number>>();
+  for (const [w, row] of pairCount) {
+    const out = new Map<string, number>();
+    for (const [t, c] of row) {
+      if (c < MIN_PAIR) continue;
+      const value = Math.log((c * n) / (wordCount.get(w)! * idCount.get(t)!));
+      if (value > 0) out.set(t, value);
+    }
+    if (out.size) pmi.set(w, out);
+  }
+  return { commits: n, pmi };
+}
+
+/**
+ * The identifiers the issue's words are most associated with, as a query text: each identifier scored by the sum
+ * of its PMI with the issue's words, the `k` best that the issue does not already contain.
+ */
+export function expansionQuery(associations: WordAssociations, issue: string, k = 30): string {
+  const issueWords = words(issue);
+  const score = new Map<string, number>();
+  for (const w of issueWords) for (const [t, v] of associations.pmi.get(w) ?? []) if (!issueWords.has(t)) score.set(t, (score.get(t) ?? 0) + v);
+  return [...score]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, k)
+    .map(([t]) => t)
+    .join(' ');
+}

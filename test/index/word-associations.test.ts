@@ -1,0 +1,73 @@
+/**
+ * Meaning from a repository's history: the changes of the commits before a commit (src/repo/change-history.ts) and
+ * the word ↔ identifier associations learned from them (src/index/word-associations.ts).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expansionQuery, learnAssociations } from '../../src/index/word-associations.ts';
+import { MAX_CHANGED_LINES, recentChanges } from '../../src/repo/change-history.ts';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
+}
+
+function commit(cwd: string, files: Record<string, string>, message: string): string {
+  for (const [file, text] of Object.entries(files)) writeFileSync(path.join(cwd, file), text);
+  git(cwd, 'add', '-A');
+  git(cwd, 'commit', '-q', '-m', message);
+  return git(cwd, 'rev-parse', 'HEAD');
+}
+
+describe('the changes of the history before a commit', () => {
+  it('are each commit’s message and changed source lines, ancestors only, newest first; notes and huge changes give no code', async () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'locfix-changes-'));
+    dirs.push(repo);
+    git(repo, 'init', '-q');
+    commit(repo, { 'tz.py': 'def make_aware(value):\n    return value\n' }, 'Add timezone helper');
+    commit(repo, { 'NOTES.txt': 'timezone notes\n' }, 'Notes about timezone');
+    const base = commit(repo, { 'big.py': Array.from({ length: MAX_CHANGED_LINES + 5 }, (_, i) => `x${i} = ${i}`).join('\n') }, 'Vendor a table');
+    commit(repo, { 'tz.py': 'def make_aware(value, tzinfo):\n    return value\n' }, 'The fix itself: after the base');
+    const changes = await recentChanges(path.join(repo, '.git'), base, 10);
+    expect(changes.map((c) => c.message)).toEqual(['Vendor a table', 'Notes about timezone', 'Add timezone helper']);
+    expect(changes[0]!.changed).toBe('');
+    expect(changes[1]!.changed).toBe('');
+    expect(changes[2]!.changed).toContain('def make_aware(value):');
+    await expect(recentChanges(path.join(repo, '.git'), '--all', 10)).rejects.toThrow(/commit/);
+  });
+});
+
+describe('word ↔ identifier associations', () => {
+  const history = [
+    ...Array.from({ length: 4 }, (_, i) => ({ message: `Fix timezone handling ${i}`, changed: `value = make_aware(value, tzinfo)\nother_${i} = 1` })),
+    ...Array.from({ length: 4 }, (_, i) => ({ message: `Speed up query ${i}`, changed: `qs = queryset.select_related()\nthing_${i} = 2` })),
+    { message: 'Timezone once with cache', changed: 'cache_key = 1' },
+  ];
+
+  it('pair a word with the identifiers its commits changed, by PMI; pairs seen once are dropped', () => {
+    const a = learnAssociations(history);
+    expect(a.commits).toBe(9);
+    const tz = a.pmi.get('timezone')!;
+    expect(tz.get('make_aware')).toBeGreaterThan(0);
+    expect(tz.get('tzinfo')).toBeGreaterThan(0);
+    expect(tz.has('cache_key')).toBe(false); // one commit only
+    expect(tz.has('queryset')).toBe(false); // never together
+    expect(a.pmi.get('query')!.get('select_related')).toBeGreaterThan(0);
+  });
+
+  it('expand an issue with the identifiers its words go with, not those it already says', () => {
+    const a = learnAssociations(history);
+    const expansion = expansionQuery(a, 'Wrong timezone when saving; tzinfo ignored').split(' ');
+    expect(expansion).toContain('make_aware');
+    expect(expansion).not.toContain('tzinfo');
+    expect(expansion).not.toContain('select_related');
+    expect(expansionQuery(learnAssociations([]), 'anything')).toBe('');
+  });
+});
