@@ -33,6 +33,7 @@ import { elementMetrics, type ElementMetrics } from '../localizer/function-ranki
 import { DEFAULT_ELEMENT_WEIGHTS, DEFAULT_FUNCTION_TOP_FILES } from '../localizer/function-ranking/options.ts';
 import { ELEMENT_CHANNELS, elementChannels, orderByWeights, type ElementChannel, type ElementWeights } from '../localizer/function-ranking/rank.ts';
 import { benchInput } from './bench-inputs.ts';
+import { seededRandom } from '../results/statistics.ts';
 
 /** One instance's gold and every candidate's channels: what any weighting needs, computed once. */
 export interface InstanceFeatures {
@@ -48,6 +49,8 @@ export interface InstanceFeatures {
   historyMs?: number;
   /** the identifiers the history associates with the issue's words (`--history`) */
   expansion?: string;
+  /** why the history could not be read (the channel left out for this instance) */
+  historyError?: string;
 }
 
 interface FeatureFile {
@@ -57,11 +60,20 @@ interface FeatureFile {
 }
 
 /** The history-meaning expansion of an instance's issue, learned from the commits before its base (none: off). */
-async function expansionOf(snapshot: Awaited<ReturnType<RepoStore['snapshot']>>, issue: string, commits: number): Promise<{ text?: string; ms: number }> {
+async function expansionOf(
+  snapshot: Awaited<ReturnType<RepoStore['snapshot']>>,
+  issue: string,
+  commits: number,
+): Promise<{ text?: string; ms: number; error?: string }> {
   if (!(commits > 0)) return { ms: 0 };
   const t0 = performance.now();
-  const associations = learnAssociations(await snapshot.recentChanges(commits));
-  return { text: expansionQuery(associations, issue), ms: performance.now() - t0 };
+  try {
+    const associations = learnAssociations(await snapshot.recentChanges(commits));
+    return { text: expansionQuery(associations, issue), ms: performance.now() - t0 };
+  } catch (err) {
+    // the channel is left out for this instance, as the stage leaves it out
+    return { ms: performance.now() - t0, error: (err as Error).message.split('\n')[0] };
+  }
 }
 
 async function featuresOf(
@@ -85,7 +97,14 @@ async function featuresOf(
     fileRank: e.fileRank,
     channels: e.channels,
   }));
-  return { ...base, candidates, ms: performance.now() - t0, historyMs: expansion.ms, ...(expansion.text !== undefined ? { expansion: expansion.text } : {}) };
+  return {
+    ...base,
+    candidates,
+    ms: performance.now() - t0,
+    historyMs: expansion.ms,
+    ...(expansion.text !== undefined ? { expansion: expansion.text } : {}),
+    ...(expansion.error ? { historyError: expansion.error } : {}),
+  };
 }
 
 /** The metrics of one weighting over features, the candidates cut to the first `topFiles` files. */
@@ -133,24 +152,12 @@ function pooledScore(
 
 const STEPS = [0, 0.25, 0.5, 1, 2, 4];
 
-/** A small deterministic generator (mulberry32), so restarts are the same on every run. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Coordinate ascent over the weights (lexical held at 1: only ratios matter): from the shipped default and from
  * seeded random starts, two passes of trying each channel at each step and keeping the best; the best of all.
  */
 export function chooseWeights(sets: Record<string, InstanceFeatures[]>, topFiles: number, restarts = 6): { weights: ElementWeights; pooled: number } {
-  const random = generator(54);
+  const random = seededRandom(54);
   const starts: ElementWeights[] = [{ ...DEFAULT_ELEMENT_WEIGHTS, lexical: 1 }];
   for (let r = 0; r < restarts; r++)
     starts.push(Object.fromEntries(ELEMENT_CHANNELS.map((c) => [c, c === 'lexical' ? 1 : STEPS[Math.floor(random() * STEPS.length)]!])) as ElementWeights);

@@ -11,15 +11,15 @@ import { ELEMENT_CHANNELS, type ElementWeights } from './rank.ts';
 export const DEFAULT_ELEMENT_WEIGHTS: ElementWeights = {
   lexical: 1,
   title: 1,
-  structural: 0.5,
-  names: 1,
+  structural: 0.25,
+  names: 2,
   frames: 2,
   owner: 0.25,
-  calls: 0.5,
-  size: 0.5,
-  callable: 0.25,
+  calls: 2,
+  size: 2,
+  callable: 0.5,
   meaning: 0,
-  file: 0.5,
+  file: 1,
 };
 /** files of the file ranking whose elements are ranked (no prompt to fill: more than a model is shown) */
 export const DEFAULT_FUNCTION_TOP_FILES = 10;

@@ -23,14 +23,24 @@ export interface FunctionRankingOutput extends FunctionStageOutput {
   /** every element of the handed files, best first, with its score and channels */
   ranking: Array<{ key: string; score: number; channels: RankedElement['channels'] }>;
   functionLocalizer: typeof FUNCTION_RANKING_LOCALIZER;
+  /** why the history-meaning channel was left out for this instance (its history could not be read) */
+  historyError?: string;
 }
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 };
 
-/** The identifiers the repository's history associates with the issue's words (none when the channel is off). */
-async function historyExpansion(snapshot: RepoSnapshot, issue: string, commits: number): Promise<string | undefined> {
-  if (!(commits > 0) || !snapshot.recentChanges) return undefined;
-  return expansionQuery(learnAssociations(await snapshot.recentChanges(commits)), issue);
+/**
+ * The identifiers the repository's history associates with the issue's words (none when the channel is off). A
+ * history that cannot be read (a mirror missing old objects) leaves the channel out for this instance, with the
+ * reason in the artifact: the other channels still rank.
+ */
+async function historyExpansion(snapshot: RepoSnapshot, issue: string, commits: number): Promise<{ text?: string; error?: string }> {
+  if (!(commits > 0) || !snapshot.recentChanges) return {};
+  try {
+    return { text: expansionQuery(learnAssociations(await snapshot.recentChanges(commits)), issue) };
+  } catch (err) {
+    return { error: (err as Error).message.split('\n')[0] };
+  }
 }
 
 function locationLine(e: RankedElement): string {
@@ -55,7 +65,7 @@ export function functionRankingStage(
       const rankedFiles = handoff === 'hard' ? handed : files.files.slice(0, options.files).map((f) => f.path);
       const candidates = await candidateFiles(snapshot, rankedFiles, rankedFiles.length);
       const expansion = await historyExpansion(snapshot, input.instance.problem_statement, options.historyCommits);
-      const ranked = rankElements(input.instance.problem_statement, candidates.files, options.weights, expansion);
+      const ranked = rankElements(input.instance.problem_statement, candidates.files, options.weights, expansion.text);
       const head = ranked.slice(0, options.elements);
       const locations: Record<string, string[]> = {};
       for (const e of head) (locations[e.path] ??= []).push(locationLine(e));
@@ -76,6 +86,7 @@ export function functionRankingStage(
         rawOutputs: [],
         missingFiles: candidates.missing,
         ...(beyond.length ? { beyond } : {}),
+        ...(expansion.error ? { historyError: expansion.error } : {}),
         trace: [],
         usage: NO_USAGE,
         timingsMs: { total: performance.now() - t0 },

@@ -7,7 +7,7 @@
  * stay out. Merges are left out (they repeat their branches), as is the code side of a commit that changes more
  * than MAX_CHANGED_LINES lines (a vendored library, a reformatting: its words say nothing of those lines).
  */
-import { languageForPath } from '../languages/index.ts';
+import { LANGUAGES, languageForPath } from '../languages/index.ts';
 import { assertCommitHash, runGit } from './git.ts';
 
 export interface CommitChange {
@@ -35,7 +35,12 @@ function codeOf(patch: string): string {
   return out.join('\n');
 }
 
-/** The `limit` most recent non-merge commits up to `commit` (itself included), newest first. */
+/** `*.py`, `*.go`, … for every registered language's extensions. */
+function sourcePathspecs(): string[] {
+  return [...new Set(LANGUAGES.flatMap((l) => l.extensions))].map((ext) => `*${ext}`);
+}
+
+/** The `limit` most recent non-merge commits up to `commit` (itself included) that change source files, newest first. */
 export async function recentChanges(gitDir: string, commit: string, limit: number): Promise<CommitChange[]> {
   if (!(limit > 0)) return [];
   assertCommitHash(commit, `${gitDir}: the commit whose history is read`);
@@ -54,6 +59,10 @@ export async function recentChanges(gitDir: string, commit: string, limit: numbe
     `--format=${'%x00'}%B${'%x01'}`,
     '--end-of-options',
     commit,
+    // source files only: a mirror may lack old blobs of data files (a snapshot without large objects), and their
+    // diffs say nothing of identifiers anyway
+    '--',
+    ...sourcePathspecs(),
   ]);
   const out: CommitChange[] = [];
   for (const record of stdout.toString('utf8').split(START)) {

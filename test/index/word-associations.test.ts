@@ -27,7 +27,7 @@ function commit(cwd: string, files: Record<string, string>, message: string): st
 }
 
 describe('the changes of the history before a commit', () => {
-  it('are each commit’s message and changed source lines, ancestors only, newest first; notes and huge changes give no code', async () => {
+  it('are each commit’s message and changed source lines, ancestors only, newest first; huge changes give no code', async () => {
     const repo = mkdtempSync(path.join(os.tmpdir(), 'locfix-changes-'));
     dirs.push(repo);
     git(repo, 'init', '-q');
@@ -36,11 +36,24 @@ describe('the changes of the history before a commit', () => {
     const base = commit(repo, { 'big.py': Array.from({ length: MAX_CHANGED_LINES + 5 }, (_, i) => `x${i} = ${i}`).join('\n') }, 'Vendor a table');
     commit(repo, { 'tz.py': 'def make_aware(value, tzinfo):\n    return value\n' }, 'The fix itself: after the base');
     const changes = await recentChanges(path.join(repo, '.git'), base, 10);
-    expect(changes.map((c) => c.message)).toEqual(['Vendor a table', 'Notes about timezone', 'Add timezone helper']);
+    // a commit that changes no source file says nothing of identifiers: it is not read
+    expect(changes.map((c) => c.message)).toEqual(['Vendor a table', 'Add timezone helper']);
     expect(changes[0]!.changed).toBe('');
-    expect(changes[1]!.changed).toBe('');
-    expect(changes[2]!.changed).toContain('def make_aware(value):');
+    expect(changes[1]!.changed).toContain('def make_aware(value):');
     await expect(recentChanges(path.join(repo, '.git'), '--all', 10)).rejects.toThrow(/commit/);
+  });
+
+  it('reads a mirror that lacks old blobs of data files (a snapshot without large objects): only source files are read', async () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'locfix-changes-'));
+    dirs.push(repo);
+    git(repo, 'init', '-q');
+    commit(repo, { 'table.csv': 'a,b\n1,2\n' }, 'Add a data table');
+    const base = commit(repo, { 'load.py': 'def load_table(path):\n    return open(path)\n' }, 'Load the table');
+    const blob = git(repo, 'rev-parse', `${base}:table.csv`);
+    rmSync(path.join(repo, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    const changes = await recentChanges(path.join(repo, '.git'), base, 10);
+    expect(changes.map((c) => c.message)).toEqual(['Load the table']);
+    expect(changes[0]!.changed).toContain('def load_table(path):');
   });
 });
 

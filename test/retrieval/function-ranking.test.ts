@@ -199,6 +199,23 @@ describe('the function level without a model', () => {
     ]);
   });
 
+  it('a history that cannot be read leaves the meaning channel out for the instance, with the reason; the rest ranks', async () => {
+    const snapshot = {
+      ...snapshotOf({ 'req/sessions.py': SESSIONS }),
+      recentChanges: async () => {
+        throw new Error('git log failed: fatal: unable to read 44da6c9f');
+      },
+    } as RepoSnapshot;
+    const out = await functionRankingStage({ snapshot: async () => snapshot }, parseFunctionLevel({ localizer: 'retrieval', historyCommits: 10 }) as never).run(
+      {
+        instance: { ...stubRow('o__r-3'), problem_statement: 'Session.register_hook loses hooks' },
+        output: async () => ({ localizer: 'retrieval', files: [{ path: 'req/sessions.py' }] }),
+      } as never,
+    );
+    expect(out.historyError).toMatch(/unable to read/);
+    expect(out.ranking[0]!.key).toBe('req/sessions.py:Session.register_hook');
+  });
+
   it('candidates come from the first files of the ranking that exist; a file no language parses has no elements', async () => {
     const snapshot = snapshotOf({ 'a.py': ADAPTERS, 'notes.txt': 'def not_code():\n', 'b.py': SESSIONS });
     const c = await candidateFiles(snapshot, ['a.py', 'missing.py', 'notes.txt', 'b.py'], 3);
