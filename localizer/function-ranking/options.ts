@@ -19,6 +19,7 @@ export const DEFAULT_ELEMENT_WEIGHTS: ElementWeights = {
   size: 2,
   callable: 0.5,
   meaning: 0,
+  feedback: 0,
   file: 1,
 };
 /** files of the file ranking whose elements are ranked (no prompt to fill: more than a model is shown) */

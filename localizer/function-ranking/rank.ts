@@ -18,16 +18,31 @@
  *            share of fixes
  *   meaning  the same BM25 for the identifiers the repository's history associates with the issue's words
  *            (src/index/word-associations.ts: commit messages against the lines their commits changed)
+ *   feedback the same BM25 for the words the first lexical ranking's best elements share (RM3; feedbackQuery)
  *   file     the element's file's place in the file ranking: 1 / rank
  *
  * Ties keep file rank, then source order, so the same input always gives the same ranking.
  */
 import { Bm25Index, queryTermsOf, TermDictionary, termVectorOf } from '../../src/index/bm25.ts';
+import { STOPWORDS } from '../../src/text/code-tokens.ts';
 import { titleQuery } from '../retrieval/query.ts';
 import { extractStructuralSignals, structuralQueryText, type MentionSource, type StructuralSignals } from '../retrieval/structural-query.ts';
 import type { RankedElementCandidate } from './elements.ts';
 
-export const ELEMENT_CHANNELS = ['lexical', 'title', 'structural', 'names', 'frames', 'owner', 'calls', 'size', 'callable', 'meaning', 'file'] as const;
+export const ELEMENT_CHANNELS = [
+  'lexical',
+  'title',
+  'structural',
+  'names',
+  'frames',
+  'owner',
+  'calls',
+  'size',
+  'callable',
+  'meaning',
+  'feedback',
+  'file',
+] as const;
 export type ElementChannel = (typeof ELEMENT_CHANNELS)[number];
 export type ElementWeights = Record<ElementChannel, number>;
 
@@ -55,19 +70,56 @@ function samePath(framePath: string, repoPath: string): boolean {
   return framePath === repoPath || framePath.endsWith(`/${repoPath}`) || repoPath.endsWith(`/${framePath}`);
 }
 
+/** documents of the first ranking whose words feed back (RM3), and the words taken */
+const FEEDBACK_DOCS = 5;
+const FEEDBACK_TERMS = 20;
+
 /** BM25 of each query over the elements' texts (path and qualified name in front), each normalised by its best. */
-function lexicalScores(queries: ReadonlyArray<string | undefined>, elements: readonly RankedElementCandidate[]): number[][] {
+function lexicalScores(queries: ReadonlyArray<string | undefined>, elements: readonly RankedElementCandidate[]): { scores: number[][]; feedback: number[] } {
   const dict = new TermDictionary();
   const docs = elements.map((e) => termVectorOf(`${e.path}\n${e.name.replace(/\./g, ' ')}\n${e.text}`, dict));
   const index = new Bm25Index(docs);
-  return queries.map((query) => {
+  const run = (query: Map<number, number>): number[] => {
     const scores = new Array<number>(elements.length).fill(0);
-    if (!query) return scores;
-    const hits = index.search(queryTermsOf(query, dict, 'raw'), elements.length);
+    const hits = index.search(query, elements.length);
     const best = hits[0]?.score ?? 0;
     if (best > 0) for (const h of hits) scores[h.doc] = h.score / best;
     return scores;
-  });
+  };
+  const scores = queries.map((query) => (query ? run(queryTermsOf(query, dict, 'raw')) : new Array<number>(elements.length).fill(0)));
+  const issueTerms = queries[0] ? queryTermsOf(queries[0], dict, 'raw') : new Map<number, number>();
+  return { scores, feedback: run(feedbackQuery(scores[0]!, docs, issueTerms, dict)) };
+}
+
+/**
+ * Pseudo-relevance feedback (RM3's expansion, Lavrenko and Croft 2001): the words that weigh most in the first
+ * ranking's best elements, each element's words by their share of its length times its score, the issue's own
+ * words left out. It finds what the best matches have in common that the issue did not say.
+ */
+function feedbackQuery(
+  first: readonly number[],
+  docs: ReadonlyArray<ReturnType<typeof termVectorOf>>,
+  issueTerms: ReadonlyMap<number, number>,
+  dict: TermDictionary,
+): Map<number, number> {
+  const top = first
+    .map((score, doc) => ({ score, doc }))
+    .filter((d) => d.score > 0)
+    .sort((a, b) => b.score - a.score || a.doc - b.doc)
+    .slice(0, FEEDBACK_DOCS);
+  const weight = new Map<number, number>();
+  for (const { score, doc } of top) {
+    const d = docs[doc]!;
+    for (let i = 0; i < d.terms.length; i++) {
+      const t = d.terms[i]!;
+      const word = dict.term(t);
+      // keywords and the path and name lines every element carries say nothing of what the best ones share
+      if (issueTerms.has(t) || word.length < 3 || STOPWORDS.has(word) || /[./]/.test(word)) continue;
+      weight.set(t, (weight.get(t) ?? 0) + (score * d.counts[i]!) / Math.max(1, d.length));
+    }
+  }
+  const best = [...weight].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FEEDBACK_TERMS);
+  return new Map(best.map(([t]) => [t, 1]));
 }
 
 const CALL = /([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
@@ -144,10 +196,8 @@ export function elementChannels(issue: string, files: readonly CandidateFile[], 
   const sharing = new Map<string, number>();
   for (const { e } of elements) sharing.set(lastPart(e.name), (sharing.get(lastPart(e.name)) ?? 0) + 1);
   const plain = elements.map((x) => x.e);
-  const [lexical, title, structural, meaning] = lexicalScores(
-    [issue, titleQuery(issue)?.text, structuralQueryText(signals) || undefined, expansion || undefined],
-    plain,
-  );
+  const lexicalRuns = lexicalScores([issue, titleQuery(issue)?.text, structuralQueryText(signals) || undefined, expansion || undefined], plain);
+  const [lexical, title, structural, meaning] = lexicalRuns.scores;
   const names = plain.map((e) => namesScore(e, mention, sharing));
   const frames = plain.map((e) => framesScore(e, signals));
   const longest = Math.max(...plain.map((e) => e.endLine - e.startLine + 1));
@@ -170,6 +220,7 @@ export function elementChannels(issue: string, files: readonly CandidateFile[], 
       size: sizeScore(e, longest),
       callable: e.kind === 'function' ? 1 : 0,
       meaning: meaning![i]!,
+      feedback: lexicalRuns.feedback[i]!,
       file: 1 / (fileRank + 1),
     },
   }));

@@ -139,6 +139,24 @@ describe('the channels', () => {
     expect(calls.find((e) => e.name === 'send')!.channels.calls).toBe(0);
   });
 
+  it('feedback (RM3) scores elements by the words the best lexical matches share that the issue did not say', () => {
+    const source = [
+      'def parse_header(raw):',
+      '    return tokenize_header(raw)',
+      '',
+      'def tokenize_header(raw):',
+      '    return raw.split(":")',
+      '',
+      'def render_footer():',
+      '    return "bye"',
+      '',
+    ].join('\n');
+    const channels = elementChannels('parse of a raw header is wrong', [{ path: 'h.py', rank: 0, elements: elementsOf('h.py', source) }]);
+    const of = (name: string) => channels.find((e) => e.name === name)!.channels.feedback;
+    expect(of('tokenize_header')).toBeGreaterThan(0);
+    expect(of('render_footer')).toBe(0);
+  });
+
   it('the lexical channel ranks by the issue’s words; ties keep file rank, then source order', () => {
     const ranked = rankElements('merged funcs per event are a list', files, only('lexical'));
     expect(ranked[0]!.name).toBe('merge_hooks');
