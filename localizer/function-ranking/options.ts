@@ -22,7 +22,7 @@ export const DEFAULT_ELEMENT_WEIGHTS: ElementWeights = {
   feedback: 0,
   file: 1,
 };
-/** files of the file ranking whose elements are ranked (no prompt to fill: more than a model is shown) */
+/** files ranked under a soft handoff (no prompt to fill: more than a model is shown); the benchmark's depth */
 export const DEFAULT_FUNCTION_TOP_FILES = 10;
 /** commits the history-meaning channel reads: off unless the development sets choose it (BENCHMARKS.md) */
 export const DEFAULT_HISTORY_COMMITS = 0;
@@ -34,7 +34,10 @@ const weight = () => z.number({ message: 'must be a number >= 0' }).nonnegative(
 export const FunctionRankingOptionsSchema = z
   .object({
     localizer: z.literal('retrieval'),
-    /** files of the file ranking whose elements are ranked (a hard handoff: the predicted set instead) */
+    /**
+     * with a soft handoff, the files of the file ranking whose elements are ranked (the line level follows places
+     * beyond the handed files); with top and hard, the handed files are ranked, as the line level sees only those
+     */
     files: positiveInt().default(DEFAULT_FUNCTION_TOP_FILES),
     /**
      * commits before the base commit the history-meaning channel learns word ↔ identifier associations from

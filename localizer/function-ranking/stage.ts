@@ -60,9 +60,10 @@ export function functionRankingStage(
       const t0 = performance.now();
       const files = await input.output<FileLocalization>(STAGE.files);
       const snapshot = await services.snapshot(input.instance.repo, input.instance.base_commit);
-      // the elements of more files than a model is shown (no prompt to fill); a hard handoff keeps its gate
+      // the handed files, as the line level will see them; a soft handoff lets it look further (the first
+      // `files`), and the line level follows the places it names there
       const handed = handedFiles(files, handoff, topFiles);
-      const rankedFiles = handoff === 'hard' ? handed : files.files.slice(0, options.files).map((f) => f.path);
+      const rankedFiles = handoff === 'soft' ? files.files.slice(0, Math.max(options.files, handed.length)).map((f) => f.path) : handed;
       const candidates = await candidateFiles(snapshot, rankedFiles, rankedFiles.length);
       const expansion = await historyExpansion(snapshot, input.instance.problem_statement, options.historyCommits);
       const ranked = rankElements(input.instance.problem_statement, candidates.files, options.weights, expansion.text);

@@ -217,6 +217,21 @@ describe('the function level without a model', () => {
     ]);
   });
 
+  it('ranks the handed files under a top handoff, and looks further under a soft one, naming the files beyond', async () => {
+    const snapshot = snapshotOf({ 'req/sessions.py': SESSIONS, 'req/adapters.py': ADAPTERS });
+    const input = {
+      instance: { ...stubRow('o__r-4'), problem_statement: 'send() of a request; close() leaks' },
+      output: async () => ({ localizer: 'retrieval', files: [{ path: 'req/sessions.py' }, { path: 'req/adapters.py' }] }),
+    } as never;
+    const options = parseFunctionLevel({ localizer: 'retrieval', elements: 6 }) as never as Record<string, unknown>;
+    const top = await functionRankingStage({ snapshot: async () => snapshot }, { ...options, topFiles: 1, handoff: 'top' } as never).run(input);
+    expect(top.ranking.map((r) => r.key.split(':')[0])).toEqual(Array(4).fill('req/sessions.py'));
+    expect(top.beyond).toBeUndefined();
+    const soft = await functionRankingStage({ snapshot: async () => snapshot }, { ...options, topFiles: 1, handoff: 'soft' } as never).run(input);
+    expect(soft.ranking).toHaveLength(6);
+    expect(soft.beyond).toEqual(['req/adapters.py']);
+  });
+
   it('a history that cannot be read leaves the meaning channel out for the instance, with the reason; the rest ranks', async () => {
     const snapshot = {
       ...snapshotOf({ 'req/sessions.py': SESSIONS }),
