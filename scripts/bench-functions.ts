@@ -5,6 +5,7 @@
  *
  *   npm run bench:functions -- --dataset FILE --files RETRIEVAL.json [--mirrors DIR] [--subset EXCLUDED.json]
  *                              [--top-files N] [--weights JSON] [--history COMMITS] [--features OUT.json] [--out FILE]
+ *   npm run bench:functions -- --scored F.json [--weights JSON] [--top-files N]
  *   npm run bench:functions -- --tune F1.json,F2.json [--top-files N] [--only CHANNEL]
  *
  * `--files` is a `npm run bench:retrieval -- --out` result: its file rankings (the default configuration's
@@ -198,35 +199,9 @@ function tune(sets: Record<string, InstanceFeatures[]>, topFilesList: readonly n
   }
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      dataset: { type: 'string' },
-      files: { type: 'string' },
-      mirrors: { type: 'string' },
-      'top-files': { type: 'string' },
-      weights: { type: 'string' },
-      features: { type: 'string' },
-      tune: { type: 'string' },
-      subset: { type: 'string' },
-      out: { type: 'string' },
-      // commits before the base commit to learn word associations from (0: the meaning channel off)
-      history: { type: 'string', default: '0' },
-      // with --tune: choose this channel's weight alone, the others at the shipped default (an ablation)
-      only: { type: 'string' },
-    },
-  });
-  const topFiles = values['top-files'] ? Number(values['top-files']) : DEFAULT_FUNCTION_TOP_FILES;
-  if (values.tune) {
-    const sets = Object.fromEntries(
-      values.tune.split(',').map((f) => [path.basename(f, '.json'), (JSON.parse(readFileSync(f, 'utf8')) as FeatureFile).instances]),
-    );
-    const only = values.only as ElementChannel | undefined;
-    if (only && !(ELEMENT_CHANNELS as readonly string[]).includes(only)) throw new Error(`--only: one of ${ELEMENT_CHANNELS.join(', ')}`);
-    tune(sets, values['top-files'] ? [topFiles] : [3, 5, 10], only);
-    return;
-  }
-  const weights: ElementWeights = values.weights ? { ...DEFAULT_ELEMENT_WEIGHTS, ...JSON.parse(values.weights) } : DEFAULT_ELEMENT_WEIGHTS;
+/** Every instance's features: computed from the dataset, file rankings and mirrors, or read back (`--scored`). */
+async function instancesOf(values: Record<string, string | undefined>, topFiles: number): Promise<InstanceFeatures[]> {
+  if (values.scored) return (JSON.parse(readFileSync(values.scored, 'utf8')) as FeatureFile).instances;
   const datasetFile = benchInput(values, 'dataset');
   const dataset = await loadDataset(datasetFile);
   if (!values.files) throw new Error('--files: a `npm run bench:retrieval -- --out` result whose rankings to take');
@@ -253,10 +228,45 @@ async function main(): Promise<void> {
   }
   await store.close();
   if (values.features) writeFileSync(values.features, JSON.stringify({ dataset: datasetFile, topFiles: featureDepth, instances } satisfies FeatureFile));
+  return instances;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      dataset: { type: 'string' },
+      files: { type: 'string' },
+      mirrors: { type: 'string' },
+      'top-files': { type: 'string' },
+      weights: { type: 'string' },
+      features: { type: 'string' },
+      tune: { type: 'string' },
+      subset: { type: 'string' },
+      out: { type: 'string' },
+      // commits before the base commit to learn word associations from (0: the meaning channel off)
+      history: { type: 'string', default: '0' },
+      // score the features a run kept (--features) with --weights, instead of computing them again
+      scored: { type: 'string' },
+      // with --tune: choose this channel's weight alone, the others at the shipped default (an ablation)
+      only: { type: 'string' },
+    },
+  });
+  const topFiles = values['top-files'] ? Number(values['top-files']) : DEFAULT_FUNCTION_TOP_FILES;
+  if (values.tune) {
+    const sets = Object.fromEntries(
+      values.tune.split(',').map((f) => [path.basename(f, '.json'), (JSON.parse(readFileSync(f, 'utf8')) as FeatureFile).instances]),
+    );
+    const only = values.only as ElementChannel | undefined;
+    if (only && !(ELEMENT_CHANNELS as readonly string[]).includes(only)) throw new Error(`--only: one of ${ELEMENT_CHANNELS.join(', ')}`);
+    tune(sets, values['top-files'] ? [topFiles] : [3, 5, 10], only);
+    return;
+  }
+  const weights: ElementWeights = values.weights ? { ...DEFAULT_ELEMENT_WEIGHTS, ...JSON.parse(values.weights) } : DEFAULT_ELEMENT_WEIGHTS;
+  const instances = await instancesOf(values, topFiles);
   const failed = instances.filter((i) => i.error);
   const noGold = instances.filter((i) => !i.error && i.gold.length === 0).length;
   console.log(
-    `${rows.length} rows, ${failed.length} failed${failed.length ? ` (${failed[0]!.error})` : ''}, ${noGold} with no function-level gold (module-level edits only: not counted)`,
+    `${instances.length} rows, ${failed.length} failed${failed.length ? ` (${failed[0]!.error})` : ''}, ${noGold} with no function-level gold (module-level edits only: not counted)`,
   );
   const rowsOut = report(instances, weights, topFiles);
   console.log(`weights ${JSON.stringify(weights)}, top ${topFiles} files; Acc@1 / Acc@5 / Acc@10, MRR:`);
@@ -268,7 +278,7 @@ async function main(): Promise<void> {
   const ms = instances.flatMap((i) => (i.ms !== undefined ? [i.ms] : [])).sort((a, b) => a - b);
   const historyMs = instances.flatMap((i) => (i.historyMs !== undefined ? [i.historyMs] : [])).sort((a, b) => a - b);
   console.log(
-    `per instance (read, parse ${featureDepth} files, channels): median ${ms[Math.floor(ms.length / 2)]?.toFixed(0)} ms, of which history ${historyMs[Math.floor(historyMs.length / 2)]?.toFixed(0)} ms`,
+    `per instance (read, parse up to ${Math.max(10, topFiles)} files, channels): median ${ms[Math.floor(ms.length / 2)]?.toFixed(0)} ms, of which history ${historyMs[Math.floor(historyMs.length / 2)]?.toFixed(0)} ms`,
   );
   if (values.out) writeFileSync(values.out, JSON.stringify({ weights, topFiles, rows: rowsOut }, null, 2));
 }
