@@ -17,7 +17,7 @@
  * reads evaluation data unless given it, and the weights it prints are chosen on what it was given.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -211,11 +211,8 @@ async function instancesOf(values: Record<string, string | undefined>, topFiles:
   // Lite-274: Lite without the ids LocAgent's evaluation filters (scripts/data/locagent-excluded-ids.json)
   const excluded = new Set<string>(values.subset ? (JSON.parse(readFileSync(values.subset, 'utf8')) as { ids: string[] }).ids : []);
   const rows = dataset.instances.filter((i) => rankingOf.has(i.instance_id) && !excluded.has(i.instance_id));
-  const store = new RepoStore({
-    cacheDir: mkdtempSync(path.join(os.tmpdir(), 'locfix-bench-functions-')),
-    mirrorsDir: benchInput(values, 'mirrors'),
-    allowClone: false,
-  });
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'locfix-bench-functions-'));
+  const store = new RepoStore({ cacheDir, mirrorsDir: benchInput(values, 'mirrors'), allowClone: false });
   const instances: InstanceFeatures[] = [];
   // the channels are computed over 10 files, the most any row below cuts to
   const featureDepth = Math.max(10, topFiles);
@@ -227,6 +224,7 @@ async function instancesOf(values: Record<string, string | undefined>, topFiles:
     }
   }
   await store.close();
+  rmSync(cacheDir, { recursive: true, force: true });
   if (values.features) writeFileSync(values.features, JSON.stringify({ dataset: datasetFile, topFiles: featureDepth, instances } satisfies FeatureFile));
   return instances;
 }
