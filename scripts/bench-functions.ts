@@ -28,7 +28,7 @@ import { RepoStore } from '../src/repo/store.ts';
 import { groupByRepo } from '../src/run/repo-release.ts';
 import { goldLocations } from '../localizer/oracle/gold-locations.ts';
 import { candidateFiles } from '../localizer/function-ranking/candidates.ts';
-import { expansionQuery, learnAssociations } from '../src/index/word-associations.ts';
+import { historyExpansion } from '../src/index/word-associations.ts';
 import { elementKey, goldElementKeys } from '../localizer/function-ranking/elements.ts';
 import { elementMetrics, type ElementMetrics } from '../localizer/function-ranking/metrics.ts';
 import { DEFAULT_ELEMENT_WEIGHTS, DEFAULT_FUNCTION_TOP_FILES } from '../localizer/function-ranking/options.ts';
@@ -60,23 +60,6 @@ interface FeatureFile {
   instances: InstanceFeatures[];
 }
 
-/** The history-meaning expansion of an instance's issue, learned from the commits before its base (none: off). */
-async function expansionOf(
-  snapshot: Awaited<ReturnType<RepoStore['snapshot']>>,
-  issue: string,
-  commits: number,
-): Promise<{ text?: string; ms: number; error?: string }> {
-  if (!(commits > 0)) return { ms: 0 };
-  const t0 = performance.now();
-  try {
-    const associations = learnAssociations(await snapshot.recentChanges(commits));
-    return { text: expansionQuery(associations, issue), ms: performance.now() - t0 };
-  } catch (err) {
-    // the channel is left out for this instance, as the stage leaves it out
-    return { ms: performance.now() - t0, error: (err as Error).message.split('\n')[0] };
-  }
-}
-
 async function featuresOf(
   store: RepoStore,
   inst: SweInstance,
@@ -92,7 +75,7 @@ async function featuresOf(
   const base = { id: inst.instance_id, repo: inst.repo, gold: goldElementKeys(gold.elements), goldFiles: gold.files.map((f) => f.path) };
   if (!ranking) return { ...base, error: 'no file ranking' };
   const { files } = await candidateFiles(snapshot, ranking, topFiles);
-  const expansion = await expansionOf(snapshot, inst.problem_statement, historyCommits);
+  const expansion = await historyExpansion(snapshot, inst.problem_statement, historyCommits);
   const candidates = elementChannels(inst.problem_statement, files, expansion.text).map((e) => ({
     key: elementKey(e.path, e.name),
     fileRank: e.fileRank,

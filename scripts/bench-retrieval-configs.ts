@@ -1,12 +1,14 @@
 /**
  * The configurations `npm run bench:retrieval` evaluates on one index per instance: the baselines the issues asked
  * for, the default and the variants that explain it, the learned ranker (issue 34) and, with --graph, the graph
- * channel.
+ * channel; and the run of them on one instance.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_QUERY_PRESET, type QueryPreset } from '../localizer/retrieval/query.ts';
-import type { DeepPartial, RetrievalOptions } from '../localizer/retrieval/options.ts';
+import type { SweInstance } from '../src/dataset/schema.ts';
+import { defaultQueries, DEFAULT_QUERY_PRESET, type QueryPreset } from '../localizer/retrieval/query.ts';
+import { resolveRetrievalOptions, type DeepPartial, type RetrievalOptions } from '../localizer/retrieval/options.ts';
+import { retrieveFiles, type RetrievalIndex } from '../localizer/retrieval/retriever.ts';
 
 export interface BenchConfig {
   label: string;
@@ -14,6 +16,8 @@ export interface BenchConfig {
   options: DeepPartial<RetrievalOptions>;
   /** the issue's baselines search the issue exactly as written; the default drops environment reports */
   environmentReports?: 'keep';
+  /** also search the identifiers the repository's history associates with the issue's words (query `meaning`) */
+  meaning?: true;
 }
 
 const OFF = { dense: 0, chunkBm25: 0, fileBm25: 0, definitions: 0, paths: 0, history: 0, literals: 0, keys: 0, coChange: 0 };
@@ -119,3 +123,34 @@ export const GRAPH_CONFIGS: BenchConfig[] = [
   { label: 'default + graph 0.5', queries: DEFAULT, options: { weights: { graph: 0.5 } } },
   { label: 'default + graph 1', queries: DEFAULT, options: { weights: { graph: 1 } } },
 ];
+
+/** the label of the history-meaning query (src/index/word-associations.ts expansionQuery) */
+export const MEANING_QUERY = 'meaning';
+
+/**
+ * with --history N: the identifiers the repository's last N commits before the base associate with the issue's words,
+ * as one more query (text channels only: no boosts, no history search), at three weights
+ */
+export const MEANING_CONFIGS: BenchConfig[] = [0.25, 0.5, 1].map((weight) => ({
+  label: `default + meaning query ${weight}`,
+  queries: DEFAULT,
+  options: { queryWeights: { [MEANING_QUERY]: weight } },
+  meaning: true,
+}));
+
+/** Every configuration's ranking of one instance; `expansion` is the meaning query's text (--history). */
+export async function runConfigs(
+  index: RetrievalIndex,
+  inst: SweInstance,
+  configs: readonly BenchConfig[],
+  expansion?: string,
+): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const c of configs) {
+    const queries = defaultQueries(inst.problem_statement, c.queries, { environmentReports: c.environmentReports });
+    if (c.meaning && expansion) queries.push({ label: MEANING_QUERY, text: expansion });
+    const result = await retrieveFiles(index, queries, resolveRetrievalOptions(c.options));
+    out[c.label] = result.ranking.map((r) => r.path);
+  }
+  return out;
+}

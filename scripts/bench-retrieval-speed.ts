@@ -3,8 +3,9 @@
  * searches run again, no memo — under the default, under the default as it was before issue 44 (no literals,
  * keys or co-change channel; their index builds taken out of the index time) and, when a model is given, under
  * the learned fusion (issue 34 kept it within 10 %). The settings run in an order rotated across instances, so
- * none always meets warm caches.
+ * none always meets warm caches. Also the memory a run took.
  */
+import { readFileSync } from 'node:fs';
 import type { SweInstance } from '../src/dataset/schema.ts';
 import { defaultQueries, type QueryPreset } from '../localizer/retrieval/query.ts';
 import { BEFORE_ISSUE_44 } from './bench-retrieval-configs.ts';
@@ -84,4 +85,21 @@ export function formatSpeed(speed: NonNullable<ReturnType<typeof speedSummary>>)
     `next instance (index + one retrieval), median over ${speed.instances}: default ${(speed.weightedMedianMs / 1000).toFixed(2)} s${learned}`,
     `the default before issue 44 (its weights, no title query, literals or co-change): ${(speed.beforeMedianMs / 1000).toFixed(2)} s (now / before ${speed.ratioToBefore}; the literals table's build median ${speed.literalsBuildMedianMs} ms)`,
   ].join('\n');
+}
+
+/** kilobytes as megabytes, for the memory lines */
+export function mb(kb: number): string {
+  return `${(kb / 1024).toFixed(0)} MB`;
+}
+
+/** the Chroma server's peak resident memory, read from /proc by the pid its state file names */
+export function chromaPeakRssKb(stateFile: string): number | undefined {
+  try {
+    const { pid } = JSON.parse(readFileSync(stateFile, 'utf8')) as { pid: number };
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = status.match(/VmHWM:\s+(\d+) kB/);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }

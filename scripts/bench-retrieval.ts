@@ -4,6 +4,7 @@
  * speed per language (scripts/retrieval-languages.ts).
  *
  *   npm run bench:retrieval -- [--dataset FILE] [--mirrors DIR] [--limit N] [--pattern P]
+ *                              [--history COMMITS]
  *                              [--vector-store chroma|memory] [--record DIR] [--replay DIR] [--out FILE]
  *                              [--embedder lexical|lexical:<dims>|ollama:…|openai:…] [--hnsw-ef N]
  *
@@ -14,18 +15,17 @@
  * seconds (used to tune the few global weights on even-indexed instances; odd ones are the held-out check).
  */
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDataset } from '../src/dataset/load.ts';
 import { selectInstances } from '../src/dataset/select.ts';
-import type { SweInstance } from '../src/dataset/schema.ts';
 import { createEmbedder } from '../src/embedding/factory.ts';
 import { buildRepoIndex, defaultFileParser } from '../src/index/repo-index.ts';
 import { formatSpeeds, indexLanguage, speedsRecord, timedParser, type LanguageSpeed } from './retrieval-languages.ts';
 import { defaultIndexMemo } from '../src/index/index-memo.ts';
 import { RepoStore } from '../src/repo/store.ts';
+import { historyExpansion } from '../src/index/word-associations.ts';
 import { openChromaStore } from '../src/vectorstore/supervised.ts';
 import { MemoryVectorStore } from '../src/vectorstore/memory.ts';
 import { safeFileName, writeJsonAtomic } from '../src/util/fsx.ts';
@@ -35,7 +35,7 @@ import { computeLocMetrics, formatLocMetricsTable, metricsSummary, type LocMetri
 import { groupByRepo } from '../src/run/repo-release.ts';
 import { retrieveFiles, type RetrievalIndex } from '../localizer/retrieval/retriever.ts';
 import { defaultQueries } from '../localizer/retrieval/query.ts';
-import { DEFAULT_RETRIEVAL_OPTIONS, resolveRetrievalOptions } from '../localizer/retrieval/options.ts';
+import { DEFAULT_RETRIEVAL_OPTIONS } from '../localizer/retrieval/options.ts';
 import { everyChannelOn, RecordingIndex, ReplayIndex, type IndexRecording } from '../localizer/retrieval/recording-index.ts';
 import { DEFAULT_COMMIT_HISTORY, lazyHistorySearch } from '../src/index/commit-history-index.ts';
 import { lazyCoChangeSearch } from '../src/index/co-change.ts';
@@ -45,13 +45,15 @@ import {
   DEFAULT_LABEL,
   EVIDENCE_CONFIGS,
   GRAPH_CONFIGS,
+  MEANING_CONFIGS,
+  runConfigs,
   LEARNED_LABEL,
   learnedConfigs,
   LADDER_CONFIGS,
   LITERAL_CONFIGS,
   type BenchConfig,
 } from './bench-retrieval-configs.ts';
-import { formatSpeed, fusionTimes, speedSummary, type FusionTimes } from './bench-retrieval-speed.ts';
+import { chromaPeakRssKb, formatSpeed, fusionTimes, mb, speedSummary, type FusionTimes } from './bench-retrieval-speed.ts';
 import { formatMissTable, missTable } from './retrieval-miss-categories.ts';
 
 /** files of the default's ranking written per instance (`rankings`), more than the function level reads */
@@ -71,34 +73,6 @@ interface InstanceRun {
   retrieveMs?: number;
   fusion?: FusionTimes;
   indexTimings?: Record<string, unknown>;
-}
-
-function mb(kb: number): string {
-  return `${(kb / 1024).toFixed(0)} MB`;
-}
-
-function chromaPeakRssKb(stateFile: string): number | undefined {
-  try {
-    const { pid } = JSON.parse(readFileSync(stateFile, 'utf8')) as { pid: number };
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const m = status.match(/VmHWM:\s+(\d+) kB/);
-    return m ? Number(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function runConfigs(index: RetrievalIndex, inst: SweInstance, configs: readonly BenchConfig[]): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const c of configs) {
-    const result = await retrieveFiles(
-      index,
-      defaultQueries(inst.problem_statement, c.queries, { environmentReports: c.environmentReports }),
-      resolveRetrievalOptions(c.options),
-    );
-    out[c.label] = result.ranking.map((r) => r.path);
-  }
-  return out;
 }
 
 function metricsFor(runs: readonly InstanceRun[], label: string, filter: (i: number) => boolean = () => true): LocMetrics {
@@ -125,8 +99,12 @@ async function main(): Promise<void> {
       graph: { type: 'boolean', default: false },
       'ranker-model': { type: 'string' },
       'ranker-ablations': { type: 'string' },
+      // commits before the base to learn word associations from: adds the history-meaning configurations (live only)
+      history: { type: 'string', default: '0' },
     },
   });
+  const historyCommits = Number(values.history);
+  if (!(historyCommits >= 0)) throw new Error('--history: a number of commits (0: off)');
   const t0 = performance.now();
   const dataset = await loadDataset(benchInput(values, 'dataset'));
   if (dataset.errors.length) throw new Error(`dataset rows rejected: ${dataset.errors.map((e) => e.message).join('; ')}`);
@@ -138,12 +116,23 @@ async function main(): Promise<void> {
   const positionInDataset = new Map(dataset.instances.map((inst, i) => [inst.instance_id, i]));
   const extra: BenchConfig[] = values.options ? [{ label: 'custom', queries: 'raw+structural', options: JSON.parse(values.options) }] : [];
   const learned = learnedConfigs(values['ranker-model'], values['ranker-ablations']);
-  const configs = [...CONFIGS, ...LITERAL_CONFIGS, ...EVIDENCE_CONFIGS, ...LADDER_CONFIGS, ...learned, ...(values.graph ? GRAPH_CONFIGS : []), ...extra];
+  const configs = [
+    ...CONFIGS,
+    ...LITERAL_CONFIGS,
+    ...EVIDENCE_CONFIGS,
+    ...LADDER_CONFIGS,
+    ...learned,
+    ...(values.graph ? GRAPH_CONFIGS : []),
+    ...(historyCommits > 0 ? MEANING_CONFIGS : []),
+    ...extra,
+  ];
   const ordered = groupByRepo(selected);
   const runs: InstanceRun[] = [];
   const perRepo = new Map<string, { coldMs?: number; warmMs: number[]; instances: number; files?: number; chunks?: number }>();
 
   let chromaState: string | undefined;
+  /** learning the history's word associations, per instance (with --history) */
+  const meaningMs: number[] = [];
   /** graph build time per instance (with --graph) */
   const graphMs: number[] = [];
   /** parse time per language, over every file parsed (cold and changed files; restored and reused ones are not parsed) */
@@ -226,8 +215,11 @@ async function main(): Promise<void> {
             searchable = index;
           }
           const recording = new RecordingIndex(searchable, DEPTH);
+          const meaning = await historyExpansion(snapshot, inst.problem_statement, historyCommits);
+          if (historyCommits > 0) meaningMs.push(meaning.ms);
+          if (meaning.error) process.stderr.write(`${inst.instance_id}: history unreadable, meaning query left out: ${meaning.error}\n`);
           const tr = performance.now();
-          const rankings = await runConfigs(recording, inst, configs);
+          const rankings = await runConfigs(recording, inst, configs, meaning.text);
           const retrieveMs = performance.now() - tr;
           // every channel once on the default queries: the recording replays any weights chosen later (tune:fusion)
           if (values.record) await retrieveFiles(recording, defaultQueries(inst.problem_statement), everyChannelOn());
@@ -317,7 +309,7 @@ async function main(): Promise<void> {
   const issueOf = new Map(selected.map((inst) => [inst.instance_id, inst.problem_statement]));
   const inSubset = runs.filter((r) => !subsetApplies || !excluded.has(r.id));
   const misses = Object.fromEntries(
-    [DEFAULT_LABEL, ...(learned.length ? [LEARNED_LABEL] : [])].map((label) => [
+    [DEFAULT_LABEL, ...(learned.length ? [LEARNED_LABEL] : []), ...(historyCommits > 0 ? MEANING_CONFIGS.map((c) => c.label) : [])].map((label) => [
       label,
       missTable(inSubset.map((r) => ({ issue: issueOf.get(r.id) ?? '', gold: r.gold, ranking: r.rankings[label] }))),
     ]),
@@ -335,6 +327,12 @@ async function main(): Promise<void> {
     const sorted = [...graphMs].sort((a, b) => a - b);
     console.log(
       `\ncode graph per instance: median ${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(2)} s, max ${(sorted[sorted.length - 1]! / 1000).toFixed(2)} s`,
+    );
+  }
+  if (meaningMs.length > 0) {
+    const sorted = [...meaningMs].sort((a, b) => a - b);
+    console.log(
+      `\nhistory word associations per instance (--history ${historyCommits}): median ${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(2)} s`,
     );
   }
   if (speeds.size > 0) {

@@ -7,8 +7,7 @@
  */
 import { DEFAULT_TOP_FILES, type FileLocalization, type Handoff } from '../../src/artifacts/localization.ts';
 import { STAGE, type PipelineStage } from '../../src/run/stage.ts';
-import type { RepoSnapshot } from '../../src/repo/types.ts';
-import { expansionQuery, learnAssociations } from '../../src/index/word-associations.ts';
+import { historyExpansion } from '../../src/index/word-associations.ts';
 import type { HierarchyServices } from '../hierarchy/stage.ts';
 import { handedFiles, type FunctionStageOutput } from '../hierarchy/stage.ts';
 import { candidateFiles } from './candidates.ts';
@@ -28,20 +27,6 @@ export interface FunctionRankingOutput extends FunctionStageOutput {
 }
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0, cost: 0, calls: 0 };
-
-/**
- * The identifiers the repository's history associates with the issue's words (none when the channel is off). A
- * history that cannot be read (a mirror missing old objects) leaves the channel out for this instance, with the
- * reason in the artifact: the other channels still rank.
- */
-async function historyExpansion(snapshot: RepoSnapshot, issue: string, commits: number): Promise<{ text?: string; error?: string }> {
-  if (!(commits > 0) || !snapshot.recentChanges) return {};
-  try {
-    return { text: expansionQuery(learnAssociations(await snapshot.recentChanges(commits)), issue) };
-  } catch (err) {
-    return { error: (err as Error).message.split('\n')[0] };
-  }
-}
 
 function locationLine(e: RankedElement): string {
   return `${e.kind === 'class' ? 'class' : 'function'}: ${e.name}`;

@@ -9,6 +9,7 @@
  * noise and dropped; an identifier that is also the word itself adds nothing the lexical channel lacks.
  */
 import type { CommitChange } from '../repo/change-history.ts';
+import type { RepoSnapshot } from '../repo/types.ts';
 import { forEachCodeToken, STOPWORDS } from '../text/code-tokens.ts';
 
 export const MIN_PAIR = 2;
@@ -86,4 +87,29 @@ export function expansionQuery(associations: WordAssociations, issue: string, k 
     .slice(0, k)
     .map(([t]) => t)
     .join(' ');
+}
+
+export interface HistoryExpansion {
+  /** the associated identifiers, a query (absent when off or unreadable) */
+  text?: string;
+  /** why the history could not be read: the caller leaves the channel out for this instance */
+  error?: string;
+  /** reading the history and learning from it (0 when off) */
+  ms: number;
+}
+
+/**
+ * The identifiers the last `commits` commits before the snapshot's commit associate with the issue's words (none
+ * when `commits` is 0). A history that cannot be read (a mirror missing old objects, a snapshot with no history)
+ * is an `error`, not a throw: every other channel still ranks.
+ */
+export async function historyExpansion(snapshot: Pick<RepoSnapshot, 'recentChanges'>, issue: string, commits: number): Promise<HistoryExpansion> {
+  if (!(commits > 0)) return { ms: 0 };
+  const t0 = performance.now();
+  try {
+    if (!snapshot.recentChanges) throw new Error('this snapshot does not read its history');
+    return { text: expansionQuery(learnAssociations(await snapshot.recentChanges(commits)), issue), ms: performance.now() - t0 };
+  } catch (err) {
+    return { error: (err as Error).message.split('\n')[0], ms: performance.now() - t0 };
+  }
 }

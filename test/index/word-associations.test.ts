@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expansionQuery, learnAssociations } from '../../src/index/word-associations.ts';
+import { expansionQuery, historyExpansion, learnAssociations } from '../../src/index/word-associations.ts';
 import { MAX_CHANGED_LINES, recentChanges } from '../../src/repo/change-history.ts';
 
 const dirs: string[] = [];
@@ -82,5 +82,27 @@ describe('word ↔ identifier associations', () => {
     expect(expansion).not.toContain('tzinfo');
     expect(expansion).not.toContain('select_related');
     expect(expansionQuery(learnAssociations([]), 'anything')).toBe('');
+  });
+
+  it('are read from a snapshot’s history; off, missing or unreadable history gives no query and says why', async () => {
+    const readable = { recentChanges: async () => history };
+    const on = await historyExpansion(readable, 'Wrong timezone when saving', 100);
+    expect(on.text?.split(' ')).toContain('make_aware');
+    expect(on.error).toBeUndefined();
+    expect(await historyExpansion(readable, 'Wrong timezone', 0)).toEqual({ ms: 0 });
+    const none = await historyExpansion({}, 'Wrong timezone', 100);
+    expect(none.text).toBeUndefined();
+    expect(none.error).toMatch(/does not read its history/);
+    const broken = await historyExpansion(
+      {
+        recentChanges: async () => {
+          throw new Error('fatal: bad object 1234\nmore');
+        },
+      },
+      'Wrong timezone',
+      100,
+    );
+    expect(broken).toMatchObject({ error: 'fatal: bad object 1234' });
+    expect(broken.text).toBeUndefined();
   });
 });
