@@ -22,6 +22,8 @@ export interface TaggedLanguage {
   declarationSuffixes?: readonly string[];
   /** see LanguageSpec.isTestFile */
   isTestFile?(fileName: string): boolean;
+  /** see LanguageSpec.gitDiffDriver */
+  gitDiffDriver?: string;
   frames: readonly FramePattern[];
 }
 
@@ -42,6 +44,7 @@ export function taggedLanguage(l: TaggedLanguage): LanguageSpec {
     ...(l.family ? { family: l.family } : {}),
     ...(l.declarationSuffixes ? { declarationSuffixes: l.declarationSuffixes } : {}),
     ...(l.isTestFile ? { isTestFile: l.isTestFile } : {}),
+    ...(l.gitDiffDriver ? { gitDiffDriver: l.gitDiffDriver } : {}),
     indexed: true,
     extensions: l.extensions,
     // No stopword list: the lists are global to every search, so a word that is a keyword here (`type`,

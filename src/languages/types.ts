@@ -62,6 +62,12 @@ export interface LanguageSpec {
   indexed: boolean;
   /** extensions of its source files: indexed, ranked and parsed (lowercase, with dot) */
   extensions: readonly string[];
+  /**
+   * git's built-in diff driver for it (`python`, `golang`, …; gitattributes(5) "Defining a custom hunk-header"),
+   * so a history's hunk headers name the enclosing function or method, not the last unindented line; none: git's
+   * default, which finds top-level definitions only
+   */
+  gitDiffDriver?: string;
   /** further extensions the grammar parses that are not indexed by default (e.g. type stubs) */
   alsoParses?: readonly string[];
   /**

@@ -1,50 +1,116 @@
 /**
- * What the commits before a commit said and what they changed: each commit's message and the lines its diff
- * added or removed in files a registered language parses. The history-meaning channel learns from these pairs
- * which words of a message go with which identifiers of the code (src/index/word-associations.ts).
+ * What the commits before a commit said and what they changed: each commit's message, the lines its diff added or
+ * removed in files a registered language parses, and the definitions those changes were in. The history-meaning
+ * channel learns from message and lines which words go with which identifiers (src/index/word-associations.ts); the
+ * function level reads which functions similar commits changed (localizer/function-ranking/history.ts).
  *
  * Only ancestors of the commit are read (`git log <commit>`), so an instance's own fix and everything after it
  * stay out. Merges are left out (they repeat their branches), as is the code side of a commit that changes more
- * than MAX_CHANGED_LINES lines (a vendored library, a reformatting: its words say nothing of those lines).
+ * than MAX_CHANGED_LINES lines (a vendored library, a reformatting: its words say nothing of those lines). The
+ * output is read as a stream, a line at a time: a repository's history is evaluated data and can be any size.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { LANGUAGES, languageForPath } from '../languages/index.ts';
-import { assertCommitHash, runGit } from './git.ts';
+import { assertCommitHash, streamGitLines } from './git.ts';
+
+export interface ChangedDefinition {
+  path: string;
+  /** the definition's own name (`method`, not `Class.method`) as git's hunk header names it */
+  name: string;
+}
 
 export interface CommitChange {
   message: string;
   /** added and removed lines of source files, joined (empty for a commit over the size limit) */
   changed: string;
+  /** the definitions its hunks fall in, once each (absent: a history read before this was recorded) */
+  definitions?: ChangedDefinition[];
 }
 
 export const MAX_CHANGED_LINES = 2000;
+/** a message longer than this is cut: a commit's words are in its first lines */
+const MAX_MESSAGE_CHARS = 20_000;
 const START = '\x00';
 const END_OF_MESSAGE = '\x01';
-
-function codeOf(patch: string): string {
-  const out: string[] = [];
-  let source = false;
-  for (const line of patch.split('\n')) {
-    if (line.startsWith('diff --git ')) {
-      const b = line.slice(line.lastIndexOf(' b/') + 3);
-      source = languageForPath(b) !== undefined;
-    } else if (source && (line.startsWith('+') || line.startsWith('-')) && !line.startsWith('+++') && !line.startsWith('---')) {
-      out.push(line.slice(1));
-      if (out.length > MAX_CHANGED_LINES) return '';
-    }
-  }
-  return out.join('\n');
-}
 
 /** `*.py`, `*.go`, … for every registered language's extensions. */
 function sourcePathspecs(): string[] {
   return [...new Set(LANGUAGES.flatMap((l) => l.extensions))].map((ext) => `*${ext}`);
 }
 
+let driversFile: string | undefined;
+/**
+ * A gitattributes file naming each language's built-in diff driver, so hunk headers name the enclosing method (git's
+ * default finds only unindented lines: a method's class). Written once per process in a private folder.
+ */
+function diffDriversFile(): string {
+  if (driversFile) return driversFile;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'locfix-diff-drivers-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const lines = LANGUAGES.flatMap((l) => (l.gitDiffDriver ? l.extensions.map((ext) => `*${ext} diff=${l.gitDiffDriver}`) : []));
+  const file = path.join(dir, 'attributes');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  driversFile = file;
+  return file;
+}
+
+// `def name(`, `class Name`, `func (r *T) Name(`, `fn name`, `function name(`; else the name before the first `(`
+const DECLARED = /\b(?:def|class|func|fn|function|struct|enum|trait|impl|interface|module|sub)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)/;
+const CALLED = /([A-Za-z_$][\w$]*)\s*\(/;
+
+/** The definition a hunk header's context line opens, if it names one. */
+export function hunkDefinition(context: string): string | undefined {
+  return (DECLARED.exec(context) ?? CALLED.exec(context))?.[1];
+}
+
+/** Builds one commit's change from its lines, as they stream by. */
+class ChangeBuilder {
+  private readonly message: string[] = [];
+  private inMessage = true;
+  private readonly code: string[] = [];
+  private overLimit = false;
+  private source = false;
+  private path = '';
+  private readonly definitions = new Map<string, ChangedDefinition>();
+
+  add(line: string): void {
+    if (this.inMessage) {
+      const end = line.indexOf(END_OF_MESSAGE);
+      if (this.message.join('\n').length < MAX_MESSAGE_CHARS) this.message.push(end < 0 ? line : line.slice(0, end));
+      if (end >= 0) this.inMessage = false;
+      return;
+    }
+    if (line.startsWith('diff --git ')) {
+      this.path = line.slice(line.lastIndexOf(' b/') + 3);
+      this.source = languageForPath(this.path) !== undefined;
+      return;
+    }
+    if (!this.source) return;
+    if (line.startsWith('@@')) {
+      const name = hunkDefinition(line.replace(/^@@[^@]*@@ ?/, ''));
+      if (name) this.definitions.set(`${this.path}\n${name}`, { path: this.path, name });
+    } else if ((line.startsWith('+') || line.startsWith('-')) && !line.startsWith('+++') && !line.startsWith('---') && !this.overLimit) {
+      this.code.push(line.slice(1));
+      if (this.code.length > MAX_CHANGED_LINES) [this.overLimit, this.code.length] = [true, 0];
+    }
+  }
+
+  build(): CommitChange {
+    return { message: this.message.join('\n').slice(0, MAX_MESSAGE_CHARS).trim(), changed: this.code.join('\n'), definitions: [...this.definitions.values()] };
+  }
+}
+
 /** The `limit` most recent non-merge commits up to `commit` (itself included) that change source files, newest first. */
 export async function recentChanges(gitDir: string, commit: string, limit: number): Promise<CommitChange[]> {
   if (!(limit > 0)) return [];
   assertCommitHash(commit, `${gitDir}: the commit whose history is read`);
-  const { stdout } = await runGit([
+  const out: CommitChange[] = [];
+  let current: ChangeBuilder | undefined;
+  const args = [
+    '-c',
+    `core.attributesFile=${diffDriversFile()}`,
     '--git-dir',
     gitDir,
     'log',
@@ -53,6 +119,7 @@ export async function recentChanges(gitDir: string, commit: string, limit: numbe
     '--no-merges',
     '--no-renames',
     '--no-ext-diff',
+    '--no-textconv',
     '--no-color',
     '-n',
     String(limit),
@@ -63,12 +130,16 @@ export async function recentChanges(gitDir: string, commit: string, limit: numbe
     // diffs say nothing of identifiers anyway
     '--',
     ...sourcePathspecs(),
-  ]);
-  const out: CommitChange[] = [];
-  for (const record of stdout.toString('utf8').split(START)) {
-    const end = record.indexOf(END_OF_MESSAGE);
-    if (end < 0) continue;
-    out.push({ message: record.slice(0, end).trim(), changed: codeOf(record.slice(end + 1)) });
-  }
+  ];
+  await streamGitLines(args, (line) => {
+    if (line.startsWith(START)) {
+      if (current) out.push(current.build());
+      current = new ChangeBuilder();
+      line = line.slice(START.length);
+    }
+    current?.add(line);
+    return undefined;
+  });
+  if (current) out.push(current.build());
   return out;
 }

@@ -63,6 +63,59 @@ export function runGit(args: readonly string[], options: RunGitOptions = {}): Pr
   });
 }
 
+/** stderr kept of a streamed command: its last lines say why it failed */
+const STDERR_KEPT = 64 * 1024;
+
+/**
+ * Runs git and hands its output on line by line (without the newline), never holding more than one line: a
+ * history's patches can be larger than memory. A line longer than `maxLineBytes` (a minified file's) is handed on
+ * cut to that length. `onLine` returning false stops reading and ends git. Fails as runGit does.
+ */
+export function streamGitLines(args: readonly string[], onLine: (line: string) => boolean | undefined, maxLineBytes = 64 * 1024): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { env: gitEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let stopped = false;
+    let stderr = '';
+    const emit = () => {
+      const line = Buffer.concat(pending).toString('utf8');
+      pending = [];
+      pendingBytes = 0;
+      if (onLine(line) === false) {
+        stopped = true;
+        child.kill();
+      }
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      let start = 0;
+      while (!stopped && start < chunk.length) {
+        const nl = chunk.indexOf(10, start);
+        const end = nl < 0 ? chunk.length : nl;
+        const room = maxLineBytes - pendingBytes;
+        if (room > 0) {
+          const part = chunk.subarray(start, Math.min(end, start + room));
+          pending.push(part);
+          pendingBytes += part.length;
+        }
+        if (nl < 0) break;
+        emit();
+        start = nl + 1;
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT);
+    });
+    child.on('error', (error) => reject(new GitCommandError(args, null, '', error)));
+    child.on('close', (code) => {
+      if (stopped) return resolve();
+      if (pendingBytes > 0) emit();
+      if (code === 0) resolve();
+      else reject(new GitCommandError(args, code, stderr));
+    });
+  });
+}
+
 /** A commit as datasets and configs name one: 7 to 40 hex digits (a full SHA-1 or an abbreviation). */
 const COMMIT_HASH = /^[0-9a-f]{7,40}$/i;
 

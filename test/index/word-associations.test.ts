@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expansionQuery, historyExpansion, learnAssociations } from '../../src/index/word-associations.ts';
-import { MAX_CHANGED_LINES, recentChanges } from '../../src/repo/change-history.ts';
+import { hunkDefinition, MAX_CHANGED_LINES, recentChanges } from '../../src/repo/change-history.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -54,6 +54,51 @@ describe('the changes of the history before a commit', () => {
     const changes = await recentChanges(path.join(repo, '.git'), base, 10);
     expect(changes.map((c) => c.message)).toEqual(['Load the table']);
     expect(changes[0]!.changed).toContain('def load_table(path):');
+  });
+
+  it('name the definitions each commit changed, by the language’s hunk headers: a method, not its class', async () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'locfix-changes-'));
+    dirs.push(repo);
+    git(repo, 'init', '-q');
+    const before =
+      'class Parser:\n    def parse(self, text):\n        a = 1\n        b = 2\n        return text\n\n    def close(self):\n        return None\n';
+    commit(repo, { 'parse.py': before, 'main.go': 'package main\n\nfunc (s *Server) Serve() {\n\ta := 1\n\tb := 2\n}\n' }, 'Add a parser');
+    const base = commit(
+      repo,
+      {
+        'parse.py': before.replace('b = 2', 'b = 3'),
+        'main.go': 'package main\n\nfunc (s *Server) Serve() {\n\ta := 1\n\tb := 3\n}\n',
+      },
+      'Parse with b = 3',
+    );
+    const [latest] = await recentChanges(path.join(repo, '.git'), base, 1);
+    expect(latest!.definitions).toEqual(
+      expect.arrayContaining([
+        { path: 'parse.py', name: 'parse' },
+        { path: 'main.go', name: 'Serve' },
+      ]),
+    );
+    expect(latest!.definitions).toHaveLength(2);
+  });
+
+  it('stream a history line by line: a line longer than the limit is cut, not held whole', async () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'locfix-changes-'));
+    dirs.push(repo);
+    git(repo, 'init', '-q');
+    const base = commit(repo, { 'bundle.js': `var x = "${'a'.repeat(300_000)}";\n` }, 'Add a minified bundle');
+    const [only] = await recentChanges(path.join(repo, '.git'), base, 5);
+    expect(only!.message).toBe('Add a minified bundle');
+    expect(only!.changed.length).toBeGreaterThan(1000);
+    expect(only!.changed.length).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  it('read a hunk header’s context as the definition it opens', () => {
+    expect(hunkDefinition('    def _fit(self, X, y=None):')).toBe('_fit');
+    expect(hunkDefinition('class Parser(Base):')).toBe('Parser');
+    expect(hunkDefinition('func (s *Server) Serve(w http.ResponseWriter) {')).toBe('Serve');
+    expect(hunkDefinition('pub fn poll_ready(&mut self) -> Poll<()> {')).toBe('poll_ready');
+    expect(hunkDefinition('    public static String toJson(Object src) {')).toBe('toJson');
+    expect(hunkDefinition('import os')).toBeUndefined();
   });
 });
 

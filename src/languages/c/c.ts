@@ -8,6 +8,7 @@ export const c = taggedLanguage({
   wasmFile: 'tree-sitter-c.wasm',
   tags: 'c.scm',
   extensions: ['.c', '.h'],
+  gitDiffDriver: 'cpp',
   family: 'c',
   fence: 'c',
   frames: [fileLineFrame('c', ['.c', '.h'])],

@@ -10,6 +10,7 @@ export const cpp = taggedLanguage({
   wasmFile: 'tree-sitter-cpp.wasm',
   tags: 'cpp.scm',
   extensions,
+  gitDiffDriver: 'cpp',
   family: 'c',
   fence: 'cpp',
   frames: [fileLineFrame('cpp', extensions)],

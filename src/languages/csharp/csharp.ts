@@ -11,6 +11,7 @@ export const csharp = taggedLanguage({
   wasmFile: 'tree-sitter-c_sharp.wasm',
   tags: 'csharp.scm',
   extensions: ['.cs'],
+  gitDiffDriver: 'csharp',
   // xUnit, NUnit and MSTest classes are named `FooTests` by convention (test projects, `Foo.Tests/`, are
   // folders whose name does not start with "test", so the file name is what tells)
   isTestFile: (file) => file.endsWith('tests.cs'),

@@ -8,6 +8,7 @@ export const go = taggedLanguage({
   wasmFile: 'tree-sitter-go.wasm',
   tags: 'go.scm',
   extensions: ['.go'],
+  gitDiffDriver: 'golang',
   isTestFile: (file) => file.endsWith('_test.go'),
   fence: 'go',
   frames: [fileLineFrame('go', ['.go'])],

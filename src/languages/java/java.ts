@@ -8,6 +8,7 @@ export const java = taggedLanguage({
   wasmFile: 'tree-sitter-java.wasm',
   tags: 'java.scm',
   extensions: ['.java'],
+  gitDiffDriver: 'java',
   fence: 'java',
   // at com.google.gson.Gson.fromJson(Gson.java:1227): the file has no folder, the method is qualified
   // (a lookahead reads the file and line first, so the groups are path, line, function as for every frame)

@@ -8,6 +8,7 @@ export const php = taggedLanguage({
   wasmFile: 'tree-sitter-php.wasm',
   tags: 'php.scm',
   extensions: ['.php'],
+  gitDiffDriver: 'php',
   fence: 'php',
   frames: [fileLineFrame('php', ['.php']), { name: 'php-on-line', pattern: /in ((?:[\w.~-]+\/)*[\w-]+\.php) on line (\d+)/g }],
 });

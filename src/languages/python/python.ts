@@ -12,6 +12,7 @@ export const python: LanguageSpec & { syntax: LanguageSyntax } = {
   // definitions come from the walker (syntax below); calls, bases and imports from this query
   references: 'python.scm',
   extensions: ['.py'],
+  gitDiffDriver: 'python',
   // type stubs repeat the signatures of the implementation; they are parsed on request, not indexed
   alsoParses: ['.pyi'],
   // a *file* named test… is a test in Python (test_x.py, tests.py); elsewhere it can be source (Carbon's

@@ -8,6 +8,7 @@ export const ruby = taggedLanguage({
   wasmFile: 'tree-sitter-ruby.wasm',
   tags: 'ruby.scm',
   extensions: ['.rb'],
+  gitDiffDriver: 'ruby',
   isTestFile: (file) => file.endsWith('_spec.rb'),
   fence: 'ruby',
   frames: [{ name: 'ruby', pattern: /((?:[\w.~-]+\/)*[\w-]+\.rb):(\d+)(?::in [`'](?:[\w:#.]+[#.])?([\w?!=]+)')?/g }],

@@ -8,6 +8,7 @@ export const rust = taggedLanguage({
   wasmFile: 'tree-sitter-rust.wasm',
   tags: 'rust.scm',
   extensions: ['.rs'],
+  gitDiffDriver: 'rust',
   fence: 'rust',
   frames: [fileLineFrame('rust', ['.rs'])],
 });
