@@ -76,7 +76,7 @@ async function featuresOf(
   if (!ranking) return { ...base, error: 'no file ranking' };
   const { files } = await candidateFiles(snapshot, ranking, topFiles);
   const expansion = await historyExpansion(snapshot, inst.problem_statement, historyCommits);
-  const candidates = elementChannels(inst.problem_statement, files, expansion.text).map((e) => ({
+  const candidates = elementChannels(inst.problem_statement, files, { expansion: expansion.text, changes: expansion.changes }).map((e) => ({
     key: elementKey(e.path, e.name),
     fileRank: e.fileRank,
     channels: e.channels,

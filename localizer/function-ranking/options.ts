@@ -18,7 +18,10 @@ export const DEFAULT_ELEMENT_WEIGHTS: ElementWeights = {
   calls: 2,
   size: 2,
   callable: 0.5,
+  literals: 0,
   meaning: 0,
+  similar: 0,
+  churn: 0,
   feedback: 0,
   file: 1,
 };

@@ -16,8 +16,11 @@
  *   callable 1 for a function or method, 0 for a class: a class is the answer only when its constructor or its
  *            own body is edited, and its text (docstring, attributes) matches an issue's words more than its
  *            share of fixes
+ *   literals the string literals of the element (error messages, log lines) the issue quotes, by rarity among the
+ *            candidates and length (src/index/channels/literals.ts, which finds the file, says why)
  *   meaning  the same BM25 for the identifiers the repository's history associates with the issue's words
  *            (src/index/word-associations.ts: commit messages against the lines their commits changed)
+ *   similar  functions past commits like the issue changed; churn: how often the element changed (history.ts)
  *   feedback the same BM25 for the words the first lexical ranking's best elements share (RM3; feedbackQuery)
  *   file     the element's file's place in the file ranking: 1 / rank
  *
@@ -27,7 +30,10 @@ import { Bm25Index, queryTermsOf, TermDictionary, termVectorOf } from '../../src
 import { STOPWORDS } from '../../src/text/code-tokens.ts';
 import { titleQuery } from '../retrieval/query.ts';
 import { extractStructuralSignals, structuralQueryText, type MentionSource, type StructuralSignals } from '../retrieval/structural-query.ts';
+import { literalFragments, MAX_LITERAL_QUERY, MIN_FRAGMENT, normalizeLiteral } from '../../src/index/channels/literals.ts';
+import type { CommitChange } from '../../src/repo/change-history.ts';
 import type { RankedElementCandidate } from './elements.ts';
+import { historyChannels } from './history.ts';
 
 export const ELEMENT_CHANNELS = [
   'lexical',
@@ -39,7 +45,10 @@ export const ELEMENT_CHANNELS = [
   'calls',
   'size',
   'callable',
+  'literals',
   'meaning',
+  'similar',
+  'churn',
   'feedback',
   'file',
 ] as const;
@@ -187,8 +196,30 @@ function sizeScore(e: RankedElementCandidate, longest: number): number {
   return longest > 1 ? Math.log(e.endLine - e.startLine + 1) / Math.log(longest) : 0;
 }
 
+/**
+ * The string literals of each element the issue quotes: Σ over its fragments in the issue of their rarity among the
+ * candidates (log(1 + elements / elements holding it)) times √(length / MIN_FRAGMENT), normalised by the best.
+ */
+function literalScores(issue: string, elements: readonly RankedElementCandidate[]): number[] {
+  const text = normalizeLiteral(issue.slice(0, 2 * MAX_LITERAL_QUERY)).slice(0, MAX_LITERAL_QUERY);
+  const quoted = elements.map((e) => literalFragments(e.text).filter((f) => text.includes(f)));
+  const holders = new Map<string, number>();
+  for (const fragments of quoted) for (const f of fragments) holders.set(f, (holders.get(f) ?? 0) + 1);
+  const scores = quoted.map((fragments) =>
+    fragments.reduce((s, f) => s + Math.log(1 + elements.length / holders.get(f)!) * Math.sqrt(f.length / MIN_FRAGMENT), 0),
+  );
+  const best = Math.max(0, ...scores);
+  return best > 0 ? scores.map((x) => x / best) : scores;
+}
+
+/** What the repository's history gives the ranking: the meaning query's text and the changes read (both optional). */
+export interface ElementHistory {
+  expansion?: string;
+  changes?: readonly CommitChange[];
+}
+
 /** Every element of `files` with its channels for `issue` (in file-rank and source order, not yet scored). */
-export function elementChannels(issue: string, files: readonly CandidateFile[], expansion?: string): RankedElement[] {
+export function elementChannels(issue: string, files: readonly CandidateFile[], history: ElementHistory = {}): RankedElement[] {
   const elements = files.flatMap((f) => f.elements.map((e) => ({ e, fileRank: f.rank })));
   if (elements.length === 0) return [];
   const signals = extractStructuralSignals(issue);
@@ -196,11 +227,13 @@ export function elementChannels(issue: string, files: readonly CandidateFile[], 
   const sharing = new Map<string, number>();
   for (const { e } of elements) sharing.set(lastPart(e.name), (sharing.get(lastPart(e.name)) ?? 0) + 1);
   const plain = elements.map((x) => x.e);
-  const lexicalRuns = lexicalScores([issue, titleQuery(issue)?.text, structuralQueryText(signals) || undefined, expansion || undefined], plain);
+  const lexicalRuns = lexicalScores([issue, titleQuery(issue)?.text, structuralQueryText(signals) || undefined, history.expansion || undefined], plain);
   const [lexical, title, structural, meaning] = lexicalRuns.scores;
   const names = plain.map((e) => namesScore(e, mention, sharing));
   const frames = plain.map((e) => framesScore(e, signals));
   const longest = Math.max(...plain.map((e) => e.endLine - e.startLine + 1));
+  const literals = literalScores(issue, plain);
+  const past = historyChannels(issue, plain, history.changes);
   const calls = callScores(
     plain,
     plain.map((_, i) => Math.max(names[i]!, frames[i]!)),
@@ -219,7 +252,10 @@ export function elementChannels(issue: string, files: readonly CandidateFile[], 
       calls: calls[i]!,
       size: sizeScore(e, longest),
       callable: e.kind === 'function' ? 1 : 0,
+      literals: literals[i]!,
       meaning: meaning![i]!,
+      similar: past.similar[i]!,
+      churn: past.churn[i]!,
       feedback: lexicalRuns.feedback[i]!,
       file: 1 / (fileRank + 1),
     },
@@ -238,6 +274,6 @@ export function orderByWeights<E extends Pick<RankedElement, 'channels' | 'fileR
 }
 
 /** The elements of `files` ranked for `issue`, best first. */
-export function rankElements(issue: string, files: readonly CandidateFile[], weights: ElementWeights, expansion?: string): RankedElement[] {
-  return orderByWeights(elementChannels(issue, files, expansion), weights);
+export function rankElements(issue: string, files: readonly CandidateFile[], weights: ElementWeights, history: ElementHistory = {}): RankedElement[] {
+  return orderByWeights(elementChannels(issue, files, history), weights);
 }

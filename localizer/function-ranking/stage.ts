@@ -51,7 +51,10 @@ export function functionRankingStage(
       const rankedFiles = handoff === 'soft' ? files.files.slice(0, Math.max(options.files, handed.length)).map((f) => f.path) : handed;
       const candidates = await candidateFiles(snapshot, rankedFiles, rankedFiles.length);
       const expansion = await historyExpansion(snapshot, input.instance.problem_statement, options.historyCommits);
-      const ranked = rankElements(input.instance.problem_statement, candidates.files, options.weights, expansion.text);
+      const ranked = rankElements(input.instance.problem_statement, candidates.files, options.weights, {
+        expansion: expansion.text,
+        changes: expansion.changes,
+      });
       const head = ranked.slice(0, options.elements);
       const locations: Record<string, string[]> = {};
       for (const e of head) (locations[e.path] ??= []).push(locationLine(e));

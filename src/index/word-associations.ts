@@ -92,6 +92,8 @@ export function expansionQuery(associations: WordAssociations, issue: string, k 
 export interface HistoryExpansion {
   /** the associated identifiers, a query (absent when off or unreadable) */
   text?: string;
+  /** the changes read, for channels that use them too (absent when off or unreadable) */
+  changes?: readonly CommitChange[];
   /** why the history could not be read: the caller leaves the channel out for this instance */
   error?: string;
   /** reading the history and learning from it (0 when off) */
@@ -108,7 +110,8 @@ export async function historyExpansion(snapshot: Pick<RepoSnapshot, 'recentChang
   const t0 = performance.now();
   try {
     if (!snapshot.recentChanges) throw new Error('this snapshot does not read its history');
-    return { text: expansionQuery(learnAssociations(await snapshot.recentChanges(commits)), issue), ms: performance.now() - t0 };
+    const changes = await snapshot.recentChanges(commits);
+    return { text: expansionQuery(learnAssociations(changes), issue), changes, ms: performance.now() - t0 };
   } catch (err) {
     return { error: (err as Error).message.split('\n')[0], ms: performance.now() - t0 };
   }

@@ -157,6 +157,48 @@ describe('the channels', () => {
     expect(of('render_footer')).toBe(0);
   });
 
+  it('literals score the element whose string literal the issue quotes, the rarer and longer the more', () => {
+    const source = [
+      'def check_units(value):',
+      '    raise ValueError("Unknown unit type for the given quantity: %s" % value)',
+      '',
+      'def check_shape(value):',
+      '    raise ValueError("shape mismatch between the two arrays")',
+      '',
+      'def plain(value):',
+      '    return value',
+      '',
+    ].join('\n');
+    const issue = 'Converting fails:\n\nValueError: Unknown unit type for the given quantity: furlong';
+    const channels = elementChannels(issue, [{ path: 'u.py', rank: 0, elements: elementsOf('u.py', source) }]);
+    const of = (name: string) => channels.find((e) => e.name === name)!.channels.literals;
+    expect(of('check_units')).toBe(1);
+    expect(of('check_shape')).toBe(0);
+    expect(of('plain')).toBe(0);
+  });
+
+  it('similar scores the functions past commits like the issue changed; churn how often each changed', () => {
+    const changes = [
+      { message: 'Fix hooks merged twice for one event', changed: '', definitions: [{ path: 'req/sessions.py', name: 'merge_hooks' }] },
+      { message: 'Fix duplicate hooks when merging event hooks', changed: '', definitions: [{ path: 'req/sessions.py', name: 'merge_hooks' }] },
+      { message: 'Close adapters on exit', changed: '', definitions: [{ path: 'req/adapters.py', name: 'close' }] },
+      { message: 'Close adapters again', changed: '', definitions: [{ path: 'req/adapters.py', name: 'close' }] },
+      { message: 'Session hooks set up in the constructor', changed: '', definitions: [{ path: 'req/sessions.py', name: '__init__' }] },
+      // a commit sharing one word with the issue is no evidence
+      { message: 'Typo in event docs', changed: '', definitions: [{ path: 'req/sessions.py', name: 'close' }] },
+    ];
+    const channels = elementChannels('Hooks of one event are merged twice', files, { changes });
+    const of = (name: string) => channels.find((e) => e.name === name)!.channels;
+    expect(of('merge_hooks').similar).toBe(1);
+    expect(of('Session.close').similar).toBe(0);
+    expect(of('close').similar).toBe(0); // the adapters' close: other words
+    expect(of('close').churn).toBe(1);
+    expect(of('Session').churn).toBeGreaterThan(0); // its constructor changed
+    expect(of('send').churn).toBe(0);
+    // no history: both 0
+    expect(elementChannels('Hooks of one event are merged twice', files).every((e) => e.channels.similar === 0 && e.channels.churn === 0)).toBe(true);
+  });
+
   it('the lexical channel ranks by the issue’s words; ties keep file rank, then source order', () => {
     const ranked = rankElements('merged funcs per event are a list', files, only('lexical'));
     expect(ranked[0]!.name).toBe('merge_hooks');
@@ -196,12 +238,16 @@ describe('the function level without a model', () => {
     expect(out.usage.calls).toBe(0);
   });
 
-  it('with historyCommits, ranks by what the history’s commits associate with the issue’s words', async () => {
+  it('with historyCommits, ranks by what the history’s commits associate with the issue’s words and changed', async () => {
     const files = {
       'app/dates.py': 'def localize(value):\n    return make_aware(value)\n\ndef render(value):\n    return str(value)\n',
     };
     const history = [
-      ...Array.from({ length: 3 }, (_, i) => ({ message: `Fix timezone bug ${i}`, changed: `x = make_aware(y)\nz${i} = 1` })),
+      ...Array.from({ length: 3 }, (_, i) => ({
+        message: `Fix timezone bug ${i} after saving`,
+        changed: `x = make_aware(y)\nz${i} = 1`,
+        definitions: [{ path: 'app/dates.py', name: 'localize' }],
+      })),
       ...Array.from({ length: 3 }, (_, i) => ({ message: `Tidy the docs ${i}`, changed: `other_name = ${i}` })),
     ];
     const snapshot = { ...snapshotOf(files), recentChanges: async () => history } as RepoSnapshot;
@@ -211,9 +257,9 @@ describe('the function level without a model', () => {
       instance: { ...stubRow('o__r-2'), problem_statement: 'The timezone is wrong after saving' },
       output: async () => ({ localizer: 'retrieval', files: [{ path: 'app/dates.py' }] }),
     } as never);
-    expect(out.ranking.map((r) => [r.key, r.channels.meaning])).toEqual([
-      ['app/dates.py:localize', 1],
-      ['app/dates.py:render', 0],
+    expect(out.ranking.map((r) => [r.key, r.channels.meaning, r.channels.similar])).toEqual([
+      ['app/dates.py:localize', 1, 1],
+      ['app/dates.py:render', 0, 0],
     ]);
   });
 
