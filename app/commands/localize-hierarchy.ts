@@ -16,7 +16,7 @@ import { isModelFunctionLevel, parseFunctionLevel } from '../../localizer/hierar
 import { functionRankingStage } from '../../localizer/function-ranking/stage.ts';
 import { groupByRepo } from '../../src/run/repo-release.ts';
 import { RunLayout } from '../../src/run/run-layout.ts';
-import { HANDOFFS, type Handoff } from '../../src/artifacts/localization.ts';
+import type { Handoff } from '../../src/artifacts/localization.ts';
 import { recordStageRun } from '../../src/run/manifest.ts';
 import { STAGE, runStageOver } from '../../src/run/stage.ts';
 import { addSelectionOptions, addServiceOptions, servicesFrom, type ServiceFlags } from './common.ts';
@@ -26,7 +26,8 @@ interface HierarchyFlags extends SelectionFlags, ServiceFlags {
   out: string;
   fileStage: string;
   topFiles?: number;
-  handoff?: string;
+  /** checked by the flag's table (run-flags.ts) */
+  handoff?: Handoff;
   /** parsed by the flag's table (a JSON object) */
   stageOptions?: Record<string, unknown>;
   concurrency: number;
@@ -54,9 +55,7 @@ async function runHierarchy(level: 'functions' | 'lines', flags: HierarchyFlags)
   const instances = await loadSelection(selectionOfFlags(flags), `localize-${level}`);
   const services = servicesFrom(flags);
   const concurrency = flags.concurrency;
-  if (flags.handoff !== undefined && !(HANDOFFS as readonly string[]).includes(flags.handoff))
-    throw new Error(`--handoff must be top, soft or hard, got "${flags.handoff}"`);
-  const merged = { ...options, ...(topFiles ? { topFiles } : {}), ...(flags.handoff ? { handoff: flags.handoff as Handoff } : {}) };
+  const merged = { ...options, ...(topFiles ? { topFiles } : {}), ...(flags.handoff ? { handoff: flags.handoff } : {}) };
   const { stage, usesModel } = hierarchyStage(level, services, merged);
   // every instance would fail alike without a model: say so once instead of recording it per instance
   if (usesModel) services.requireLlm(`localize-${level}`);

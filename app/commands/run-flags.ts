@@ -5,6 +5,7 @@
  * config key that is missing there, and test/core/run-config.test.ts checks the table against RUN_FLAGS.
  */
 import { DEFAULT_LOCALIZER, ORACLE_LEVELS, type RunConfigInput } from '../../src/config.ts';
+import { HANDOFFS } from '../../src/artifacts/localization.ts';
 import { IMAGE_ARCHS } from '../../src/harness/instance-spec.ts';
 import { BACKEND_NAMES, CACHE_LEVELS, NETWORK_MODES } from '../../src/sandbox/types.ts';
 import { TEST_MACHINERY_POLICIES } from '../../src/harness/constants.ts';
@@ -66,6 +67,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   flag('handoff', {
     flag: '--handoff <contract>',
     description: 'top (default: the first topFiles) | soft (those, and later stages may look beyond) | hard (only the predicted set)',
+    parse: oneOf(HANDOFFS),
   }),
   flag('oracleFrom', {
     flag: '--oracle-from <level>',

@@ -77,6 +77,14 @@ describe('flag values parsed by their table, for every command', () => {
     await expect(flagsOf(['calibrate', 'runs/x', '--merge', 'blend'])).rejects.toThrow('--merge must be one of replace, fuse, got "blend"');
   });
 
+  it('a handoff contract is checked by the table, for run and the hierarchy commands alike', async () => {
+    expect(await flagsOf(['localize-functions', '--dataset', 'd.jsonl', '--out', 'o', '--handoff', 'soft'])).toMatchObject({ handoff: 'soft' });
+    for (const command of ['localize-functions', 'localize-lines', 'run'])
+      await expect(flagsOf([command, '--dataset', 'd.jsonl', '--out', 'o', '--handoff', 'loose'])).rejects.toThrow(
+        '--handoff must be one of top, soft, hard, got "loose"',
+      );
+  });
+
   it('--llm with its limits, from the parsed values', () => {
     expect(llmFrom({ llm: 'openai:m@http://h/v1', llmTimeout: 30_000, llmRetries: 0 })).toEqual({
       model: 'openai:m@http://h/v1',
