@@ -5,7 +5,7 @@
  *
  *   npm run bench:functions -- --dataset FILE --files RETRIEVAL.json [--mirrors DIR] [--subset EXCLUDED.json]
  *                              [--top-files N] [--weights JSON] [--history COMMITS] [--features OUT.json] [--out FILE]
- *   npm run bench:functions -- --scored F.json [--weights JSON] [--top-files N]
+ *   npm run bench:functions -- --scored F.json [--weights JSON] [--top-files N] [--subset EXCLUDED.json]
  *   npm run bench:functions -- --tune F1.json,F2.json [--top-files N] [--only CHANNEL]
  *
  * `--files` is a `npm run bench:retrieval -- --out` result: its file rankings (the default configuration's
@@ -184,15 +184,15 @@ function tune(sets: Record<string, InstanceFeatures[]>, topFilesList: readonly n
 
 /** Every instance's features: computed from the dataset, file rankings and mirrors, or read back (`--scored`). */
 async function instancesOf(values: Record<string, string | undefined>, topFiles: number): Promise<InstanceFeatures[]> {
-  if (values.scored) return (JSON.parse(readFileSync(values.scored, 'utf8')) as FeatureFile).instances;
+  // Lite-274: Lite without the ids LocAgent's evaluation filters (scripts/data/locagent-excluded-ids.json)
+  const excluded = new Set<string>(values.subset ? (JSON.parse(readFileSync(values.subset, 'utf8')) as { ids: string[] }).ids : []);
+  if (values.scored) return (JSON.parse(readFileSync(values.scored, 'utf8')) as FeatureFile).instances.filter((i) => !excluded.has(i.id));
   const datasetFile = benchInput(values, 'dataset');
   const dataset = await loadDataset(datasetFile);
   if (!values.files) throw new Error('--files: a `npm run bench:retrieval -- --out` result whose rankings to take');
   const retrieval = JSON.parse(readFileSync(values.files, 'utf8')) as { rankings?: Record<string, string[] | null> };
   if (!retrieval.rankings) throw new Error(`${values.files}: no \`rankings\` (made by an older bench:retrieval): run it again`);
   const rankingOf = new Map(Object.entries(retrieval.rankings).map(([id, r]) => [id, r ?? undefined]));
-  // Lite-274: Lite without the ids LocAgent's evaluation filters (scripts/data/locagent-excluded-ids.json)
-  const excluded = new Set<string>(values.subset ? (JSON.parse(readFileSync(values.subset, 'utf8')) as { ids: string[] }).ids : []);
   const rows = dataset.instances.filter((i) => rankingOf.has(i.instance_id) && !excluded.has(i.instance_id));
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'locfix-bench-functions-'));
   const store = new RepoStore({ cacheDir, mirrorsDir: benchInput(values, 'mirrors'), allowClone: false });
