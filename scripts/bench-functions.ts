@@ -32,7 +32,7 @@ import { historyExpansion } from '../src/index/word-associations.ts';
 import { elementKey, goldElementKeys } from '../localizer/function-ranking/elements.ts';
 import { elementMetrics, type ElementMetrics } from '../localizer/function-ranking/metrics.ts';
 import { DEFAULT_ELEMENT_WEIGHTS, DEFAULT_FUNCTION_TOP_FILES } from '../localizer/function-ranking/options.ts';
-import { ELEMENT_CHANNELS, elementChannels, orderByWeights, type ElementChannel, type ElementWeights } from '../localizer/function-ranking/rank.ts';
+import { ELEMENT_CHANNELS, elementChannels, goldPlaces, type ElementChannel, type ElementWeights } from '../localizer/function-ranking/rank.ts';
 import { benchInput } from './bench-inputs.ts';
 import { seededRandom } from '../results/statistics.ts';
 
@@ -98,10 +98,11 @@ export function scoreFeatures(instances: readonly InstanceFeatures[], weights: E
       instanceId: i.id,
       gold: i.gold,
       ranking: i.candidates
-        ? orderByWeights(
+        ? goldPlaces(
             i.candidates.filter((c) => c.fileRank < topFiles),
+            i.gold,
             weights,
-          ).map((c) => c.key)
+          )
         : undefined,
     })),
   );

@@ -7,7 +7,8 @@ import { candidateFiles } from '../../localizer/function-ranking/candidates.ts';
 import { elementName, fileElements, goldElementKeys } from '../../localizer/function-ranking/elements.ts';
 import { accAt, elementMetrics, reciprocalRank } from '../../localizer/function-ranking/metrics.ts';
 import { DEFAULT_ELEMENT_WEIGHTS, FunctionRankingOptionsSchema } from '../../localizer/function-ranking/options.ts';
-import { ELEMENT_CHANNELS, elementChannels, orderByWeights, rankElements, type ElementWeights } from '../../localizer/function-ranking/rank.ts';
+import { ELEMENT_CHANNELS, elementChannels, goldPlaces, orderByWeights, rankElements, type ElementWeights } from '../../localizer/function-ranking/rank.ts';
+import { seededRandom } from '../../results/statistics.ts';
 import { functionRankingStage } from '../../localizer/function-ranking/stage.ts';
 import { parseFunctionLevel } from '../../localizer/hierarchy/options.ts';
 import { extractDefinitions } from '../../src/parsing/definitions.ts';
@@ -197,6 +198,28 @@ describe('the channels', () => {
     expect(of('send').churn).toBe(0);
     // no history: both 0
     expect(elementChannels('Hooks of one event are merged twice', files).every((e) => e.channels.similar === 0 && e.channels.churn === 0)).toBe(true);
+  });
+
+  it('gold places without sorting give the metrics of the full ranking, ties and repeated keys included', () => {
+    const random = seededRandom(7);
+    const outcomes = Array.from({ length: 60 }, (_, n) => {
+      // coarse channel values make ties; few keys make repeats (overloads, a setter beside its property)
+      const candidates = Array.from({ length: 40 }, (_, i) => ({
+        key: `f${Math.floor(random() * 3)}.py:e${Math.floor(random() * 25)}`,
+        fileRank: Math.floor(i / 10),
+        channels: Object.fromEntries(ELEMENT_CHANNELS.map((c) => [c, Math.floor(random() * 3) / 2])) as Record<(typeof ELEMENT_CHANNELS)[number], number>,
+      }));
+      const gold = [...new Set(Array.from({ length: 1 + (n % 4) }, () => candidates[Math.floor(random() * 40)]!.key)), ...(n % 5 ? [] : ['gone.py:missing'])];
+      const weights = Object.fromEntries(ELEMENT_CHANNELS.map((c) => [c, Math.floor(random() * 3)])) as ElementWeights;
+      return { candidates, gold, weights };
+    });
+    const full = elementMetrics(
+      outcomes.map((o, n) => ({ instanceId: `i${n}`, gold: o.gold, ranking: orderByWeights(o.candidates, o.weights).map((c) => c.key) })),
+    );
+    const sparse = elementMetrics(outcomes.map((o, n) => ({ instanceId: `i${n}`, gold: o.gold, ranking: goldPlaces(o.candidates, o.gold, o.weights) })));
+    expect(sparse).toEqual(full);
+    expect(full.acc[5]).toBeGreaterThan(0);
+    expect(full.acc[5]).toBeLessThan(1);
   });
 
   it('the lexical channel ranks by the issue’s words; ties keep file rank, then source order', () => {
