@@ -6,7 +6,7 @@
  *   npm run bench:functions -- --dataset FILE --files RETRIEVAL.json [--mirrors DIR] [--subset EXCLUDED.json]
  *                              [--top-files N] [--weights JSON] [--history COMMITS] [--features OUT.json] [--out FILE]
  *   npm run bench:functions -- --scored F.json [--weights JSON] [--top-files N] [--subset EXCLUDED.json]
- *   npm run bench:functions -- --tune F1.json,F2.json [--top-files N] [--only CHANNEL]
+ *   npm run bench:functions -- --tune F1.json,F2.json [--top-files N] [--only CHANNEL] [--off CHANNEL,…]
  *
  * `--files` is a `npm run bench:retrieval -- --out` result: its file rankings (the default configuration's
  * first 20 files) are the function level's input, as the pipeline hands the file level's ranking on. The first mode
@@ -137,6 +137,12 @@ function pooledScore(
 
 const STEPS = [0, 0.25, 0.5, 1, 2, 4];
 
+/** Which weights a search may move: `only` one (the others at the default), and never those `off` (held at 0). */
+export interface WeightSearch {
+  only?: ElementChannel;
+  off?: readonly ElementChannel[];
+}
+
 /**
  * Coordinate ascent over the weights (lexical held at 1: only ratios matter): from the shipped default and from
  * seeded random starts, two passes of trying each channel at each step and keeping the best; the best of all.
@@ -145,18 +151,22 @@ export function chooseWeights(
   sets: Record<string, InstanceFeatures[]>,
   topFiles: number,
   restarts = 6,
-  only?: ElementChannel,
+  search: WeightSearch = {},
 ): { weights: ElementWeights; pooled: number } {
   const random = seededRandom(54);
-  const starts: ElementWeights[] = [{ ...DEFAULT_ELEMENT_WEIGHTS, lexical: 1 }];
-  for (let r = 0; r < (only ? 0 : restarts); r++)
-    starts.push(Object.fromEntries(ELEMENT_CHANNELS.map((c) => [c, c === 'lexical' ? 1 : STEPS[Math.floor(random() * STEPS.length)]!])) as ElementWeights);
+  const off = new Set(search.off ?? []);
+  const held = (w: ElementWeights): ElementWeights => ({ ...w, ...Object.fromEntries([...off].map((c) => [c, 0])) });
+  const starts: ElementWeights[] = [held({ ...DEFAULT_ELEMENT_WEIGHTS, lexical: 1 })];
+  for (let r = 0; r < (search.only ? 0 : restarts); r++)
+    starts.push(
+      held(Object.fromEntries(ELEMENT_CHANNELS.map((c) => [c, c === 'lexical' ? 1 : STEPS[Math.floor(random() * STEPS.length)]!])) as ElementWeights),
+    );
   let overall = { weights: starts[0]!, pooled: Number.NEGATIVE_INFINITY };
   for (const start of starts) {
     let weights = start;
     let best = pooledScore(sets, weights, topFiles).pooled;
     for (let pass = 0; pass < 2; pass++)
-      for (const channel of ELEMENT_CHANNELS.filter((c) => c !== 'lexical' && (!only || c === only)))
+      for (const channel of ELEMENT_CHANNELS.filter((c) => c !== 'lexical' && !off.has(c) && (!search.only || c === search.only)))
         for (const value of STEPS) {
           const tried = { ...weights, [channel]: value };
           const score = pooledScore(sets, tried, topFiles).pooled;
@@ -168,16 +178,16 @@ export function chooseWeights(
 }
 
 /** The weights chosen on every set, and each set scored with weights chosen on the others (out of fold). */
-function tune(sets: Record<string, InstanceFeatures[]>, topFilesList: readonly number[], only?: ElementChannel): void {
+function tune(sets: Record<string, InstanceFeatures[]>, topFilesList: readonly number[], search: WeightSearch): void {
   for (const topFiles of topFilesList) {
-    const chosen = chooseWeights(sets, topFiles, 6, only);
+    const chosen = chooseWeights(sets, topFiles, 6, search);
     console.log(`${chosen.pooled.toFixed(4)}  top ${topFiles} files  ${JSON.stringify(chosen.weights)}`);
     for (const [name, m] of Object.entries(pooledScore(sets, chosen.weights, topFiles).per))
       console.log(`    in sample   ${name.padEnd(14)} Acc@1/5/10 ${fmt(m)}`);
     if (Object.keys(sets).length < 2) continue;
     for (const held of Object.keys(sets)) {
       const others = Object.fromEntries(Object.entries(sets).filter(([name]) => name !== held));
-      const w = chooseWeights(others, topFiles, 6, only).weights;
+      const w = chooseWeights(others, topFiles, 6, search).weights;
       console.log(`    out of fold ${held.padEnd(14)} Acc@1/5/10 ${fmt(scoreFeatures(sets[held]!, w, topFiles))}  ${JSON.stringify(w)}`);
     }
   }
@@ -231,6 +241,8 @@ async function main(): Promise<void> {
       scored: { type: 'string' },
       // with --tune: choose this channel's weight alone, the others at the shipped default (an ablation)
       only: { type: 'string' },
+      // with --tune: channels held at 0 (an ablation of a group, e.g. the history's: meaning,similar,churn)
+      off: { type: 'string' },
     },
   });
   const topFiles = values['top-files'] ? Number(values['top-files']) : DEFAULT_FUNCTION_TOP_FILES;
@@ -238,9 +250,15 @@ async function main(): Promise<void> {
     const sets = Object.fromEntries(
       values.tune.split(',').map((f) => [path.basename(f, '.json'), (JSON.parse(readFileSync(f, 'utf8')) as FeatureFile).instances]),
     );
-    const only = values.only as ElementChannel | undefined;
-    if (only && !(ELEMENT_CHANNELS as readonly string[]).includes(only)) throw new Error(`--only: one of ${ELEMENT_CHANNELS.join(', ')}`);
-    tune(sets, values['top-files'] ? [topFiles] : [3, 5, 10], only);
+    const channel = (name: string, flag: string): ElementChannel => {
+      if (!(ELEMENT_CHANNELS as readonly string[]).includes(name)) throw new Error(`${flag}: one of ${ELEMENT_CHANNELS.join(', ')}, got "${name}"`);
+      return name as ElementChannel;
+    };
+    const search: WeightSearch = {
+      ...(values.only ? { only: channel(values.only, '--only') } : {}),
+      ...(values.off ? { off: values.off.split(',').map((c) => channel(c, '--off')) } : {}),
+    };
+    tune(sets, values['top-files'] ? [topFiles] : [3, 5, 10], search);
     return;
   }
   const weights: ElementWeights = values.weights ? { ...DEFAULT_ELEMENT_WEIGHTS, ...JSON.parse(values.weights) } : DEFAULT_ELEMENT_WEIGHTS;
