@@ -68,6 +68,8 @@ export function hunkDefinition(context: string): string | undefined {
 /** Builds one commit's change from its lines, as they stream by. */
 class ChangeBuilder {
   private readonly message: string[] = [];
+  /** characters of `message` so far: joining it for every line of a long message was quadratic */
+  private messageChars = 0;
   private inMessage = true;
   private readonly code: string[] = [];
   private overLimit = false;
@@ -78,7 +80,11 @@ class ChangeBuilder {
   add(line: string): void {
     if (this.inMessage) {
       const end = line.indexOf(END_OF_MESSAGE);
-      if (this.message.join('\n').length < MAX_MESSAGE_CHARS) this.message.push(end < 0 ? line : line.slice(0, end));
+      if (this.messageChars < MAX_MESSAGE_CHARS) {
+        const kept = end < 0 ? line : line.slice(0, end);
+        this.message.push(kept);
+        this.messageChars += kept.length + 1;
+      }
       if (end >= 0) this.inMessage = false;
       return;
     }
@@ -90,7 +96,8 @@ class ChangeBuilder {
     if (!this.source) return;
     if (line.startsWith('@@')) {
       const name = hunkDefinition(line.replace(/^@@[^@]*@@ ?/, ''));
-      if (name) this.definitions.set(`${this.path}\n${name}`, { path: this.path, name });
+      // as many as the lines kept: a commit's hunks are as many as the history's output is long
+      if (name && this.definitions.size < MAX_CHANGED_LINES) this.definitions.set(`${this.path}\n${name}`, { path: this.path, name });
     } else if ((line.startsWith('+') || line.startsWith('-')) && !line.startsWith('+++') && !line.startsWith('---') && !this.overLimit) {
       this.code.push(line.slice(1));
       if (this.code.length > MAX_CHANGED_LINES) [this.overLimit, this.code.length] = [true, 0];

@@ -92,6 +92,25 @@ describe('the changes of the history before a commit', () => {
     expect(only!.changed.length).toBeLessThanOrEqual(64 * 1024);
   });
 
+  it('cut a huge commit message in linear time, and keep a bounded number of definitions', async () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'locfix-changes-'));
+    dirs.push(repo);
+    git(repo, 'init', '-q');
+    const functions = Array.from({ length: MAX_CHANGED_LINES + 50 }, (_, i) => `def f${i}():\n    return ${i}\n`);
+    commit(repo, { 'many.py': functions.join('\n\n') }, 'Add many functions');
+    writeFileSync(path.join(repo, 'many.py'), functions.map((f) => f.replace('return', 'return 1 +')).join('\n\n'));
+    // a million short lines: joining the kept message again for each line (the code before) takes minutes
+    const message = path.join(repo, '..', `${path.basename(repo)}-message.txt`);
+    dirs.push(message);
+    writeFileSync(message, `Touch everything\n\n${'x\n'.repeat(1_000_000)}`);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-F', message);
+    const [latest] = await recentChanges(path.join(repo, '.git'), git(repo, 'rev-parse', 'HEAD'), 1);
+    expect(latest!.message.startsWith('Touch everything')).toBe(true);
+    expect(latest!.message.length).toBeLessThanOrEqual(20_000);
+    expect(latest!.definitions!.length).toBe(MAX_CHANGED_LINES);
+  }, 60_000);
+
   it('read a hunk header’s context as the definition it opens', () => {
     expect(hunkDefinition('    def _fit(self, X, y=None):')).toBe('_fit');
     expect(hunkDefinition('class Parser(Base):')).toBe('Parser');
