@@ -69,7 +69,8 @@ const STDERR_KEPT = 64 * 1024;
 /**
  * Runs git and hands its output on line by line (without the newline), never holding more than one line: a
  * history's patches can be larger than memory. A line longer than `maxLineBytes` (a minified file's) is handed on
- * cut to that length. `onLine` returning false stops reading and ends git. Fails as runGit does.
+ * cut to that length. `onLine` returning false stops reading and ends git; `onLine` throwing ends git and rejects
+ * with its error. Fails as runGit does.
  */
 export function streamGitLines(args: readonly string[], onLine: (line: string) => boolean | undefined, maxLineBytes = 64 * 1024): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -78,11 +79,20 @@ export function streamGitLines(args: readonly string[], onLine: (line: string) =
     let pendingBytes = 0;
     let stopped = false;
     let stderr = '';
+    let failure: unknown;
     const emit = () => {
       const line = Buffer.concat(pending).toString('utf8');
       pending = [];
       pendingBytes = 0;
-      if (onLine(line) === false) {
+      let more: boolean | undefined;
+      try {
+        more = onLine(line);
+      } catch (err) {
+        // thrown inside a stream handler it would escape as an uncaught exception: end git and reject instead
+        failure = err;
+        more = false;
+      }
+      if (more === false) {
         stopped = true;
         child.kill();
       }
@@ -108,8 +118,9 @@ export function streamGitLines(args: readonly string[], onLine: (line: string) =
     });
     child.on('error', (error) => reject(new GitCommandError(args, null, '', error)));
     child.on('close', (code) => {
+      if (!stopped && pendingBytes > 0) emit();
+      if (failure !== undefined) return reject(failure);
       if (stopped) return resolve();
-      if (pendingBytes > 0) emit();
       if (code === 0) resolve();
       else reject(new GitCommandError(args, code, stderr));
     });

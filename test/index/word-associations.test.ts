@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expansionQuery, historyExpansion, learnAssociations } from '../../src/index/word-associations.ts';
 import { hunkDefinition, MAX_CHANGED_LINES, recentChanges } from '../../src/repo/change-history.ts';
+import { streamGitLines } from '../../src/repo/git.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -110,6 +111,25 @@ describe('the changes of the history before a commit', () => {
     expect(latest!.message.length).toBeLessThanOrEqual(20_000);
     expect(latest!.definitions!.length).toBe(MAX_CHANGED_LINES);
   }, 60_000);
+
+  it('a line callback that throws ends git and rejects with its error, not an uncaught exception', async () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'locfix-changes-'));
+    dirs.push(repo);
+    git(repo, 'init', '-q');
+    commit(repo, { 'a.py': 'x = 1\n' }, 'First');
+    const args = ['--git-dir', path.join(repo, '.git'), 'log', '--format=%s'];
+    await expect(
+      streamGitLines(args, () => {
+        throw new Error('bad line');
+      }),
+    ).rejects.toThrow('bad line');
+    const seen: string[] = [];
+    await streamGitLines(args, (line) => {
+      seen.push(line);
+      return undefined;
+    });
+    expect(seen).toEqual(['First']);
+  });
 
   it('read a hunk header’s context as the definition it opens', () => {
     expect(hunkDefinition('    def _fit(self, X, y=None):')).toBe('_fit');
